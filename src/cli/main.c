@@ -1,0 +1,46 @@
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+
+/* One line per subcommand. A subcommand added by a new cmd_*.c file gets its line here. */
+static const ts_cli_cmd ts_commands[] = {
+    {"placements", "list the built-in placements", ts_cmd_placements},
+    {"placement", "write a built-in placement as a file", ts_cmd_placement},
+    {"validate", "check a schedule: exclusivity, dependencies, memory, completeness", ts_cmd_validate},
+    {"show", "print a schedule as a text timeline", ts_cmd_show},
+    {"simulate", "replay each device's order and report makespan, bubbles, memory", ts_cmd_simulate},
+    {"bound", "lower bound on the makespan of N micro-batches", ts_cmd_bound},
+    {"import", "convert a schedule written by the Python Tessel", ts_cmd_import},
+};
+
+static void ts_usage(FILE *f)
+{
+    fprintf(f, "usage: tessel COMMAND [OPTIONS]\n\n"
+               "Find and study schedules of pipelined training and inference.\n\nCommands:\n");
+    for (size_t i = 0; i < sizeof ts_commands / sizeof ts_commands[0]; i++)
+        fprintf(f, "  %-12s %s\n", ts_commands[i].name, ts_commands[i].summary);
+    fprintf(f, "\nRun `tessel COMMAND --help` for a command's options.\n"
+               "Exit status: 0 success, 1 no answer (invalid or infeasible), 2 bad usage or input.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        ts_usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        ts_usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("tessel 0.1.0\n");
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof ts_commands / sizeof ts_commands[0]; i++)
+        if (!strcmp(argv[1], ts_commands[i].name))
+            return ts_commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "tessel: unknown command '%s'\n", argv[1]);
+    ts_usage(stderr);
+    return 2;
+}

@@ -1,0 +1,101 @@
+/* Placements: the blocks of one micro-batch, the devices they run on, and their dependency DAG. */
+#ifndef TS_PLACEMENT_H
+#define TS_PLACEMENT_H
+
+#include <stdbool.h>
+#include "ts_error.h"
+
+/* Limits that keep every derived quantity (steps of 256+ micro-batches, memory sums) far from
+ * overflow; inputs beyond them are rejected as bad input rather than silently wrapped. */
+#define TS_MAX_SPAN 1000000
+#define TS_MAX_MEMORY 1000000000
+#define TS_MAX_DEVS 4096
+#define TS_MAX_BLOCKS 100000
+#define TS_MAX_DELAY 1000000
+#define TS_MAX_DISTANCE 1024
+
+typedef enum { TS_KIND_FORWARD = 0, TS_KIND_BACKWARD = 1, TS_KIND_OTHER = 2 } ts_kind;
+
+typedef struct {
+    char *id;
+    ts_kind kind;
+    int span;      /* > 0 time units */
+    int memory;    /* signed units, applied when the block starts */
+    int ndevices;  /* >= 1 */
+    int *devices;  /* sorted ascending, unique, each in [0, ndevs) */
+} ts_block;
+
+/* start(dst, m) >= start(src, m - distance) + span(src) + delay, for every m >= distance. */
+typedef struct {
+    int src, dst;
+    int delay;    /* communication delay, >= 0 */
+    int distance; /* micro-batch distance, >= 0 (0 = same micro-batch) */
+} ts_edge;
+
+typedef struct {
+    char *name;
+    int ndevs;
+    int nblocks, cap_blocks;
+    ts_block *blocks;
+    int nedges, cap_edges;
+    ts_edge *edges;
+} ts_placement;
+
+const char *ts_kind_name(ts_kind k);
+int ts_kind_parse(const char *s, ts_kind *out); /* 0 on success */
+
+ts_placement *ts_placement_new(const char *name, int ndevs);
+void ts_placement_free(ts_placement *p);
+ts_placement *ts_placement_clone(const ts_placement *p);
+/* Returns the new block's index, or -1 (allocation failure). devices need not be sorted. */
+int ts_placement_add_block(ts_placement *p, const char *id, ts_kind kind, int span, int memory,
+                           int ndevices, const int *devices);
+int ts_placement_add_edge(ts_placement *p, int src, int dst, int delay, int distance);
+int ts_placement_find(const ts_placement *p, const char *id); /* index or -1 */
+bool ts_block_on(const ts_block *b, int dev);
+bool ts_placement_has_distance_edges(const ts_placement *p);
+
+/* Structural check: unique ids, spans, devices, edges in range, no self-loop, and no cycle among
+ * same-micro-batch (distance 0) edges. `where` names the file in messages. */
+int ts_placement_check(const ts_placement *p, const char *where, ts_err *e);
+
+/* Topological order over distance-0 edges (order has nblocks entries). -1 on a cycle. */
+int ts_placement_topo(const ts_placement *p, int *order);
+/* Earliest start of each block in an unbounded-resource run of one micro-batch (longest path
+ * from a source, counting spans and delays). */
+void ts_placement_earliest(const ts_placement *p, long *est);
+/* Longest path from the end of each block to the end of the micro-batch (0 for sinks). */
+void ts_placement_tail(const ts_placement *p, long *tail);
+/* The chain order of the search: topological by earliest start, ties by lowest device, then index. */
+int ts_placement_chain_order(const ts_placement *p, int *order);
+/* Sum of spans of the blocks that occupy each device, for one micro-batch (ndevs entries). */
+void ts_placement_device_load(const ts_placement *p, long *load);
+long ts_placement_max_load(const ts_placement *p);
+/* Lower bound on the makespan of n micro-batches: max_d head(d) + n*load(d) + tail(d). */
+long ts_lower_bound(const ts_placement *p, int n);
+
+/* JSON files (format "tessel-placement/1"). path "-" means stdin/stdout. */
+int ts_placement_load(const char *path, ts_placement **out, ts_err *e);
+int ts_placement_save(const ts_placement *p, const char *path, ts_err *e);
+
+/* Built-in placements of the paper (and baseline-specific ones). */
+typedef struct {
+    const char *name;
+    const char *description;
+    int min_devs;  /* smallest device count */
+    int max_devs;  /* largest device count (TS_MAX_DEVS when unbounded) */
+    int step_devs; /* device count must be a multiple of this (1 or 2) */
+} ts_builtin_info;
+
+typedef struct {
+    int ndevs;
+    bool infer;  /* inference variant: no backward blocks, memory 0 */
+    int chunks;  /* model chunks per device where the shape has them (0 = default) */
+} ts_builtin_opts;
+
+int ts_builtin_count(void);
+const ts_builtin_info *ts_builtin_at(int i);
+const ts_builtin_info *ts_builtin_find(const char *name);
+int ts_builtin_make(const char *name, const ts_builtin_opts *o, ts_placement **out, ts_err *e);
+
+#endif

@@ -1,0 +1,122 @@
+/* Schedules (timetables): a start step for every instance (block, micro-batch) of a placement. */
+#ifndef TS_SCHEDULE_H
+#define TS_SCHEDULE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <jansson.h>
+#include "ts_placement.h"
+
+typedef struct {
+    int block;
+    int micro;
+    long step;
+} ts_entry;
+
+/* The window [start, end) holds exactly one instance of every block; block b's instance in it is
+ * micro-batch mids[b]. Unrolling repeats the window with step + r*period, micro + r. */
+typedef struct {
+    long start, end, period;
+    int k;     /* max(mids) - min(mids) + 1 */
+    int *mids; /* nblocks entries */
+} ts_repetend;
+
+typedef struct {
+    ts_placement *placement; /* owned */
+    bool has_memory;
+    long *memory; /* per-device capacity when has_memory */
+    int nmicros;
+    int nentries, cap_entries;
+    ts_entry *entries;
+    bool has_repetend;
+    ts_repetend rep;
+    json_t *search; /* how it was found (method, options, seconds, optimal); owned, may be NULL */
+} ts_schedule;
+
+ts_schedule *ts_schedule_new(const ts_placement *p, int nmicros); /* clones p */
+void ts_schedule_free(ts_schedule *s);
+ts_schedule *ts_schedule_clone(const ts_schedule *s);
+int ts_schedule_add(ts_schedule *s, int block, int micro, long step); /* 0 or -1 (allocation) */
+/* cap == NULL: unconstrained memory. */
+void ts_schedule_set_memory(ts_schedule *s, const long *cap);
+void ts_schedule_set_uniform_memory(ts_schedule *s, long cap);
+/* Declares the repetend window; mids has nblocks entries. Returns -1 on allocation failure. */
+int ts_schedule_set_repetend(ts_schedule *s, long start, long end, const int *mids);
+void ts_schedule_clear_repetend(ts_schedule *s);
+/* Takes ownership of info (may be NULL). */
+void ts_schedule_set_search_info(ts_schedule *s, json_t *info);
+/* Sorts entries by (step, first device, block, micro): the canonical order of files and views. */
+void ts_schedule_sort(ts_schedule *s);
+/* Dense table index[block * nmicros + micro] -> entry index, -1 where missing. Caller frees.
+ * Returns NULL on allocation failure. Duplicate instances keep the first entry. */
+int *ts_schedule_index(const ts_schedule *s);
+
+/* The first and last busy step: [min start, max end). Empty schedule: 0, 0. */
+void ts_schedule_span(const ts_schedule *s, long *first, long *last);
+
+/* Unrolls a schedule with a repetend to n >= nmicros micro-batches (n == nmicros clones).
+ * Fails with TS_EINPUT when there is no repetend or n is too small. */
+int ts_schedule_unroll(const ts_schedule *s, int n, ts_schedule **out, ts_err *e);
+/* Shifts the schedule so that its first step is 0 (repetend window included). */
+void ts_schedule_normalize(ts_schedule *s);
+
+typedef struct {
+    bool monotone;      /* (5): instances of one block run in micro-batch order */
+    bool ignore_memory; /* skip (3) even when capacities are present */
+} ts_validate_opts;
+
+/* Checks exclusivity, dependencies (delays, distances), memory and completeness. Returns TS_OK,
+ * or TS_ENOANSWER with the first violation (device, step, instances) in e->msg. */
+int ts_schedule_validate(const ts_schedule *s, const ts_validate_opts *o, ts_err *e);
+
+/* Per-device order of instances: for device d, order[off[d] .. off[d+1]) are entry indices in
+ * start order (ties by block, micro). Caller frees both. Returns -1 on allocation failure. */
+int ts_schedule_device_orders(const ts_schedule *s, int **off, int **order);
+
+/* Moves every instance as early as its device order and dependencies allow. Fails with
+ * TS_ENOANSWER when the device orders deadlock. Keeps the repetend only if it stays periodic
+ * (it is dropped otherwise, since the tightened schedule no longer repeats). */
+int ts_schedule_tighten(ts_schedule *s, ts_err *e);
+
+typedef struct {
+    long makespan;     /* last end - first start */
+    long first, last;  /* first start, last end */
+    double bubble_rate;/* 1 - busy / (ndevs * makespan) */
+    long *peak;        /* ndevs: peak running memory (starting from 0) */
+    long *load;        /* ndevs: per-micro-batch load of the placement */
+    long busy;         /* sum over instances of span * ndevices */
+    long lower_bound;  /* LB(nmicros) */
+} ts_metrics;
+
+int ts_schedule_metrics(const ts_schedule *s, ts_metrics *m); /* 0 or -1 (allocation) */
+void ts_metrics_free(ts_metrics *m);
+
+/* Event replay of each device's order with given durations. */
+typedef struct {
+    const double *duration; /* per block; NULL = spans */
+    const double *scale;    /* per block multiplier; NULL = 1 */
+    double noise;           /* each instance's duration *= 1 + U(-noise, +noise); 0 = none */
+    unsigned long long seed;
+    double comm_delay;      /* added to every edge (on top of the placement's delays) */
+} ts_sim_opts;
+
+typedef struct {
+    double makespan;
+    double *start;  /* per entry of the schedule */
+    double *finish; /* per entry */
+} ts_sim_result;
+
+int ts_simulate(const ts_schedule *s, const ts_sim_opts *o, ts_sim_result *r, ts_err *e);
+void ts_sim_result_free(ts_sim_result *r);
+
+/* JSON files (format "tessel-schedule/1"). path "-" means stdin/stdout. */
+int ts_schedule_load(const char *path, ts_schedule **out, ts_err *e);
+int ts_schedule_save(const ts_schedule *s, const char *path, ts_err *e);
+
+/* Reads a schedule written by the Python Tessel; p supplies edges and block identities. */
+int ts_pyimport_load(const char *path, const ts_placement *p, ts_schedule **out, ts_err *e);
+
+/* Text timeline: one row per device, repetend marked. width = max characters per row segment. */
+void ts_show_text(const ts_schedule *s, FILE *out, int width);
+
+#endif
