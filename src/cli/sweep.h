@@ -1,0 +1,135 @@
+/* `tessel sweep`: a grid of search (and baseline) runs executed by worker processes, each finished
+ * point appended as one line to OUTDIR/results.jsonl so that a killed sweep resumes where it was.
+ * Internal to the command line: spec parsing (sweep_spec.c), records (sweep_record.c), workers
+ * (sweep_exec.c), progress display (sweep_progress.c), and the command itself (cmd_sweep.c). */
+#ifndef TS_SWEEP_H
+#define TS_SWEEP_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <jansson.h>
+#include "ts_error.h"
+
+#define TS_SWEEP_FORMAT "tessel-sweep/1"
+
+/* ---- spec (sweep_spec.c) ---------------------------------------------------------------- */
+
+/* One run: a search method, or a hand-made baseline replayed by `tessel simulate`. */
+typedef struct {
+    char *id;        /* file-name safe and unique in the spec, e.g. vshape-d4-train-m4-k2-lazy-n128 */
+    char *placement; /* built-in name, or a file path (resolved against the spec's folder) */
+    bool is_file;
+    int ndevs;
+    bool infer;
+    long memory;        /* per-device capacity; -1 = none (unconstrained) */
+    int nmicros;        /* k; 0 = let the search choose */
+    char *method;       /* lazy | fast | full | modulo | gpipe | 1f1b | interleaved | chimera | zb-h1 */
+    long micro_batches; /* N; 0 = the command's default */
+} ts_sweep_point;
+
+typedef struct {
+    char *path;        /* the spec file, as given */
+    char *name;        /* spec "name", or the file's base name */
+    double time_limit; /* seconds per point; 0 = none */
+    int npoints, cap;
+    ts_sweep_point *points;
+} ts_sweep_spec;
+
+/* Reads and validates a whole spec; every problem is TS_EINPUT with a message naming the file and
+ * the place (e.g. "spec.json: grid[1].memory[2]: ..."). Nothing runs before this succeeds. */
+int ts_sweep_spec_load(const char *path, ts_sweep_spec **out, ts_err *e);
+void ts_sweep_spec_free(ts_sweep_spec *s);
+bool ts_sweep_method_is_baseline(const char *method);
+/* The point's parameters as a JSON object (placement, ndevs, infer, memory, nmicros, method,
+ * micro_batches), the same keys results.jsonl carries. */
+json_t *ts_sweep_point_params(const ts_sweep_point *p);
+
+/* ---- records (sweep_record.c) ----------------------------------------------------------- */
+
+typedef enum { TS_SWEEP_OK = 0, TS_SWEEP_INFEASIBLE, TS_SWEEP_TIMEOUT, TS_SWEEP_ERROR } ts_sweep_status;
+#define TS_SWEEP_NSTATUS 4
+const char *ts_sweep_status_name(ts_sweep_status s);
+
+/* The records already in results.jsonl: complete lines only. */
+typedef struct {
+    int n, cap;
+    json_t **rec; /* owned */
+} ts_sweep_records;
+
+/* Reads OUTDIR/results.jsonl (missing file = no records). A torn last line (no final newline, as
+ * left by a kill in the middle of a write) is dropped and cut off the file so that the next append
+ * starts on a line of its own; *dropped tells how many bytes went. Lines that are not JSON
+ * objects with an "id" are skipped with a warning on stderr. */
+int ts_sweep_records_load(const char *jsonl, ts_sweep_records *r, long *dropped, ts_err *e);
+void ts_sweep_records_free(ts_sweep_records *r);
+bool ts_sweep_records_has(const ts_sweep_records *r, const char *id);
+/* Takes ownership of rec. Returns -1 on allocation failure. */
+int ts_sweep_records_add(ts_sweep_records *r, json_t *rec);
+
+/* Appends one record as one line with a single write() on an O_APPEND descriptor, then fsync: a
+ * crash leaves either the whole line or a torn tail that the loader drops. */
+int ts_sweep_append_line(int fd, const char *path, const char *line, size_t len, ts_err *e);
+int ts_sweep_append_json(int fd, const char *path, json_t *rec, ts_err *e);
+/* One CSV row for a record (no newline handling needed by the caller: it ends with '\n').
+ * Caller frees. */
+char *ts_sweep_csv_row(json_t *rec);
+const char *ts_sweep_csv_header(void);
+/* Rewrites the CSV file from records (temporary file + rename). */
+int ts_sweep_csv_rewrite(const char *csv, const ts_sweep_records *r, ts_err *e);
+
+/* ---- workers (sweep_exec.c) ------------------------------------------------------------- */
+
+typedef struct {
+    const ts_sweep_point *point;
+    pid_t pid;          /* process group leader of the worker; 0 = free slot */
+    double started;     /* monotonic seconds */
+    double deadline;    /* monotonic seconds; 0 = none */
+    bool killed_late;   /* the sweep killed it at its deadline */
+    char *out_path;     /* worker's stdout (the JSON summary) */
+    char *log_path;     /* worker's stderr */
+    char *tmp_schedule; /* where the worker writes its schedule */
+    char *schedule;     /* where it goes once the point is ok */
+} ts_sweep_job;
+
+typedef struct {
+    const char *exe;    /* the tessel binary the workers run */
+    const char *outdir;
+    double time_limit;  /* seconds passed to the search; 0 = none */
+} ts_sweep_exec_opts;
+
+double ts_sweep_now(void);
+/* Starts the worker of a point in its own process group (it dies with the sweep). */
+int ts_sweep_job_start(ts_sweep_job *j, const ts_sweep_point *p, const ts_sweep_exec_opts *o,
+                       ts_err *e);
+/* Builds the record of a finished worker from its wait status and output files, moves its
+ * schedule into place and removes its scratch files. Returns NULL on allocation failure. */
+json_t *ts_sweep_job_finish(ts_sweep_job *j, int wstatus);
+/* Kills a running worker's whole process group (SIGKILL) without reaping it. */
+void ts_sweep_job_kill(ts_sweep_job *j);
+void ts_sweep_job_clear(ts_sweep_job *j);
+
+/* ---- progress (sweep_progress.c) -------------------------------------------------------- */
+
+typedef struct {
+    FILE *out;
+    bool bar;      /* redraw one line in place (a terminal) rather than print a line per point */
+    bool quiet;    /* print nothing per point */
+    int total;     /* points of the spec */
+    int skipped;   /* already recorded before this run */
+    int done;      /* finished in this run */
+    int counts[TS_SWEEP_NSTATUS];
+    double started;
+    double last_draw;
+} ts_sweep_progress;
+
+void ts_sweep_progress_init(ts_sweep_progress *p, FILE *out, bool bar, bool quiet, int total,
+                            int skipped);
+/* One finished point: a plain line, or a redraw of the bar. */
+void ts_sweep_progress_point(ts_sweep_progress *p, json_t *rec, int running);
+/* Periodic redraw of the bar (no-op without a bar or within 0.5 s of the last one). */
+void ts_sweep_progress_tick(ts_sweep_progress *p, int running);
+/* Ends the bar's line. */
+void ts_sweep_progress_end(ts_sweep_progress *p);
+
+#endif

@@ -1,0 +1,522 @@
+/* Sweep specifications: a grid (or a list of grids) of axes plus explicit points, validated as a
+ * whole before anything runs, and expanded into a list of uniquely named points. */
+#include <stdlib.h>
+#include <string.h>
+#include "sweep.h"
+#include "ts_json.h"
+#include "ts_placement.h"
+
+/* The axes of a grid and, for explicit points, their singular names. */
+enum { AX_PLACEMENTS, AX_NDEVS, AX_INFER, AX_MEMORY, AX_NMICROS, AX_METHODS, AX_MICRO_BATCHES, AX_N };
+static const char *const ax_names[AX_N] = {"placements", "ndevs",   "infer",        "memory",
+                                           "nmicros",    "methods", "micro_batches"};
+static const char *const ax_point_names[AX_N] = {"placement", "ndevs",  "infer",        "memory",
+                                                 "nmicros",   "method", "micro_batches"};
+
+static const char *const search_methods[] = {"lazy", "fast", "full", "modulo"};
+static const char *const baseline_kinds[] = {"gpipe", "1f1b", "interleaved", "chimera", "zb-h1"};
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+#define MAX_NMICROS 1024
+#define MAX_MICRO_BATCHES 100000
+
+bool ts_sweep_method_is_baseline(const char *method)
+{
+    for (size_t i = 0; i < NELEM(baseline_kinds); i++)
+        if (!strcmp(method, baseline_kinds[i]))
+            return true;
+    return false;
+}
+
+static bool method_known(const char *m)
+{
+    for (size_t i = 0; i < NELEM(search_methods); i++)
+        if (!strcmp(m, search_methods[i]))
+            return true;
+    return ts_sweep_method_is_baseline(m);
+}
+
+/* One axis after parsing: n values of one type. */
+typedef struct {
+    int n;
+    long *num;      /* ndevs, memory (-1 = none), nmicros, micro_batches; infer as 0/1 */
+    const char **str; /* placements, methods: borrowed from the JSON document */
+} axis;
+
+static void axis_free(axis *a)
+{
+    free(a->num);
+    free(a->str);
+    memset(a, 0, sizeof *a);
+}
+
+static char *xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+/* Checks one value of an axis; `where` is e.g. "spec.json: grid[1].memory[2]". */
+static int value_check(int ax, json_t *v, const char *where, long *num, const char **str, ts_err *e)
+{
+    switch (ax) {
+    case AX_PLACEMENTS:
+    case AX_METHODS:
+        if (!json_is_string(v) || json_string_length(v) == 0)
+            return ts_fail(e, TS_EINPUT, "%s: expected a non-empty string", where);
+        *str = json_string_value(v);
+        if (ax == AX_METHODS && !method_known(*str))
+            return ts_fail(e, TS_EINPUT,
+                           "%s: unknown method '%s' (search methods: lazy, fast, full, modulo; "
+                           "baselines: gpipe, 1f1b, interleaved, chimera, zb-h1)",
+                           where, *str);
+        return TS_OK;
+    case AX_INFER:
+        if (!json_is_boolean(v))
+            return ts_fail(e, TS_EINPUT, "%s: expected true or false", where);
+        *num = json_is_true(v);
+        return TS_OK;
+    case AX_MEMORY:
+        if (json_is_string(v) && !strcmp(json_string_value(v), "none")) {
+            *num = -1;
+            return TS_OK;
+        }
+        if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > TS_MAX_MEMORY)
+            return ts_fail(e, TS_EINPUT, "%s: expected an integer in [0, %d] or \"none\"", where,
+                           TS_MAX_MEMORY);
+        *num = (long)json_integer_value(v);
+        return TS_OK;
+    default: {
+        long hi = ax == AX_NDEVS ? TS_MAX_DEVS : ax == AX_NMICROS ? MAX_NMICROS : MAX_MICRO_BATCHES;
+        if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > hi)
+            return ts_fail(e, TS_EINPUT, "%s: expected an integer in [1, %ld]", where, hi);
+        *num = (long)json_integer_value(v);
+        return TS_OK;
+    }
+    }
+}
+
+/* Parses an axis given as a list (or a single value, read as a list of one). */
+static int axis_parse(int ax, json_t *v, const char *where, bool scalar_only, axis *out, ts_err *e)
+{
+    char w[TS_ERRLEN];
+    size_t n = json_is_array(v) ? json_array_size(v) : 1;
+    if (json_is_array(v) && scalar_only)
+        return ts_fail(e, TS_EINPUT, "%s: expected a single value, not a list", where);
+    if (n == 0)
+        return ts_fail(e, TS_EINPUT, "%s: empty list (an axis needs at least one value)", where);
+    out->num = calloc(n, sizeof *out->num);
+    out->str = calloc(n, sizeof *out->str);
+    if (!out->num || !out->str)
+        return ts_fail(e, TS_ESYS, "%s: out of memory", where);
+    for (size_t i = 0; i < n; i++) {
+        json_t *x = json_is_array(v) ? json_array_get(v, i) : v;
+        if (json_is_array(v))
+            snprintf(w, sizeof w, "%s[%zu]", where, i);
+        else
+            snprintf(w, sizeof w, "%s", where);
+        if (value_check(ax, x, w, &out->num[i], &out->str[i], e))
+            return e->code;
+        out->n++;
+    }
+    return TS_OK;
+}
+
+/* Copies src into dst keeping only characters safe in a file name. */
+static void slug(char *dst, size_t cap, const char *src)
+{
+    size_t j = 0;
+    for (; *src && j + 1 < cap; src++) {
+        char c = *src;
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '_' || c == '-' || c == '.';
+        dst[j++] = ok ? c : '_';
+    }
+    dst[j] = '\0';
+}
+
+/* A file placement's base name without ".json", made safe for ids. */
+static void file_stem(char *dst, size_t cap, const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    char tmp[256];
+    snprintf(tmp, sizeof tmp, "%s", base);
+    size_t n = strlen(tmp);
+    if (n > 5 && !strcmp(tmp + n - 5, ".json"))
+        tmp[n - 5] = '\0';
+    slug(dst, cap, tmp);
+}
+
+static char *make_id(const ts_sweep_point *p)
+{
+    char name[256], mem[32], k[32], n[32];
+    if (p->is_file)
+        file_stem(name, sizeof name, p->placement);
+    else
+        slug(name, sizeof name, p->placement);
+    if (p->memory < 0)
+        snprintf(mem, sizeof mem, "none");
+    else
+        snprintf(mem, sizeof mem, "%ld", p->memory);
+    k[0] = n[0] = '\0';
+    if (p->nmicros > 0)
+        snprintf(k, sizeof k, "-k%d", p->nmicros);
+    if (p->micro_batches > 0)
+        snprintf(n, sizeof n, "-n%ld", p->micro_batches);
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s-d%d-%s-m%s%s-%s%s", name, p->ndevs, p->infer ? "infer" : "train",
+             mem, k, p->method, n);
+    return xstrdup(buf);
+}
+
+static bool same_params(const ts_sweep_point *a, const ts_sweep_point *b)
+{
+    return !strcmp(a->placement, b->placement) && a->is_file == b->is_file && a->ndevs == b->ndevs &&
+           a->infer == b->infer && a->memory == b->memory && a->nmicros == b->nmicros &&
+           !strcmp(a->method, b->method) && a->micro_batches == b->micro_batches;
+}
+
+static void point_free(ts_sweep_point *p)
+{
+    free(p->id);
+    free(p->placement);
+    free(p->method);
+}
+
+/* Adds a point unless an identical one is already there; two different points with one id (two
+ * placement files of one base name) are an error. */
+static int spec_add(ts_sweep_spec *s, ts_sweep_point *p, const char *where, ts_err *e)
+{
+    for (int i = 0; i < s->npoints; i++) {
+        if (strcmp(s->points[i].id, p->id))
+            continue;
+        if (same_params(&s->points[i], p)) {
+            point_free(p);
+            return TS_OK;
+        }
+        int rc = ts_fail(e, TS_EINPUT,
+                         "%s: point '%s' clashes with an earlier point of the same name but other "
+                         "parameters (two placement files with one base name?)",
+                         where, p->id);
+        point_free(p);
+        return rc;
+    }
+    if (s->npoints == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 64;
+        ts_sweep_point *np = realloc(s->points, (size_t)cap * sizeof *np);
+        if (!np) {
+            point_free(p);
+            return ts_fail(e, TS_ESYS, "%s: out of memory", where);
+        }
+        s->points = np;
+        s->cap = cap;
+    }
+    s->points[s->npoints++] = *p;
+    return TS_OK;
+}
+
+/* A placement named in a spec: a built-in, or a file (relative to the spec's folder). For a file
+ * the device count comes from the file itself, which is loaded here so a bad file stops the sweep
+ * before it starts. */
+typedef struct {
+    char *path; /* resolved file path, or NULL for a built-in */
+    int file_ndevs;
+    const ts_builtin_info *info;
+} placement_ref;
+
+static bool looks_like_file(const char *s)
+{
+    size_t n = strlen(s);
+    return strchr(s, '/') || (n > 5 && !strcmp(s + n - 5, ".json"));
+}
+
+static int placement_resolve(const char *spec_path, const char *name, const char *where,
+                             placement_ref *r, ts_err *e)
+{
+    memset(r, 0, sizeof *r);
+    r->info = ts_builtin_find(name);
+    if (r->info)
+        return TS_OK;
+    if (!looks_like_file(name))
+        return ts_fail(e, TS_EINPUT,
+                       "%s: unknown placement '%s' (not a built-in, see `tessel placements`; a "
+                       "file must contain '/' or end in .json)",
+                       where, name);
+    const char *slash = strrchr(spec_path, '/');
+    size_t dirlen = (name[0] != '/' && slash) ? (size_t)(slash - spec_path) + 1 : 0;
+    r->path = malloc(dirlen + strlen(name) + 1);
+    if (!r->path)
+        return ts_fail(e, TS_ESYS, "%s: out of memory", where);
+    memcpy(r->path, spec_path, dirlen);
+    strcpy(r->path + dirlen, name);
+    ts_placement *pl = NULL;
+    ts_err le = {0};
+    if (ts_placement_load(r->path, &pl, &le)) {
+        ts_fail(e, TS_EINPUT, "%s: placement file '%s': %s", where, r->path, le.msg);
+        free(r->path);
+        r->path = NULL;
+        return TS_EINPUT;
+    }
+    r->file_ndevs = pl->ndevs;
+    ts_placement_free(pl);
+    return TS_OK;
+}
+
+/* Expands one grid (or one explicit point: every axis a single value). */
+static int expand(ts_sweep_spec *s, json_t *g, const char *where, bool is_point, ts_err *e)
+{
+    char w[TS_ERRLEN];
+    axis ax[AX_N];
+    placement_ref *refs = NULL;
+    memset(ax, 0, sizeof ax);
+    const char *const *names = is_point ? ax_point_names : ax_names;
+    int rc = TS_OK;
+
+    if (!json_is_object(g)) {
+        rc = ts_fail(e, TS_EINPUT, "%s: expected an object", where);
+        goto done;
+    }
+    const char *key;
+    json_t *val;
+    json_object_foreach(g, key, val)
+    {
+        int a = 0;
+        while (a < AX_N && strcmp(key, names[a]))
+            a++;
+        if (a == AX_N) {
+            rc = ts_fail(e, TS_EINPUT,
+                         "%s: unknown %s '%s' (expected %s, %s, %s, %s, %s, %s, %s)", where,
+                         is_point ? "key" : "axis", key, names[0], names[1], names[2], names[3],
+                         names[4], names[5], names[6]);
+            goto done;
+        }
+        snprintf(w, sizeof w, "%s.%s", where, key);
+        if ((rc = axis_parse(a, val, w, is_point, &ax[a], e)))
+            goto done;
+    }
+    if (!ax[AX_PLACEMENTS].n) {
+        rc = ts_fail(e, TS_EINPUT, "%s: no '%s' given", where, names[AX_PLACEMENTS]);
+        goto done;
+    }
+    /* Defaults: training, unconstrained memory, the lazy search, k and N left to the command. */
+    static const long zero = 0, none = -1;
+    static const char *const lazy = "lazy";
+    axis defaults[AX_N] = {{0}};
+    defaults[AX_INFER] = (axis){1, (long *)&zero, NULL};
+    defaults[AX_MEMORY] = (axis){1, (long *)&none, NULL};
+    defaults[AX_NMICROS] = (axis){1, (long *)&zero, NULL};
+    defaults[AX_MICRO_BATCHES] = (axis){1, (long *)&zero, NULL};
+    defaults[AX_METHODS] = (axis){1, NULL, (const char **)&lazy};
+    defaults[AX_NDEVS] = (axis){1, (long *)&zero, NULL}; /* only files go without device counts */
+    const axis *use[AX_N];
+    for (int a = 0; a < AX_N; a++)
+        use[a] = ax[a].n ? &ax[a] : &defaults[a];
+
+    refs = calloc((size_t)ax[AX_PLACEMENTS].n, sizeof *refs);
+    if (!refs) {
+        rc = ts_fail(e, TS_ESYS, "%s: out of memory", where);
+        goto done;
+    }
+    bool any_builtin = false;
+    for (int i = 0; i < ax[AX_PLACEMENTS].n; i++) {
+        if (is_point)
+            snprintf(w, sizeof w, "%s.placement", where);
+        else
+            snprintf(w, sizeof w, "%s.placements[%d]", where, i);
+        if ((rc = placement_resolve(s->path, ax[AX_PLACEMENTS].str[i], w, &refs[i], e)))
+            goto done;
+        any_builtin |= refs[i].info != NULL;
+    }
+    if (any_builtin && !ax[AX_NDEVS].n) {
+        rc = ts_fail(e, TS_EINPUT, "%s: built-in placements need '%s' (device counts)", where,
+                     names[AX_NDEVS]);
+        goto done;
+    }
+
+    /* Every combination: an odometer over the axes, the last axis turning fastest. */
+    int idx[AX_N] = {0};
+    for (;;) {
+        const placement_ref *r = &refs[idx[AX_PLACEMENTS]];
+        ts_sweep_point p = {0};
+        p.is_file = r->path != NULL;
+        p.placement = xstrdup(p.is_file ? r->path : ax[AX_PLACEMENTS].str[idx[AX_PLACEMENTS]]);
+        p.method = xstrdup(use[AX_METHODS]->str[idx[AX_METHODS]]);
+        bool baseline = ts_sweep_method_is_baseline(p.method);
+        /* A file fixes its own device count and variant; a baseline fixes its own memory use and
+         * repetend. Those axes collapse for them (duplicates are merged below). */
+        p.ndevs = p.is_file ? r->file_ndevs : (int)use[AX_NDEVS]->num[idx[AX_NDEVS]];
+        p.infer = p.is_file ? false : use[AX_INFER]->num[idx[AX_INFER]] != 0;
+        p.memory = baseline ? -1 : use[AX_MEMORY]->num[idx[AX_MEMORY]];
+        p.nmicros = baseline ? 0 : (int)use[AX_NMICROS]->num[idx[AX_NMICROS]];
+        p.micro_batches = use[AX_MICRO_BATCHES]->num[idx[AX_MICRO_BATCHES]];
+        if (!p.placement || !p.method) {
+            point_free(&p);
+            rc = ts_fail(e, TS_ESYS, "%s: out of memory", where);
+            goto done;
+        }
+        if (r->info) {
+            const ts_builtin_info *in = r->info;
+            if (p.ndevs < in->min_devs || p.ndevs > in->max_devs ||
+                (in->step_devs > 1 && p.ndevs % in->step_devs)) {
+                rc = ts_fail(e, TS_EINPUT,
+                             "%s: placement '%s' takes device counts in [%d, %d] that are "
+                             "multiples of %d, not %d",
+                             where, in->name, in->min_devs, in->max_devs,
+                             in->step_devs > 1 ? in->step_devs : 1, p.ndevs);
+                point_free(&p);
+                goto done;
+            }
+        }
+        p.id = make_id(&p);
+        if (!p.id) {
+            point_free(&p);
+            rc = ts_fail(e, TS_ESYS, "%s: out of memory", where);
+            goto done;
+        }
+        if ((rc = spec_add(s, &p, where, e)))
+            goto done;
+        int a = AX_N - 1;
+        while (a >= 0 && ++idx[a] == use[a]->n)
+            idx[a--] = 0;
+        if (a < 0)
+            break;
+    }
+done:
+    if (refs)
+        for (int i = 0; i < ax[AX_PLACEMENTS].n; i++)
+            free(refs[i].path);
+    free(refs);
+    for (int a = 0; a < AX_N; a++)
+        axis_free(&ax[a]);
+    return rc;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    return b ? b + 1 : path;
+}
+
+int ts_sweep_spec_load(const char *path, ts_sweep_spec **out, ts_err *e)
+{
+    *out = NULL;
+    json_t *j = NULL;
+    if (ts_json_read_file(path, &j, e))
+        return e->code;
+    char w[TS_ERRLEN];
+    int rc = TS_OK;
+    ts_sweep_spec *s = calloc(1, sizeof *s);
+    if (!s || !(s->path = xstrdup(path))) {
+        rc = ts_fail(e, TS_ESYS, "%s: out of memory", path);
+        goto fail;
+    }
+    if (!json_is_object(j)) {
+        rc = ts_fail(e, TS_EINPUT, "%s: expected a JSON object", path);
+        goto fail;
+    }
+    const char *key;
+    json_t *v;
+    json_object_foreach(j, key, v)
+    {
+        if (strcmp(key, "format") && strcmp(key, "name") && strcmp(key, "description") &&
+            strcmp(key, "grid") && strcmp(key, "points") && strcmp(key, "time_limit")) {
+            rc = ts_fail(e, TS_EINPUT,
+                         "%s: unknown key '%s' (expected format, name, description, grid, points, "
+                         "time_limit)",
+                         path, key);
+            goto fail;
+        }
+    }
+    json_t *fmt = json_object_get(j, "format");
+    if (!json_is_string(fmt) || strcmp(json_string_value(fmt), TS_SWEEP_FORMAT)) {
+        rc = ts_fail(e, TS_EINPUT, "%s: format: expected \"%s\"", path, TS_SWEEP_FORMAT);
+        goto fail;
+    }
+    json_t *name = json_object_get(j, "name");
+    if (name && (!json_is_string(name) || !json_string_length(name))) {
+        rc = ts_fail(e, TS_EINPUT, "%s: name: expected a non-empty string", path);
+        goto fail;
+    }
+    json_t *desc = json_object_get(j, "description");
+    if (desc && !json_is_string(desc)) {
+        rc = ts_fail(e, TS_EINPUT, "%s: description: expected a string", path);
+        goto fail;
+    }
+    s->name = xstrdup(name ? json_string_value(name) : base_name(path));
+    json_t *tl = json_object_get(j, "time_limit");
+    if (tl) {
+        if (!json_is_number(tl) || json_number_value(tl) <= 0 || json_number_value(tl) > 1e6) {
+            rc = ts_fail(e, TS_EINPUT, "%s: time_limit: expected seconds in (0, 1e6]", path);
+            goto fail;
+        }
+        s->time_limit = json_number_value(tl);
+    }
+    json_t *grid = json_object_get(j, "grid"), *points = json_object_get(j, "points");
+    if (!grid && !points) {
+        rc = ts_fail(e, TS_EINPUT, "%s: no \"grid\" and no \"points\": nothing to run", path);
+        goto fail;
+    }
+    if (grid && json_is_array(grid)) {
+        if (!json_array_size(grid)) {
+            rc = ts_fail(e, TS_EINPUT, "%s: grid: empty list of grids", path);
+            goto fail;
+        }
+        for (size_t i = 0; i < json_array_size(grid); i++) {
+            snprintf(w, sizeof w, "%s: grid[%zu]", path, i);
+            if ((rc = expand(s, json_array_get(grid, i), w, false, e)))
+                goto fail;
+        }
+    } else if (grid) {
+        snprintf(w, sizeof w, "%s: grid", path);
+        if ((rc = expand(s, grid, w, false, e)))
+            goto fail;
+    }
+    if (points) {
+        if (!json_is_array(points)) {
+            rc = ts_fail(e, TS_EINPUT, "%s: points: expected a list of objects", path);
+            goto fail;
+        }
+        for (size_t i = 0; i < json_array_size(points); i++) {
+            snprintf(w, sizeof w, "%s: points[%zu]", path, i);
+            if ((rc = expand(s, json_array_get(points, i), w, true, e)))
+                goto fail;
+        }
+    }
+    if (!s->npoints) {
+        rc = ts_fail(e, TS_EINPUT, "%s: the spec has no points", path);
+        goto fail;
+    }
+    json_decref(j);
+    *out = s;
+    return TS_OK;
+fail:
+    json_decref(j);
+    ts_sweep_spec_free(s);
+    return rc;
+}
+
+void ts_sweep_spec_free(ts_sweep_spec *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < s->npoints; i++)
+        point_free(&s->points[i]);
+    free(s->points);
+    free(s->path);
+    free(s->name);
+    free(s);
+}
+
+json_t *ts_sweep_point_params(const ts_sweep_point *p)
+{
+    return json_pack("{s:s, s:i, s:b, s:o, s:o, s:s, s:o}", "placement", p->placement, "ndevs",
+                     p->ndevs, "infer", p->infer, "memory",
+                     p->memory < 0 ? json_string("none") : json_integer(p->memory), "nmicros",
+                     p->nmicros > 0 ? json_integer(p->nmicros) : json_null(), "method", p->method,
+                     "micro_batches",
+                     p->micro_batches > 0 ? json_integer(p->micro_batches) : json_null());
+}
