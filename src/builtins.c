@@ -1,0 +1,318 @@
+/* The paper's placements (reference/paper-cases.md) and the ones the hand-made baselines need. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ts_placement.h"
+
+typedef struct {
+    ts_placement *p;
+    int ok;
+} ts_bld;
+
+/* Adds a block on one device (dev >= 0) or on every device (dev < 0). */
+static int ts_bld_block(ts_bld *b, const char *id, ts_kind kind, int span, int memory, int dev)
+{
+    if (!b->ok)
+        return -1;
+    int n = dev >= 0 ? 1 : b->p->ndevs;
+    int *devs = malloc((size_t)n * sizeof(int));
+    if (!devs) {
+        b->ok = 0;
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        devs[i] = dev >= 0 ? dev : i;
+    int idx = ts_placement_add_block(b->p, id, kind, span, memory, n, devs);
+    free(devs);
+    if (idx < 0)
+        b->ok = 0;
+    return idx;
+}
+
+static void ts_bld_edge(ts_bld *b, int src, int dst)
+{
+    if (b->ok && (src < 0 || dst < 0 || ts_placement_add_edge(b->p, src, dst, 0, 0) < 0))
+        b->ok = 0;
+}
+
+/* Forward F{prefix}d on devices in order, returns last block; first receives the first index. */
+static int ts_bld_fwd(ts_bld *b, const char *fmt, int from, int to, int prev, int memory)
+{
+    int step = from <= to ? 1 : -1;
+    for (int d = from;; d += step) {
+        char id[64];
+        snprintf(id, sizeof id, fmt, d);
+        int x = ts_bld_block(b, id, TS_KIND_FORWARD, 1, memory, d);
+        if (prev >= 0)
+            ts_bld_edge(b, prev, x);
+        prev = x;
+        if (d == to)
+            break;
+    }
+    return prev;
+}
+
+static int ts_bld_bwd(ts_bld *b, const char *fmt, int from, int to, int prev, int span)
+{
+    int step = from <= to ? 1 : -1;
+    for (int d = from;; d += step) {
+        char id[64];
+        snprintf(id, sizeof id, fmt, d);
+        int x = ts_bld_block(b, id, TS_KIND_BACKWARD, span, -1, d);
+        if (prev >= 0)
+            ts_bld_edge(b, prev, x);
+        prev = x;
+        if (d == to)
+            break;
+    }
+    return prev;
+}
+
+static int ts_bld_shard(ts_bld *b, const char *id, ts_kind kind, int memory, int prev)
+{
+    int x = ts_bld_block(b, id, kind, 1, memory, -1);
+    if (prev >= 0)
+        ts_bld_edge(b, prev, x);
+    return x;
+}
+
+static void ts_make_vshape(ts_bld *b, int D)
+{
+    int f = ts_bld_fwd(b, "F%d", 0, D - 1, -1, 1);
+    ts_bld_bwd(b, "B%d", D - 1, 0, f, 3);
+}
+
+static void ts_make_xshape(ts_bld *b, int D)
+{
+    int f = ts_bld_fwd(b, "Fa%d", 0, D - 1, -1, 1);
+    ts_bld_bwd(b, "Ba%d", D - 1, 0, f, 3);
+    f = ts_bld_fwd(b, "Fb%d", D - 1, 0, -1, 1);
+    ts_bld_bwd(b, "Bb%d", 0, D - 1, f, 3);
+}
+
+static void ts_make_mshape(ts_bld *b, int D)
+{
+    int x = ts_bld_shard(b, "S", TS_KIND_FORWARD, 0, -1);
+    x = ts_bld_fwd(b, "F%d", 0, D - 1, x, 1);
+    x = ts_bld_bwd(b, "B%d", D - 1, 0, x, 3);
+    ts_bld_shard(b, "S'", TS_KIND_BACKWARD, 0, x);
+}
+
+static void ts_make_nnshape(ts_bld *b, int D)
+{
+    int h = D / 2;
+    int x = ts_bld_shard(b, "S1", TS_KIND_FORWARD, 0, -1);
+    x = ts_bld_fwd(b, "F%d", 0, h - 1, x, 1);
+    x = ts_bld_shard(b, "S2", TS_KIND_FORWARD, 0, x);
+    x = ts_bld_fwd(b, "F%d", h, D - 1, x, 1);
+    x = ts_bld_bwd(b, "B%d", D - 1, h, x, 3);
+    x = ts_bld_shard(b, "S2'", TS_KIND_BACKWARD, 0, x);
+    x = ts_bld_bwd(b, "B%d", h - 1, 0, x, 3);
+    ts_bld_shard(b, "S1'", TS_KIND_BACKWARD, 0, x);
+}
+
+static void ts_make_nnshape_eager(ts_bld *b, int D)
+{
+    (void)D; /* four devices only: S1 F0 S2 F1 F2 F3 B3 B2 B1 S2' B0 S1' */
+    int x = ts_bld_shard(b, "S1", TS_KIND_FORWARD, 0, -1);
+    x = ts_bld_fwd(b, "F%d", 0, 0, x, 1);
+    x = ts_bld_shard(b, "S2", TS_KIND_FORWARD, 0, x);
+    x = ts_bld_fwd(b, "F%d", 1, 3, x, 1);
+    x = ts_bld_bwd(b, "B%d", 3, 1, x, 3);
+    x = ts_bld_shard(b, "S2'", TS_KIND_BACKWARD, 0, x);
+    x = ts_bld_bwd(b, "B%d", 0, 0, x, 3);
+    ts_bld_shard(b, "S1'", TS_KIND_BACKWARD, 0, x);
+}
+
+static void ts_make_kshape(ts_bld *b, int D)
+{
+    int h = D / 2;
+    int f1 = ts_bld_fwd(b, "F%d", 0, h - 1, -1, 1);
+    int f2 = ts_bld_fwd(b, "F%d", h, D - 1, -1, 1);
+    int m = ts_bld_shard(b, "M", TS_KIND_FORWARD, 1, f1);
+    ts_bld_edge(b, f2, m);
+    int mb = ts_bld_shard(b, "M'", TS_KIND_BACKWARD, -1, m);
+    ts_bld_bwd(b, "B%d", h - 1, 0, mb, 3);
+    ts_bld_bwd(b, "B%d", D - 1, h, mb, 3);
+}
+
+static void ts_make_mllm(ts_bld *b, int D)
+{
+    int x = ts_bld_shard(b, "S1", TS_KIND_FORWARD, 0, -1);
+    x = ts_bld_fwd(b, "F%d", 0, D - 1, x, 1);
+    x = ts_bld_shard(b, "S2", TS_KIND_FORWARD, 0, x);
+    x = ts_bld_shard(b, "S2'", TS_KIND_BACKWARD, 0, x);
+    x = ts_bld_bwd(b, "B%d", D - 1, 0, x, 3);
+    ts_bld_shard(b, "S1'", TS_KIND_BACKWARD, 0, x);
+}
+
+static void ts_make_finetune(ts_bld *b, int D)
+{
+    int x = ts_bld_shard(b, "S", TS_KIND_FORWARD, 0, -1);
+    x = ts_bld_fwd(b, "F%d", 0, D - 1, x, 1);
+    ts_bld_bwd(b, "B%d", D - 1, 0, x, 2);
+}
+
+static void ts_make_alphafold(ts_bld *b, int D)
+{
+    int x = ts_bld_fwd(b, "F%dr1", 0, D - 1, -1, 0);
+    x = ts_bld_fwd(b, "F%dr2", 0, D - 1, x, 0);
+    x = ts_bld_fwd(b, "F%dr3", 0, D - 1, x, 1);
+    ts_bld_bwd(b, "B%d", D - 1, 0, x, 1);
+}
+
+/* Interleaved 1F1B's placement: v model chunks per device; stage s = c*D + d runs on device d. */
+static void ts_make_vshape_interleaved(ts_bld *b, int D, int v)
+{
+    int x = -1;
+    for (int c = 0; c < v; c++) {
+        char fmt[32];
+        snprintf(fmt, sizeof fmt, "F%%dc%d", c);
+        x = ts_bld_fwd(b, fmt, 0, D - 1, x, 1);
+    }
+    for (int c = v - 1; c >= 0; c--) {
+        char fmt[32];
+        snprintf(fmt, sizeof fmt, "B%%dc%d", c);
+        x = ts_bld_bwd(b, fmt, D - 1, 0, x, 3);
+    }
+}
+
+/* Zero-bubble placement: backward split into input gradient B and weight gradient W. */
+static void ts_make_vshape_zb(ts_bld *b, int D)
+{
+    int prev = -1;
+    for (int d = 0; d < D; d++) {
+        char id[32];
+        snprintf(id, sizeof id, "F%d", d);
+        int x = ts_bld_block(b, id, TS_KIND_FORWARD, 1, 2, d);
+        if (prev >= 0)
+            ts_bld_edge(b, prev, x);
+        prev = x;
+    }
+    for (int d = D - 1; d >= 0; d--) {
+        char id[32];
+        snprintf(id, sizeof id, "B%d", d);
+        int x = ts_bld_block(b, id, TS_KIND_BACKWARD, 1, -1, d);
+        ts_bld_edge(b, prev, x);
+        snprintf(id, sizeof id, "W%d", d);
+        int w = ts_bld_block(b, id, TS_KIND_BACKWARD, 1, -1, d);
+        ts_bld_edge(b, x, w);
+        prev = x;
+    }
+}
+
+static const ts_builtin_info ts_builtins[] = {
+    {"vshape", "F0..F(D-1) B(D-1)..B0: 1F1B's placement", 1, TS_MAX_DEVS, 1},
+    {"xshape", "two opposite V chains in one micro-batch: Chimera's placement", 2, TS_MAX_DEVS, 1},
+    {"mshape", "S F0..F(D-1) B(D-1)..B0 S': a sharded block around the V", 1, TS_MAX_DEVS, 1},
+    {"nnshape", "S1 F.. S2 F.. B.. S2' B.. S1': a second sharded block in the middle", 2,
+     TS_MAX_DEVS, 2},
+    {"nnshape_eager", "S1 F0 S2 F1 F2 F3 B3 B2 B1 S2' B0 S1' (4 devices)", 4, 4, 1},
+    {"kshape", "two branches meeting in a sharded block M", 2, TS_MAX_DEVS, 2},
+    {"mllm", "S1 F0..F(D-1) S2 S2' B(D-1)..B0 S1': multimodal LLM", 1, TS_MAX_DEVS, 1},
+    {"finetune", "S F0..F(D-1) B(D-1)..B0 with backward span 2: frozen embedding", 1, TS_MAX_DEVS,
+     1},
+    {"alphafold", "three forward rounds then one backward", 1, TS_MAX_DEVS, 1},
+    {"vshape_interleaved", "vshape with --chunks v model chunks per device (interleaved 1F1B)", 1,
+     TS_MAX_DEVS, 1},
+    {"vshape_zb", "vshape with backward split into B (input grad) and W (weight grad)", 1,
+     TS_MAX_DEVS, 1},
+};
+
+int ts_builtin_count(void)
+{
+    return (int)(sizeof ts_builtins / sizeof ts_builtins[0]);
+}
+
+const ts_builtin_info *ts_builtin_at(int i)
+{
+    return i >= 0 && i < ts_builtin_count() ? &ts_builtins[i] : NULL;
+}
+
+const ts_builtin_info *ts_builtin_find(const char *name)
+{
+    for (int i = 0; i < ts_builtin_count(); i++)
+        if (!strcmp(ts_builtins[i].name, name))
+            return &ts_builtins[i];
+    return NULL;
+}
+
+/* Inference keeps the non-backward blocks and the edges between them, with memory 0. */
+static ts_placement *ts_inference_variant(const ts_placement *p)
+{
+    char name[256];
+    snprintf(name, sizeof name, "%s-infer", p->name);
+    ts_placement *q = ts_placement_new(name, p->ndevs);
+    int *map = malloc((size_t)p->nblocks * sizeof(int));
+    if (!q || !map)
+        goto fail;
+    for (int i = 0; i < p->nblocks; i++) {
+        const ts_block *b = &p->blocks[i];
+        map[i] = -1;
+        if (b->kind == TS_KIND_BACKWARD)
+            continue;
+        map[i] = ts_placement_add_block(q, b->id, b->kind, b->span, 0, b->ndevices, b->devices);
+        if (map[i] < 0)
+            goto fail;
+    }
+    for (int i = 0; i < p->nedges; i++) {
+        const ts_edge *x = &p->edges[i];
+        if (map[x->src] >= 0 && map[x->dst] >= 0 &&
+            ts_placement_add_edge(q, map[x->src], map[x->dst], x->delay, x->distance) < 0)
+            goto fail;
+    }
+    free(map);
+    return q;
+fail:
+    free(map);
+    ts_placement_free(q);
+    return NULL;
+}
+
+int ts_builtin_make(const char *name, const ts_builtin_opts *o, ts_placement **out, ts_err *e)
+{
+    const ts_builtin_info *info = ts_builtin_find(name);
+    int D = o->ndevs;
+    *out = NULL;
+    if (!info)
+        return ts_fail(e, TS_EINPUT, "unknown built-in placement '%s' (see `tessel placements`)",
+                       name);
+    if (D < info->min_devs || D > info->max_devs || D % info->step_devs)
+        return ts_fail(e, TS_EINPUT,
+                       "built-in '%s' needs %s%d to %d devices%s, got %d", name,
+                       info->step_devs == 2 ? "an even count of " : "", info->min_devs,
+                       info->max_devs, "", D);
+    int chunks = o->chunks > 0 ? o->chunks : 2;
+    if (o->chunks != 0 && strcmp(name, "vshape_interleaved"))
+        return ts_fail(e, TS_EINPUT, "--chunks applies to vshape_interleaved only, not '%s'", name);
+    if (chunks > 64)
+        return ts_fail(e, TS_EINPUT, "vshape_interleaved: --chunks must be between 1 and 64, got %d",
+                       chunks);
+    ts_bld b = {ts_placement_new(name, D), 1};
+    if (!b.p)
+        return ts_fail(e, TS_ESYS, "out of memory");
+    if (!strcmp(name, "vshape")) ts_make_vshape(&b, D);
+    else if (!strcmp(name, "xshape")) ts_make_xshape(&b, D);
+    else if (!strcmp(name, "mshape")) ts_make_mshape(&b, D);
+    else if (!strcmp(name, "nnshape")) ts_make_nnshape(&b, D);
+    else if (!strcmp(name, "nnshape_eager")) ts_make_nnshape_eager(&b, D);
+    else if (!strcmp(name, "kshape")) ts_make_kshape(&b, D);
+    else if (!strcmp(name, "mllm")) ts_make_mllm(&b, D);
+    else if (!strcmp(name, "finetune")) ts_make_finetune(&b, D);
+    else if (!strcmp(name, "alphafold")) ts_make_alphafold(&b, D);
+    else if (!strcmp(name, "vshape_interleaved")) ts_make_vshape_interleaved(&b, D, chunks);
+    else ts_make_vshape_zb(&b, D);
+    if (!b.ok) {
+        ts_placement_free(b.p);
+        return ts_fail(e, TS_ESYS, "out of memory building '%s'", name);
+    }
+    if (o->infer) {
+        ts_placement *q = ts_inference_variant(b.p);
+        ts_placement_free(b.p);
+        if (!q)
+            return ts_fail(e, TS_ESYS, "out of memory building '%s'", name);
+        b.p = q;
+    }
+    *out = b.p;
+    return TS_OK;
+}

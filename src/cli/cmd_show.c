@@ -1,0 +1,71 @@
+#include <getopt.h>
+#include <stdio.h>
+#include "cli.h"
+
+int ts_cmd_show(int argc, char **argv)
+{
+    static const struct option opts[] = {{"micro-batches", required_argument, 0, 'n'},
+                                         {"width", required_argument, 0, 'w'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    const char *cmd = "show";
+    long n = 0, width = 120;
+    int c;
+    while ((c = ts_cli_getopt(cmd, argc, argv, "n:w:h", opts)) != -1) {
+        switch (c) {
+        case -2: return 2;
+        case 'h':
+            printf("usage: tessel show SCHED [--micro-batches N] [--width W]\n\n"
+                   "Prints a schedule as a text timeline: one row per device, one cell per step.\n"
+                   "A cell 'F3' starts the forward block of micro-batch 3 (B backward, O other),\n"
+                   "'-' continues it, '.' is idle; the 'repeat' row marks the repetend window.\n"
+                   "  -n, --micro-batches N  unroll the repetend to N micro-batches first\n"
+                   "  -w, --width W        characters per row before wrapping (default 120)\n");
+            return 0;
+        case 'n':
+            if (ts_cli_parse_long(cmd, "--micro-batches", optarg, 1, 100000, &n))
+                return 2;
+            break;
+        case 'w':
+            if (ts_cli_parse_long(cmd, "--width", optarg, 20, 100000, &width))
+                return 2;
+            break;
+        }
+    }
+    if (optind >= argc)
+        return ts_cli_usage_error(cmd, "missing the schedule file");
+    if (optind + 1 < argc)
+        return ts_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+    ts_schedule *s;
+    int rc = ts_cli_schedule_load(cmd, argv[optind], n, &s);
+    if (rc)
+        return rc;
+    ts_metrics m;
+    ts_err e = {0};
+    int valid = ts_schedule_validate(s, NULL, &e) == TS_OK;
+    printf("schedule of '%s': %d devices, %d blocks, %d micro-batches%s\n", s->placement->name,
+           s->placement->ndevs, s->placement->nblocks, s->nmicros, valid ? "" : " (INVALID)");
+    if (!valid)
+        printf("  %s\n", e.msg);
+    if (ts_schedule_metrics(s, &m) == 0) {
+        printf("makespan %ld (lower bound %ld), bubble rate %.1f%%", m.makespan, m.lower_bound,
+               100.0 * m.bubble_rate);
+        if (s->has_repetend)
+            printf(", repetend [%ld, %ld) period %ld k %d", s->rep.start, s->rep.end, s->rep.period,
+                   s->rep.k);
+        printf("\npeak memory:");
+        for (int d = 0; d < s->placement->ndevs; d++)
+            printf(" %ld", m.peak[d]);
+        if (s->has_memory) {
+            printf(" (capacity");
+            for (int d = 0; d < s->placement->ndevs; d++)
+                printf(" %ld", s->memory[d]);
+            printf(")");
+        }
+        printf("\n\n");
+        ts_metrics_free(&m);
+    }
+    ts_show_text(s, stdout, (int)width);
+    ts_schedule_free(s);
+    return valid ? 0 : 1;
+}

@@ -1,0 +1,147 @@
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+
+/* --scale BLOCK=F, repeatable: slows or speeds one block in the replay. */
+static int ts_parse_scale(const char *cmd, const char *arg, const ts_placement *p, double *scale)
+{
+    const char *eq = strrchr(arg, '=');
+    if (!eq || eq == arg)
+        return ts_cli_usage_error(cmd, "--scale expects BLOCK=FACTOR, got '%s'", arg);
+    char id[256];
+    size_t n = (size_t)(eq - arg);
+    if (n >= sizeof id)
+        return ts_cli_usage_error(cmd, "--scale: block id too long");
+    memcpy(id, arg, n);
+    id[n] = '\0';
+    int b = ts_placement_find(p, id);
+    if (b < 0)
+        return ts_cli_usage_error(cmd, "--scale: unknown block '%s'", id);
+    return ts_cli_parse_double(cmd, "--scale", eq + 1, 0.0, 1e6, &scale[b]);
+}
+
+int ts_cmd_simulate(int argc, char **argv)
+{
+    static const struct option opts[] = {{"micro-batches", required_argument, 0, 'n'},
+                                         {"json", no_argument, 0, 'j'},
+                                         {"noise", required_argument, 0, 1},
+                                         {"seed", required_argument, 0, 2},
+                                         {"comm-delay", required_argument, 0, 3},
+                                         {"scale", required_argument, 0, 4},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    const char *cmd = "simulate";
+    long n = 0, seed = 1;
+    int json = 0, c, nscale = 0;
+    const char *scales[256];
+    ts_sim_opts so = {0};
+    while ((c = ts_cli_getopt(cmd, argc, argv, "n:jh", opts)) != -1) {
+        switch (c) {
+        case -2: return 2;
+        case 'h':
+            printf("usage: tessel simulate SCHED [--micro-batches N] [--json] [--noise X] [--seed S]\n"
+                   "                        [--comm-delay T] [--scale BLOCK=F ...]\n\n"
+                   "Replays each device's order of the schedule with given block durations: an\n"
+                   "instance starts when its devices are free and its inputs are ready. Reports the\n"
+                   "makespan a runtime following that order reaches.\n"
+                   "  -n, --micro-batches N  unroll the repetend to N micro-batches first\n"
+                   "  --noise X            each duration times 1 + U(-X, X) (seeded)\n"
+                   "  --seed S             seed of the noise (default 1)\n"
+                   "  --comm-delay T       extra delay on every dependency edge\n"
+                   "  --scale BLOCK=F      multiply BLOCK's duration by F (repeatable)\n"
+                   "  --json               print one JSON object\n");
+            return 0;
+        case 'n':
+            if (ts_cli_parse_long(cmd, "--micro-batches", optarg, 1, 1000000, &n))
+                return 2;
+            break;
+        case 'j': json = 1; break;
+        case 1:
+            if (ts_cli_parse_double(cmd, "--noise", optarg, 0.0, 0.99, &so.noise))
+                return 2;
+            break;
+        case 2:
+            if (ts_cli_parse_long(cmd, "--seed", optarg, 0, 2147483647L, &seed))
+                return 2;
+            break;
+        case 3:
+            if (ts_cli_parse_double(cmd, "--comm-delay", optarg, 0.0, 1e9, &so.comm_delay))
+                return 2;
+            break;
+        case 4:
+            if (nscale == 256)
+                return ts_cli_usage_error(cmd, "too many --scale options");
+            scales[nscale++] = optarg;
+            break;
+        }
+    }
+    if (optind >= argc)
+        return ts_cli_usage_error(cmd, "missing the schedule file");
+    if (optind + 1 < argc)
+        return ts_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+    const char *path = argv[optind];
+    ts_schedule *s;
+    int rc = ts_cli_schedule_load(cmd, path, n, &s);
+    if (rc)
+        return rc;
+    const ts_placement *p = s->placement;
+    double *scale = malloc((size_t)p->nblocks * sizeof(double));
+    ts_err e = {0};
+    ts_metrics m = {0};
+    ts_sim_result r = {0};
+    if (!scale) {
+        ts_schedule_free(s);
+        return 3;
+    }
+    for (int b = 0; b < p->nblocks; b++)
+        scale[b] = 1.0;
+    for (int i = 0; i < nscale; i++)
+        if (ts_parse_scale(cmd, scales[i], p, scale)) {
+            rc = 2;
+            goto out;
+        }
+    so.scale = scale;
+    so.seed = (unsigned long long)seed;
+    if (ts_schedule_validate(s, NULL, &e)) {
+        fprintf(stderr, "tessel simulate: %s: invalid: %s\n", path, e.msg);
+        rc = e.code;
+        goto out;
+    }
+    if (ts_simulate(s, &so, &r, &e)) {
+        rc = ts_cli_report(cmd, &e);
+        goto out;
+    }
+    if (ts_schedule_metrics(s, &m)) {
+        rc = 3;
+        goto out;
+    }
+    double busy = 0;
+    for (int i = 0; i < s->nentries; i++)
+        busy += (r.finish[i] - r.start[i]) * p->blocks[s->entries[i].block].ndevices;
+    double bubble = r.makespan > 0 ? 1.0 - busy / (p->ndevs * r.makespan) : 0.0;
+    if (json) {
+        json_t *j = json_pack("{ss si sf sI sf sI so so}", "placement", p->name, "micro_batches",
+                              s->nmicros, "makespan", r.makespan, "planned_makespan",
+                              (json_int_t)m.makespan, "bubble_rate", bubble, "lower_bound",
+                              (json_int_t)m.lower_bound, "peak_memory",
+                              ts_cli_long_array(m.peak, p->ndevs), "load",
+                              ts_cli_long_array(m.load, p->ndevs));
+        ts_cli_print_json(j);
+    } else {
+        printf("%s: %d micro-batches of '%s' on %d devices\n", path, s->nmicros, p->name, p->ndevs);
+        printf("simulated makespan %.6g (planned %ld, lower bound %ld, ratio %.4f)\n", r.makespan,
+               m.makespan, m.lower_bound, m.lower_bound > 0 ? r.makespan / m.lower_bound : 0.0);
+        printf("bubble rate %.2f%%\n", 100.0 * bubble);
+        printf("%-8s %8s %8s\n", "device", "load", "peak");
+        for (int d = 0; d < p->ndevs; d++)
+            printf("%-8d %8ld %8ld\n", d, m.load[d], m.peak[d]);
+    }
+out:
+    ts_sim_result_free(&r);
+    ts_metrics_free(&m);
+    free(scale);
+    ts_schedule_free(s);
+    return rc;
+}

@@ -1,0 +1,157 @@
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "ts_json.h"
+
+int ts_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "tessel %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'tessel %s --help'.\n", cmd);
+    return 2;
+}
+
+int ts_cli_report(const char *cmd, const ts_err *e)
+{
+    fprintf(stderr, "tessel %s: %s\n", cmd, e->msg[0] ? e->msg : "failed");
+    return e->code ? e->code : 3;
+}
+
+int ts_cli_parse_long(const char *cmd, const char *flag, const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || errno)
+        return ts_cli_usage_error(cmd, "%s expects an integer, got '%s'", flag, s);
+    if (v < lo || v > hi)
+        return ts_cli_usage_error(cmd, "%s must be between %ld and %ld, got %ld", flag, lo, hi, v);
+    *out = v;
+    return 0;
+}
+
+int ts_cli_parse_double(const char *cmd, const char *flag, const char *s, double lo, double hi,
+                        double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (!*s || *end || errno || v != v)
+        return ts_cli_usage_error(cmd, "%s expects a number, got '%s'", flag, s);
+    if (v < lo || v > hi)
+        return ts_cli_usage_error(cmd, "%s must be between %g and %g, got %g", flag, lo, hi, v);
+    *out = v;
+    return 0;
+}
+
+int ts_cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
+                  const struct option *longopts)
+{
+    int idx = 0;
+    opterr = 0;
+    int c = getopt_long(argc, argv, shortopts, longopts, &idx);
+    if (c == '?') {
+        const char *bad = argv[optind - 1];
+        if (optopt && !strchr(shortopts, optopt))
+            ts_cli_usage_error(cmd, "unknown option '-%c'", optopt);
+        else if (optopt)
+            ts_cli_usage_error(cmd, "option '-%c' needs a value", optopt);
+        else if (strchr(bad, '='))
+            ts_cli_usage_error(cmd, "unknown option or unexpected value '%s'", bad);
+        else {
+            int needs = 0;
+            for (const struct option *o = longopts; o->name; o++)
+                if (!strcmp(bad + 2, o->name) && o->has_arg == required_argument)
+                    needs = 1;
+            if (needs)
+                ts_cli_usage_error(cmd, "option '%s' needs a value", bad);
+            else
+                ts_cli_usage_error(cmd, "unknown option '%s'", bad);
+        }
+        return -2;
+    }
+    if (c == ':') {
+        ts_cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+        return -2;
+    }
+    return c;
+}
+
+int ts_cli_placement_option(const char *cmd, int opt, const char *arg, ts_cli_placement *pl)
+{
+    switch (opt) {
+    case 1000: pl->name = arg; return 1;
+    case 1001: return ts_cli_parse_long(cmd, "--ndevs", arg, 1, TS_MAX_DEVS, &pl->ndevs) ? 2 : 1;
+    case 1002: pl->infer = true; return 1;
+    case 1003: return ts_cli_parse_long(cmd, "--chunks", arg, 1, 64, &pl->chunks) ? 2 : 1;
+    default: return 0;
+    }
+}
+
+int ts_cli_placement_load(const char *cmd, ts_cli_placement *pl, ts_placement **out)
+{
+    ts_err e = {0};
+    *out = NULL;
+    if (pl->file && pl->name)
+        return ts_cli_usage_error(cmd, "give either a placement file or --placement NAME, not both");
+    if (!pl->file && !pl->name)
+        return ts_cli_usage_error(cmd, "no placement: give a placement file or --placement NAME "
+                                       "--ndevs D");
+    if (pl->file) {
+        if (pl->ndevs || pl->infer || pl->chunks)
+            return ts_cli_usage_error(cmd, "--ndevs, --infer and --chunks apply to built-in "
+                                           "placements (--placement NAME) only");
+        return ts_placement_load(pl->file, out, &e) ? ts_cli_report(cmd, &e) : 0;
+    }
+    if (!pl->ndevs)
+        return ts_cli_usage_error(cmd, "--placement %s needs --ndevs D", pl->name);
+    ts_builtin_opts o = {(int)pl->ndevs, pl->infer, (int)pl->chunks};
+    if (ts_builtin_make(pl->name, &o, out, &e)) {
+        fprintf(stderr, "tessel %s: %s\n", cmd, e.msg);
+        return 2;
+    }
+    return 0;
+}
+
+int ts_cli_schedule_load(const char *cmd, const char *path, long n, ts_schedule **out)
+{
+    ts_err e = {0};
+    ts_schedule *s;
+    *out = NULL;
+    if (ts_schedule_load(path, &s, &e))
+        return ts_cli_report(cmd, &e);
+    if (n > 0 && n != s->nmicros) {
+        ts_schedule *u;
+        int rc = ts_schedule_unroll(s, (int)n, &u, &e);
+        ts_schedule_free(s);
+        if (rc) {
+            fprintf(stderr, "tessel %s: %s: %s\n", cmd, path, e.msg);
+            return rc;
+        }
+        s = u;
+    }
+    *out = s;
+    return 0;
+}
+
+void ts_cli_print_json(json_t *j)
+{
+    json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    fputc('\n', stdout);
+    json_decref(j);
+}
+
+json_t *ts_cli_long_array(const long *v, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, json_integer(v[i]));
+    return a;
+}

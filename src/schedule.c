@@ -1,0 +1,311 @@
+#include <stdlib.h>
+#include <string.h>
+#include "ts_schedule.h"
+
+ts_schedule *ts_schedule_new(const ts_placement *p, int nmicros)
+{
+    ts_schedule *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->placement = ts_placement_clone(p);
+    s->memory = calloc((size_t)p->ndevs, sizeof(long));
+    if (!s->placement || !s->memory) {
+        ts_schedule_free(s);
+        return NULL;
+    }
+    s->nmicros = nmicros;
+    return s;
+}
+
+void ts_schedule_free(ts_schedule *s)
+{
+    if (!s)
+        return;
+    ts_placement_free(s->placement);
+    free(s->memory);
+    free(s->entries);
+    free(s->rep.mids);
+    json_decref(s->search);
+    free(s);
+}
+
+ts_schedule *ts_schedule_clone(const ts_schedule *s)
+{
+    ts_schedule *c = ts_schedule_new(s->placement, s->nmicros);
+    if (!c)
+        return NULL;
+    c->has_memory = s->has_memory;
+    memcpy(c->memory, s->memory, (size_t)s->placement->ndevs * sizeof(long));
+    if (s->nentries) {
+        c->entries = malloc((size_t)s->nentries * sizeof(ts_entry));
+        if (!c->entries)
+            goto fail;
+        memcpy(c->entries, s->entries, (size_t)s->nentries * sizeof(ts_entry));
+        c->nentries = c->cap_entries = s->nentries;
+    }
+    if (s->has_repetend && ts_schedule_set_repetend(c, s->rep.start, s->rep.end, s->rep.mids))
+        goto fail;
+    if (s->search)
+        c->search = json_deep_copy(s->search);
+    return c;
+fail:
+    ts_schedule_free(c);
+    return NULL;
+}
+
+int ts_schedule_add(ts_schedule *s, int block, int micro, long step)
+{
+    if (s->nentries == s->cap_entries) {
+        int cap = s->cap_entries ? 2 * s->cap_entries : 64;
+        ts_entry *ne = realloc(s->entries, (size_t)cap * sizeof *ne);
+        if (!ne)
+            return -1;
+        s->entries = ne;
+        s->cap_entries = cap;
+    }
+    s->entries[s->nentries++] = (ts_entry){block, micro, step};
+    return 0;
+}
+
+void ts_schedule_set_memory(ts_schedule *s, const long *cap)
+{
+    s->has_memory = cap != NULL;
+    for (int d = 0; d < s->placement->ndevs; d++)
+        s->memory[d] = cap ? cap[d] : 0;
+}
+
+void ts_schedule_set_uniform_memory(ts_schedule *s, long cap)
+{
+    s->has_memory = true;
+    for (int d = 0; d < s->placement->ndevs; d++)
+        s->memory[d] = cap;
+}
+
+int ts_schedule_set_repetend(ts_schedule *s, long start, long end, const int *mids)
+{
+    int n = s->placement->nblocks;
+    int *m = malloc((size_t)n * sizeof(int));
+    if (!m)
+        return -1;
+    memcpy(m, mids, (size_t)n * sizeof(int));
+    int lo = m[0], hi = m[0];
+    for (int b = 1; b < n; b++) {
+        if (m[b] < lo)
+            lo = m[b];
+        if (m[b] > hi)
+            hi = m[b];
+    }
+    free(s->rep.mids);
+    s->rep = (ts_repetend){start, end, end - start, hi - lo + 1, m};
+    s->has_repetend = true;
+    return 0;
+}
+
+void ts_schedule_clear_repetend(ts_schedule *s)
+{
+    free(s->rep.mids);
+    memset(&s->rep, 0, sizeof s->rep);
+    s->has_repetend = false;
+}
+
+void ts_schedule_set_search_info(ts_schedule *s, json_t *info)
+{
+    json_decref(s->search);
+    s->search = info;
+}
+
+static int ts_cmp_entry(const void *a, const void *b, const ts_placement *p)
+{
+    const ts_entry *x = a, *y = b;
+    if (x->step != y->step)
+        return x->step < y->step ? -1 : 1;
+    int dx = p->blocks[x->block].devices[0], dy = p->blocks[y->block].devices[0];
+    if (dx != dy)
+        return dx < dy ? -1 : 1;
+    if (x->block != y->block)
+        return x->block < y->block ? -1 : 1;
+    return (x->micro > y->micro) - (x->micro < y->micro);
+}
+
+/* qsort has no context argument in C11: sort an array of (entry, placement) pairs instead. */
+typedef struct {
+    ts_entry e;
+    const ts_placement *p;
+} ts_sort_item;
+
+static int ts_cmp_item(const void *a, const void *b)
+{
+    const ts_sort_item *x = a, *y = b;
+    return ts_cmp_entry(&x->e, &y->e, x->p);
+}
+
+void ts_schedule_sort(ts_schedule *s)
+{
+    if (s->nentries < 2)
+        return;
+    ts_sort_item *it = malloc((size_t)s->nentries * sizeof *it);
+    if (!it)
+        return; /* order is cosmetic: leave it as it is */
+    for (int i = 0; i < s->nentries; i++)
+        it[i] = (ts_sort_item){s->entries[i], s->placement};
+    qsort(it, (size_t)s->nentries, sizeof *it, ts_cmp_item);
+    for (int i = 0; i < s->nentries; i++)
+        s->entries[i] = it[i].e;
+    free(it);
+}
+
+int *ts_schedule_index(const ts_schedule *s)
+{
+    size_t n = (size_t)s->placement->nblocks * (size_t)(s->nmicros > 0 ? s->nmicros : 1);
+    int *idx = malloc(n * sizeof(int));
+    if (!idx)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        idx[i] = -1;
+    for (int i = 0; i < s->nentries; i++) {
+        const ts_entry *x = &s->entries[i];
+        if (x->block < 0 || x->block >= s->placement->nblocks || x->micro < 0 ||
+            x->micro >= s->nmicros)
+            continue;
+        size_t k = (size_t)x->block * (size_t)s->nmicros + (size_t)x->micro;
+        if (idx[k] < 0)
+            idx[k] = i;
+    }
+    return idx;
+}
+
+void ts_schedule_span(const ts_schedule *s, long *first, long *last)
+{
+    long f = 0, l = 0;
+    for (int i = 0; i < s->nentries; i++) {
+        long st = s->entries[i].step, en = st + s->placement->blocks[s->entries[i].block].span;
+        if (i == 0 || st < f)
+            f = st;
+        if (i == 0 || en > l)
+            l = en;
+    }
+    *first = f;
+    *last = l;
+}
+
+int ts_schedule_unroll(const ts_schedule *s, int n, ts_schedule **out, ts_err *e)
+{
+    *out = NULL;
+    if (n == s->nmicros) {
+        *out = ts_schedule_clone(s);
+        return *out ? TS_OK : ts_fail(e, TS_ESYS, "out of memory");
+    }
+    if (!s->has_repetend)
+        return ts_fail(e, TS_EINPUT,
+                       "the schedule has %d micro-batches and no repetend, so it cannot be unrolled "
+                       "to %d", s->nmicros, n);
+    if (n < s->nmicros)
+        return ts_fail(e, TS_EINPUT,
+                       "cannot unroll to %d micro-batches: the schedule already holds %d (its "
+                       "repetend touches k = %d)", n, s->nmicros, s->rep.k);
+    long extra = (long)n - s->nmicros, P = s->rep.period;
+    ts_schedule *u = ts_schedule_new(s->placement, n);
+    if (!u)
+        return ts_fail(e, TS_ESYS, "out of memory");
+    u->has_memory = s->has_memory;
+    memcpy(u->memory, s->memory, (size_t)s->placement->ndevs * sizeof(long));
+    for (int i = 0; i < s->nentries; i++) {
+        const ts_entry *x = &s->entries[i];
+        int bad = 0;
+        if (x->step < s->rep.start)
+            bad = ts_schedule_add(u, x->block, x->micro, x->step);
+        else if (x->step >= s->rep.end)
+            bad = ts_schedule_add(u, x->block, x->micro + (int)extra, x->step + extra * P);
+        else
+            for (long r = 0; r <= extra && !bad; r++)
+                bad = ts_schedule_add(u, x->block, x->micro + (int)r, x->step + r * P);
+        if (bad) {
+            ts_schedule_free(u);
+            return ts_fail(e, TS_ESYS, "out of memory");
+        }
+    }
+    if (ts_schedule_set_repetend(u, s->rep.start, s->rep.end, s->rep.mids)) {
+        ts_schedule_free(u);
+        return ts_fail(e, TS_ESYS, "out of memory");
+    }
+    if (s->search)
+        u->search = json_deep_copy(s->search);
+    ts_schedule_sort(u);
+    *out = u;
+    return TS_OK;
+}
+
+void ts_schedule_normalize(ts_schedule *s)
+{
+    long first, last;
+    if (!s->nentries)
+        return;
+    ts_schedule_span(s, &first, &last);
+    for (int i = 0; i < s->nentries; i++)
+        s->entries[i].step -= first;
+    if (s->has_repetend) {
+        s->rep.start -= first;
+        s->rep.end -= first;
+    }
+}
+
+typedef struct {
+    int entry;
+    long step;
+    int block, micro;
+} ts_dev_item;
+
+static int ts_cmp_dev_item(const void *a, const void *b)
+{
+    const ts_dev_item *x = a, *y = b;
+    if (x->step != y->step)
+        return x->step < y->step ? -1 : 1;
+    if (x->block != y->block)
+        return x->block < y->block ? -1 : 1;
+    return (x->micro > y->micro) - (x->micro < y->micro);
+}
+
+int ts_schedule_device_orders(const ts_schedule *s, int **off_out, int **order_out)
+{
+    const ts_placement *p = s->placement;
+    int nd = p->ndevs;
+    int *off = calloc((size_t)nd + 1, sizeof(int));
+    size_t total = 0;
+    if (!off)
+        return -1;
+    for (int i = 0; i < s->nentries; i++) {
+        const ts_block *b = &p->blocks[s->entries[i].block];
+        for (int k = 0; k < b->ndevices; k++)
+            off[b->devices[k] + 1]++;
+        total += (size_t)b->ndevices;
+    }
+    for (int d = 0; d < nd; d++)
+        off[d + 1] += off[d];
+    int *order = malloc((total ? total : 1) * sizeof(int));
+    int *fill = malloc((size_t)nd * sizeof(int));
+    ts_dev_item *items = malloc((total ? total : 1) * sizeof *items);
+    if (!order || !fill || !items) {
+        free(off);
+        free(order);
+        free(fill);
+        free(items);
+        return -1;
+    }
+    memcpy(fill, off, (size_t)nd * sizeof(int));
+    for (int i = 0; i < s->nentries; i++) {
+        const ts_entry *x = &s->entries[i];
+        const ts_block *b = &p->blocks[x->block];
+        for (int k = 0; k < b->ndevices; k++)
+            items[fill[b->devices[k]]++] = (ts_dev_item){i, x->step, x->block, x->micro};
+    }
+    for (int d = 0; d < nd; d++) {
+        qsort(items + off[d], (size_t)(off[d + 1] - off[d]), sizeof *items, ts_cmp_dev_item);
+        for (int k = off[d]; k < off[d + 1]; k++)
+            order[k] = items[k].entry;
+    }
+    free(fill);
+    free(items);
+    *off_out = off;
+    *order_out = order;
+    return 0;
+}
