@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# tessel sweep: every bad spec is refused with exit 2 and a message naming the spec file and the
+# place inside it, before any point runs (the output folder is not even created).
+set -u
+TESSEL=$1
+TESTS=$2
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fail=0
+
+bad() { # fixture, text the message must contain
+    local name=$1 want=$2 out=$TMP/out-$1 rc
+    "$TESSEL" sweep "$TESTS/fixtures/$name" -o "$out" -j 2 >"$TMP/stdout" 2>"$TMP/stderr"
+    rc=$?
+    if [ "$rc" -ne 2 ]; then
+        echo "FAIL $name: exit $rc, expected 2"; cat "$TMP/stderr"; fail=1
+    fi
+    if ! grep -qF -- "$name" "$TMP/stderr"; then
+        echo "FAIL $name: the message does not name the spec file"; cat "$TMP/stderr"; fail=1
+    fi
+    if ! grep -qF -- "$want" "$TMP/stderr"; then
+        echo "FAIL $name: the message lacks '$want'"; cat "$TMP/stderr"; fail=1
+    fi
+    if [ -e "$out" ]; then
+        echo "FAIL $name: the output folder exists: something ran before validation"; fail=1
+    fi
+}
+
+bad sweep_bad_axis.json "grid: unknown axis 'memroy'"
+bad sweep_empty_grid.json "grid.ndevs: empty list"
+bad sweep_no_points.json "grid: empty list of grids"
+bad sweep_bad_value.json "grid.memory[1]"
+bad sweep_bad_point.json "points[0].nmicros"
+bad sweep_unknown_placement.json "grid.placements[1]: unknown placement 'wshape'"
+bad sweep_missing_file.json "no-such-placement.json"
+bad sweep_bad_ndevs.json "not 5"
+bad sweep_bad_method.json "unknown method 'greedy'"
+bad sweep_bad_format.json "format"
+bad sweep_bad_json.json "malformed JSON"
+
+# Usage errors.
+usage() { # expected text, arguments...
+    local want=$1 rc
+    shift
+    "$TESSEL" sweep "$@" >"$TMP/stdout" 2>"$TMP/stderr"
+    rc=$?
+    if [ "$rc" -ne 2 ] || ! grep -qF -- "$want" "$TMP/stderr"; then
+        echo "FAIL usage '$*': exit $rc, expected 2 and '$want'"; cat "$TMP/stderr"; fail=1
+    fi
+}
+usage "missing -o" "$TESTS/fixtures/sweep_small.json"
+usage "--jobs" "$TESTS/fixtures/sweep_small.json" -o "$TMP/x" -j 0
+usage "missing the spec" -o "$TMP/x"
+usage "no-such-spec.json" "$TMP/no-such-spec.json" -o "$TMP/x"
+
+# --help works and names the formats.
+if ! "$TESSEL" sweep --help | grep -q "tessel-sweep/1"; then
+    echo "FAIL --help"; fail=1
+fi
+
+# --dry-run lists the expanded points: grids multiply, duplicates merge (a baseline ignores the
+# memory axis), explicit points add.
+cat >"$TMP/grid.json" <<'SPEC'
+{"format": "tessel-sweep/1", "name": "dry",
+ "grid": [{"placements": ["vshape", "xshape"], "ndevs": [4, 8], "infer": [true, false],
+           "memory": [4, "none"], "methods": ["lazy", "fast"]},
+          {"placements": ["vshape"], "ndevs": [4], "memory": [2, 4, 8], "methods": ["1f1b", "gpipe"],
+           "micro_batches": [32]}],
+ "points": [{"placement": "vshape", "ndevs": 4, "infer": true, "memory": 4, "method": "lazy"},
+            {"placement": "kshape", "ndevs": 4, "memory": 6, "nmicros": 3, "method": "lazy",
+             "micro_batches": 64}]}
+SPEC
+if ! "$TESSEL" sweep "$TMP/grid.json" --dry-run >"$TMP/ids" 2>"$TMP/stderr"; then
+    echo "FAIL dry-run"; cat "$TMP/stderr"; fail=1
+fi
+# 2 placements x 2 ndevs x 2 infer x 2 memory x 2 methods = 32, + 2 baselines, + 1 new point.
+n=$(wc -l <"$TMP/ids")
+if [ "$n" -ne 35 ]; then
+    echo "FAIL dry-run: $n points, expected 35"; cat "$TMP/ids"; fail=1
+fi
+if [ "$(sort "$TMP/ids" | uniq -d | wc -l)" -ne 0 ]; then
+    echo "FAIL dry-run: duplicate ids"; fail=1
+fi
+for id in vshape-d4-infer-m4-lazy xshape-d8-train-mnone-fast vshape-d4-train-mnone-1f1b-n32 \
+    kshape-d4-train-m6-k3-lazy-n64; do
+    if ! grep -qx -- "$id" "$TMP/ids"; then
+        echo "FAIL dry-run: no point $id"; cat "$TMP/ids"; fail=1
+    fi
+done
+
+[ "$fail" -eq 0 ] && echo "sweep_spec: ok"
+exit "$fail"
