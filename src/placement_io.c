@@ -31,6 +31,10 @@ static int ts_read_block(ts_placement *p, json_t *jb, const char *where, int i, 
     if (ts_jstr(jb, "id", ctx, &id, e))
         return TS_EINPUT;
     snprintf(ctx, sizeof ctx, "%s: block '%s'", where, id);
+    int other = ts_placement_find(p, id);
+    if (other >= 0)
+        return ts_fail(e, TS_EINPUT, "%s: duplicate block id '%s' (blocks[%d] and blocks[%d])",
+                       where, id, other, i);
     long span, memory;
     ts_kind kind;
     json_t *devs;

@@ -59,7 +59,9 @@ int ts_cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
     int c = getopt_long(argc, argv, shortopts, longopts, &idx);
     if (c == '?') {
         const char *bad = argv[optind - 1];
-        if (optopt && !strchr(shortopts, optopt))
+        if (optopt && bad[0] == '-' && bad[1] == '-')
+            ts_cli_usage_error(cmd, "option '%s' needs a value", bad);
+        else if (optopt && !strchr(shortopts, optopt))
             ts_cli_usage_error(cmd, "unknown option '-%c'", optopt);
         else if (optopt)
             ts_cli_usage_error(cmd, "option '-%c' needs a value", optopt);
