@@ -1,0 +1,295 @@
+/* One rank's replay loop. Receives are posted when an instance is next and completed by polling
+ * against a deadline; sends are non-blocking and completed lazily, so a rank never stalls on a
+ * consumer that is busy. Output buffers live exactly as long as a local consumer or a pending send
+ * still needs them, which is what the live-activation figure measures. */
+#include "rt_exec.h"
+
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+double rt_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int rt_exec_fail(rt_exec *x, ts_err *e, int code, const char *fmt, ...) {
+    char msg[TS_ERRLEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (x->cur)
+        return ts_fail(e, code, "rank %d, instance %s micro %d: %s", x->rank,
+                       x->plan->s->placement->blocks[x->cur->block].id, x->cur->micro, msg);
+    return ts_fail(e, code, "rank %d: %s", x->rank, msg);
+}
+
+void rt_exec_account(rt_exec *x, long long bytes) {
+    x->live_bytes += bytes;
+    if (x->live_bytes > x->peak_bytes) x->peak_bytes = x->live_bytes;
+}
+
+/* Polls rather than blocking so that the deadline holds; yields the core once the wait is longer
+ * than a few microseconds, since ranks may share cores with each other. */
+int rt_exec_wait(rt_exec *x, int n, MPI_Request *req, const char *what, ts_err *e) {
+    if (n <= 0) return TS_OK;
+    double t0 = rt_now(), deadline = t0 + x->timeout;
+    for (long spins = 0;; spins++) {
+        int flag = 0;
+        int rc = MPI_Testall(n, req, &flag, MPI_STATUSES_IGNORE);
+        if (rc != MPI_SUCCESS) {
+            char s[MPI_MAX_ERROR_STRING];
+            int len = 0;
+            MPI_Error_string(rc, s, &len);
+            return rt_exec_fail(x, e, TS_ESYS, "MPI failed while waiting for %s: %s", what, s);
+        }
+        if (flag) return TS_OK;
+        if (spins < 200) continue;
+        double now = rt_now();
+        if (now > deadline)
+            return rt_exec_fail(x, e, TS_ESYS, "timed out after %g s waiting for %s", x->timeout,
+                                what);
+        if (now - t0 < 2e-3) {
+            sched_yield();
+        } else {
+            struct timespec ts = {0, 20000};
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
+int rt_exec_allreduce(rt_exec *x, int block, float *buf, size_t n, ts_err *e) {
+    int g = x->plan->block_group[block];
+    if (g < 0 || n == 0) return TS_OK;
+    if (x->be->allreduce) {
+        ts_err sub = {0};
+        if (x->be->allreduce(x->be, g, buf, n, rt_now() + x->timeout, &sub) != TS_OK)
+            return rt_exec_fail(x, e, sub.code ? sub.code : TS_ESYS, "%s", sub.msg);
+        return TS_OK;
+    }
+    float *host = buf;
+    if (!x->be->host_memory) {
+        host = malloc(n * sizeof(float));
+        if (!host) return rt_exec_fail(x, e, TS_ESYS, "out of memory staging a collective");
+        if (x->be->download(x->be, host, buf, n) != TS_OK) {
+            free(host);
+            return rt_exec_fail(x, e, TS_ESYS, "device to host copy failed");
+        }
+    }
+    MPI_Request req;
+    int rc = MPI_Iallreduce(MPI_IN_PLACE, host, (int)n, MPI_FLOAT, MPI_SUM, x->group_comm[g], &req);
+    if (rc == MPI_SUCCESS) {
+        char what[96];
+        snprintf(what, sizeof what, "the collective of its %d devices",
+                 x->plan->s->placement->blocks[block].ndevices);
+        rc = rt_exec_wait(x, 1, &req, what, e);
+    } else {
+        rc = rt_exec_fail(x, e, TS_ESYS, "MPI_Iallreduce failed");
+    }
+    if (rc == TS_OK && !x->be->host_memory && x->be->upload(x->be, buf, host, n) != TS_OK)
+        rc = rt_exec_fail(x, e, TS_ESYS, "host to device copy failed");
+    if (host != buf) free(host);
+    return rc;
+}
+
+int rt_exec_init(rt_exec *x, const rt_plan *p, MPI_Comm world, double timeout, rt_backend *be,
+                 rt_workload *w, ts_err *e) {
+    memset(x, 0, sizeof *x);
+    x->plan = p;
+    x->world = world;
+    x->timeout = timeout;
+    x->be = be;
+    x->w = w;
+    MPI_Comm_rank(world, &x->rank);
+    MPI_Comm_size(world, &x->size);
+    size_t nent = (size_t)p->s->nentries;
+    int nops = p->streams[x->rank].nops;
+    x->group_comm = malloc(sizeof(MPI_Comm) * (size_t)(p->ngroups + 1));
+    x->out = calloc(nent + 1, sizeof(float *));
+    x->refs = calloc(nent + 1, sizeof(int));
+    x->t_ready = calloc((size_t)nops + 1, sizeof(double));
+    x->t_start = calloc((size_t)nops + 1, sizeof(double));
+    x->t_end = calloc((size_t)nops + 1, sizeof(double));
+    if (!x->group_comm || !x->out || !x->refs || !x->t_ready || !x->t_start || !x->t_end)
+        return rt_exec_fail(x, e, TS_ESYS, "out of memory");
+    /* Communicators for every multi-device block's device set, created once, in the same order
+     * on every rank (MPI_Comm_split is collective over the world). */
+    for (int g = 0; g < p->ngroups; g++) {
+        int member = 0;
+        for (int i = p->group_off[g]; i < p->group_off[g + 1]; i++)
+            if (p->group_devs[i] == x->rank) member = 1;
+        if (MPI_Comm_split(world, member ? 0 : MPI_UNDEFINED, x->rank, &x->group_comm[g]) !=
+            MPI_SUCCESS) {
+            for (int h = 0; h < g; h++)
+                if (x->group_comm[h] != MPI_COMM_NULL) MPI_Comm_free(&x->group_comm[h]);
+            free(x->group_comm);
+            x->group_comm = NULL;
+            return rt_exec_fail(x, e, TS_ESYS, "MPI_Comm_split failed for device group %d", g);
+        }
+        x->group_comm[g] = member ? x->group_comm[g] : MPI_COMM_NULL;
+    }
+    return TS_OK;
+}
+
+static void release_output(rt_exec *x, int entry) {
+    if (--x->refs[entry] > 0 || !x->out[entry]) return;
+    free(x->out[entry]);
+    x->out[entry] = NULL;
+    rt_exec_account(x, -(long long)(x->w->msg_floats * sizeof(float)));
+}
+
+/* Completes whatever sends have finished, releasing their buffers. */
+static int progress_sends(rt_exec *x, ts_err *e) {
+    int i = 0;
+    while (i < x->nsend) {
+        int flag = 0;
+        if (MPI_Test(&x->sreq[i], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return rt_exec_fail(x, e, TS_ESYS, "a send failed");
+        if (!flag) {
+            i++;
+            continue;
+        }
+        release_output(x, x->sreq_entry[i]);
+        x->sreq[i] = x->sreq[x->nsend - 1];
+        x->sreq_entry[i] = x->sreq_entry[x->nsend - 1];
+        x->nsend--;
+    }
+    return TS_OK;
+}
+
+static int run_op(rt_exec *x, int i, double base, ts_err *e) {
+    const rt_plan *p = x->plan;
+    const rt_op *op = &p->streams[x->rank].ops[i];
+    const ts_placement *pl = p->s->placement;
+    size_t mf = x->w->msg_floats, bytes = mf * sizeof(float);
+    x->cur = op;
+    int rc = progress_sends(x, e);
+    if (rc != TS_OK) return rc;
+    const float **in = calloc((size_t)op->ninputs + 1, sizeof(float *));
+    float **recv = calloc((size_t)op->ninputs + 1, sizeof(float *));
+    MPI_Request *req = calloc((size_t)op->ninputs + 1, sizeof(MPI_Request));
+    if (!in || !recv || !req) {
+        free(in);
+        free(recv);
+        free(req);
+        return rt_exec_fail(x, e, TS_ESYS, "out of memory");
+    }
+    int nreq = 0;
+    char what[160] = "";
+    for (int k = 0; k < op->ninputs && rc == TS_OK; k++) {
+        const rt_input *inp = &op->inputs[k];
+        if (inp->local) {
+            in[k] = x->out[inp->src_entry];
+            if (!in[k])
+                rc = rt_exec_fail(x, e, TS_ESYS, "local input from %s is missing (order broken)",
+                                  pl->blocks[p->s->entries[inp->src_entry].block].id);
+            continue;
+        }
+        recv[k] = malloc(bytes ? bytes : 1);
+        if (!recv[k]) {
+            rc = rt_exec_fail(x, e, TS_ESYS, "out of memory for a receive");
+            break;
+        }
+        rt_exec_account(x, (long long)bytes);
+        in[k] = recv[k];
+        if (MPI_Irecv(recv[k], (int)mf, MPI_FLOAT, inp->from, inp->tag, x->world, &req[nreq++]) !=
+            MPI_SUCCESS)
+            rc = rt_exec_fail(x, e, TS_ESYS, "MPI_Irecv failed");
+        if (!what[0]) {
+            const ts_entry *src = &p->s->entries[inp->src_entry];
+            snprintf(what, sizeof what, "input from rank %d (%s micro %d)", inp->from,
+                     pl->blocks[src->block].id, src->micro);
+        }
+    }
+    if (rc == TS_OK) rc = rt_exec_wait(x, nreq, req, what, e);
+    x->t_ready[i] = rt_now() - base;
+    float *out = NULL;
+    if (rc == TS_OK) {
+        out = calloc(mf ? mf : 1, sizeof(float));
+        if (!out) rc = rt_exec_fail(x, e, TS_ESYS, "out of memory for an output");
+        else rt_exec_account(x, (long long)bytes);
+    }
+    x->t_start[i] = rt_now() - base;
+    if (rc == TS_OK) rc = x->w->compute(x->w, x, op, in, out, e);
+    x->t_end[i] = rt_now() - base;
+    for (int k = 0; k < op->ninputs; k++) {
+        if (recv[k]) {
+            free(recv[k]);
+            rt_exec_account(x, -(long long)bytes);
+        } else if (op->inputs[k].local && rc == TS_OK) {
+            release_output(x, op->inputs[k].src_entry);
+        }
+    }
+    free(in);
+    free(recv);
+    free(req);
+    if (rc != TS_OK) {
+        free(out);
+        return rc;
+    }
+    x->out[op->entry] = out;
+    x->refs[op->entry] = op->nlocal_uses + op->noutputs + 1;
+    if (x->nsend + op->noutputs > x->cap_send) {
+        int cap = 2 * (x->nsend + op->noutputs) + 16;
+        MPI_Request *r = realloc(x->sreq, sizeof(MPI_Request) * (size_t)cap);
+        if (r) x->sreq = r;
+        int *en = realloc(x->sreq_entry, sizeof(int) * (size_t)cap);
+        if (en) x->sreq_entry = en;
+        if (!r || !en) return rt_exec_fail(x, e, TS_ESYS, "out of memory for sends");
+        x->cap_send = cap;
+    }
+    for (int k = 0; k < op->noutputs; k++) {
+        const rt_output *o = &op->outputs[k];
+        if (MPI_Isend(out, (int)mf, MPI_FLOAT, o->to, o->tag, x->world, &x->sreq[x->nsend]) !=
+            MPI_SUCCESS)
+            return rt_exec_fail(x, e, TS_ESYS, "MPI_Isend to rank %d failed", o->to);
+        x->sreq_entry[x->nsend++] = op->entry;
+    }
+    release_output(x, op->entry); /* the +1 above: the instance itself is done with it */
+    return TS_OK;
+}
+
+int rt_exec_iteration(rt_exec *x, int iteration, ts_err *e) {
+    const rt_stream *st = &x->plan->streams[x->rank];
+    x->cur = NULL;
+    MPI_Request bar;
+    if (MPI_Ibarrier(x->world, &bar) != MPI_SUCCESS)
+        return rt_exec_fail(x, e, TS_ESYS, "MPI_Ibarrier failed");
+    int rc = rt_exec_wait(x, 1, &bar, "the other ranks to start the iteration", e);
+    if (rc != TS_OK) return rc;
+    double base = rt_now();
+    x->t_base = base;
+    for (int i = 0; i < st->nops && rc == TS_OK; i++) rc = run_op(x, i, base, e);
+    if (rc == TS_OK) {
+        x->cur = NULL;
+        rc = rt_exec_wait(x, x->nsend, x->sreq, "its last sends to be received", e);
+        if (rc == TS_OK)
+            for (int i = 0; i < x->nsend; i++) release_output(x, x->sreq_entry[i]);
+        if (rc == TS_OK) x->nsend = 0;
+    }
+    x->t_finish = rt_now() - base;
+    if (rc == TS_OK && x->w->end_iteration) rc = x->w->end_iteration(x->w, x, iteration, e);
+    return rc;
+}
+
+void rt_exec_destroy(rt_exec *x) {
+    if (x->out)
+        for (int i = 0; i < x->plan->s->nentries; i++) free(x->out[i]);
+    free(x->out);
+    free(x->refs);
+    free(x->sreq);
+    free(x->sreq_entry);
+    free(x->t_ready);
+    free(x->t_start);
+    free(x->t_end);
+    if (x->group_comm)
+        for (int g = 0; g < x->plan->ngroups; g++)
+            if (x->group_comm[g] != MPI_COMM_NULL) MPI_Comm_free(&x->group_comm[g]);
+    free(x->group_comm);
+    memset(x, 0, sizeof *x);
+}

@@ -1,0 +1,335 @@
+/* tessel-run: replays a schedule on MPI ranks (rank r = device r). Setup failures are agreed on by
+ * all ranks and reported once; a failure while running ends the job with MPI_Abort and a message
+ * naming the rank and the instance, so that no rank is left waiting. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_backend.h"
+#include "rt_exec.h"
+#include "rt_options.h"
+#include "rt_plan.h"
+#include "rt_report.h"
+#include "rt_workloads.h"
+#include "ts_schedule.h"
+#ifdef TS_HAVE_CUDA
+#include "rt_cuda.h"
+#endif
+
+typedef struct {
+    rt_options o;
+    ts_schedule *sched;
+    rt_plan *plan;
+    rt_backend *be;
+    rt_workload *w;
+    int rank, size;
+    MPI_Comm world;
+} rt_run;
+
+static int setup(rt_run *run, ts_err *e) {
+    const rt_options *o = &run->o;
+    ts_schedule *loaded = NULL;
+    int rc = ts_schedule_load(o->schedule, &loaded, e);
+    if (rc != TS_OK) return rc;
+    int n = o->micro_batches ? o->micro_batches : loaded->nmicros;
+    if (n == loaded->nmicros) {
+        run->sched = ts_schedule_clone(loaded);
+        if (!run->sched) rc = ts_fail(e, TS_ESYS, "out of memory");
+    } else {
+        ts_err sub = {0};
+        rc = ts_schedule_unroll(loaded, n, &run->sched, &sub);
+        if (rc != TS_OK)
+            rc = ts_fail(e, rc, "%s: cannot replay %d micro-batches: %s", o->schedule, n, sub.msg);
+    }
+    ts_schedule_free(loaded);
+    if (rc != TS_OK) return rc;
+    const ts_placement *pl = run->sched->placement;
+    ts_validate_opts vo = {0};
+    ts_err sub = {0};
+    if (ts_schedule_validate(run->sched, &vo, &sub) != TS_OK)
+        return ts_fail(e, TS_ENOANSWER, "%s is not a valid schedule, refusing to replay it: %s",
+                       o->schedule, sub.msg);
+    if (pl->ndevs != run->size)
+        return ts_fail(e, TS_EINPUT,
+                       "%s schedules %d devices but the job has %d ranks (run it with mpirun -np %d)",
+                       o->schedule, pl->ndevs, run->size, pl->ndevs);
+    int widest = 1;
+    for (int b = 0; b < pl->nblocks; b++)
+        if (pl->blocks[b].ndevices > widest) widest = pl->blocks[b].ndevices;
+    if (o->size < widest)
+        return ts_fail(e, TS_EINPUT, "--size %d is smaller than the %d devices of the widest block",
+                       o->size, widest);
+    if ((rc = rt_plan_build(run->sched, &run->plan, e)) != TS_OK) return rc;
+    void *ub = NULL;
+    int flag = 0;
+    MPI_Comm_get_attr(run->world, MPI_TAG_UB, &ub, &flag);
+    if (flag && run->plan->max_tag > *(int *)ub)
+        return ts_fail(e, TS_EINPUT,
+                       "%s needs message tags up to %ld but this MPI allows %d; use fewer "
+                       "micro-batches", o->schedule, run->plan->max_tag, *(int *)ub);
+    if (o->backend == RT_BACKEND_CUDA) {
+#ifdef TS_HAVE_CUDA
+        rc = rt_cuda_backend_for_rank(run->world, &run->be, e);
+        if (rc != TS_OK) return rc;
+#else
+        return ts_fail(e, TS_EINPUT, "--backend cuda: this tessel-run was built without CUDA");
+#endif
+    } else if (!(run->be = rt_backend_cpu_new(e))) {
+        return TS_ESYS;
+    }
+    rt_workload_opts wo = {o->size, o->unit_us, run->sched->nmicros};
+    switch (o->workload) {
+    case RT_WORK_DATAFLOW: return rt_dataflow_new(run->plan, run->rank, run->be, &wo, &run->w, e);
+    case RT_WORK_TRAIN: return rt_train_new(run->plan, run->rank, run->be, &wo, &run->w, e);
+    case RT_WORK_TIMING: return rt_timing_new(run->plan, run->be, &wo, &run->w, e);
+    }
+    return TS_OK;
+}
+
+static void teardown(rt_run *run) {
+    if (run->w) run->w->destroy(run->w);
+    if (run->be) run->be->destroy(run->be);
+    rt_plan_free(run->plan);
+    ts_schedule_free(run->sched);
+}
+
+/* Every rank returns the worst code; the message is printed by rank 0 when rank 0 failed (the
+ * ranks read the same file, so they fail alike), else by each rank that failed. */
+static int agree(rt_run *run, int rc, const ts_err *e) {
+    int rc0 = rc, worst = rc;
+    MPI_Bcast(&rc0, 1, MPI_INT, 0, run->world);
+    MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, run->world);
+    if (rc != TS_OK && (run->rank == 0 || rc0 == TS_OK)) {
+        if (run->rank == 0) fprintf(stderr, "tessel-run: %s\n", e->msg);
+        else fprintf(stderr, "tessel-run: rank %d: %s\n", run->rank, e->msg);
+    }
+    return worst;
+}
+
+static void die(rt_run *run, const ts_err *e) {
+    fprintf(stderr, "tessel-run: %s\n", e->msg);
+    fflush(stderr);
+    MPI_Abort(run->world, e->code ? e->code : TS_ESYS);
+}
+
+typedef struct {
+    rt_iter_stats st;
+    double loss;
+} iter_out;
+
+static json_t *block_times_json(const rt_plan *p, const double *sec) {
+    json_t *o = json_object();
+    for (int b = 0; b < p->nblocks && o; b++)
+        json_object_set_new(o, p->s->placement->blocks[b].id, json_real(sec[b]));
+    return o;
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    rt_run run;
+    memset(&run, 0, sizeof run);
+    run.world = MPI_COMM_WORLD;
+    MPI_Comm_set_errhandler(run.world, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(run.world, &run.rank);
+    MPI_Comm_size(run.world, &run.size);
+    ts_err e = {0};
+    int rc = rt_options_parse(argc, argv, &run.o, &e);
+    if (rc == TS_OK && run.o.help) {
+        if (run.rank == 0) fputs(rt_options_usage(), stdout);
+        MPI_Finalize();
+        return 0;
+    }
+    if (rc == TS_OK) rc = setup(&run, &e);
+    rc = agree(&run, rc, &e);
+    rt_exec x;
+    memset(&x, 0, sizeof x);
+    if (rc == TS_OK) rc = agree(&run, rt_exec_init(&x, run.plan, run.world, run.o.timeout, run.be,
+                                                   run.w, &e), &e);
+    if (rc != TS_OK) {
+        if (x.plan) rt_exec_destroy(&x);
+        teardown(&run);
+        MPI_Finalize();
+        return rc;
+    }
+    const rt_plan *p = run.plan;
+    const rt_options *o = &run.o;
+    int R = run.size, nops = p->streams[run.rank].nops, iters = o->iterations;
+    /* gathered per iteration: ready, start, end per op, then finish, base, peak bytes */
+    int *counts = calloc((size_t)R, sizeof(int)), *displs = calloc((size_t)R, sizeof(int));
+    int total = 0;
+    for (int r = 0; r < R; r++) {
+        counts[r] = 3 * p->streams[r].nops + 3;
+        displs[r] = total;
+        total += counts[r];
+    }
+    double *mine = malloc(sizeof(double) * (size_t)(3 * nops + 3));
+    double *all = malloc(sizeof(double) * (size_t)total);
+    const double **rd = calloc((size_t)R, sizeof(double *)), **sd = calloc((size_t)R, sizeof(double *));
+    const double **ed = calloc((size_t)R, sizeof(double *));
+    double *fin = calloc((size_t)R, sizeof(double)), *bas = calloc((size_t)R, sizeof(double));
+    double *peak = calloc((size_t)R, sizeof(double));
+    double *bsec = calloc((size_t)p->nblocks + 1, sizeof(double));
+    iter_out *io = calloc((size_t)iters, sizeof(iter_out));
+    if (!counts || !displs || !mine || !all || !rd || !sd || !ed || !fin || !bas || !peak || !bsec ||
+        !io) {
+        ts_fail(&e, TS_ESYS, "rank %d: out of memory for measurements", run.rank);
+        die(&run, &e);
+    }
+    rt_timings tm = {R, rd, sd, ed, fin, bas};
+    for (int it = 0; it < iters; it++) {
+        if (rt_exec_iteration(&x, it, &e) != TS_OK) die(&run, &e);
+        memcpy(mine, x.t_ready, sizeof(double) * (size_t)nops);
+        memcpy(mine + nops, x.t_start, sizeof(double) * (size_t)nops);
+        memcpy(mine + 2 * nops, x.t_end, sizeof(double) * (size_t)nops);
+        mine[3 * nops] = x.t_finish;
+        mine[3 * nops + 1] = x.t_base;
+        mine[3 * nops + 2] = (double)x.peak_bytes;
+        MPI_Request req[2];
+        MPI_Igatherv(mine, 3 * nops + 3, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, run.world,
+                     &req[0]);
+        double loss = o->workload == RT_WORK_TRAIN ? rt_train_loss(run.w) : 0, loss_sum = 0;
+        MPI_Ireduce(&loss, &loss_sum, 1, MPI_DOUBLE, MPI_SUM, 0, run.world, &req[1]);
+        x.cur = NULL;
+        if (rt_exec_wait(&x, 2, req, "the measurements of the other ranks", &e) != TS_OK) die(&run, &e);
+        if (run.rank != 0) continue;
+        for (int r = 0; r < R; r++) {
+            int n = p->streams[r].nops;
+            rd[r] = all + displs[r];
+            sd[r] = all + displs[r] + n;
+            ed[r] = all + displs[r] + 2 * n;
+            fin[r] = all[displs[r] + 3 * n];
+            bas[r] = all[displs[r] + 3 * n + 1];
+            if (all[displs[r] + 3 * n + 2] > peak[r]) peak[r] = all[displs[r] + 3 * n + 2];
+        }
+        double unit_s = o->workload == RT_WORK_TIMING ? o->unit_us * 1e-6 : 0;
+        if (rt_report_iteration(p, &tm, unit_s, bsec, &io[it].st, &e) != TS_OK) die(&run, &e);
+        io[it].loss = loss_sum;
+        if (!o->json) {
+            if (it == 0) {
+                printf("tessel-run: %s (%s, %d ranks, %d micro-batches), workload %s, backend %s\n",
+                       o->schedule, p->s->placement->name, R, p->nmicros, run.w->name, run.be->name);
+                printf("%4s %10s %12s %10s %14s%s\n", "iter", "wall_ms", "predicted_ms",
+                       "efficiency", "micro-batch/s", o->workload == RT_WORK_TRAIN ? "         loss" : "");
+            }
+            printf("%4d %10.3f %12.3f %10.3f %14.1f", it, io[it].st.wall * 1e3,
+                   io[it].st.predicted * 1e3, io[it].st.efficiency, io[it].st.throughput);
+            if (o->workload == RT_WORK_TRAIN) printf(" %12.6g", loss_sum);
+            printf("\n");
+            fflush(stdout);
+        }
+    }
+    int exit_code = 0;
+    /* checks */
+    rt_check c = {0};
+    char first_all[256 * 64];
+    long failed = 0, compared = 0;
+    double maxerr = 0;
+    bool loss_ok = true;
+    if (o->check && o->workload != RT_WORK_TIMING) {
+        if (o->workload == RT_WORK_DATAFLOW) rc = rt_dataflow_check(run.w, p, run.rank, &c, &e);
+        else rc = rt_train_check(run.w, p, run.rank, &c, &e);
+        if (rc != TS_OK) die(&run, &e);
+        MPI_Reduce(&c.failed, &failed, 1, MPI_LONG, MPI_SUM, 0, run.world);
+        MPI_Reduce(&c.compared, &compared, 1, MPI_LONG, MPI_SUM, 0, run.world);
+        MPI_Reduce(&c.max_rel_error, &maxerr, 1, MPI_DOUBLE, MPI_MAX, 0, run.world);
+        char *gather = run.rank == 0 ? malloc(256 * (size_t)R) : NULL;
+        MPI_Gather(c.first, 256, MPI_CHAR, gather, 256, MPI_CHAR, 0, run.world);
+        first_all[0] = 0;
+        for (int r = 0; gather && r < R && !first_all[0]; r++)
+            if (gather[256 * r]) snprintf(first_all, sizeof first_all, "%.255s", gather + 256 * r);
+        free(gather);
+        if (run.rank == 0 && o->workload == RT_WORK_TRAIN && iters >= 2 &&
+            !(io[iters - 1].loss < io[0].loss))
+            loss_ok = false;
+        if (run.rank == 0 && (failed || !loss_ok)) exit_code = 1;
+    }
+    if (run.rank == 0 && o->trace) {
+        if (rt_report_trace(p, &tm, o->trace, &e) != TS_OK) {
+            fprintf(stderr, "tessel-run: %s\n", e.msg);
+            exit_code = exit_code ? exit_code : TS_ESYS;
+        }
+    }
+    if (run.rank == 0) {
+        ts_metrics met;
+        int have_met = ts_schedule_metrics(p->s, &met) == 0;
+        if (o->json) {
+            json_t *j = json_object(), *arr = json_array(), *pk = json_array(), *mu = json_array();
+            json_object_set_new(j, "format", json_string("tessel-run/1"));
+            json_object_set_new(j, "schedule", json_string(o->schedule));
+            json_object_set_new(j, "placement", json_string(p->s->placement->name));
+            json_object_set_new(j, "workload", json_string(run.w->name));
+            json_object_set_new(j, "backend", json_string(run.be->name));
+            json_object_set_new(j, "ranks", json_integer(R));
+            json_object_set_new(j, "micro_batches", json_integer(p->nmicros));
+            json_object_set_new(j, "size", json_integer(o->size));
+            if (o->workload == RT_WORK_TIMING) json_object_set_new(j, "unit_us", json_real(o->unit_us));
+            for (int it = 0; it < iters; it++) {
+                json_t *r = json_pack("{s:i, s:f, s:f, s:f, s:f}", "iteration", it, "wall_s",
+                                      io[it].st.wall, "predicted_s", io[it].st.predicted,
+                                      "efficiency", io[it].st.efficiency, "throughput",
+                                      io[it].st.throughput);
+                if (o->workload == RT_WORK_TIMING)
+                    json_object_set_new(r, "planned_s", json_real(io[it].st.planned));
+                if (o->workload == RT_WORK_TRAIN) json_object_set_new(r, "loss", json_real(io[it].loss));
+                json_array_append_new(arr, r);
+            }
+            json_object_set_new(j, "iterations", arr);
+            json_object_set_new(j, "block_seconds", block_times_json(p, bsec));
+            for (int r = 0; r < R; r++) {
+                json_array_append_new(pk, json_integer((json_int_t)peak[r]));
+                json_array_append_new(mu, json_integer(have_met ? met.peak[r] : 0));
+            }
+            json_object_set_new(j, "peak_live_bytes", pk);
+            json_object_set_new(j, "schedule_peak_memory_units", mu);
+            if (o->check && o->workload != RT_WORK_TIMING)
+                json_object_set_new(j, "check",
+                                    json_pack("{s:b, s:I, s:I, s:f, s:b}", "passed", exit_code == 0,
+                                              "compared", (json_int_t)compared, "failed",
+                                              (json_int_t)failed, "max_rel_error", maxerr,
+                                              "loss_decreased", loss_ok));
+            char *txt = json_dumps(j, JSON_COMPACT);
+            if (txt) printf("%s\n", txt);
+            free(txt);
+            json_decref(j);
+        } else {
+            printf("peak live activation bytes per rank (schedule memory units):");
+            for (int r = 0; r < R; r++)
+                printf(" %d: %.0f (%ld)", r, peak[r], have_met ? met.peak[r] : 0L);
+            printf("\n");
+            if (o->workload == RT_WORK_TIMING)
+                printf("planned makespan at %g us per unit: %.3f ms\n", o->unit_us,
+                       io[iters - 1].st.planned * 1e3);
+            if (o->check && o->workload != RT_WORK_TIMING)
+                printf("check: %s (%ld %s compared, max relative error %.3g)%s\n",
+                       failed ? "FAILED" : "passed", compared,
+                       o->workload == RT_WORK_DATAFLOW ? "instances" : "gradient shards", maxerr,
+                       o->workload == RT_WORK_TRAIN
+                           ? (iters < 2 ? "; loss trend needs --iterations >= 2"
+                                        : loss_ok ? "; loss decreased" : "; loss did NOT decrease")
+                           : "");
+        }
+        if (failed) fprintf(stderr, "tessel-run: check failed: %s\n", first_all);
+        if (!loss_ok)
+            fprintf(stderr, "tessel-run: check failed: the loss did not decrease (%g -> %g)\n",
+                    io[0].loss, io[iters - 1].loss);
+        if (have_met) ts_metrics_free(&met);
+    }
+    MPI_Bcast(&exit_code, 1, MPI_INT, 0, run.world);
+    free(counts);
+    free(displs);
+    free(mine);
+    free(all);
+    free(rd);
+    free(sd);
+    free(ed);
+    free(fin);
+    free(bas);
+    free(peak);
+    free(bsec);
+    free(io);
+    rt_exec_destroy(&x);
+    teardown(&run);
+    MPI_Finalize();
+    return exit_code;
+}

@@ -1,0 +1,83 @@
+/* The timing workload: each instance occupies its device for span x unit microseconds, and a block
+ * on several devices ends with a collective so that it occupies them together. Messages carry one
+ * float: only their order matters. The wait sleeps for all but the last stretch and spins that,
+ * so that ranks sharing cores do not steal each other's time yet end on time. */
+#include <stdlib.h>
+#include <time.h>
+
+#include "rt_workloads.h"
+
+#define SPIN_TAIL 3e-4 /* seconds spun at the end of each instance */
+
+typedef struct {
+    double unit_s;
+    const rt_plan *p;
+    rt_backend *be;
+    float *one;
+} timing;
+
+static void occupy(double seconds) {
+    double end = rt_now() + seconds;
+    double sleep_for = seconds - SPIN_TAIL;
+    if (sleep_for > 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        long long ns = (long long)ts.tv_nsec + (long long)(sleep_for * 1e9);
+        ts.tv_sec += (time_t)(ns / 1000000000LL);
+        ts.tv_nsec = (long)(ns % 1000000000LL);
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0) {
+        }
+    }
+    while (rt_now() < end) {
+    }
+}
+
+static int tm_compute(rt_workload *w, rt_exec *x, const rt_op *op, const float *const *inputs,
+                      float *out, ts_err *e) {
+    (void)inputs;
+    timing *t = w->state;
+    const ts_block *blk = &t->p->s->placement->blocks[op->block];
+    occupy(blk->span * t->unit_s);
+    out[0] = 1.0f;
+    if (blk->ndevices > 1) {
+        int rc = x->be->upload(x->be, t->one, out, 1);
+        if (rc != TS_OK) return rt_exec_fail(x, e, TS_ESYS, "backend copy failed");
+        return rt_exec_allreduce(x, op->block, t->one, 1, e);
+    }
+    return TS_OK;
+}
+
+static void tm_destroy(rt_workload *w) {
+    if (!w) return;
+    timing *t = w->state;
+    if (t && t->one) t->be->release(t->be, t->one);
+    free(t);
+    free(w);
+}
+
+int rt_timing_new(const rt_plan *p, rt_backend *be, const rt_workload_opts *o, rt_workload **out,
+                  ts_err *e) {
+    *out = NULL;
+    rt_workload *w = calloc(1, sizeof *w);
+    timing *t = calloc(1, sizeof *t);
+    if (!w || !t) {
+        free(w);
+        free(t);
+        return ts_fail(e, TS_ESYS, "timing: out of memory");
+    }
+    w->state = t;
+    w->name = "timing";
+    w->msg_floats = 1;
+    w->compute = tm_compute;
+    w->destroy = tm_destroy;
+    t->unit_s = o->unit_us * 1e-6;
+    t->p = p;
+    t->be = be;
+    t->one = be->alloc(be, 1);
+    if (!t->one) {
+        tm_destroy(w);
+        return ts_fail(e, TS_ESYS, "timing: out of memory");
+    }
+    *out = w;
+    return TS_OK;
+}
