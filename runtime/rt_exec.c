@@ -206,7 +206,20 @@ static int run_op(rt_exec *x, int i, double base, ts_err *e) {
                      pl->blocks[src->block].id, src->micro);
         }
     }
+    if (rc == TS_OK && x->inject == 2 && x->rank == x->size - 1 && i == 1) {
+        /* RT_INJECT_STALL: stop answering; the peers' deadlines must end the job */
+        for (;;) {
+            struct timespec ts = {1, 0};
+            nanosleep(&ts, NULL);
+        }
+    }
     if (rc == TS_OK) rc = rt_exec_wait(x, nreq, req, what, e);
+    if (rc == TS_OK && x->inject == 1 && x->rank == x->size - 1 && !x->injected)
+        for (int k = 0; k < op->ninputs; k++)
+            if (recv[k] && !x->injected) { /* RT_INJECT_WRONG_INPUT: lose one message's data */
+                memset(recv[k], 0, bytes);
+                x->injected = 1;
+            }
     x->t_ready[i] = rt_now() - base;
     float *out = NULL;
     if (rc == TS_OK) {

@@ -29,6 +29,8 @@ struct rt_exec {
     MPI_Comm world;
     MPI_Comm *group_comm; /* plan->ngroups; MPI_COMM_NULL where this rank is not a member */
     double timeout;       /* seconds for any single wait */
+    int inject;           /* RT_INJECT_* fault for tests (0: none) */
+    int injected;
     rt_backend *be;
     rt_workload *w;
     /* one iteration's state */

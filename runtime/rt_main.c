@@ -146,6 +146,7 @@ int main(int argc, char **argv) {
     memset(&x, 0, sizeof x);
     if (rc == TS_OK) rc = agree(&run, rt_exec_init(&x, run.plan, run.world, run.o.timeout, run.be,
                                                    run.w, &e), &e);
+    x.inject = run.o.inject;
     if (rc != TS_OK) {
         if (x.plan) rt_exec_destroy(&x);
         teardown(&run);

@@ -27,10 +27,14 @@ const char *rt_options_usage(void) {
            "  --json                 print the measurements as one JSON object\n"
            "  --timeout S            seconds any single wait may take before the job fails (default 60)\n"
            "  --backend cpu|cuda     compute backend (default cpu; cuda when built with CUDA)\n"
+           "  --inject wrong-input|stall\n"
+           "                         deliberate fault on the last rank, for tests: zero one received\n"
+           "                         input (the check must fail) or stop answering (peers time out)\n"
            "  --help                 this text\n"
            "\n"
-           "Exit status: 0 ok, 1 check failed, 2 bad usage or input (invalid schedule, wrong rank\n"
-           "count), 3 runtime failure.\n";
+           "Exit status: 0 ok, 1 invalid schedule or failed check, 2 bad usage or input (wrong rank\n"
+           "count, unreadable file, placement the workload cannot run), 3 runtime failure (a rank\n"
+           "failed or timed out; the job is aborted).\n";
 }
 
 const char *rt_work_name(rt_work_kind k) {
@@ -89,7 +93,7 @@ int rt_options_parse(int argc, char **argv, rt_options *o, ts_err *e) {
         }
         static const char *const with_value[] = {"--schedule", "--micro-batches", "--iterations",
                                                  "--workload", "--unit-us", "--size", "--trace",
-                                                 "--timeout", "--backend"};
+                                                 "--timeout", "--backend", "--inject"};
         int known = 0;
         for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
             if (!strcmp(flag, with_value[k])) known = 1;
@@ -121,6 +125,10 @@ int rt_options_parse(int argc, char **argv, rt_options *o, ts_err *e) {
             else if (!strcmp(val, "train")) o->workload = RT_WORK_TRAIN;
             else if (!strcmp(val, "timing")) o->workload = RT_WORK_TIMING;
             else rc = ts_fail(e, TS_EINPUT, "--workload: expected dataflow, train or timing, got '%s'", val);
+        } else if (!strcmp(flag, "--inject")) {
+            if (!strcmp(val, "wrong-input")) o->inject = RT_INJECT_WRONG_INPUT;
+            else if (!strcmp(val, "stall")) o->inject = RT_INJECT_STALL;
+            else rc = ts_fail(e, TS_EINPUT, "--inject: expected wrong-input or stall, got '%s'", val);
         } else if (!strcmp(flag, "--backend")) {
             if (!strcmp(val, "cpu")) o->backend = RT_BACKEND_CPU;
             else if (!strcmp(val, "cuda")) o->backend = RT_BACKEND_CUDA;

@@ -22,7 +22,10 @@ typedef struct {
     double timeout;
     rt_backend_kind backend;
     bool help;
+    int inject; /* RT_INJECT_*: deliberate faults, for the tests of the checks and deadlines */
 } rt_options;
+
+enum { RT_INJECT_NONE = 0, RT_INJECT_WRONG_INPUT = 1, RT_INJECT_STALL = 2 };
 
 /* Fills o; on a bad option fails with TS_EINPUT and a message. argv is not modified. */
 int rt_options_parse(int argc, char **argv, rt_options *o, ts_err *e);

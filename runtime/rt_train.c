@@ -16,7 +16,7 @@
 #include "rt_rng.h"
 #include "rt_workloads.h"
 
-#define LR 0.5f
+#define LR 0.2f
 
 typedef struct {
     int S, B, N, rank;

@@ -1,0 +1,34 @@
+# tessel-run replays schedules on 4 ranks with checks: 1F1B vshape, kshape and xshape with both
+# dataflow and train; the other mirror-shaped built-ins with train; JSON and trace outputs.
+. "$(dirname "$0")/mpi_common.inc"
+
+for s in vshape_1f1b kshape xshape; do
+    mpi 4 --schedule "$FIX/runtime_$s.json" --workload dataflow --check
+    [ $rc -eq 0 ] && grep -q "check: passed" "$TMP/out" || { fail "$s dataflow (rc $rc)"; cat "$TMP/out"; }
+done
+for s in vshape_1f1b kshape xshape mshape nnshape finetune mllm; do
+    mpi 4 --schedule "$FIX/runtime_$s.json" --workload train --check --iterations 3
+    [ $rc -eq 0 ] && grep -q "check: passed.*loss decreased" "$TMP/out" ||
+        { fail "$s train (rc $rc)"; cat "$TMP/out"; }
+done
+
+# --json prints one object with the measurements; --trace writes a Chrome trace with flows
+mpi 4 --schedule "$FIX/runtime_kshape.json" --workload dataflow --check --json --trace "$TMP/t.json"
+[ $rc -eq 0 ] || fail "json run (rc $rc)"
+[ "$(grep -c '^{' "$TMP/out")" = 1 ] || fail "--json did not print exactly one object"
+for key in '"format":"tessel-run/1"' '"efficiency"' '"peak_live_bytes"' '"predicted_s"' '"passed":true'; do
+    grep -q "$key" "$TMP/out" || fail "--json output lacks $key"
+done
+[ -s "$TMP/t.json" ] || fail "--trace wrote nothing"
+grep -q '"ph": *"X"' "$TMP/t.json" || fail "trace has no slices"
+grep -q '"ph": *"s"' "$TMP/t.json" || fail "trace has no flows"
+grep -q '"rank 3"' "$TMP/t.json" || fail "trace has no track for rank 3"
+
+# timing workload runs and reports a planned makespan
+mpi 4 --schedule "$FIX/runtime_vshape_1f1b.json" --workload timing --unit-us 200 --iterations 2
+[ $rc -eq 0 ] && grep -q "planned makespan" "$TMP/out" || { fail "timing (rc $rc)"; cat "$TMP/out"; }
+
+# --help works without a schedule
+mpi 1 --help
+[ $rc -eq 0 ] && grep -q "usage: mpirun" "$TMP/out" || fail "--help (rc $rc)"
+finish
