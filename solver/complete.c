@@ -1,0 +1,312 @@
+/* Completion: the warm-up and the cool-down around a repetend, each with minimum steps (or
+ * within an accept bound), then the whole k-micro-batch schedule with its window declared. */
+#include <stdlib.h>
+#include <string.h>
+#include "ts_complete.h"
+#include "ts_encode.h"
+
+/* Seconds one minimisation call may take when the caller gave no overall limit. */
+#define TS_COMPLETE_CALL_CAP 10.0
+
+void ts_complete_opts_init(ts_complete_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->micro_batches = 128;
+}
+
+/* The instances of the warm-up (phase 0: m < mids[b]) or the cool-down (phase 1: mids[b] < m
+ * < k). Returns the count; inst has room for nblocks * k. */
+static int ts_phase_instances(const ts_placement *p, const int *mids, int k, int phase,
+                              ts_inst *inst)
+{
+    int n = 0;
+    for (int b = 0; b < p->nblocks; b++) {
+        int lo = phase == 0 ? 0 : mids[b] + 1;
+        int hi = phase == 0 ? mids[b] : k;
+        for (int m = lo; m < hi; m++)
+            inst[n++] = (ts_inst){b, m};
+    }
+    return n;
+}
+
+typedef struct {
+    long steps;
+    bool optimal, timed_out, feasible;
+    long *start; /* per instance */
+} ts_phase_res;
+
+/* Schedules one phase from the given memory level. With minimise false only feasibility is
+ * asked (Z3 only when the greedy orders fail). */
+static int ts_phase_solve(const ts_iset *s, const ts_memspec *ms, bool minimise, long slack,
+                          const ts_budget *b, ts_phase_res *r, ts_err *e)
+{
+    r->steps = 0;
+    r->optimal = true;
+    r->timed_out = false;
+    r->feasible = true;
+    if (s->n == 0)
+        return TS_OK;
+    long steps = -1;
+    int g = ts_iset_greedy(s, ms, 0, r->start, &steps);
+    if (g == 1)
+        g = ts_iset_greedy(s, ms, 1, r->start, &steps);
+    if (g < 0)
+        return ts_fail(e, TS_ESYS, "solver: out of memory");
+    long lb = ts_iset_lower_bound(s);
+    if (g == 0 && (!minimise || steps <= lb + slack)) {
+        r->steps = steps;
+        r->optimal = steps <= lb;
+        return TS_OK;
+    }
+    ts_imodel m;
+    int rc = ts_imodel_build(&m, s, ms, true, e);
+    if (rc)
+        return rc;
+    ts_minres res;
+    if (!minimise) {
+        /* Feasibility only: any schedule will do. */
+        rc = ts_imodel_minimise(&m, 0, lb, -1, 1L << 40, b, TS_COMPLETE_CALL_CAP, r->start, &res,
+                                e);
+    } else {
+        rc = ts_imodel_minimise(&m, 0, lb, g == 0 ? steps : -1, slack, b, TS_COMPLETE_CALL_CAP,
+                                r->start, &res, e);
+    }
+    ts_imodel_free(&m);
+    if (rc)
+        return rc;
+    r->timed_out = res.timed_out;
+    if (g != 0 && !res.found) {
+        r->feasible = false;
+        r->optimal = res.optimal; /* proven infeasible when optimal */
+        return TS_OK;
+    }
+    r->steps = res.best;
+    r->optimal = res.optimal;
+    return TS_OK;
+}
+
+/* Checks the requirements of ts_complete.h on a repetend. */
+static int ts_check_repetend(const ts_placement *p, const int *mids, const long *start,
+                             long period, int *k, ts_err *e)
+{
+    int lo = 0, hi = 0;
+    for (int b = 0; b < p->nblocks; b++) {
+        if (b == 0 || mids[b] < lo)
+            lo = mids[b];
+        if (b == 0 || mids[b] > hi)
+            hi = mids[b];
+        if (start && (start[b] < 0 || start[b] >= period))
+            return ts_fail(e, TS_EINPUT,
+                           "completion: block '%s' starts at %ld, outside the window [0, %ld)",
+                           p->blocks[b].id, start[b], period);
+    }
+    if (p->nblocks && lo != 0)
+        return ts_fail(e, TS_EINPUT, "completion: the smallest micro-batch offset is %d, not 0", lo);
+    for (int ei = 0; ei < p->nedges; ei++) {
+        const ts_edge *ed = &p->edges[ei];
+        if ((long)mids[ed->src] + ed->distance - mids[ed->dst] < 0)
+            return ts_fail(e, TS_EINPUT,
+                           "completion: edge %s -> %s goes back in micro-batch offset (%d -> %d)",
+                           p->blocks[ed->src].id, p->blocks[ed->dst].id, mids[ed->src],
+                           mids[ed->dst]);
+    }
+    *k = hi + 1;
+    return TS_OK;
+}
+
+int ts_complete_feasible(const ts_placement *p, const int *mids, bool has_memory, long memory,
+                         double time_limit, bool *feasible, bool *unknown, ts_err *e)
+{
+    *feasible = true;
+    *unknown = false;
+    int k;
+    int rc = ts_check_repetend(p, mids, NULL, 1, &k, e);
+    if (rc)
+        return rc;
+    if (!has_memory)
+        return TS_OK;
+    ts_budget b;
+    ts_budget_init(&b, time_limit > 0 ? time_limit : TS_COMPLETE_CALL_CAP);
+    size_t cap = (size_t)p->nblocks * (size_t)k + 1;
+    ts_inst *inst = malloc(cap * sizeof *inst);
+    long *start = malloc(cap * sizeof *start);
+    long *level = calloc((size_t)p->ndevs + 1, sizeof *level);
+    long *net = calloc((size_t)p->ndevs + 1, sizeof *net);
+    if (!inst || !start || !level || !net) {
+        rc = ts_fail(e, TS_ESYS, "solver: out of memory");
+        goto out;
+    }
+    ts_mids_levels(p, mids, level);
+    ts_net_memory(p, net);
+    for (int phase = 0; phase < 2 && *feasible && !*unknown; phase++) {
+        int n = ts_phase_instances(p, mids, k, phase, inst);
+        if (phase == 1)
+            for (int d = 0; d < p->ndevs; d++)
+                level[d] += net[d];
+        ts_iset s;
+        rc = ts_iset_build(p, n, inst, true, &s, e);
+        if (rc)
+            goto out;
+        ts_memspec ms = {true, memory, phase == 0 ? NULL : level};
+        ts_phase_res r = {.start = start};
+        rc = ts_phase_solve(&s, &ms, false, 0, &b, &r, e);
+        ts_iset_free(&s);
+        if (rc)
+            goto out;
+        if (!r.feasible) {
+            *feasible = false;
+            *unknown = !r.optimal;
+        }
+    }
+out:
+    free(inst);
+    free(start);
+    free(level);
+    free(net);
+    return rc;
+}
+
+int ts_complete(const ts_placement *p, const ts_complete_repetend *rep, const ts_complete_opts *o,
+                ts_schedule **out, ts_complete_stats *st, ts_err *e)
+{
+    *out = NULL;
+    ts_complete_stats local;
+    if (!st)
+        st = &local;
+    memset(st, 0, sizeof *st);
+    if (rep->period <= 0)
+        return ts_fail(e, TS_EINPUT, "completion: the period must be positive, not %ld",
+                       rep->period);
+    int k;
+    int rc = ts_check_repetend(p, rep->mids, rep->start, rep->period, &k, e);
+    if (rc)
+        return rc;
+    int nb = p->nblocks, D = p->ndevs;
+    ts_budget b;
+    ts_budget_init(&b, o->time_limit);
+    size_t cap = (size_t)nb * (size_t)k + 1;
+    ts_inst *winst = malloc(cap * sizeof *winst), *cinst = malloc(cap * sizeof *cinst);
+    long *wstart = malloc(cap * sizeof *wstart), *cstart = malloc(cap * sizeof *cstart);
+    long *level = calloc((size_t)D + 1, sizeof *level);
+    long *net = calloc((size_t)D + 1, sizeof *net);
+    ts_iset ws = {0}, cs = {0};
+    ts_schedule *s = NULL;
+    if (!winst || !cinst || !wstart || !cstart || !level || !net) {
+        rc = ts_fail(e, TS_ESYS, "solver: out of memory");
+        goto out;
+    }
+    ts_mids_levels(p, rep->mids, level);
+    ts_net_memory(p, net);
+    int nw = ts_phase_instances(p, rep->mids, k, 0, winst);
+    int nc = ts_phase_instances(p, rep->mids, k, 1, cinst);
+    if ((rc = ts_iset_build(p, nw, winst, true, &ws, e)) ||
+        (rc = ts_iset_build(p, nc, cinst, true, &cs, e)))
+        goto out;
+
+    /* The accept slack: a fraction of the whole run of N micro-batches, estimated with each
+     * phase's lower bound. */
+    long slack = 0;
+    if (o->accept > 0) {
+        int N = o->micro_batches > 0 ? o->micro_batches : 128;
+        long reps = N >= k ? N - k + 1 : 1;
+        double whole = (double)ts_iset_lower_bound(&ws) + (double)reps * (double)rep->period +
+                       (double)ts_iset_lower_bound(&cs);
+        slack = (long)(o->accept * whole);
+    }
+
+    double t0 = ts_now();
+    ts_memspec wm = {o->has_memory, o->memory, NULL};
+    ts_phase_res wr = {.start = wstart};
+    if ((rc = ts_phase_solve(&ws, &wm, true, slack, &b, &wr, e)))
+        goto out;
+    st->warmup_seconds = ts_now() - t0;
+    if (!wr.feasible) {
+        rc = ts_fail(e, TS_ENOANSWER, "the warm-up of this repetend (k = %d) does not fit memory %ld%s",
+                     k, o->memory, wr.optimal ? "" : " within the time limit");
+        goto out;
+    }
+    for (int d = 0; d < D; d++)
+        level[d] += net[d];
+    t0 = ts_now();
+    ts_memspec cm = {o->has_memory, o->memory, level};
+    ts_phase_res cr = {.start = cstart};
+    if ((rc = ts_phase_solve(&cs, &cm, true, slack, &b, &cr, e)))
+        goto out;
+    st->cooldown_seconds = ts_now() - t0;
+    if (!cr.feasible) {
+        rc = ts_fail(e, TS_ENOANSWER,
+                     "the cool-down of this repetend (k = %d) does not fit memory %ld%s", k,
+                     o->memory, cr.optimal ? "" : " within the time limit");
+        goto out;
+    }
+    st->warmup_steps = wr.steps;
+    st->cooldown_steps = cr.steps;
+    st->warmup_optimal = wr.optimal;
+    st->cooldown_optimal = cr.optimal;
+    st->timed_out = wr.timed_out || cr.timed_out;
+
+    /* Compose: warm-up, a gap for communication delays, the window, the gap, the cool-down. */
+    long gap = 0;
+    for (int ei = 0; ei < p->nedges; ei++)
+        if (p->edges[ei].delay > gap)
+            gap = p->edges[ei].delay;
+    long base = wr.steps + (wr.steps > 0 ? gap : 0);
+    long maxend = 0;
+    for (int i = 0; i < nb; i++)
+        if (rep->start[i] + p->blocks[i].span > maxend)
+            maxend = rep->start[i] + p->blocks[i].span;
+    long cbase = base + (maxend > rep->period ? maxend : rep->period) + gap;
+    s = ts_schedule_new(p, k);
+    if (!s) {
+        rc = ts_fail(e, TS_ESYS, "solver: out of memory");
+        goto out;
+    }
+    if (o->has_memory)
+        ts_schedule_set_uniform_memory(s, o->memory);
+    int bad = 0;
+    for (int x = 0; x < nw && !bad; x++)
+        bad = ts_schedule_add(s, winst[x].block, winst[x].micro, wstart[x]);
+    for (int i = 0; i < nb && !bad; i++)
+        bad = ts_schedule_add(s, i, rep->mids[i], base + rep->start[i]);
+    for (int x = 0; x < nc && !bad; x++)
+        bad = ts_schedule_add(s, cinst[x].block, cinst[x].micro, cbase + cstart[x]);
+    if (bad || ts_schedule_set_repetend(s, base, base + rep->period, rep->mids)) {
+        rc = ts_fail(e, TS_ESYS, "solver: out of memory");
+        goto out;
+    }
+    ts_schedule_sort(s);
+    ts_schedule_normalize(s);
+
+    /* The parts were solved apart: check the whole, once as it is and once unrolled, so that a
+     * bug here can never hand out an invalid timetable. */
+    ts_validate_opts vo = {0};
+    ts_err ve = {0};
+    if (ts_schedule_validate(s, &vo, &ve) != TS_OK) {
+        rc = ts_fail(e, TS_ESYS, "completion: internal error, the composed schedule is invalid: %s",
+                     ve.msg);
+        goto out;
+    }
+    ts_schedule *u = NULL;
+    if (ts_schedule_unroll(s, k + 2, &u, &ve) == TS_OK) {
+        int v = ts_schedule_validate(u, &vo, &ve);
+        ts_schedule_free(u);
+        if (v != TS_OK) {
+            rc = ts_fail(e, TS_ESYS,
+                         "completion: internal error, the unrolled schedule is invalid: %s", ve.msg);
+            goto out;
+        }
+    }
+    *out = s;
+    s = NULL;
+out:
+    ts_schedule_free(s);
+    ts_iset_free(&ws);
+    ts_iset_free(&cs);
+    free(winst);
+    free(cinst);
+    free(wstart);
+    free(cstart);
+    free(level);
+    free(net);
+    return rc;
+}

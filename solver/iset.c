@@ -1,0 +1,329 @@
+/* Instance sets: explicit (block, micro-batch) instances, their dependency arcs, the orders the
+ * arcs force, simple bounds, and a greedy serial list schedule that answers most memory
+ * questions without calling Z3. */
+#include <stdlib.h>
+#include <string.h>
+#include "ts_encode.h"
+
+static long ts_lmax(long a, long b)
+{
+    return a > b ? a : b;
+}
+
+bool ts_iset_prec(const ts_iset *s, int x, int y)
+{
+    return (s->prec[(size_t)x * (size_t)s->words + (size_t)(y >> 6)] >> (y & 63)) & 1u;
+}
+
+void ts_iset_free(ts_iset *s)
+{
+    free(s->inst);
+    free(s->arcs);
+    free(s->doff);
+    free(s->dlist);
+    free(s->prec);
+    free(s->est);
+    free(s->tail);
+    memset(s, 0, sizeof *s);
+}
+
+static int ts_iset_add_arc(ts_iset *s, int *cap, int x, int y, long lag)
+{
+    if (s->narcs == *cap) {
+        int nc = *cap ? 2 * *cap : 64;
+        ts_arc *a = realloc(s->arcs, (size_t)nc * sizeof *a);
+        if (!a)
+            return -1;
+        s->arcs = a;
+        *cap = nc;
+    }
+    s->arcs[s->narcs++] = (ts_arc){x, y, lag};
+    return 0;
+}
+
+/* Topological order of the instances over the arcs; -1 when they form a cycle. */
+static int ts_iset_topo(const ts_iset *s, const int *aoff, const int *aout, int *order)
+{
+    int n = s->n;
+    int *indeg = calloc((size_t)n + 1, sizeof *indeg);
+    if (!indeg)
+        return -2;
+    for (int a = 0; a < s->narcs; a++)
+        indeg[s->arcs[a].y]++;
+    int head = 0, tailq = 0;
+    for (int x = 0; x < n; x++)
+        if (!indeg[x])
+            order[tailq++] = x;
+    while (head < tailq) {
+        int x = order[head++];
+        for (int i = aoff[x]; i < aoff[x + 1]; i++) {
+            int y = s->arcs[aout[i]].y;
+            if (--indeg[y] == 0)
+                order[tailq++] = y;
+        }
+    }
+    free(indeg);
+    return tailq == n ? 0 : -1;
+}
+
+int ts_iset_build(const ts_placement *p, int n, const ts_inst *inst, bool monotone, ts_iset *s,
+                  ts_err *e)
+{
+    memset(s, 0, sizeof *s);
+    s->p = p;
+    s->n = n;
+    int nb = p->nblocks, D = p->ndevs;
+    int minm = 0, maxm = 0;
+    for (int x = 0; x < n; x++) {
+        if (x == 0 || inst[x].micro < minm)
+            minm = inst[x].micro;
+        if (x == 0 || inst[x].micro > maxm)
+            maxm = inst[x].micro;
+    }
+    int nm = n ? maxm - minm + 1 : 1;
+    int *index = malloc((size_t)nb * (size_t)nm * sizeof *index + 1);
+    int *aoff = NULL, *aout = NULL, *order = NULL;
+    s->inst = malloc((size_t)n * sizeof *s->inst + 1);
+    s->doff = calloc((size_t)D + 1, sizeof *s->doff);
+    s->est = calloc((size_t)n + 1, sizeof *s->est);
+    s->tail = calloc((size_t)n + 1, sizeof *s->tail);
+    s->words = (n + 63) / 64;
+    if (s->words == 0)
+        s->words = 1;
+    s->prec = calloc((size_t)n * (size_t)s->words + 1, sizeof *s->prec);
+    if (!index || !s->inst || !s->doff || !s->est || !s->tail || !s->prec)
+        goto oom;
+    memcpy(s->inst, inst, (size_t)n * sizeof *inst);
+    for (size_t i = 0; i < (size_t)nb * (size_t)nm; i++)
+        index[i] = -1;
+    for (int x = 0; x < n; x++)
+        index[(size_t)inst[x].block * (size_t)nm + (size_t)(inst[x].micro - minm)] = x;
+
+    int acap = 0;
+    for (int ei = 0; ei < p->nedges; ei++) {
+        const ts_edge *ed = &p->edges[ei];
+        long lag = (long)p->blocks[ed->src].span + ed->delay;
+        for (int y = 0; y < n; y++) {
+            if (inst[y].block != ed->dst)
+                continue;
+            int m = inst[y].micro - ed->distance;
+            if (m < minm || m > maxm)
+                continue;
+            int x = index[(size_t)ed->src * (size_t)nm + (size_t)(m - minm)];
+            if (x >= 0 && ts_iset_add_arc(s, &acap, x, y, lag))
+                goto oom;
+        }
+    }
+    if (monotone) {
+        for (int b = 0; b < nb; b++) {
+            int prev = -1;
+            for (int m = 0; m < nm; m++) {
+                int x = index[(size_t)b * (size_t)nm + (size_t)m];
+                if (x < 0)
+                    continue;
+                if (prev >= 0 && ts_iset_add_arc(s, &acap, prev, x, p->blocks[b].span))
+                    goto oom;
+                prev = x;
+            }
+        }
+    }
+
+    /* Outgoing arcs in CSR form. */
+    aoff = calloc((size_t)n + 2, sizeof *aoff);
+    aout = malloc((size_t)s->narcs * sizeof *aout + 1);
+    order = malloc((size_t)n * sizeof *order + 1);
+    if (!aoff || !aout || !order)
+        goto oom;
+    for (int a = 0; a < s->narcs; a++)
+        aoff[s->arcs[a].x + 1]++;
+    for (int x = 0; x < n; x++)
+        aoff[x + 1] += aoff[x];
+    {
+        int *fill = calloc((size_t)n + 1, sizeof *fill);
+        if (!fill)
+            goto oom;
+        for (int a = 0; a < s->narcs; a++) {
+            int x = s->arcs[a].x;
+            aout[aoff[x] + fill[x]++] = a;
+        }
+        free(fill);
+    }
+    int rc = ts_iset_topo(s, aoff, aout, order);
+    if (rc == -2)
+        goto oom;
+    if (rc == -1) {
+        ts_fail(e, TS_EINPUT, "solver: the dependencies between instances form a cycle");
+        goto fail;
+    }
+    for (int i = 0; i < n; i++) {
+        int x = order[i];
+        for (int j = aoff[x]; j < aoff[x + 1]; j++) {
+            const ts_arc *a = &s->arcs[aout[j]];
+            s->est[a->y] = ts_lmax(s->est[a->y], s->est[x] + a->lag);
+        }
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        int x = order[i];
+        long t = p->blocks[inst[x].block].span;
+        uint64_t *row = s->prec + (size_t)x * (size_t)s->words;
+        for (int j = aoff[x]; j < aoff[x + 1]; j++) {
+            const ts_arc *a = &s->arcs[aout[j]];
+            t = ts_lmax(t, a->lag + s->tail[a->y]);
+            const uint64_t *ry = s->prec + (size_t)a->y * (size_t)s->words;
+            for (int w = 0; w < s->words; w++)
+                row[w] |= ry[w];
+            row[a->y >> 6] |= (uint64_t)1 << (a->y & 63);
+        }
+        s->tail[x] = t;
+    }
+
+    /* Instances per device. */
+    for (int x = 0; x < n; x++) {
+        const ts_block *b = &p->blocks[inst[x].block];
+        for (int i = 0; i < b->ndevices; i++)
+            s->doff[b->devices[i] + 1]++;
+    }
+    for (int d = 0; d < D; d++)
+        s->doff[d + 1] += s->doff[d];
+    s->dlist = malloc((size_t)s->doff[D] * sizeof *s->dlist + 1);
+    if (!s->dlist)
+        goto oom;
+    {
+        int *fill = calloc((size_t)D + 1, sizeof *fill);
+        if (!fill)
+            goto oom;
+        for (int x = 0; x < n; x++) {
+            const ts_block *b = &p->blocks[inst[x].block];
+            for (int i = 0; i < b->ndevices; i++) {
+                int d = b->devices[i];
+                s->dlist[s->doff[d] + fill[d]++] = x;
+            }
+        }
+        free(fill);
+    }
+    free(index);
+    free(aoff);
+    free(aout);
+    free(order);
+    return TS_OK;
+oom:
+    ts_fail(e, TS_ESYS, "solver: out of memory building an instance set of %d instances", n);
+fail:
+    free(index);
+    free(aoff);
+    free(aout);
+    free(order);
+    ts_iset_free(s);
+    return e ? e->code : TS_ESYS;
+}
+
+long ts_iset_lower_bound(const ts_iset *s)
+{
+    const ts_placement *p = s->p;
+    long lb = 0;
+    for (int x = 0; x < s->n; x++)
+        lb = ts_lmax(lb, s->est[x] + s->tail[x]);
+    for (int d = 0; d < p->ndevs; d++) {
+        if (s->doff[d] == s->doff[d + 1])
+            continue;
+        long load = 0, head = -1, after = -1;
+        for (int i = s->doff[d]; i < s->doff[d + 1]; i++) {
+            int x = s->dlist[i];
+            long span = p->blocks[s->inst[x].block].span;
+            load += span;
+            if (head < 0 || s->est[x] < head)
+                head = s->est[x];
+            if (after < 0 || s->tail[x] - span < after)
+                after = s->tail[x] - span;
+        }
+        lb = ts_lmax(lb, head + load + after);
+    }
+    return lb;
+}
+
+int ts_iset_greedy(const ts_iset *s, const ts_memspec *m, int prio, long *start, long *steps)
+{
+    const ts_placement *p = s->p;
+    int n = s->n, D = p->ndevs;
+    int rc = -1;
+    int *npred = calloc((size_t)n + 1, sizeof *npred);
+    long *ready = calloc((size_t)n + 1, sizeof *ready);
+    char *done = calloc((size_t)n + 1, 1);
+    long *devfree = calloc((size_t)D + 1, sizeof *devfree);
+    long *lvl = calloc((size_t)D + 1, sizeof *lvl);
+    if (!npred || !ready || !done || !devfree || !lvl)
+        goto out;
+    for (int d = 0; d < D; d++)
+        lvl[d] = m && m->level ? m->level[d] : 0;
+    for (int a = 0; a < s->narcs; a++)
+        npred[s->arcs[a].y]++;
+    long end = 0;
+    for (int step = 0; step < n; step++) {
+        int best = -1;
+        long bt = 0;
+        for (int x = 0; x < n; x++) {
+            if (done[x] || npred[x])
+                continue;
+            const ts_block *b = &p->blocks[s->inst[x].block];
+            bool fits = true;
+            if (m && m->has_memory && b->memory > 0)
+                for (int i = 0; i < b->ndevices; i++)
+                    if (lvl[b->devices[i]] + b->memory > m->cap)
+                        fits = false;
+            if (!fits)
+                continue;
+            long t = ready[x];
+            for (int i = 0; i < b->ndevices; i++)
+                t = ts_lmax(t, devfree[b->devices[i]]);
+            if (best < 0) {
+                best = x;
+                bt = t;
+                continue;
+            }
+            const ts_block *bb = &p->blocks[s->inst[best].block];
+            int better;
+            if (prio == 1 && b->memory != bb->memory)
+                better = b->memory < bb->memory;
+            else if (t != bt)
+                better = t < bt;
+            else if ((b->memory < 0) != (bb->memory < 0))
+                better = b->memory < 0;
+            else if (s->inst[x].micro != s->inst[best].micro)
+                better = s->inst[x].micro < s->inst[best].micro;
+            else
+                better = 0; /* keep the lower index: the caller's order */
+            if (better) {
+                best = x;
+                bt = t;
+            }
+        }
+        if (best < 0) {
+            rc = 1;
+            goto out;
+        }
+        const ts_block *b = &p->blocks[s->inst[best].block];
+        start[best] = bt;
+        done[best] = 1;
+        for (int i = 0; i < b->ndevices; i++) {
+            devfree[b->devices[i]] = bt + b->span;
+            lvl[b->devices[i]] += b->memory;
+        }
+        end = ts_lmax(end, bt + b->span);
+        for (int a = 0; a < s->narcs; a++) {
+            if (s->arcs[a].x != best)
+                continue;
+            int y = s->arcs[a].y;
+            ready[y] = ts_lmax(ready[y], bt + s->arcs[a].lag);
+            npred[y]--;
+        }
+    }
+    *steps = end;
+    rc = 0;
+out:
+    free(npred);
+    free(ready);
+    free(done);
+    free(devfree);
+    free(lvl);
+    return rc;
+}

@@ -1,0 +1,475 @@
+/* Lazy repetend search (the paper's main method).
+ *
+ * For k = 1, 2, ... the chain order is cut into k contiguous segments; segment s gives its
+ * blocks the micro-batch offset k-1-s. Each such candidate is first screened without Z3:
+ *  - the memory level its offsets leave (sum of memory * offset per device) must fit;
+ *  - its period is at least the longest dependency path inside one segment (the window must hold
+ *    it), so candidates that cannot beat the incumbent are dropped;
+ *  - its warm-up and cool-down must fit memory (greedy orders; Z3 only when they fail, and only
+ *    for a candidate that would become the new best).
+ * Survivors go, cheapest bound first, to one incremental repetend model (repetend.c) that asks
+ * for a period below the incumbent's; the search stops at zero bubbles. The best candidate is
+ * completed (warm-up and cool-down with minimum steps). */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ts_complete.h"
+#include "ts_encode.h"
+
+#define TS_LAZY_BATCH 4096
+#define TS_LAZY_CALL_CAP 60.0 /* seconds per repetend check when there is no overall limit */
+
+typedef struct {
+    int *mids;      /* nblocks */
+    long lb;        /* period lower bound */
+    long maxlevel;  /* highest starting level over devices */
+    bool exact;     /* the greedy completion check failed: ask Z3 before accepting */
+} ts_cand;
+
+typedef struct {
+    const ts_placement *p;
+    const ts_search_opts *o;
+    ts_search_stats *st;
+    ts_budget budget;
+    int n;
+    int *chain;     /* chain order */
+    int *pos;       /* position of each block in the chain */
+    long maxload;
+    long *level;    /* scratch, ndevs */
+    long *lp;       /* nblocks^2: longest start-to-start dependency path, 0 when none */
+    ts_rmodel *rm;
+    /* incumbent */
+    long best_period;
+    int best_k;
+    int *best_mids;
+    long *best_start;
+    long *start;    /* scratch */
+    bool proven;    /* no candidate was cut by a time limit */
+    long tried, total;
+    double last_progress;
+} ts_lazy;
+
+static int ts_cmp_cand(const void *a, const void *b)
+{
+    const ts_cand *x = a, *y = b;
+    if (x->lb != y->lb)
+        return x->lb < y->lb ? -1 : 1;
+    if (x->exact != y->exact)
+        return x->exact ? 1 : -1;
+    if (x->maxlevel != y->maxlevel)
+        return x->maxlevel < y->maxlevel ? -1 : 1;
+    return 0;
+}
+
+static void ts_lazy_progress(ts_lazy *L, bool force)
+{
+    if (!L->o->progress)
+        return;
+    double now = ts_now();
+    if (!force && now - L->last_progress < 0.2)
+        return;
+    L->last_progress = now;
+    ts_search_progress pr = {"repetend", L->tried, L->total,
+                             L->best_period == LONG_MAX ? -1 : L->best_period - L->maxload,
+                             now - L->budget.start};
+    L->o->progress(L->o->progress_ud, &pr);
+}
+
+/* C(n, r) saturated at LONG_MAX / 4. */
+static long ts_binom(int n, int r)
+{
+    if (r < 0 || r > n)
+        return 0;
+    if (r > n - r)
+        r = n - r;
+    long double v = 1;
+    for (int i = 1; i <= r; i++) {
+        v = v * (n - r + i) / i;
+        if (v > (long double)(LONG_MAX / 4))
+            return LONG_MAX / 4;
+    }
+    return (long)(v + 0.5L);
+}
+
+/* Offsets of the candidate given by the cuts, and its screening figures. Returns 0 when it
+ * passes, 1 when its memory level is too high, 2 when screened out otherwise. */
+static int ts_lazy_screen(ts_lazy *L, int k, const int *cuts, ts_cand *c)
+{
+    const ts_placement *p = L->p;
+    int seg = 0;
+    for (int i = 0; i < L->n; i++) {
+        while (seg < k - 1 && cuts[seg] <= i)
+            seg++;
+        c->mids[L->chain[i]] = k - 1 - seg;
+    }
+    /* Dependencies may not point back in offset (only distance edges can). */
+    for (int ei = 0; ei < p->nedges; ei++) {
+        const ts_edge *ed = &p->edges[ei];
+        if ((long)c->mids[ed->src] + ed->distance - c->mids[ed->dst] < 0)
+            return 2;
+    }
+    c->maxlevel = 0;
+    if (L->o->has_memory) {
+        ts_mids_levels(p, c->mids, L->level);
+        for (int d = 0; d < p->ndevs; d++) {
+            if (L->level[d] > L->o->memory)
+                return 1;
+            if (L->level[d] > c->maxlevel)
+                c->maxlevel = L->level[d];
+        }
+    }
+    /* Period bound from dependency paths: a path from a's start to z's start of length len,
+     * with z delta = m_a - m_z periods later, needs s_z + delta * P >= s_a + len with both starts
+     * in [0, P): (delta + 1) * P >= len + 1. */
+    long lb = L->maxload;
+    int n = L->n;
+    for (int a = 0; a < n; a++)
+        for (int zb = 0; zb < n; zb++) {
+            long len = L->lp[(size_t)a * (size_t)n + (size_t)zb];
+            if (len <= 0)
+                continue;
+            long delta = (long)c->mids[a] - c->mids[zb];
+            if (delta < 0)
+                continue;
+            long need = (len + 1 + delta) / (delta + 1);
+            if (need > lb)
+                lb = need;
+        }
+    c->lb = lb;
+    return lb < L->best_period ? 0 : 2;
+}
+
+/* Solves one screened candidate against the incumbent. Returns TS_OK or an error; sets *stop
+ * at zero bubbles. */
+static int ts_lazy_try(ts_lazy *L, int k, ts_cand *c, bool *stop, ts_err *e)
+{
+    const ts_placement *p = L->p;
+    const ts_search_opts *o = L->o;
+    if (c->lb >= L->best_period)
+        return TS_OK;
+    if (ts_budget_over(&L->budget)) {
+        L->proven = false;
+        L->st->timed_out = true;
+        *stop = true;
+        return TS_OK;
+    }
+    if (!L->rm) {
+        int rc = ts_rmodel_new(p, o->has_memory, o->memory, &L->rm, e);
+        if (rc)
+            return rc;
+    }
+    L->tried++;
+    ts_rres r;
+    double t0 = ts_now();
+    long hi = L->best_period == LONG_MAX ? -1 : L->best_period - 1;
+    int rc = ts_rmodel_solve(L->rm, c->mids, c->lb, hi, &L->budget, TS_LAZY_CALL_CAP, L->start,
+                             &r, e);
+    ts_stats_phase(L->st, "repetend", ts_now() - t0);
+    if (rc)
+        return rc;
+    if (r.timed_out) {
+        L->proven = false;
+        L->st->timed_out = true;
+    }
+    if (!r.found)
+        return TS_OK;
+    if (c->exact) {
+        bool feasible, unknown;
+        t0 = ts_now();
+        rc = ts_complete_feasible(p, c->mids, o->has_memory, o->memory,
+                                  ts_budget_call(&L->budget, 10.0), &feasible, &unknown, e);
+        ts_stats_phase(L->st, "check", ts_now() - t0);
+        if (rc)
+            return rc;
+        if (unknown) {
+            L->proven = false;
+            L->st->timed_out = L->st->timed_out || ts_budget_over(&L->budget);
+        }
+        if (!feasible)
+            return TS_OK;
+    }
+    if (!r.proven)
+        L->proven = false;
+    L->best_period = r.period;
+    L->best_k = k;
+    memcpy(L->best_mids, c->mids, (size_t)p->nblocks * sizeof *c->mids);
+    memcpy(L->best_start, L->start, (size_t)p->nblocks * sizeof *L->start);
+    ts_lazy_progress(L, true);
+    if (r.period <= L->maxload)
+        *stop = true;
+    return TS_OK;
+}
+
+/* Greedy completion screen: false when the greedy orders cannot fit the warm-up or cool-down. */
+static int ts_lazy_greedy_ok(ts_lazy *L, int k, const int *mids, bool *ok, ts_err *e)
+{
+    const ts_placement *p = L->p;
+    *ok = true;
+    if (!L->o->has_memory || k == 1)
+        return TS_OK;
+    size_t cap = (size_t)p->nblocks * (size_t)k + 1;
+    ts_inst *inst = malloc(cap * sizeof *inst);
+    long *start = malloc(cap * sizeof *start);
+    long *level = calloc((size_t)p->ndevs + 1, sizeof *level);
+    long *net = calloc((size_t)p->ndevs + 1, sizeof *net);
+    int rc = TS_OK;
+    if (!inst || !start || !level || !net) {
+        rc = ts_fail(e, TS_ESYS, "solver: out of memory");
+        goto out;
+    }
+    ts_mids_levels(p, mids, level);
+    ts_net_memory(p, net);
+    for (int phase = 0; phase < 2 && *ok; phase++) {
+        int n = 0;
+        for (int b = 0; b < p->nblocks; b++) {
+            int lo = phase == 0 ? 0 : mids[b] + 1, hi = phase == 0 ? mids[b] : k;
+            for (int m = lo; m < hi; m++)
+                inst[n++] = (ts_inst){b, m};
+        }
+        if (phase == 1)
+            for (int d = 0; d < p->ndevs; d++)
+                level[d] += net[d];
+        ts_iset s;
+        if ((rc = ts_iset_build(p, n, inst, true, &s, e)))
+            goto out;
+        ts_memspec ms = {true, L->o->memory, phase ? level : NULL};
+        long steps;
+        int g = ts_iset_greedy(&s, &ms, 0, start, &steps);
+        if (g == 1)
+            g = ts_iset_greedy(&s, &ms, 1, start, &steps);
+        ts_iset_free(&s);
+        if (g < 0) {
+            rc = ts_fail(e, TS_ESYS, "solver: out of memory");
+            goto out;
+        }
+        *ok = g == 0;
+    }
+out:
+    free(inst);
+    free(start);
+    free(level);
+    free(net);
+    return rc;
+}
+
+/* Enumerates and solves the candidates of one k. *any: some candidate passed the memory
+ * screen. */
+static int ts_lazy_k(ts_lazy *L, int k, bool *stop, bool *any, ts_err *e)
+{
+    const ts_placement *p = L->p;
+    int nb = p->nblocks, ncut = k - 1;
+    int rc = TS_OK;
+    ts_cand *batch = calloc(TS_LAZY_BATCH, sizeof *batch);
+    int *pool = malloc((size_t)TS_LAZY_BATCH * (size_t)nb * sizeof *pool + 1);
+    int *cuts = malloc((size_t)(ncut + 1) * sizeof *cuts);
+    if (!batch || !pool || !cuts) {
+        rc = ts_fail(e, TS_ESYS, "solver: out of memory");
+        goto out;
+    }
+    for (int i = 0; i < ncut; i++)
+        cuts[i] = i + 1;
+    bool more = true;
+    while (more && !*stop) {
+        int nbatch = 0;
+        while (more && nbatch < TS_LAZY_BATCH) {
+            ts_cand *c = &batch[nbatch];
+            c->mids = pool + (size_t)nbatch * (size_t)nb;
+            L->st->candidates++;
+            int sc = ts_lazy_screen(L, k, cuts, c);
+            if (sc != 1)
+                *any = true; /* memory let it through (the period bound may still drop it) */
+            if (sc == 0)
+                nbatch++;
+            /* next combination of cut positions in [1, n-1] */
+            int i = ncut - 1;
+            while (i >= 0 && cuts[i] == L->n - ncut + i)
+                i--;
+            if (i < 0) {
+                more = false;
+            } else {
+                cuts[i]++;
+                for (int j = i + 1; j < ncut; j++)
+                    cuts[j] = cuts[j - 1] + 1;
+            }
+        }
+        /* Greedy completion screen, then cheapest bound first. */
+        double t0 = ts_now();
+        for (int i = 0; i < nbatch; i++) {
+            bool ok;
+            if ((rc = ts_lazy_greedy_ok(L, k, batch[i].mids, &ok, e)))
+                goto out;
+            batch[i].exact = !ok;
+        }
+        ts_stats_phase(L->st, "screen", ts_now() - t0);
+        qsort(batch, (size_t)nbatch, sizeof *batch, ts_cmp_cand);
+        for (int i = 0; i < nbatch && !*stop; i++) {
+            if ((rc = ts_lazy_try(L, k, &batch[i], stop, e)))
+                goto out;
+            ts_lazy_progress(L, false);
+        }
+    }
+out:
+    free(batch);
+    free(pool);
+    free(cuts);
+    return rc;
+}
+
+int ts_search_lazy(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
+                   ts_search_stats *st, ts_err *e)
+{
+    *out = NULL;
+    ts_lazy L;
+    memset(&L, 0, sizeof L);
+    L.p = p;
+    L.o = o;
+    L.st = st;
+    ts_budget_init(&L.budget, o->time_limit);
+    L.n = p->nblocks;
+    L.maxload = ts_placement_max_load(p);
+    L.best_period = LONG_MAX;
+    L.proven = true;
+    int nb = p->nblocks;
+    int rc = TS_OK;
+    L.chain = malloc((size_t)nb * sizeof *L.chain + 1);
+    L.pos = malloc((size_t)nb * sizeof *L.pos + 1);
+    L.level = calloc((size_t)p->ndevs + 1, sizeof *L.level);
+    L.lp = calloc((size_t)nb * (size_t)nb + 1, sizeof *L.lp);
+    L.best_mids = calloc((size_t)nb + 1, sizeof *L.best_mids);
+    L.best_start = calloc((size_t)nb + 1, sizeof *L.best_start);
+    L.start = calloc((size_t)nb + 1, sizeof *L.start);
+    if (!L.chain || !L.pos || !L.level || !L.lp || !L.best_mids || !L.best_start || !L.start) {
+        rc = ts_fail(e, TS_ESYS, "solver: out of memory");
+        goto out;
+    }
+    if (ts_placement_chain_order(p, L.chain)) {
+        rc = ts_fail(e, TS_EINPUT, "lazy: the placement '%s' has a dependency cycle", p->name);
+        goto out;
+    }
+    for (int i = 0; i < nb; i++)
+        L.pos[L.chain[i]] = i;
+    /* All-pairs longest start-to-start paths over same-micro-batch edges, in chain order (which
+     * is topological). */
+    for (int a = 0; a < nb; a++) {
+        long *row = L.lp + (size_t)a * (size_t)nb;
+        for (int i = L.pos[a]; i < nb; i++) {
+            int x = L.chain[i];
+            if (x != a && row[x] <= 0)
+                continue;
+            for (int ei = 0; ei < p->nedges; ei++) {
+                const ts_edge *ed = &p->edges[ei];
+                if (ed->src != x || ed->distance != 0)
+                    continue;
+                long v = row[x] + p->blocks[x].span + ed->delay;
+                if (v > row[ed->dst])
+                    row[ed->dst] = v;
+            }
+        }
+        row[a] = 0;
+    }
+
+    /* Memory floor: below it nothing fits; at or above it k = 1 always does. */
+    if (o->has_memory) {
+        double t0 = ts_now();
+        long floor_cap;
+        bool exact;
+        rc = ts_memory_floor(p, o->memory, &L.budget, &floor_cap, &exact, e);
+        ts_stats_phase(st, "floor", ts_now() - t0);
+        if (rc)
+            goto out;
+        if (floor_cap > o->memory && exact) {
+            st->min_memory = floor_cap;
+            rc = ts_fail(e, TS_ENOANSWER,
+                         "no schedule of '%s' fits memory %ld: one micro-batch alone needs %ld "
+                         "(the smallest capacity that works)",
+                         p->name, o->memory, floor_cap);
+            goto out;
+        }
+    }
+
+    int kmin = o->nmicros > 0 ? o->nmicros : 1;
+    int kmax = o->nmicros > 0 ? o->nmicros : nb;
+    if (kmin > nb) {
+        rc = ts_fail(e, TS_ENOANSWER,
+                     "lazy: k = %d needs at least %d blocks in the chain; '%s' has %d, so there is "
+                     "no candidate",
+                     kmin, kmin, p->name, nb);
+        goto out;
+    }
+    for (int k = kmin; k <= kmax; k++)
+        L.total += ts_binom(nb - 1, k - 1);
+    bool stop = false;
+    for (int k = kmin; k <= kmax && !stop; k++) {
+        bool any = false;
+        if ((rc = ts_lazy_k(&L, k, &stop, &any, e)))
+            goto out;
+        /* More micro-batches in flight only raise the levels: stop where memory runs out. */
+        if (!any && o->has_memory && k > kmin)
+            break;
+    }
+    ts_lazy_progress(&L, true);
+
+    if (L.best_period == LONG_MAX) {
+        if (st->timed_out) {
+            /* Nothing found in time: one micro-batch at a time always works. */
+            double t0 = ts_now();
+            rc = ts_sequential_schedule(p, o->has_memory, o->memory, out, e);
+            ts_stats_phase(st, "fallback", ts_now() - t0);
+            if (rc == TS_OK) {
+                st->k = 1;
+                st->period = (*out)->rep.period;
+                st->bubbles = st->period - L.maxload;
+                st->optimal = false;
+            }
+            goto out;
+        }
+        if (o->nmicros > 0)
+            rc = ts_fail(e, TS_ENOANSWER,
+                         "no repetend of '%s' with k = %d fits memory %ld (warm-up, repetend and "
+                         "cool-down together)",
+                         p->name, o->nmicros, o->memory);
+        else
+            rc = ts_fail(e, TS_ENOANSWER, "no repetend of '%s' fits memory %ld", p->name,
+                         o->memory);
+        goto out;
+    }
+
+    /* Complete the best candidate. */
+    {
+        ts_complete_repetend rep = {L.best_period, L.best_mids, L.best_start};
+        ts_complete_opts co;
+        ts_complete_opts_init(&co);
+        co.has_memory = o->has_memory;
+        co.memory = o->memory;
+        co.time_limit = o->time_limit > 0 ? ts_budget_left(&L.budget) + 0.001 : 0;
+        co.micro_batches = o->micro_batches;
+        ts_complete_stats cst;
+        if (o->progress) {
+            ts_search_progress pr = {"completion", L.tried, L.total, L.best_period - L.maxload,
+                                     ts_now() - L.budget.start};
+            o->progress(o->progress_ud, &pr);
+        }
+        rc = ts_complete(p, &rep, &co, out, &cst, e);
+        ts_stats_phase(st, "warmup", cst.warmup_seconds);
+        ts_stats_phase(st, "cooldown", cst.cooldown_seconds);
+        if (rc)
+            goto out;
+        if (cst.timed_out)
+            st->timed_out = true;
+    }
+    st->k = L.best_k;
+    st->period = L.best_period;
+    st->bubbles = L.best_period - L.maxload;
+    st->optimal = L.best_period <= L.maxload || L.proven;
+out:
+    ts_rmodel_free(L.rm);
+    free(L.chain);
+    free(L.pos);
+    free(L.level);
+    free(L.lp);
+    free(L.best_mids);
+    free(L.best_start);
+    free(L.start);
+    return rc;
+}

@@ -1,0 +1,213 @@
+/* Internal to the solver library: the Z3 plumbing and the constraint encodings that every search
+ * method shares.
+ *
+ * Two problem shapes cover every method:
+ *  - an *instance set* (ts_iset): explicit (block, micro-batch) instances with integer starts in
+ *    [0, H) — warm-up, cool-down, the full problem, one micro-batch for the memory floor;
+ *  - a *repetend* (repetend.c): one instance of every block inside a window [0, P) with
+ *    micro-batch offsets (mids) — lazy and fast.
+ * Both use the same encodings: exclusivity as one order literal per pair of instances sharing a
+ * device (pairs whose order is forced by dependencies get no literal), dependencies as difference
+ * constraints, and memory as one linear check at the start of each positive-memory instance over
+ * the instances that start before it on that device (order literals, no time-indexed sums).
+ * Minimisation is a bounded search with assumption literals "X <= v" on one incremental solver. */
+#ifndef TS_ENCODE_H
+#define TS_ENCODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <z3.h>
+#include "ts_schedule.h"
+#include "ts_solver.h"
+
+/* ---- time ---------------------------------------------------------------------------------- */
+
+double ts_now(void); /* monotonic seconds */
+
+/* A wall-clock budget. deadline <= 0: none. */
+typedef struct {
+    double start;
+    double deadline;
+} ts_budget;
+
+void ts_budget_init(ts_budget *b, double seconds);
+/* Seconds left (a large number when there is no deadline); never negative. */
+double ts_budget_left(const ts_budget *b);
+bool ts_budget_over(const ts_budget *b);
+/* Seconds one solver call may take: what is left, capped by cap (cap <= 0: no cap). */
+double ts_budget_call(const ts_budget *b, double cap);
+
+/* ---- Z3 ------------------------------------------------------------------------------------ */
+
+typedef struct {
+    Z3_context ctx;
+    Z3_solver solver;
+    Z3_sort int_sort;
+    Z3_sort bool_sort;
+    long fresh; /* counter for fresh names */
+} ts_z3;
+
+int ts_z3_open(ts_z3 *z, ts_err *e);
+void ts_z3_close(ts_z3 *z);
+/* Returns TS_ESYS with Z3's message when the context recorded an error. */
+int ts_z3_error(ts_z3 *z, const char *where, ts_err *e);
+
+Z3_ast ts_z3_int_var(ts_z3 *z, const char *prefix);
+Z3_ast ts_z3_bool_var(ts_z3 *z, const char *prefix);
+Z3_ast ts_z3_num(ts_z3 *z, long v);
+Z3_ast ts_z3_add(ts_z3 *z, int n, Z3_ast *terms); /* n == 0: the numeral 0 */
+Z3_ast ts_z3_add2(ts_z3 *z, Z3_ast a, Z3_ast b);
+Z3_ast ts_z3_addc(ts_z3 *z, Z3_ast a, long c);    /* a + c */
+Z3_ast ts_z3_mulc(ts_z3 *z, long c, Z3_ast a);    /* c * a */
+Z3_ast ts_z3_le(ts_z3 *z, Z3_ast a, Z3_ast b);
+Z3_ast ts_z3_ge(ts_z3 *z, Z3_ast a, Z3_ast b);
+Z3_ast ts_z3_lec(ts_z3 *z, Z3_ast a, long c);     /* a <= c */
+Z3_ast ts_z3_gec(ts_z3 *z, Z3_ast a, long c);     /* a >= c */
+/* a + c <= b: the difference constraint of dependencies and exclusivity. */
+Z3_ast ts_z3_diff(ts_z3 *z, Z3_ast a, long c, Z3_ast b);
+Z3_ast ts_z3_implies(ts_z3 *z, Z3_ast a, Z3_ast b);
+Z3_ast ts_z3_not(ts_z3 *z, Z3_ast a);
+Z3_ast ts_z3_or(ts_z3 *z, int n, Z3_ast *args);
+Z3_ast ts_z3_and(ts_z3 *z, int n, Z3_ast *args);
+void ts_z3_assert(ts_z3 *z, Z3_ast a);
+
+/* Checks under assumptions with a timeout of `seconds` (<= 0: 1 ms, i.e. give up). */
+Z3_lbool ts_z3_check(ts_z3 *z, int nassume, Z3_ast *assume, double seconds);
+/* Model access after Z3_L_TRUE. The model is owned by the caller: release with ts_z3_model_free. */
+Z3_model ts_z3_model(ts_z3 *z);
+void ts_z3_model_free(ts_z3 *z, Z3_model m);
+long ts_z3_value(ts_z3 *z, Z3_model m, Z3_ast t);
+bool ts_z3_bool_value(ts_z3 *z, Z3_model m, Z3_ast t);
+
+/* A cache of literals lit(v) -> (x <= v) for bounded minimisation of one integer term x. */
+typedef struct {
+    Z3_ast x;
+    int n, cap;
+    long *vals;
+    Z3_ast *lits;
+} ts_z3_bound;
+
+void ts_z3_bound_init(ts_z3_bound *b, Z3_ast x);
+void ts_z3_bound_free(ts_z3_bound *b);
+/* The literal for x <= v (created and its implication asserted on first use); NULL on allocation
+ * failure. */
+Z3_ast ts_z3_bound_lit(ts_z3 *z, ts_z3_bound *b, long v);
+
+/* ---- instance sets ------------------------------------------------------------------------- */
+
+typedef struct {
+    int block;
+    int micro;
+} ts_inst;
+
+/* start[y] >= start[x] + lag */
+typedef struct {
+    int x, y;
+    long lag;
+} ts_arc;
+
+typedef struct {
+    const ts_placement *p;
+    int n;
+    ts_inst *inst;
+    int narcs;
+    ts_arc *arcs;
+    int *doff, *dlist;   /* instances on device d: dlist[doff[d] .. doff[d+1]) */
+    uint64_t *prec;      /* n x n bits: x must end before y starts (forced by arcs) */
+    int words;           /* 64-bit words per row of prec */
+    long *est;           /* earliest start (from arcs, starting at 0) */
+    long *tail;          /* longest time from start of x to the end of everything after it */
+} ts_iset;
+
+/* Builds the arcs (placement edges between instances of the set, with delays and distances;
+ * with monotone, also (b, m) before (b, m') for m < m'), the forced orders and the bounds. */
+int ts_iset_build(const ts_placement *p, int n, const ts_inst *inst, bool monotone, ts_iset *s,
+                  ts_err *e);
+void ts_iset_free(ts_iset *s);
+bool ts_iset_prec(const ts_iset *s, int x, int y);
+/* Lower bound on the steps of any schedule of the set (critical path, device loads). */
+long ts_iset_lower_bound(const ts_iset *s);
+
+/* Memory settings of a problem: capacity (uniform) and starting level per device. */
+typedef struct {
+    bool has_memory;
+    long cap;
+    const long *level; /* ndevs entries; NULL = all 0 */
+} ts_memspec;
+
+/* Serial list schedule: repeatedly starts the ready instance that can start earliest and fits
+ * the memory. prio 0 prefers early starts, prio 1 prefers freeing memory. Returns 0 and fills
+ * start (n entries) and *steps, or 1 when the memory blocks every ready instance. */
+int ts_iset_greedy(const ts_iset *s, const ts_memspec *m, int prio, long *start, long *steps);
+
+/* Z3 model of an instance set: start t[x] >= est[x], t[x] + span <= H, exclusivity,
+ * dependencies, memory (level + running sum <= C at each positive start). H and C are integer
+ * terms to bound by assumptions; C is fixed to the capacity when fix_cap. */
+typedef struct {
+    ts_z3 z;
+    const ts_iset *s;
+    Z3_ast *t;
+    Z3_ast H, C;
+    ts_z3_bound hb, cb;
+} ts_imodel;
+
+int ts_imodel_build(ts_imodel *m, const ts_iset *s, const ts_memspec *ms, bool fix_cap, ts_err *e);
+void ts_imodel_free(ts_imodel *m);
+
+/* Outcome of a bounded minimisation. */
+typedef struct {
+    long best;        /* best value found (the known upper bound when nothing better) */
+    bool found;       /* the model produced a solution (start filled) */
+    bool optimal;     /* best proven minimal */
+    bool timed_out;   /* a solver call hit its time limit */
+} ts_minres;
+
+/* Minimises H (what == 0) or C (what == 1) between lo and hi (hi: a known feasible value, or
+ * -1 when unknown). Stops early once best <= lo + slack. Fills start (n entries) from the best
+ * model when one is found. Each call's timeout comes from the budget, capped at call_cap. */
+int ts_imodel_minimise(ts_imodel *m, int what, long lo, long hi, long slack, const ts_budget *b,
+                       double call_cap, long *start, ts_minres *r, ts_err *e);
+
+/* ---- repetends ----------------------------------------------------------------------------- */
+
+/* One incremental Z3 model of the repetend problem for every candidate of a placement: starts
+ * s[b] in the window [0, P), exclusivity, no fully idle step, and, behind assumption literals,
+ * each candidate's dependencies (s_dst + (m_src + dist - m_dst) * P >= s_src + span + delay) and
+ * memory (the level its offsets leave, plus the running sum, within the capacity). */
+typedef struct ts_rmodel ts_rmodel;
+
+typedef struct {
+    bool found;     /* start and period filled */
+    long period;
+    bool proven;    /* period minimal for the candidate, or no period <= hi exists */
+    bool timed_out;
+} ts_rres;
+
+int ts_rmodel_new(const ts_placement *p, bool has_memory, long cap, ts_rmodel **out, ts_err *e);
+void ts_rmodel_free(ts_rmodel *m);
+/* Smallest period in [lo, hi] (hi < 0: no upper bound) of the repetend with offsets mids. */
+int ts_rmodel_solve(ts_rmodel *m, const int *mids, long lo, long hi, const ts_budget *b,
+                    double call_cap, long *start, ts_rres *r, ts_err *e);
+long ts_rmodel_calls(const ts_rmodel *m); /* Z3 checks so far */
+
+/* ---- helpers shared by methods ------------------------------------------------------------ */
+
+/* Per-device memory level left by running instances (b, m) for m < mids[b]: sum of memory *
+ * mids[b] over the blocks on each device. */
+void ts_mids_levels(const ts_placement *p, const int *mids, long *level);
+/* Per-device net memory of one micro-batch. */
+void ts_net_memory(const ts_placement *p, long *net);
+/* Smallest capacity with which one micro-batch at a time fits (min over orders of the peak).
+ * With cap >= 0 it stops at a greedy answer <= cap (then *exact is false: cap is enough, the
+ * floor may be lower); otherwise it asks Z3 for the exact floor (*exact false on a timeout). */
+int ts_memory_floor(const ts_placement *p, long cap, const ts_budget *b, long *floor_cap,
+                    bool *exact, ts_err *e);
+/* A timetable that always exists when memory >= the floor: one micro-batch at a time in a
+ * memory-minimal order, as a k = 1 repetend. */
+int ts_sequential_schedule(const ts_placement *p, bool has_memory, long cap, ts_schedule **out,
+                           ts_err *e);
+
+/* Fills the phase table of stats. */
+void ts_stats_phase(ts_search_stats *st, const char *name, double seconds);
+
+#endif

@@ -1,0 +1,274 @@
+/* Z3 plumbing: one context and one incremental solver per problem, numerals, linear terms,
+ * checks with a timeout on every call, model values, and cached bound literals. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "ts_encode.h"
+
+double ts_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void ts_budget_init(ts_budget *b, double seconds)
+{
+    b->start = ts_now();
+    b->deadline = seconds > 0 ? b->start + seconds : 0;
+}
+
+double ts_budget_left(const ts_budget *b)
+{
+    if (b->deadline <= 0)
+        return 1e9;
+    double left = b->deadline - ts_now();
+    return left > 0 ? left : 0;
+}
+
+bool ts_budget_over(const ts_budget *b)
+{
+    return b->deadline > 0 && ts_now() >= b->deadline;
+}
+
+double ts_budget_call(const ts_budget *b, double cap)
+{
+    double left = ts_budget_left(b);
+    if (cap > 0 && cap < left)
+        return cap;
+    return left;
+}
+
+int ts_z3_open(ts_z3 *z, ts_err *e)
+{
+    memset(z, 0, sizeof *z);
+    Z3_config cfg = Z3_mk_config();
+    if (!cfg)
+        return ts_fail(e, TS_ESYS, "solver: cannot create a Z3 configuration");
+    Z3_set_param_value(cfg, "model", "true");
+    z->ctx = Z3_mk_context(cfg);
+    Z3_del_config(cfg);
+    if (!z->ctx)
+        return ts_fail(e, TS_ESYS, "solver: cannot create a Z3 context");
+    /* No handler: errors are recorded and read back with Z3_get_error_code, never exit(). */
+    Z3_set_error_handler(z->ctx, NULL);
+    /* The plain SMT kernel: incremental, honours assumptions and the timeout parameter. */
+    z->solver = Z3_mk_simple_solver(z->ctx);
+    Z3_solver_inc_ref(z->ctx, z->solver);
+    z->int_sort = Z3_mk_int_sort(z->ctx);
+    z->bool_sort = Z3_mk_bool_sort(z->ctx);
+    return ts_z3_error(z, "opening Z3", e);
+}
+
+void ts_z3_close(ts_z3 *z)
+{
+    if (!z->ctx)
+        return;
+    if (z->solver)
+        Z3_solver_dec_ref(z->ctx, z->solver);
+    Z3_del_context(z->ctx);
+    memset(z, 0, sizeof *z);
+}
+
+int ts_z3_error(ts_z3 *z, const char *where, ts_err *e)
+{
+    Z3_error_code c = Z3_get_error_code(z->ctx);
+    if (c == Z3_OK)
+        return TS_OK;
+    return ts_fail(e, TS_ESYS, "solver: Z3 error while %s: %s", where, Z3_get_error_msg(z->ctx, c));
+}
+
+Z3_ast ts_z3_int_var(ts_z3 *z, const char *prefix)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s!%ld", prefix, z->fresh++);
+    return Z3_mk_const(z->ctx, Z3_mk_string_symbol(z->ctx, name), z->int_sort);
+}
+
+Z3_ast ts_z3_bool_var(ts_z3 *z, const char *prefix)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s!%ld", prefix, z->fresh++);
+    return Z3_mk_const(z->ctx, Z3_mk_string_symbol(z->ctx, name), z->bool_sort);
+}
+
+Z3_ast ts_z3_num(ts_z3 *z, long v)
+{
+    return Z3_mk_int64(z->ctx, (int64_t)v, z->int_sort);
+}
+
+Z3_ast ts_z3_add(ts_z3 *z, int n, Z3_ast *terms)
+{
+    if (n == 0)
+        return ts_z3_num(z, 0);
+    if (n == 1)
+        return terms[0];
+    return Z3_mk_add(z->ctx, (unsigned)n, terms);
+}
+
+Z3_ast ts_z3_add2(ts_z3 *z, Z3_ast a, Z3_ast b)
+{
+    Z3_ast t[2] = {a, b};
+    return Z3_mk_add(z->ctx, 2, t);
+}
+
+Z3_ast ts_z3_addc(ts_z3 *z, Z3_ast a, long c)
+{
+    if (c == 0)
+        return a;
+    return ts_z3_add2(z, a, ts_z3_num(z, c));
+}
+
+Z3_ast ts_z3_mulc(ts_z3 *z, long c, Z3_ast a)
+{
+    if (c == 1)
+        return a;
+    Z3_ast t[2] = {ts_z3_num(z, c), a};
+    return Z3_mk_mul(z->ctx, 2, t);
+}
+
+Z3_ast ts_z3_le(ts_z3 *z, Z3_ast a, Z3_ast b)
+{
+    return Z3_mk_le(z->ctx, a, b);
+}
+
+Z3_ast ts_z3_ge(ts_z3 *z, Z3_ast a, Z3_ast b)
+{
+    return Z3_mk_ge(z->ctx, a, b);
+}
+
+Z3_ast ts_z3_lec(ts_z3 *z, Z3_ast a, long c)
+{
+    return Z3_mk_le(z->ctx, a, ts_z3_num(z, c));
+}
+
+Z3_ast ts_z3_gec(ts_z3 *z, Z3_ast a, long c)
+{
+    return Z3_mk_ge(z->ctx, a, ts_z3_num(z, c));
+}
+
+Z3_ast ts_z3_diff(ts_z3 *z, Z3_ast a, long c, Z3_ast b)
+{
+    /* b - a >= c keeps it a difference constraint for the arithmetic solver. */
+    Z3_ast t[2] = {b, a};
+    return Z3_mk_ge(z->ctx, Z3_mk_sub(z->ctx, 2, t), ts_z3_num(z, c));
+}
+
+Z3_ast ts_z3_implies(ts_z3 *z, Z3_ast a, Z3_ast b)
+{
+    return Z3_mk_implies(z->ctx, a, b);
+}
+
+Z3_ast ts_z3_not(ts_z3 *z, Z3_ast a)
+{
+    return Z3_mk_not(z->ctx, a);
+}
+
+Z3_ast ts_z3_or(ts_z3 *z, int n, Z3_ast *args)
+{
+    if (n == 0)
+        return Z3_mk_false(z->ctx);
+    if (n == 1)
+        return args[0];
+    return Z3_mk_or(z->ctx, (unsigned)n, args);
+}
+
+Z3_ast ts_z3_and(ts_z3 *z, int n, Z3_ast *args)
+{
+    if (n == 0)
+        return Z3_mk_true(z->ctx);
+    if (n == 1)
+        return args[0];
+    return Z3_mk_and(z->ctx, (unsigned)n, args);
+}
+
+void ts_z3_assert(ts_z3 *z, Z3_ast a)
+{
+    Z3_solver_assert(z->ctx, z->solver, a);
+}
+
+Z3_lbool ts_z3_check(ts_z3 *z, int nassume, Z3_ast *assume, double seconds)
+{
+    double ms = seconds * 1000.0;
+    if (ms < 1)
+        ms = 1;
+    if (ms > (double)UINT_MAX - 1)
+        ms = (double)UINT_MAX - 1;
+    Z3_params prm = Z3_mk_params(z->ctx);
+    Z3_params_inc_ref(z->ctx, prm);
+    Z3_params_set_uint(z->ctx, prm, Z3_mk_string_symbol(z->ctx, "timeout"), (unsigned)ms);
+    Z3_solver_set_params(z->ctx, z->solver, prm);
+    Z3_params_dec_ref(z->ctx, prm);
+    return Z3_solver_check_assumptions(z->ctx, z->solver, (unsigned)nassume, assume);
+}
+
+Z3_model ts_z3_model(ts_z3 *z)
+{
+    Z3_model m = Z3_solver_get_model(z->ctx, z->solver);
+    if (m)
+        Z3_model_inc_ref(z->ctx, m);
+    return m;
+}
+
+void ts_z3_model_free(ts_z3 *z, Z3_model m)
+{
+    if (m)
+        Z3_model_dec_ref(z->ctx, m);
+}
+
+long ts_z3_value(ts_z3 *z, Z3_model m, Z3_ast t)
+{
+    Z3_ast v = NULL;
+    int64_t out = 0;
+    if (Z3_model_eval(z->ctx, m, t, true, &v) && v)
+        Z3_get_numeral_int64(z->ctx, v, &out);
+    return (long)out;
+}
+
+bool ts_z3_bool_value(ts_z3 *z, Z3_model m, Z3_ast t)
+{
+    Z3_ast v = NULL;
+    if (Z3_model_eval(z->ctx, m, t, true, &v) && v)
+        return Z3_get_bool_value(z->ctx, v) == Z3_L_TRUE;
+    return false;
+}
+
+void ts_z3_bound_init(ts_z3_bound *b, Z3_ast x)
+{
+    memset(b, 0, sizeof *b);
+    b->x = x;
+}
+
+void ts_z3_bound_free(ts_z3_bound *b)
+{
+    free(b->vals);
+    free(b->lits);
+    memset(b, 0, sizeof *b);
+}
+
+Z3_ast ts_z3_bound_lit(ts_z3 *z, ts_z3_bound *b, long v)
+{
+    for (int i = 0; i < b->n; i++)
+        if (b->vals[i] == v)
+            return b->lits[i];
+    if (b->n == b->cap) {
+        int cap = b->cap ? 2 * b->cap : 16;
+        long *vals = realloc(b->vals, (size_t)cap * sizeof *vals);
+        if (!vals)
+            return NULL;
+        b->vals = vals;
+        Z3_ast *lits = realloc(b->lits, (size_t)cap * sizeof *lits);
+        if (!lits)
+            return NULL;
+        b->lits = lits;
+        b->cap = cap;
+    }
+    Z3_ast lit = ts_z3_bool_var(z, "le");
+    ts_z3_assert(z, ts_z3_implies(z, lit, ts_z3_lec(z, b->x, v)));
+    b->vals[b->n] = v;
+    b->lits[b->n] = lit;
+    b->n++;
+    return lit;
+}
