@@ -1,0 +1,22 @@
+/* Pictures of schedules: an SVG timeline in the style of the papers' figures. */
+#ifndef TS_RENDER_H
+#define TS_RENDER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "ts_schedule.h"
+
+typedef struct {
+    double px_per_step; /* horizontal scale; <= 0 picks one that keeps the picture near 1600 px */
+    const char *title;  /* NULL: placement, micro-batches, devices, makespan (and method) */
+} ts_render_opts;
+
+/* Writes the timeline as one SVG document: a row per device, a box per instance and device
+ * (grouped per instance: <g class="inst">, each rect class="box"), coloured by kind and labelled
+ * with its micro-batch where the box is wide enough, the repetend window shaded, a step axis and
+ * a legend. o may be NULL. */
+int ts_render_svg(const ts_schedule *s, const ts_render_opts *o, FILE *out, ts_err *e);
+/* Same, to a file ("-" = stdout). */
+int ts_render_svg_file(const ts_schedule *s, const ts_render_opts *o, const char *path, ts_err *e);
+
+#endif
