@@ -85,6 +85,7 @@ typedef struct {
     pid_t pid;          /* process group leader of the worker; 0 = free slot */
     double started;     /* monotonic seconds */
     double deadline;    /* monotonic seconds; 0 = none */
+    double time_limit;  /* seconds given to the command; 0 = none */
     bool killed_late;   /* the sweep killed it at its deadline */
     char *out_path;     /* worker's stdout (the JSON summary) */
     char *log_path;     /* worker's stderr */

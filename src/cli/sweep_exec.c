@@ -231,6 +231,7 @@ int ts_sweep_job_start(ts_sweep_job *j, const ts_sweep_point *p, const ts_sweep_
     close(devnull);
     j->pid = pid;
     j->started = ts_sweep_now();
+    j->time_limit = o->time_limit;
     if (o->time_limit > 0)
         j->deadline = j->started + o->time_limit * 1.25 + 10.0;
     return TS_OK;
@@ -303,8 +304,8 @@ json_t *ts_sweep_job_finish(ts_sweep_job *j, int wstatus)
 
     if (j->killed_late) {
         status = TS_SWEEP_TIMEOUT;
-        snprintf(buf, sizeof buf, "killed by the sweep after %.1f s (no answer within the time limit)",
-                 wall);
+        snprintf(buf, sizeof buf, "killed by the sweep after %.1f s (time limit %g s)", wall,
+                 j->time_limit);
         message = json_string(buf);
     } else if (!exited) {
         snprintf(buf, sizeof buf, "the worker was killed by signal %d", WTERMSIG(wstatus));
@@ -361,6 +362,8 @@ json_t *ts_sweep_job_finish(ts_sweep_job *j, int wstatus)
     json_object_update(rec, params);
     json_decref(params);
     json_object_set_new(rec, "wall_seconds", json_real(wall));
+    json_object_set_new(rec, "time_limit",
+                        j->time_limit > 0 ? json_real(j->time_limit) : json_null());
     json_object_set_new(rec, "exit_code", exited ? json_integer(code) : json_null());
     snprintf(rel, sizeof rel, "schedules/%s.json", p->id);
     json_object_set_new(rec, "schedule", have_schedule ? json_string(rel) : json_null());
