@@ -1,0 +1,100 @@
+/* Internal pieces of the modulo repetend search (solver/modulo*.c). Not a public header.
+ *
+ * A modulo timetable gives each block b one start t[b] for micro-batch 0; micro-batch j starts
+ * at t[b] + j*P. Everything below works on that one vector t and the period P. */
+#ifndef TS_MODULO_INTERNAL_H
+#define TS_MODULO_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "ts_placement.h"
+#include "ts_schedule.h"
+
+/* floor(a / b) for b > 0, also for negative a. */
+static inline long ts_mod_floordiv(long a, long b)
+{
+    long q = a / b;
+    return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+/* The memory plan. On device d the running memory at any start of a positive block a, for
+ * every number of micro-batches, is at most
+ *     sum over (b, c) in entries of d:  c * floor((t[a] - t[b]) / P)
+ * provided every allocation unit is freed by a later block: the plan pairs each positive unit
+ * with a negative unit of a block reachable from it (so it starts later), and where no such
+ * block exists with another negative unit under a forced order t[after] >= t[before]. Negative
+ * units left unpaired are dropped (they only lower the real memory). When every unit pairs,
+ * the bound is the exact steady-state memory. */
+typedef struct {
+    int ndevs, nblocks;
+    int *off;      /* ndevs + 1: entries of device d are [off[d], off[d+1]) */
+    int *block;    /* entry -> block */
+    long *coef;    /* entry -> effective memory (positive: allocation, negative: paired free) */
+    int nforced;   /* forced orders t[after[i]] >= t[before[i]] */
+    int *before, *after;
+    bool exact;    /* every unit paired through dependencies: the bound is exact */
+} ts_mplan;
+
+/* Builds the plan. Fails with TS_ENOANSWER when a device gains memory with every micro-batch
+ * (no capacity holds for every N). Without memory limits it builds an empty plan. */
+int ts_mplan_build(const ts_placement *p, bool has_memory, ts_mplan *mp, ts_err *e);
+void ts_mplan_free(ts_mplan *mp);
+
+/* Largest memory bound over devices for the timetable t at period P (0 with an empty plan). */
+long ts_mplan_peak(const ts_mplan *mp, long P, const long *t, int *dev_out);
+
+/* Smallest period that the recurrences (cycles through distance edges) allow: for every
+ * cycle, P >= sum(span + delay) / sum(distance). 1 when there is no such cycle. */
+long ts_modulo_recurrence_bound(const ts_placement *p);
+
+/* Checks a modulo timetable: exclusivity of [t mod P, t mod P + span) on the circle of every
+ * device, dependencies with delay and distance, the plan's forced orders, and its memory bound
+ * against cap when has_memory. TS_OK or TS_ENOANSWER naming the first violation. */
+int ts_modulo_verify(const ts_placement *p, const ts_mplan *mp, long P, const long *t,
+                     bool has_memory, long cap, ts_err *e);
+
+/* Latency of one micro-batch: max(t + span) - min(t). */
+long ts_modulo_latency(const ts_placement *p, const long *t);
+
+/* Greedy modulo scheduling (in the order given): each block at the earliest start that its
+ * dependencies allow and whose arc is free on all its devices. Returns 1 when the result passes
+ * ts_modulo_verify (t filled), 0 otherwise; hint_r (may be NULL) receives the residue each
+ * placed block got (-1 for blocks it could not place). */
+int ts_modulo_greedy(const ts_placement *p, const ts_mplan *mp, long P, const int *order,
+                     bool has_memory, long cap, long *t, long *hint_r);
+
+/* The Z3 model of one period. */
+typedef struct ts_mz ts_mz;
+
+/* anchor: a block whose start is fixed at 0 (breaks the translation and rotation symmetry). */
+ts_mz *ts_mz_new(const ts_placement *p, const ts_mplan *mp, long P, bool has_memory, long cap,
+                 int anchor, ts_err *e);
+void ts_mz_free(ts_mz *z);
+
+typedef enum { TS_MZ_UNSAT = 0, TS_MZ_SAT = 1, TS_MZ_UNKNOWN = -1 } ts_mz_result;
+
+/* Solves with a timeout (seconds, > 0). hint_r (may be NULL, -1 entries ignored) gives residues
+ * to try first: they are assumed, and the ones in an unsatisfiable core are dropped until the
+ * problem is solved without them. max_latency >= 0 bounds max(t + span) - min(t). On SAT, t is
+ * filled. why receives the solver's reason on UNKNOWN. */
+ts_mz_result ts_mz_solve(ts_mz *z, double timeout, const long *hint_r, long max_latency,
+                         long *t, char *why, size_t whylen);
+
+/* The plain modulo timetable for n micro-batches (no repetend), shifted so it starts at 0. */
+ts_schedule *ts_modulo_timetable(const ts_placement *p, long P, const long *t, int n);
+
+/* The k-micro-batch schedule with its repetend window [W, W + P), W = max(t div P) * P after
+ * shifting t to start at 0; k = max(t div P) - min(t div P) + 1 and mids[b] = max - t[b] div P.
+ * Unrolling it to n >= k gives exactly ts_modulo_timetable(n). */
+ts_schedule *ts_modulo_repetend_schedule(const ts_placement *p, long P, const long *t);
+
+/* Moves the warm-up of a schedule from ts_modulo_repetend_schedule as late, and its cool-down
+ * as early, as dependencies and each device's order allow, keeping the window (so the repetend
+ * stays valid) and every device's order (so the memory peaks stay). Normalises to step 0. The
+ * caller validates the result. */
+int ts_modulo_tighten(ts_schedule *s, long P, ts_err *e);
+
+/* Seconds from a monotonic clock. */
+double ts_modulo_now(void);
+
+#endif

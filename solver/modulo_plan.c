@@ -1,0 +1,492 @@
+/* Modulo timetables without a solver: the memory plan, the recurrence bound, verification,
+ * and turning a timetable into schedules. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "modulo_internal.h"
+
+double ts_modulo_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void ts_mplan_free(ts_mplan *mp)
+{
+    free(mp->off);
+    free(mp->block);
+    free(mp->coef);
+    free(mp->before);
+    free(mp->after);
+    memset(mp, 0, sizeof *mp);
+}
+
+/* Distance-0 successor lists in CSR form. */
+typedef struct {
+    int *off, *to;
+} ts_adj;
+
+static int ts_adj_build(const ts_placement *p, ts_adj *a)
+{
+    int n = p->nblocks;
+    a->off = calloc((size_t)n + 1, sizeof(int));
+    a->to = malloc((size_t)(p->nedges ? p->nedges : 1) * sizeof(int));
+    if (!a->off || !a->to)
+        return -1;
+    for (int i = 0; i < p->nedges; i++)
+        if (p->edges[i].distance == 0)
+            a->off[p->edges[i].src + 1]++;
+    for (int b = 0; b < n; b++)
+        a->off[b + 1] += a->off[b];
+    int *fill = malloc((size_t)(n ? n : 1) * sizeof(int));
+    if (!fill)
+        return -1;
+    memcpy(fill, a->off, (size_t)n * sizeof(int));
+    for (int i = 0; i < p->nedges; i++)
+        if (p->edges[i].distance == 0)
+            a->to[fill[p->edges[i].src]++] = p->edges[i].dst;
+    free(fill);
+    return 0;
+}
+
+/* Marks in seen[] (stamp) every block reachable from src through distance-0 edges. */
+static void ts_reach(const ts_adj *a, int src, int *seen, int stamp, int *stack)
+{
+    int top = 0;
+    stack[top++] = src;
+    seen[src] = stamp;
+    while (top) {
+        int b = stack[--top];
+        for (int i = a->off[b]; i < a->off[b + 1]; i++) {
+            int c = a->to[i];
+            if (seen[c] != stamp) {
+                seen[c] = stamp;
+                stack[top++] = c;
+            }
+        }
+    }
+}
+
+/* Max flow from positive to negative blocks of one device (Edmonds-Karp on a dense matrix).
+ * Nodes: 0 source, 1..np positives, np+1..np+nn negatives, np+nn+1 sink. */
+static int ts_pair_flow(int np, int nn, const long *supply, const long *demand,
+                        const char *reach, long *flow_pn)
+{
+    int V = np + nn + 2, S = 0, T = V - 1;
+    long *cap = calloc((size_t)V * (size_t)V, sizeof(long));
+    int *prev = malloc((size_t)V * sizeof(int)), *queue = malloc((size_t)V * sizeof(int));
+    if (!cap || !prev || !queue) {
+        free(cap);
+        free(prev);
+        free(queue);
+        return -1;
+    }
+    for (int i = 0; i < np; i++)
+        cap[S * V + 1 + i] = supply[i];
+    for (int j = 0; j < nn; j++)
+        cap[(1 + np + j) * V + T] = demand[j];
+    for (int i = 0; i < np; i++)
+        for (int j = 0; j < nn; j++)
+            if (reach[i * nn + j])
+                cap[(1 + i) * V + 1 + np + j] = supply[i];
+    long *orig = malloc((size_t)np * (size_t)(nn ? nn : 1) * sizeof(long));
+    if (!orig) {
+        free(cap);
+        free(prev);
+        free(queue);
+        return -1;
+    }
+    for (int i = 0; i < np; i++)
+        for (int j = 0; j < nn; j++)
+            orig[i * nn + j] = cap[(1 + i) * V + 1 + np + j];
+    for (;;) {
+        for (int v = 0; v < V; v++)
+            prev[v] = -1;
+        int head = 0, tail = 0;
+        queue[tail++] = S;
+        prev[S] = S;
+        while (head < tail && prev[T] < 0) {
+            int u = queue[head++];
+            for (int v = 0; v < V; v++)
+                if (prev[v] < 0 && cap[u * V + v] > 0) {
+                    prev[v] = u;
+                    queue[tail++] = v;
+                }
+        }
+        if (prev[T] < 0)
+            break;
+        long f = -1;
+        for (int v = T; v != S; v = prev[v])
+            if (f < 0 || cap[prev[v] * V + v] < f)
+                f = cap[prev[v] * V + v];
+        for (int v = T; v != S; v = prev[v]) {
+            cap[prev[v] * V + v] -= f;
+            cap[v * V + prev[v]] += f;
+        }
+    }
+    for (int i = 0; i < np; i++)
+        for (int j = 0; j < nn; j++) {
+            long left = cap[(1 + i) * V + 1 + np + j];
+            flow_pn[i * nn + j] = orig[i * nn + j] > left ? orig[i * nn + j] - left : 0;
+        }
+    free(orig);
+    free(cap);
+    free(prev);
+    free(queue);
+    return 0;
+}
+
+int ts_mplan_build(const ts_placement *p, bool has_memory, ts_mplan *mp, ts_err *e)
+{
+    memset(mp, 0, sizeof *mp);
+    int nd = p->ndevs, nb = p->nblocks;
+    mp->ndevs = nd;
+    mp->nblocks = nb;
+    mp->exact = true;
+    mp->off = calloc((size_t)nd + 1, sizeof(int));
+    if (!mp->off)
+        return ts_fail(e, TS_ESYS, "out of memory");
+    if (!has_memory)
+        return TS_OK;
+
+    /* Position of each block in the chain order: the tie-break of forced pairings. */
+    int *order = malloc((size_t)(nb ? nb : 1) * sizeof(int));
+    int *pos = malloc((size_t)(nb ? nb : 1) * sizeof(int));
+    int *seen = calloc((size_t)(nb ? nb : 1), sizeof(int));
+    int *stack = malloc((size_t)(nb ? nb : 1) * sizeof(int));
+    int *pl = malloc((size_t)(nb ? nb : 1) * sizeof(int));
+    int *nl = malloc((size_t)(nb ? nb : 1) * sizeof(int));
+    long *coef = calloc((size_t)(nb ? nb : 1), sizeof(long));
+    ts_adj adj = {0};
+    int rc = TS_OK, stamp = 0, cap_ent = 0, cap_forced = 0;
+    if (!order || !pos || !seen || !stack || !pl || !nl || !coef || ts_adj_build(p, &adj)) {
+        rc = ts_fail(e, TS_ESYS, "out of memory");
+        goto done;
+    }
+    if (ts_placement_chain_order(p, order)) {
+        rc = ts_fail(e, TS_EINPUT, "placement '%s': dependencies form a cycle", p->name);
+        goto done;
+    }
+    for (int i = 0; i < nb; i++)
+        pos[order[i]] = i;
+
+    for (int d = 0; d < nd; d++) {
+        int np = 0, nn = 0;
+        for (int i = 0; i < nb; i++) {
+            int b = order[i];
+            if (!ts_block_on(&p->blocks[b], d) || p->blocks[b].memory == 0)
+                continue;
+            if (p->blocks[b].memory > 0)
+                pl[np++] = b;
+            else
+                nl[nn++] = b;
+        }
+        mp->off[d + 1] = mp->off[d];
+        if (!np && !nn)
+            continue;
+        long *supply = malloc((size_t)(np ? np : 1) * sizeof(long));
+        long *demand = malloc((size_t)(nn ? nn : 1) * sizeof(long));
+        char *reach = calloc((size_t)(np ? np : 1) * (size_t)(nn ? nn : 1), 1);
+        long *flow = calloc((size_t)(np ? np : 1) * (size_t)(nn ? nn : 1), sizeof(long));
+        if (!supply || !demand || !reach || !flow) {
+            free(supply), free(demand), free(reach), free(flow);
+            rc = ts_fail(e, TS_ESYS, "out of memory");
+            goto done;
+        }
+        for (int i = 0; i < np; i++) {
+            supply[i] = p->blocks[pl[i]].memory;
+            ts_reach(&adj, pl[i], seen, ++stamp, stack);
+            for (int j = 0; j < nn; j++)
+                reach[i * nn + j] = seen[nl[j]] == stamp;
+        }
+        for (int j = 0; j < nn; j++)
+            demand[j] = -(long)p->blocks[nl[j]].memory;
+        if (np && nn && ts_pair_flow(np, nn, supply, demand, reach, flow)) {
+            free(supply), free(demand), free(reach), free(flow);
+            rc = ts_fail(e, TS_ESYS, "out of memory");
+            goto done;
+        }
+        /* What the dependencies pair, then forced pairs for the rest, in chain order. */
+        long *left_s = supply, *left_d = demand;
+        for (int i = 0; i < np; i++)
+            for (int j = 0; j < nn; j++) {
+                left_s[i] -= flow[i * nn + j];
+                left_d[j] -= flow[i * nn + j];
+            }
+        for (int i = 0; i < np && rc == TS_OK; i++) {
+            /* Prefer frees later in the chain; fall back to any. */
+            for (int pass = 0; pass < 2 && left_s[i] > 0; pass++)
+                for (int j = 0; j < nn && left_s[i] > 0; j++) {
+                    if (left_d[j] <= 0 || (pass == 0 && pos[nl[j]] < pos[pl[i]]))
+                        continue;
+                    long f = left_s[i] < left_d[j] ? left_s[i] : left_d[j];
+                    flow[i * nn + j] += f;
+                    left_s[i] -= f;
+                    left_d[j] -= f;
+                    if (mp->nforced == cap_forced) {
+                        cap_forced = cap_forced ? 2 * cap_forced : 8;
+                        int *nbf = realloc(mp->before, (size_t)cap_forced * sizeof(int));
+                        if (nbf)
+                            mp->before = nbf;
+                        int *naf = realloc(mp->after, (size_t)cap_forced * sizeof(int));
+                        if (naf)
+                            mp->after = naf;
+                        if (!nbf || !naf) {
+                            rc = ts_fail(e, TS_ESYS, "out of memory");
+                            break;
+                        }
+                    }
+                    mp->before[mp->nforced] = pl[i];
+                    mp->after[mp->nforced] = nl[j];
+                    mp->nforced++;
+                    mp->exact = false;
+                }
+            if (rc == TS_OK && left_s[i] > 0)
+                rc = ts_fail(e, TS_ENOANSWER,
+                             "placement '%s': device %d allocates %ld more memory units per "
+                             "micro-batch than it frees (block '%s'), so no capacity holds for "
+                             "every number of micro-batches",
+                             p->name, d, left_s[i], p->blocks[pl[i]].id);
+        }
+        for (int j = 0; j < nn; j++)
+            if (left_d[j] > 0)
+                mp->exact = false; /* dropped units: the bound is safe but not tight */
+        /* Entries of device d. */
+        int need = mp->off[d] + np + nn;
+        if (rc == TS_OK && need > cap_ent) {
+            int nc = cap_ent ? cap_ent : 16;
+            while (nc < need)
+                nc *= 2;
+            int *nbk = realloc(mp->block, (size_t)nc * sizeof(int));
+            if (nbk)
+                mp->block = nbk;
+            long *ncf = realloc(mp->coef, (size_t)nc * sizeof(long));
+            if (ncf)
+                mp->coef = ncf;
+            if (!nbk || !ncf)
+                rc = ts_fail(e, TS_ESYS, "out of memory");
+            else
+                cap_ent = nc;
+        }
+        if (rc == TS_OK) {
+            int k = mp->off[d];
+            for (int i = 0; i < np; i++) {
+                mp->block[k] = pl[i];
+                mp->coef[k++] = p->blocks[pl[i]].memory;
+            }
+            for (int j = 0; j < nn; j++) {
+                long used = 0;
+                for (int i = 0; i < np; i++)
+                    used += flow[i * nn + j];
+                if (used) {
+                    mp->block[k] = nl[j];
+                    mp->coef[k++] = -used;
+                }
+            }
+            mp->off[d + 1] = k;
+        }
+        free(supply), free(demand), free(reach), free(flow);
+        if (rc != TS_OK)
+            goto done;
+    }
+done:
+    free(order), free(pos), free(seen), free(stack), free(pl), free(nl), free(coef);
+    free(adj.off), free(adj.to);
+    if (rc != TS_OK)
+        ts_mplan_free(mp);
+    return rc;
+}
+
+long ts_mplan_peak(const ts_mplan *mp, long P, const long *t, int *dev_out)
+{
+    long best = 0;
+    int bd = -1;
+    for (int d = 0; d < mp->ndevs; d++)
+        for (int i = mp->off[d]; i < mp->off[d + 1]; i++) {
+            if (mp->coef[i] <= 0)
+                continue;
+            long a = t[mp->block[i]], sum = 0;
+            for (int j = mp->off[d]; j < mp->off[d + 1]; j++)
+                sum += mp->coef[j] * ts_mod_floordiv(a - t[mp->block[j]], P);
+            if (bd < 0 || sum > best) {
+                best = sum;
+                bd = d;
+            }
+        }
+    if (dev_out)
+        *dev_out = bd;
+    return best;
+}
+
+/* True when the constraint graph t[dst] - t[src] >= span + delay - distance*P has a positive
+ * cycle (Bellman-Ford on longest paths). */
+static bool ts_positive_cycle(const ts_placement *p, long P, long *dist)
+{
+    int n = p->nblocks;
+    for (int b = 0; b < n; b++)
+        dist[b] = 0;
+    for (int round = 0; round <= n; round++) {
+        bool changed = false;
+        for (int i = 0; i < p->nedges; i++) {
+            const ts_edge *x = &p->edges[i];
+            long w = p->blocks[x->src].span + (long)x->delay - (long)x->distance * P;
+            if (dist[x->src] + w > dist[x->dst]) {
+                dist[x->dst] = dist[x->src] + w;
+                changed = true;
+            }
+        }
+        if (!changed)
+            return false;
+    }
+    return true;
+}
+
+long ts_modulo_recurrence_bound(const ts_placement *p)
+{
+    if (!ts_placement_has_distance_edges(p))
+        return 1;
+    long hi = 1;
+    for (int b = 0; b < p->nblocks; b++)
+        hi += p->blocks[b].span;
+    for (int i = 0; i < p->nedges; i++)
+        hi += p->edges[i].delay;
+    long *dist = malloc((size_t)(p->nblocks ? p->nblocks : 1) * sizeof(long));
+    if (!dist)
+        return 1;
+    long lo = 1; /* hi is always feasible: every cycle has distance >= 1 */
+    while (lo < hi) {
+        long mid = lo + (hi - lo) / 2;
+        if (ts_positive_cycle(p, mid, dist))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    free(dist);
+    return lo;
+}
+
+typedef struct {
+    long r;
+    int span, block;
+} ts_arc;
+
+static int ts_cmp_arc(const void *a, const void *b)
+{
+    const ts_arc *x = a, *y = b;
+    return (x->r > y->r) - (x->r < y->r);
+}
+
+int ts_modulo_verify(const ts_placement *p, const ts_mplan *mp, long P, const long *t,
+                     bool has_memory, long cap, ts_err *e)
+{
+    int nb = p->nblocks;
+    ts_arc *arcs = malloc((size_t)(nb ? nb : 1) * sizeof(ts_arc));
+    if (!arcs)
+        return ts_fail(e, TS_ESYS, "out of memory");
+    for (int d = 0; d < p->ndevs; d++) {
+        int n = 0;
+        for (int b = 0; b < nb; b++)
+            if (ts_block_on(&p->blocks[b], d))
+                arcs[n++] = (ts_arc){t[b] - ts_mod_floordiv(t[b], P) * P, p->blocks[b].span, b};
+        if (!n)
+            continue;
+        qsort(arcs, (size_t)n, sizeof *arcs, ts_cmp_arc);
+        for (int i = 0; i < n; i++) {
+            const ts_arc *x = &arcs[i], *y = &arcs[(i + 1) % n];
+            long next = i + 1 < n ? y->r : y->r + P;
+            if (x->r + x->span > next) {
+                int rc = ts_fail(e, TS_ENOANSWER,
+                                 "period %ld: blocks '%s' and '%s' overlap on device %d", P,
+                                 p->blocks[x->block].id, p->blocks[y->block].id, d);
+                free(arcs);
+                return rc;
+            }
+        }
+    }
+    free(arcs);
+    for (int i = 0; i < p->nedges; i++) {
+        const ts_edge *x = &p->edges[i];
+        if (t[x->dst] + (long)x->distance * P <
+            t[x->src] + p->blocks[x->src].span + (long)x->delay)
+            return ts_fail(e, TS_ENOANSWER, "period %ld: dependency '%s' -> '%s' violated", P,
+                           p->blocks[x->src].id, p->blocks[x->dst].id);
+    }
+    for (int i = 0; i < mp->nforced; i++)
+        if (t[mp->after[i]] < t[mp->before[i]])
+            return ts_fail(e, TS_ENOANSWER, "period %ld: '%s' must free after '%s' allocates", P,
+                           p->blocks[mp->after[i]].id, p->blocks[mp->before[i]].id);
+    if (has_memory) {
+        int d;
+        long peak = ts_mplan_peak(mp, P, t, &d);
+        if (peak > cap)
+            return ts_fail(e, TS_ENOANSWER,
+                           "period %ld: device %d holds %ld memory units, capacity %ld", P, d,
+                           peak, cap);
+    }
+    return TS_OK;
+}
+
+long ts_modulo_latency(const ts_placement *p, const long *t)
+{
+    if (!p->nblocks)
+        return 0;
+    long lo = t[0], hi = t[0] + p->blocks[0].span;
+    for (int b = 1; b < p->nblocks; b++) {
+        if (t[b] < lo)
+            lo = t[b];
+        if (t[b] + p->blocks[b].span > hi)
+            hi = t[b] + p->blocks[b].span;
+    }
+    return hi - lo;
+}
+
+static long ts_min_start(const ts_placement *p, const long *t)
+{
+    long lo = p->nblocks ? t[0] : 0;
+    for (int b = 1; b < p->nblocks; b++)
+        if (t[b] < lo)
+            lo = t[b];
+    return lo;
+}
+
+ts_schedule *ts_modulo_timetable(const ts_placement *p, long P, const long *t, int n)
+{
+    ts_schedule *s = ts_schedule_new(p, n);
+    if (!s)
+        return NULL;
+    long lo = ts_min_start(p, t);
+    for (int j = 0; j < n; j++)
+        for (int b = 0; b < p->nblocks; b++)
+            if (ts_schedule_add(s, b, j, t[b] - lo + (long)j * P)) {
+                ts_schedule_free(s);
+                return NULL;
+            }
+    ts_schedule_sort(s);
+    return s;
+}
+
+ts_schedule *ts_modulo_repetend_schedule(const ts_placement *p, long P, const long *t)
+{
+    int nb = p->nblocks;
+    long lo = ts_min_start(p, t), qmax = 0;
+    for (int b = 0; b < nb; b++) {
+        long q = (t[b] - lo) / P;
+        if (q > qmax)
+            qmax = q;
+    }
+    int *mids = malloc((size_t)(nb ? nb : 1) * sizeof(int));
+    ts_schedule *s = mids ? ts_modulo_timetable(p, P, t, (int)qmax + 1) : NULL;
+    if (!s) {
+        free(mids);
+        return NULL;
+    }
+    for (int b = 0; b < nb; b++)
+        mids[b] = (int)(qmax - (t[b] - lo) / P);
+    if (ts_schedule_set_repetend(s, qmax * P, qmax * P + P, mids)) {
+        ts_schedule_free(s);
+        s = NULL;
+    }
+    free(mids);
+    return s;
+}
