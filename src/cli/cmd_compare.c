@@ -1,0 +1,373 @@
+/* tessel compare: every hand-made baseline that fits a placement next to every search method,
+ * all measured the same way at N micro-batches (unrolled, replayed as early as each device's
+ * order allows), in one table. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "cli.h"
+#include "ts_baseline.h"
+#ifdef TS_HAVE_SOLVER
+#include "ts_solver.h"
+#endif
+
+#define TS_CMP_MAX_ROWS 16
+
+typedef struct {
+    char method[24];
+    bool search;
+    bool ok;           /* figures below are valid */
+    char status[160];  /* "ok", "timed out (best found)", or why there is no number */
+    long k, period;    /* -1 when not applicable */
+    long makespan, lower_bound;
+    double bubble_rate, seconds;
+    long *peak;        /* ndevs */
+    bool fits;
+} ts_cmp_row;
+
+static double ts_cmp_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static const char *const ts_search_methods[] = {"lazy", "fast", "full", "modulo"};
+
+static bool ts_is_search_method(const char *m)
+{
+    for (size_t i = 0; i < sizeof ts_search_methods / sizeof ts_search_methods[0]; i++)
+        if (!strcmp(m, ts_search_methods[i]))
+            return true;
+    return false;
+}
+
+/* Unrolls to n when there is a repetend, tightens (keeping each device's order) and measures. */
+static int ts_cmp_measure(const ts_schedule *s, long n, long memory, bool has_memory,
+                          ts_cmp_row *r)
+{
+    ts_err e = {0};
+    ts_schedule *u = NULL;
+    if (s->has_repetend && n > s->nmicros) {
+        if (ts_schedule_unroll(s, (int)n, &u, &e) != TS_OK) {
+            snprintf(r->status, sizeof r->status, "unroll failed: %.120s", e.msg);
+            return -1;
+        }
+    } else {
+        u = ts_schedule_clone(s);
+        if (!u)
+            return -1;
+    }
+    ts_schedule *t = ts_schedule_clone(u);
+    if (t && ts_schedule_tighten(t, &e) == TS_OK) {
+        ts_schedule_free(u);
+        u = t;
+    } else {
+        ts_schedule_free(t);
+    }
+    ts_metrics m;
+    if (ts_schedule_metrics(u, &m) != 0) {
+        ts_schedule_free(u);
+        return -1;
+    }
+    int D = u->placement->ndevs;
+    r->makespan = m.makespan;
+    r->lower_bound = m.lower_bound;
+    r->bubble_rate = m.bubble_rate;
+    r->peak = malloc((size_t)D * sizeof(long));
+    r->fits = true;
+    if (r->peak)
+        for (int d = 0; d < D; d++) {
+            r->peak[d] = m.peak[d];
+            if (has_memory && m.peak[d] > memory)
+                r->fits = false;
+        }
+    if (u->nmicros != n) {
+        char at[40];
+        snprintf(at, sizeof at, " (at N = %d)", u->nmicros);
+        strncat(r->status, at, sizeof r->status - strlen(r->status) - 1);
+    }
+    ts_metrics_free(&m);
+    ts_schedule_free(u);
+    r->ok = r->peak != NULL;
+    return r->ok ? 0 : -1;
+}
+
+static void ts_cmp_baseline(const char *kind, const ts_placement *p, long n, long memory,
+                            bool has_memory, ts_cmp_row *r)
+{
+    ts_err e = {0};
+    ts_schedule *s = NULL;
+    double t0 = ts_cmp_now();
+    int rc = ts_baseline_make(kind, p, (int)n, &s, &e);
+    r->seconds = ts_cmp_now() - t0;
+    if (rc != TS_OK) {
+        /* the refusal's first clause says why; the list of what it fits is in `baseline --list` */
+        const char *why = strstr(e.msg, ": ");
+        snprintf(r->status, sizeof r->status, "does not fit%.140s", why ? why : "");
+        char *cut = strstr(r->status, "; it fits");
+        if (cut)
+            *cut = '\0';
+        return;
+    }
+    strcpy(r->status, "ok");
+    ts_cmp_measure(s, n, memory, has_memory, r);
+    ts_schedule_free(s);
+}
+
+#ifdef TS_HAVE_SOLVER
+static void ts_cmp_search(const char *name, const ts_placement *p, long n, long memory,
+                          bool has_memory, double limit, ts_cmp_row *r)
+{
+    ts_search_opts o;
+    ts_search_opts_init(&o);
+    ts_method_parse(name, &o.method);
+    o.has_memory = has_memory;
+    o.memory = memory;
+    o.micro_batches = (int)n;
+    o.time_limit = limit;
+    ts_search_stats st;
+    ts_schedule *s = NULL;
+    ts_err e = {0};
+    double t0 = ts_cmp_now();
+    int rc = ts_search(p, &o, &s, &st, &e);
+    r->seconds = ts_cmp_now() - t0;
+    if (rc != TS_OK || !s) {
+        snprintf(r->status, sizeof r->status, "%s: %.130s",
+                 rc == TS_ENOANSWER ? (st.timed_out ? "timed out" : "no answer") : "refused",
+                 e.msg);
+        ts_schedule_free(s);
+        return;
+    }
+    r->k = st.k > 0 ? st.k : -1;
+    r->period = st.period > 0 ? st.period : -1;
+    strcpy(r->status, st.timed_out ? "timed out (best found)" : st.optimal ? "ok (optimal)" : "ok");
+    ts_cmp_measure(s, n, memory, has_memory, r);
+    ts_schedule_free(s);
+}
+#endif
+
+static void ts_cmp_print_table(const ts_placement *p, long n, long memory, bool has_memory,
+                               const ts_cmp_row *rows, int nrows)
+{
+    long lb = ts_lower_bound(p, (int)n);
+    printf("placement %s, %d devices, N = %ld micro-batches, memory %s", p->name, p->ndevs, n,
+           has_memory ? "" : "unlimited");
+    if (has_memory)
+        printf("%ld", memory);
+    printf(", lower bound %ld\n\n", lb);
+    int pw = 11;
+    for (int i = 0; i < nrows; i++)
+        if (rows[i].ok) {
+            int w = 0;
+            for (int d = 0; d < p->ndevs; d++)
+                w += snprintf(NULL, 0, "%s%ld", d ? " " : "", rows[i].peak[d]);
+            if (w > pw)
+                pw = w;
+        }
+    printf("%-12s %4s %7s %9s %7s %7s  %-*s %4s %9s  %s\n", "method", "k", "period", "makespan",
+           "/LB", "bubble", pw, "peak memory", "fits", "seconds", "status");
+    for (int i = 0; i < nrows; i++) {
+        const ts_cmp_row *r = &rows[i];
+        char k[16] = "-", per[24] = "-";
+        if (r->k > 0)
+            snprintf(k, sizeof k, "%ld", r->k);
+        if (r->period > 0)
+            snprintf(per, sizeof per, "%ld", r->period);
+        if (!r->ok) {
+            printf("%-12s %4s %7s %9s %7s %7s  %-*s %4s %9.2f  %s\n", r->method, k, per, "-", "-",
+                   "-", pw, "-", "-", r->seconds, r->status);
+            continue;
+        }
+        char peak[512] = "";
+        size_t off = 0;
+        for (int d = 0; d < p->ndevs && off < sizeof peak - 24; d++)
+            off += (size_t)snprintf(peak + off, sizeof peak - off, "%s%ld", d ? " " : "",
+                                    r->peak[d]);
+        printf("%-12s %4s %7s %9ld %7.3f %6.2f%%  %-*s %4s %9.2f  %s\n", r->method, k, per,
+               r->makespan, r->lower_bound > 0 ? (double)r->makespan / r->lower_bound : 0.0,
+               100.0 * r->bubble_rate, pw, peak, has_memory ? (r->fits ? "yes" : "no") : "-",
+               r->seconds, r->status);
+    }
+}
+
+static void ts_cmp_print_csv(const ts_placement *p, long n, long memory, bool has_memory,
+                             const ts_cmp_row *rows, int nrows)
+{
+    printf("placement,ndevs,micro_batches,memory,method,source,k,period,makespan,lower_bound,"
+           "makespan_over_lb,bubble_rate,peak_memory,fits,seconds,status\n");
+    for (int i = 0; i < nrows; i++) {
+        const ts_cmp_row *r = &rows[i];
+        printf("%s,%d,%ld,", p->name, p->ndevs, n);
+        if (has_memory)
+            printf("%ld", memory);
+        else
+            printf("none");
+        printf(",%s,%s,", r->method, r->search ? "search" : "baseline");
+        if (r->k > 0)
+            printf("%ld", r->k);
+        printf(",");
+        if (r->period > 0)
+            printf("%ld", r->period);
+        if (r->ok) {
+            printf(",%ld,%ld,%.4f,%.4f,", r->makespan, r->lower_bound,
+                   r->lower_bound > 0 ? (double)r->makespan / r->lower_bound : 0.0,
+                   r->bubble_rate);
+            for (int d = 0; d < p->ndevs; d++)
+                printf("%s%ld", d ? ";" : "", r->peak[d]);
+            printf(",%s", has_memory ? (r->fits ? "yes" : "no") : "");
+        } else {
+            printf(",,,,,,");
+        }
+        printf(",%.3f,\"", r->seconds);
+        for (const char *c = r->status; *c; c++)
+            putchar(*c == '"' ? '\'' : *c == '\n' ? ' ' : *c);
+        printf("\"\n");
+    }
+}
+
+int ts_cmd_compare(int argc, char **argv)
+{
+    static const struct option opts[] = {TS_CLI_PLACEMENT_OPTIONS,
+                                         {"memory", required_argument, 0, 'm'},
+                                         {"micro-batches", required_argument, 0, 'n'},
+                                         {"methods", required_argument, 0, 'M'},
+                                         {"time-limit", required_argument, 0, 't'},
+                                         {"csv", no_argument, 0, 'c'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    const char *cmd = "compare";
+    ts_cli_placement pl = {0};
+    long n = 128, memory = 0;
+    bool has_memory = false, memory_given = false;
+    double limit = 60;
+    const char *methods = NULL;
+    int csv = 0, c;
+    while ((c = ts_cli_getopt(cmd, argc, argv, "m:n:t:h", opts)) != -1) {
+        int r = ts_cli_placement_option(cmd, c, optarg, &pl);
+        if (r == 2)
+            return 2;
+        if (r == 1)
+            continue;
+        switch (c) {
+        case -2: return 2;
+        case 'h':
+            printf("usage: tessel compare (--placement NAME --ndevs D | PLACEMENT) --memory M|none\n"
+                   "                       [--micro-batches N] [--methods LIST] [--time-limit S]\n"
+                   "                       [--csv]\n\n"
+                   "Runs every baseline that fits the placement and every search method, and\n"
+                   "prints one table: method, k and period of the repetend, makespan at N\n"
+                   "micro-batches and its ratio to the lower bound, bubble rate, peak memory per\n"
+                   "device and whether it fits M, seconds spent, status. Every schedule is\n"
+                   "measured the same way: unrolled to N, replayed as early as each device's\n"
+                   "order allows. A method without an answer shows why instead of numbers.\n\n"
+                   TS_CLI_PLACEMENT_HELP
+                   "  -m, --memory M|none  per-device memory capacity for the searches\n"
+                   "  -n, --micro-batches N  micro-batches (default 128)\n"
+                   "  --methods LIST       comma-separated baseline kinds and search methods\n"
+                   "                       (default: every baseline that fits, then lazy, fast,\n"
+                   "                       full, modulo)\n"
+                   "  -t, --time-limit S   seconds per search method (default 60)\n"
+                   "  --csv                one CSV row per method instead of the table\n");
+            return 0;
+        case 'm':
+            memory_given = true;
+            if (!strcmp(optarg, "none")) {
+                has_memory = false;
+            } else {
+                if (ts_cli_parse_long(cmd, "--memory", optarg, 0, TS_MAX_MEMORY, &memory))
+                    return 2;
+                has_memory = true;
+            }
+            break;
+        case 'n':
+            if (ts_cli_parse_long(cmd, "--micro-batches", optarg, 1, 100000, &n))
+                return 2;
+            break;
+        case 'M': methods = optarg; break;
+        case 't':
+            if (ts_cli_parse_double(cmd, "--time-limit", optarg, 0.001, 1e6, &limit))
+                return 2;
+            break;
+        case 'c': csv = 1; break;
+        }
+    }
+    if (optind < argc)
+        pl.file = argv[optind++];
+    if (optind < argc)
+        return ts_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    if (!memory_given)
+        return ts_cli_usage_error(cmd, "--memory M (or --memory none) is required");
+
+    /* The list of methods, checked before any work starts. */
+    char names[TS_CMP_MAX_ROWS][24];
+    bool explicit_list = methods != NULL;
+    int nnames = 0;
+    if (methods) {
+        const char *s = methods;
+        while (*s) {
+            size_t len = strcspn(s, ",");
+            if (len == 0 || len >= sizeof names[0])
+                return ts_cli_usage_error(cmd, "--methods: bad entry in '%s'", methods);
+            if (nnames == TS_CMP_MAX_ROWS)
+                return ts_cli_usage_error(cmd, "--methods: too many entries");
+            memcpy(names[nnames], s, len);
+            names[nnames][len] = '\0';
+            if (!ts_baseline_find(names[nnames]) && !ts_is_search_method(names[nnames]))
+                return ts_cli_usage_error(cmd, "--methods: unknown method '%s' (baselines: see "
+                                               "`tessel baseline --list`; searches: lazy, fast, "
+                                               "full, modulo)", names[nnames]);
+            nnames++;
+            s += len + (s[len] == ',');
+        }
+    } else {
+        for (int i = 0; i < ts_baseline_count(); i++)
+            strcpy(names[nnames++], ts_baseline_at(i)->name);
+        for (size_t i = 0; i < sizeof ts_search_methods / sizeof ts_search_methods[0]; i++)
+            strcpy(names[nnames++], ts_search_methods[i]);
+    }
+
+    ts_placement *p;
+    int rc = ts_cli_placement_load(cmd, &pl, &p);
+    if (rc)
+        return rc;
+    ts_cmp_row rows[TS_CMP_MAX_ROWS];
+    int nrows = 0;
+    bool progress = isatty(STDERR_FILENO);
+    for (int i = 0; i < nnames; i++) {
+        const char *m = names[i];
+        bool search = ts_is_search_method(m);
+        if (!search && !explicit_list) {
+            ts_err fe = {0};
+            if (ts_baseline_fits(m, p, (int)n, &fe) != TS_OK)
+                continue; /* the default list shows only the baselines that fit */
+        }
+        ts_cmp_row *r = &rows[nrows++];
+        memset(r, 0, sizeof *r);
+        snprintf(r->method, sizeof r->method, "%s", m);
+        r->search = search;
+        r->k = r->period = -1;
+        if (progress)
+            fprintf(stderr, "compare: %s ...\n", m);
+        if (!search) {
+            ts_cmp_baseline(m, p, n, memory, has_memory, r);
+            continue;
+        }
+#ifdef TS_HAVE_SOLVER
+        ts_cmp_search(m, p, n, memory, has_memory, limit, r);
+#else
+        (void)limit;
+        strcpy(r->status, "unavailable: this build has no solver (Z3 was not found)");
+#endif
+    }
+    if (csv)
+        ts_cmp_print_csv(p, n, memory, has_memory, rows, nrows);
+    else
+        ts_cmp_print_table(p, n, memory, has_memory, rows, nrows);
+    for (int i = 0; i < nrows; i++)
+        free(rows[i].peak);
+    ts_placement_free(p);
+    return 0;
+}
