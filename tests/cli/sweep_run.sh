@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# tessel sweep end to end: a small sweep with -j 2 records every point exactly once (and its
+# schedules validate); a sweep killed with kill -9 midway leaves no worker running, and rerun with
+# --resume ends with every point recorded exactly once; a torn last line is dropped; a point past
+# its time limit is recorded as a timeout, an impossible one as infeasible.
+set -u
+TESSEL=$1
+TESTS=$2
+TMP=$(mktemp -d)
+SWEEP_PID=
+cleanup() {
+    [ -n "$SWEEP_PID" ] && kill -9 "$SWEEP_PID" 2>/dev/null
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+fail=0
+say() { echo "FAIL $*"; fail=1; }
+
+# Checks OUTDIR against SPEC: every line a whole JSON record, every point of the spec exactly
+# once, statuses known, schedules present for ok points, no scratch files left, the CSV in step.
+check() { # spec outdir
+    "$TESSEL" sweep "$1" --dry-run >"$TMP/ids" 2>/dev/null || { say "dry-run $1"; return; }
+    python3 - "$2" "$TMP/ids" <<'PY' || fail=1
+import csv, json, os, sys
+out, idfile = sys.argv[1], sys.argv[2]
+want = [l.strip() for l in open(idfile) if l.strip()]
+raw = open(os.path.join(out, "results.jsonl"), "rb").read()
+bad = []
+if raw and not raw.endswith(b"\n"):
+    bad.append("results.jsonl does not end with a whole line")
+recs = [json.loads(l) for l in raw.decode().splitlines()]
+ids = [r["id"] for r in recs]
+for i in set(ids):
+    if ids.count(i) != 1:
+        bad.append("point %s recorded %d times" % (i, ids.count(i)))
+if sorted(set(ids)) != sorted(want):
+    bad.append("recorded %s, expected %s" % (sorted(set(ids)), sorted(want)))
+for r in recs:
+    if r["status"] not in ("ok", "infeasible", "timeout", "error"):
+        bad.append("%s: status %r" % (r["id"], r["status"]))
+    if r["status"] == "ok":
+        if not isinstance(r.get("result"), dict) or "makespan" not in r["result"]:
+            bad.append("%s: ok without a summary" % r["id"])
+        if not r.get("schedule") or not os.path.isfile(os.path.join(out, r["schedule"])):
+            bad.append("%s: ok without its schedule file" % r["id"])
+    elif r.get("message") in (None, ""):
+        bad.append("%s: %s without a message" % (r["id"], r["status"]))
+left = [f for f in os.listdir(os.path.join(out, "schedules")) if f.endswith(".part.json")]
+left += [f for f in os.listdir(os.path.join(out, "logs")) if f.endswith(".out")]
+if left:
+    bad.append("scratch files left: %s" % left)
+rows = list(csv.DictReader(open(os.path.join(out, "results.csv"))))
+if sorted(r["id"] for r in rows) != sorted(ids):
+    bad.append("results.csv rows do not match results.jsonl")
+for b in bad:
+    print("FAIL", out, b)
+sys.exit(1 if bad else 0)
+PY
+}
+
+status_of() { # outdir id
+    python3 -c 'import json,sys
+for l in open(sys.argv[1] + "/results.jsonl"):
+    r = json.loads(l)
+    if r["id"] == sys.argv[2]: print(r["status"])' "$1" "$2"
+}
+
+# 1. A small sweep with two workers.
+SMALL=$TESTS/fixtures/sweep_small.json
+"$TESSEL" sweep "$SMALL" -o "$TMP/small" -j 2 >"$TMP/stdout" 2>"$TMP/stderr"
+rc=$?
+if [ "$rc" -ne 0 ]; then say "small sweep: exit $rc"; cat "$TMP/stdout" "$TMP/stderr"; fi
+check "$SMALL" "$TMP/small"
+st=$(status_of "$TMP/small" kshape-d4-train-m1-lazy-n16)
+[ "$st" = infeasible ] || say "kshape with memory 1 is '$st', expected infeasible"
+for s in "$TMP"/small/schedules/*.json; do
+    "$TESSEL" validate "$s" >/dev/null 2>&1 || say "schedule $s does not validate"
+done
+# A finished folder is not overwritten by accident, and --resume has nothing left to do.
+"$TESSEL" sweep "$SMALL" -o "$TMP/small" >/dev/null 2>&1
+[ $? -eq 2 ] || say "a second sweep into a used folder without --resume was not refused"
+"$TESSEL" sweep "$SMALL" -o "$TMP/small" --resume >"$TMP/stdout" 2>&1 || say "empty resume"
+grep -q "this run 0 points" "$TMP/stdout" || { say "resume reran points"; cat "$TMP/stdout"; }
+
+# 2. A torn last line (as a kill in the middle of a write leaves) is dropped on --resume.
+printf '{"id":"vshape-d4-infer-mnone-k1-lazy-n16","status":"o' >>"$TMP/small/results.jsonl"
+"$TESSEL" sweep "$SMALL" -o "$TMP/small" --resume >"$TMP/stdout" 2>"$TMP/stderr" ||
+    say "resume after a torn line"
+grep -q "dropped a torn last line" "$TMP/stderr" || say "torn line not reported"
+check "$SMALL" "$TMP/small"
+
+# 3. kill -9 midway, then --resume.
+# Training searches of about a second each: the kill lands while most points are still to run.
+cat >"$TMP/kill.json" <<'SPEC'
+{"format": "tessel-sweep/1", "name": "kill", "time_limit": 120,
+ "grid": [{"placements": ["mshape"], "ndevs": [4], "memory": [6, 7, 8, 9], "nmicros": [5, 6],
+           "methods": ["lazy"], "micro_batches": [32]},
+          {"placements": ["kshape"], "ndevs": [4], "memory": [6, 8], "methods": ["full"],
+           "micro_batches": [5, 6]},
+          {"placements": ["nnshape"], "ndevs": [4], "memory": [6, 8], "nmicros": [4],
+           "methods": ["lazy"], "micro_batches": [32]}]}
+SPEC
+total=14
+"$TESSEL" sweep "$TMP/kill.json" -o "$TMP/kill" -j 2 --quiet >/dev/null 2>&1 &
+SWEEP_PID=$!
+for _ in $(seq 1 3000); do
+    n=$(cat "$TMP/kill/results.jsonl" 2>/dev/null | wc -l)
+    [ "$n" -ge 3 ] && break
+    kill -0 "$SWEEP_PID" 2>/dev/null || break
+    sleep 0.02
+done
+kill -9 "$SWEEP_PID" 2>/dev/null
+wait "$SWEEP_PID" 2>/dev/null
+SWEEP_PID=
+n=$(wc -l <"$TMP/kill/results.jsonl")
+if [ "$n" -ge "$total" ]; then
+    say "the sweep finished before the kill ($n lines): the test spec is too light"
+fi
+sleep 1
+if pgrep -f -- "$TMP/kill/schedules" >/dev/null; then
+    say "workers survived the killed sweep"; pgrep -af -- "$TMP/kill/schedules"
+fi
+"$TESSEL" sweep "$TMP/kill.json" -o "$TMP/kill" -j 2 --resume >"$TMP/stdout" 2>"$TMP/stderr"
+rc=$?
+[ "$rc" -eq 0 ] || { say "resume after kill -9: exit $rc"; cat "$TMP/stdout" "$TMP/stderr"; }
+grep -q "$total/$total points recorded" "$TMP/stdout" || { say "resume summary"; cat "$TMP/stdout"; }
+check "$TMP/kill.json" "$TMP/kill"
+
+# 4. A point past its time limit is a timeout, never a number.
+cat >"$TMP/slow.json" <<'SPEC'
+{"format": "tessel-sweep/1", "name": "slow",
+ "points": [{"placement": "nnshape", "ndevs": 4, "memory": 6, "method": "full",
+             "micro_batches": 16}]}
+SPEC
+"$TESSEL" sweep "$TMP/slow.json" -o "$TMP/slow" --time-limit 1 >/dev/null 2>&1
+st=$(status_of "$TMP/slow" nnshape-d4-train-m6-full-n16)
+[ "$st" = timeout ] || say "a search cut at 1 s is '$st', expected timeout"
+
+[ "$fail" -eq 0 ] && echo "sweep_run: ok"
+exit "$fail"
