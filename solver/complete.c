@@ -5,8 +5,10 @@
 #include "ts_complete.h"
 #include "ts_encode.h"
 
-/* Seconds one minimisation call may take when the caller gave no overall limit. */
-#define TS_COMPLETE_CALL_CAP 10.0
+/* Seconds one minimisation call may take, and one phase's minimisation in all. A cut
+ * minimisation keeps its best schedule and reports it as not proven minimal. */
+#define TS_COMPLETE_CALL_CAP 3.0
+#define TS_COMPLETE_PHASE_CAP 8.0
 
 void ts_complete_opts_init(ts_complete_opts *o)
 {
@@ -47,8 +49,9 @@ static int ts_phase_solve(const ts_iset *s, const ts_memspec *ms, bool minimise,
     if (s->n == 0)
         return TS_OK;
     long steps = -1;
-    int g = ts_iset_greedy(s, ms, 0, r->start, &steps);
-    if (g == 1)
+    int g = minimise ? ts_iset_greedy_best(s, ms, r->start, &steps)
+                     : ts_iset_greedy(s, ms, 0, r->start, &steps);
+    if (g == 1 && !minimise)
         g = ts_iset_greedy(s, ms, 1, r->start, &steps);
     if (g < 0)
         return ts_fail(e, TS_ESYS, "solver: out of memory");
@@ -217,7 +220,9 @@ int ts_complete(const ts_placement *p, const ts_complete_repetend *rep, const ts
     double t0 = ts_now();
     ts_memspec wm = {o->has_memory, o->memory, NULL};
     ts_phase_res wr = {.start = wstart};
-    if ((rc = ts_phase_solve(&ws, &wm, true, slack, &b, &wr, e)))
+    ts_budget pb;
+    ts_budget_init(&pb, ts_budget_call(&b, TS_COMPLETE_PHASE_CAP));
+    if ((rc = ts_phase_solve(&ws, &wm, true, slack, &pb, &wr, e)))
         goto out;
     st->warmup_seconds = ts_now() - t0;
     if (!wr.feasible) {
@@ -230,7 +235,8 @@ int ts_complete(const ts_placement *p, const ts_complete_repetend *rep, const ts
     t0 = ts_now();
     ts_memspec cm = {o->has_memory, o->memory, level};
     ts_phase_res cr = {.start = cstart};
-    if ((rc = ts_phase_solve(&cs, &cm, true, slack, &b, &cr, e)))
+    ts_budget_init(&pb, ts_budget_call(&b, TS_COMPLETE_PHASE_CAP));
+    if ((rc = ts_phase_solve(&cs, &cm, true, slack, &pb, &cr, e)))
         goto out;
     st->cooldown_seconds = ts_now() - t0;
     if (!cr.feasible) {
@@ -243,7 +249,7 @@ int ts_complete(const ts_placement *p, const ts_complete_repetend *rep, const ts
     st->cooldown_steps = cr.steps;
     st->warmup_optimal = wr.optimal;
     st->cooldown_optimal = cr.optimal;
-    st->timed_out = wr.timed_out || cr.timed_out;
+    st->timed_out = ts_budget_over(&b);
 
     /* Compose: warm-up, a gap for communication delays, the window, the gap, the cool-down. */
     long gap = 0;

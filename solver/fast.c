@@ -300,6 +300,7 @@ int ts_search_fast(const ts_placement *p, const ts_search_opts *o, ts_schedule *
     st->bubbles = P - maxload;
     st->optimal = P <= maxload;
     st->timed_out = st->timed_out || cst.timed_out;
+    st->completion_optimal = cst.warmup_optimal && cst.cooldown_optimal;
 out:
     ts_rmodel_free(rm);
     free(chain);

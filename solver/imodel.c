@@ -1,4 +1,5 @@
 /* Z3 model of an instance set and its bounded minimisation (steps or memory capacity). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ts_encode.h"
@@ -107,7 +108,8 @@ int ts_imodel_build(ts_imodel *m, const ts_iset *s, const ts_memspec *ms, bool f
     for (int x = 0; x < n; x++) {
         m->t[x] = ts_z3_int_var(z, "t");
         ts_z3_assert(z, ts_z3_gec(z, m->t[x], s->est[x]));
-        ts_z3_assert(z, ts_z3_diff(z, m->t[x], p->blocks[s->inst[x].block].span, m->H));
+        /* tail >= span: everything after x must still fit before H */
+        ts_z3_assert(z, ts_z3_diff(z, m->t[x], s->tail[x], m->H));
     }
     for (int a = 0; a < s->narcs; a++)
         ts_z3_assert(z, ts_z3_diff(z, m->t[s->arcs[a].x], s->arcs[a].lag, m->t[s->arcs[a].y]));
@@ -226,9 +228,14 @@ int ts_imodel_minimise(ts_imodel *m, int what, long lo, long hi, long slack, con
         ts_z3_model_free(z, mdl);
         r->found = true;
     }
+    /* Bounded search: the lower bound first (often reached), then bisection between what is
+     * proven impossible and the incumbent. A call that times out proves nothing: the search
+     * moves above it and the result is marked not optimal. */
     bool tried_lo = false;
-    while (r->best > lo + slack) {
-        long v = tried_lo ? lo + (r->best - 1 - lo) / 2 : lo;
+    long floor_v = lo; /* every value below is impossible or was given up */
+    bool gave_up = false;
+    while (r->best > floor_v + slack && floor_v < r->best) {
+        long v = tried_lo ? floor_v + (r->best - 1 - floor_v) / 2 : floor_v;
         tried_lo = true;
         if (ts_budget_over(b)) {
             r->timed_out = true;
@@ -240,19 +247,25 @@ int ts_imodel_minimise(ts_imodel *m, int what, long lo, long hi, long slack, con
         Z3_lbool res = ts_z3_check(z, 1, &lit, ts_budget_call(b, call_cap));
         if (res == Z3_L_UNDEF) {
             r->timed_out = true;
-            break;
+            gave_up = true;
+            floor_v = v + 1;
+            continue;
         }
         if (res == Z3_L_FALSE) {
-            lo = v + 1;
+            floor_v = v + 1;
+            if (!gave_up)
+                lo = floor_v;
             continue;
         }
         Z3_model mdl = ts_z3_model(z);
         r->best = ts_imodel_read(m, mdl, what, start);
         ts_z3_model_free(z, mdl);
         r->found = true;
+        if (r->best < floor_v)
+            floor_v = r->best;
         if (r->best < lo)
-            lo = r->best; /* lo was a bound, not a proof; keep the invariant lo <= best */
+            lo = r->best; /* lo was a bound, not a proof; keep lo <= best */
     }
-    r->optimal = !r->timed_out && r->best <= lo;
+    r->optimal = !gave_up && r->best <= lo;
     return ts_z3_error(z, "minimising", e);
 }

@@ -286,6 +286,8 @@ int ts_iset_greedy(const ts_iset *s, const ts_memspec *m, int prio, long *start,
                 better = b->memory < bb->memory;
             else if (t != bt)
                 better = t < bt;
+            else if (prio == 2 && s->tail[x] != s->tail[best])
+                better = s->tail[x] > s->tail[best]; /* critical path first */
             else if ((b->memory < 0) != (bb->memory < 0))
                 better = b->memory < 0;
             else if (s->inst[x].micro != s->inst[best].micro)
@@ -326,4 +328,31 @@ out:
     free(devfree);
     free(lvl);
     return rc;
+}
+
+int ts_iset_greedy_best(const ts_iset *s, const ts_memspec *m, long *start, long *steps)
+{
+    long *tmp = malloc((size_t)s->n * sizeof *tmp + 1);
+    if (!tmp)
+        return -1;
+    static const int prios[] = {2, 0, 1};
+    int found = 1;
+    long lb = ts_iset_lower_bound(s);
+    for (int i = 0; i < 3; i++) {
+        long st;
+        int r = ts_iset_greedy(s, m, prios[i], tmp, &st);
+        if (r < 0) {
+            free(tmp);
+            return -1;
+        }
+        if (r == 0 && (found || st < *steps)) {
+            *steps = st;
+            memcpy(start, tmp, (size_t)s->n * sizeof *tmp);
+            found = 0;
+            if (st <= lb)
+                break;
+        }
+    }
+    free(tmp);
+    return found;
 }

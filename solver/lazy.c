@@ -25,6 +25,7 @@ typedef struct {
     long lb;        /* period lower bound */
     long maxlevel;  /* highest starting level over devices */
     bool exact;     /* the greedy completion check failed: ask Z3 before accepting */
+    bool done;      /* answered */
 } ts_cand;
 
 typedef struct {
@@ -47,6 +48,7 @@ typedef struct {
     long *start;    /* scratch */
     bool proven;    /* no candidate was cut by a time limit */
     long tried, total;
+    long constructed; /* candidates answered without Z3 */
     double last_progress;
 } ts_lazy;
 
@@ -142,7 +144,8 @@ static int ts_lazy_screen(ts_lazy *L, int k, const int *cuts, ts_cand *c)
 
 /* Solves one screened candidate against the incumbent. Returns TS_OK or an error; sets *stop
  * at zero bubbles. */
-static int ts_lazy_try(ts_lazy *L, int k, ts_cand *c, bool *stop, ts_err *e)
+static int ts_lazy_try(ts_lazy *L, int k, ts_cand *c, bool construct_only, bool *stop,
+                       ts_err *e)
 {
     const ts_placement *p = L->p;
     const ts_search_opts *o = L->o;
@@ -154,17 +157,30 @@ static int ts_lazy_try(ts_lazy *L, int k, ts_cand *c, bool *stop, ts_err *e)
         *stop = true;
         return TS_OK;
     }
-    if (!L->rm) {
-        int rc = ts_rmodel_new(p, o->has_memory, o->memory, &L->rm, e);
-        if (rc)
-            return rc;
-    }
-    L->tried++;
-    ts_rres r;
+    ts_rres r = {0};
     double t0 = ts_now();
-    long hi = L->best_period == LONG_MAX ? -1 : L->best_period - 1;
-    int rc = ts_rmodel_solve(L->rm, c->mids, c->lb, hi, &L->budget, TS_LAZY_CALL_CAP, L->start,
+    int rc = TS_OK;
+    /* The candidate's own lower bound reached without a solver is its optimum. */
+    if (construct_only) {
+        if (!ts_repetend_construct(p, L->chain, c->mids, c->lb, o->has_memory, o->memory,
+                                   L->start)) {
+            ts_stats_phase(L->st, "repetend", ts_now() - t0);
+            return TS_OK;
+        }
+        r.found = r.proven = true;
+        r.period = c->lb;
+        L->constructed++;
+        L->tried++;
+        c->done = true;
+    } else {
+        L->tried++;
+        c->done = true;
+        if (!L->rm && (rc = ts_rmodel_new(p, o->has_memory, o->memory, &L->rm, e)))
+            return rc;
+        long hi = L->best_period == LONG_MAX ? -1 : L->best_period - 1;
+        rc = ts_rmodel_solve(L->rm, c->mids, c->lb, hi, &L->budget, TS_LAZY_CALL_CAP, L->start,
                              &r, e);
+    }
     ts_stats_phase(L->st, "repetend", ts_now() - t0);
     if (rc)
         return rc;
@@ -275,6 +291,7 @@ static int ts_lazy_k(ts_lazy *L, int k, bool *stop, bool *any, ts_err *e)
         while (more && nbatch < TS_LAZY_BATCH) {
             ts_cand *c = &batch[nbatch];
             c->mids = pool + (size_t)nbatch * (size_t)nb;
+            c->done = false;
             L->st->candidates++;
             int sc = ts_lazy_screen(L, k, cuts, c);
             if (sc != 1)
@@ -303,11 +320,16 @@ static int ts_lazy_k(ts_lazy *L, int k, bool *stop, bool *any, ts_err *e)
         }
         ts_stats_phase(L->st, "screen", ts_now() - t0);
         qsort(batch, (size_t)nbatch, sizeof *batch, ts_cmp_cand);
-        for (int i = 0; i < nbatch && !*stop; i++) {
-            if ((rc = ts_lazy_try(L, k, &batch[i], stop, e)))
-                goto out;
-            ts_lazy_progress(L, false);
-        }
+        /* Two passes: the solver-free construction for every candidate first (a success at a
+         * candidate's bound is optimal for it), then the repetend model for the rest. */
+        for (int pass = 0; pass < 2; pass++)
+            for (int i = 0; i < nbatch && !*stop; i++) {
+                if (batch[i].done)
+                    continue;
+                if ((rc = ts_lazy_try(L, k, &batch[i], pass == 0, stop, e)))
+                    goto out;
+                ts_lazy_progress(L, false);
+            }
     }
 out:
     free(batch);
@@ -457,6 +479,7 @@ int ts_search_lazy(const ts_placement *p, const ts_search_opts *o, ts_schedule *
             goto out;
         if (cst.timed_out)
             st->timed_out = true;
+        st->completion_optimal = cst.warmup_optimal && cst.cooldown_optimal;
     }
     st->k = L.best_k;
     st->period = L.best_period;

@@ -47,6 +47,7 @@ static json_t *ts_search_info(const ts_search_opts *o, const ts_search_stats *st
     json_object_set_new(j, "bubbles_per_repetend", json_integer(st->bubbles));
     json_object_set_new(j, "optimal", json_boolean(st->optimal));
     json_object_set_new(j, "timed_out", json_boolean(st->timed_out));
+    json_object_set_new(j, "completion_optimal", json_boolean(st->completion_optimal));
     json_object_set_new(j, "candidates", json_integer(st->candidates));
     json_object_set_new(j, "seconds", json_real(st->seconds));
     for (int i = 0; i < st->nphases; i++)

@@ -44,7 +44,8 @@ void ts_complete_opts_init(ts_complete_opts *o);
 typedef struct {
     long warmup_steps, cooldown_steps; /* length of each phase's window */
     bool warmup_optimal, cooldown_optimal; /* steps proven minimal */
-    bool timed_out;                    /* a time limit cut a minimisation */
+    bool timed_out;                    /* the caller's time limit ran out (a minimisation cut by
+                                          the per-phase cap only clears *_optimal) */
     double warmup_seconds, cooldown_seconds;
 } ts_complete_stats;
 

@@ -136,9 +136,12 @@ typedef struct {
 } ts_memspec;
 
 /* Serial list schedule: repeatedly starts the ready instance that can start earliest and fits
- * the memory. prio 0 prefers early starts, prio 1 prefers freeing memory. Returns 0 and fills
- * start (n entries) and *steps, or 1 when the memory blocks every ready instance. */
+ * the memory. prio 0 prefers early starts, prio 1 prefers freeing memory, prio 2 early starts
+ * then the longest remaining path. Returns 0 and fills start (n entries) and *steps, 1 when the
+ * memory blocks every ready instance, -1 on allocation failure. */
 int ts_iset_greedy(const ts_iset *s, const ts_memspec *m, int prio, long *start, long *steps);
+/* The best of the greedy priorities (fewest steps); same return values. */
+int ts_iset_greedy_best(const ts_iset *s, const ts_memspec *m, long *start, long *steps);
 
 /* Z3 model of an instance set: start t[x] >= est[x], t[x] + span <= H, exclusivity,
  * dependencies, memory (level + running sum <= C at each positive start). H and C are integer
@@ -189,6 +192,12 @@ void ts_rmodel_free(ts_rmodel *m);
 int ts_rmodel_solve(ts_rmodel *m, const int *mids, long lo, long hi, const ts_budget *b,
                     double call_cap, long *start, ts_rres *r, ts_err *e);
 long ts_rmodel_calls(const ts_rmodel *m); /* Z3 checks so far */
+
+/* Builds a repetend with period P for the offsets without a solver (modulo list scheduling in
+ * chain order). true: start filled with a valid window (dependencies, circular exclusivity,
+ * memory, no idle step); false proves nothing. */
+bool ts_repetend_construct(const ts_placement *p, const int *chain, const int *mids, long P,
+                           bool has_memory, long cap, long *start);
 
 /* ---- helpers shared by methods ------------------------------------------------------------ */
 

@@ -46,6 +46,7 @@ typedef struct {
         double seconds;
     } phases[TS_MAX_PHASES];
     long min_memory;   /* smallest feasible capacity when known, -1 otherwise */
+    bool completion_optimal; /* warm-up and cool-down steps proven minimal (lazy, fast) */
 } ts_search_stats;
 
 /* Finds a schedule of p. On TS_OK *out is a schedule (with its repetend when the method makes

@@ -242,6 +242,7 @@ int ts_cmd_search(int argc, char **argv)
         json_object_set_new(j, "search_seconds", ts_search_seconds(&st));
         json_object_set_new(j, "optimal", json_boolean(st.optimal));
         json_object_set_new(j, "timed_out", json_boolean(st.timed_out));
+        json_object_set_new(j, "completion_optimal", json_boolean(st.completion_optimal));
         json_object_set_new(j, "candidates", json_integer(st.candidates));
         if (output)
             json_object_set_new(j, "output", json_string(output));
