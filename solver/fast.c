@@ -219,41 +219,64 @@ int ts_search_fast(const ts_placement *p, const ts_search_opts *o, ts_schedule *
                                              &unknown, e)))
             goto out;
         ok = ok && feasible;
-        /* Repair: re-time the same offsets under memory, then clamp them. */
-        for (int clamp = k - 1; !ok && clamp >= 0; clamp--) {
+        /* Repair: re-time the same offsets under memory, then clamp them (fewer micro-batches
+         * in flight); keep the smallest period, stop at zero bubbles. */
+        long bestP = LONG_MAX;
+        int bestk = 0;
+        int *cur = calloc((size_t)n + 1, sizeof *cur);
+        long *cstart = calloc((size_t)n + 1, sizeof *cstart);
+        if (!cur || !cstart) {
+            free(cur);
+            free(cstart);
+            rc = ts_fail(e, TS_ESYS, "solver: out of memory");
+            goto out;
+        }
+        memcpy(cur, mids, (size_t)n * sizeof *mids);
+        for (int clamp = k - 1; !ok && clamp >= 0 && bestP > maxload; clamp--) {
             if (ts_budget_over(&b)) {
                 st->timed_out = true;
                 break;
             }
             for (int i = 0; i < n; i++)
-                if (mids[i] > clamp)
-                    mids[i] = clamp;
-            k = clamp + 1;
+                if (cur[i] > clamp)
+                    cur[i] = clamp;
             st->candidates++;
-            ts_mids_levels(p, mids, level);
+            ts_mids_levels(p, cur, level);
             bool lvl_ok = true;
             for (int d = 0; d < p->ndevs; d++)
                 if (level[d] > o->memory)
                     lvl_ok = false;
             if (!lvl_ok)
                 continue;
-            if ((rc = ts_complete_feasible(p, mids, true, o->memory,
+            if ((rc = ts_complete_feasible(p, cur, true, o->memory,
                                            ts_budget_call(&b, TS_FAST_CALL_CAP), &feasible,
                                            &unknown, e)))
-                goto out;
+                break;
             if (!feasible)
                 continue;
             if (!rm && (rc = ts_rmodel_new(p, true, o->memory, &rm, e)))
-                goto out;
+                break;
             ts_rres r;
-            if ((rc = ts_rmodel_solve(rm, mids, maxload, -1, &b, TS_FAST_CALL_CAP, start, &r, e)))
-                goto out;
+            long hi = bestP == LONG_MAX ? -1 : bestP - 1;
+            if ((rc = ts_rmodel_solve(rm, cur, maxload, hi, &b, TS_FAST_CALL_CAP, cstart, &r, e)))
+                break;
             if (r.timed_out)
                 st->timed_out = true;
             if (r.found) {
-                P = r.period;
-                ok = true;
+                bestP = r.period;
+                bestk = clamp + 1;
+                memcpy(mids, cur, (size_t)n * sizeof *cur);
+                memcpy(start, cstart, (size_t)n * sizeof *cstart);
             }
+        }
+        free(cur);
+        free(cstart);
+        if (rc)
+            goto out;
+        if (bestP != LONG_MAX) {
+            ok = true;
+            P = bestP;
+            k = bestk;
         }
         ts_stats_phase(st, "repair", ts_now() - t0);
         if (!ok) {

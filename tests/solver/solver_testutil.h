@@ -1,0 +1,75 @@
+/* Helpers shared by the solver tests: build a built-in placement, check a schedule for every N,
+ * and measure it at N micro-batches the way `tessel search` does. */
+#ifndef SOLVER_TESTUTIL_H
+#define SOLVER_TESTUTIL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include "ts_solver.h"
+
+static ts_placement *tu_builtin(const char *name, int ndevs, bool infer)
+{
+    ts_builtin_opts bo = {ndevs, infer, 0};
+    ts_placement *p = NULL;
+    ts_err e = {0};
+    if (ts_builtin_make(name, &bo, &p, &e)) {
+        fprintf(stderr, "built-in %s: %s\n", name, e.msg);
+        return NULL;
+    }
+    return p;
+}
+
+/* Validates s unrolled to every N in [lo, hi] (hi < s->nmicros: just s). Returns 0 when all are
+ * valid, else prints the first failure and returns -1. */
+static int tu_valid_range(const ts_schedule *s, int lo, int hi)
+{
+    ts_err e = {0};
+    ts_validate_opts vo = {0};
+    if (ts_schedule_validate(s, &vo, &e)) {
+        fprintf(stderr, "invalid at N = %d: %s\n", s->nmicros, e.msg);
+        return -1;
+    }
+    if (!s->has_repetend)
+        return 0;
+    for (int n = lo < s->nmicros ? s->nmicros : lo; n <= hi; n++) {
+        ts_schedule *u = NULL;
+        ts_err_clear(&e);
+        if (ts_schedule_unroll(s, n, &u, &e) || ts_schedule_validate(u, &vo, &e)) {
+            fprintf(stderr, "invalid at N = %d: %s\n", n, e.msg);
+            ts_schedule_free(u);
+            return -1;
+        }
+        ts_schedule_free(u);
+    }
+    return 0;
+}
+
+/* Makespan at n micro-batches after replaying each device's order as early as possible; peak
+ * memory per device into peak (ndevs entries, may be NULL). -1 on failure. */
+static long tu_makespan(const ts_schedule *s, int n, long *peak)
+{
+    ts_err e = {0};
+    ts_schedule *u = NULL;
+    if (s->has_repetend && n > s->nmicros) {
+        if (ts_schedule_unroll(s, n, &u, &e))
+            return -1;
+    } else {
+        u = ts_schedule_clone(s);
+    }
+    if (!u)
+        return -1;
+    ts_schedule_tighten(u, &e); /* keeps the schedule as it is when it cannot */
+    ts_metrics m = {0};
+    long r = -1;
+    if (!ts_schedule_metrics(u, &m)) {
+        r = m.makespan;
+        if (peak)
+            for (int d = 0; d < s->placement->ndevs; d++)
+                peak[d] = m.peak[d];
+    }
+    ts_metrics_free(&m);
+    ts_schedule_free(u);
+    return r;
+}
+
+#endif
