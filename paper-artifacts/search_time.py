@@ -43,7 +43,7 @@ def cell(r):
 def main():
     args, tessel, out, sweep = L.parse_args(__doc__, "search-time.json")
     recs = L.run_sweep(tessel, args.spec, sweep, args.jobs, args.time_limit, args.no_run)
-    note = "%s; %s" % (L.machine_note(), os.path.relpath(sweep, out))
+    note = L.machine_note(sweep)
 
     rows = []
     for shape in SHAPES:

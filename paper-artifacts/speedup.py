@@ -19,7 +19,7 @@ AGAINST = ["gpipe", "1f1b", "chimera"]
 def main():
     args, tessel, out, sweep = L.parse_args(__doc__, "baselines.json")
     recs = L.run_sweep(tessel, args.spec, sweep, args.jobs, args.time_limit, args.no_run)
-    note = "%s; %s" % (L.machine_note(), os.path.relpath(sweep, out))
+    note = L.machine_note(sweep)
 
     rows, speed = [], {}
     for shape in SHAPES:

@@ -227,8 +227,8 @@ def bar_chart(title, groups, series, value, ylabel, log=False, note=None, baseli
 
 def line_chart(title, xs, series, value, xlabel, ylabel, log=False, note=None):
     """One line per series over xs; value(series, x) is a number or a reason (drawn as a mark)."""
-    W, H = 640, 420
-    left, right, top, bottom = 70, 150, 50, 70
+    W, H = 640, 440
+    left, right, top, bottom = 70, 150, 70, 70
     nums = [value(s, x) for s in series for x in xs]
     nums = [v for v in nums if isinstance(v, (int, float)) and not isinstance(v, bool) and (v > 0 or not log)]
     lo, hi = (min(nums), max(nums)) if nums else (1.0, 10.0)
@@ -277,13 +277,16 @@ def line_chart(title, xs, series, value, xlabel, ylabel, log=False, note=None):
                                % (color, " ".join("%.1f,%.1f" % p for p in pts)))
                 pts = []
                 if v is not None:
+                    # no figure: a cross in the band above the plot, its reason in the tooltip
                     out.append('<text x="%.1f" y="%d" fill="%s" font-size="10" text-anchor="middle">×<title>%s at %s: %s</title></text>'
-                               % (x(i), top - 4 + 10 * si % 40, color, escape(str(s)), escape(str(xv)), escape(str(v))))
+                               % (x(i), top - 6 - 6 * (si % 4), color, escape(str(s)), escape(str(xv)), escape(str(v))))
         if len(pts) > 1:
             out.append('<polyline fill="none" stroke="%s" stroke-width="1.5" points="%s"/>'
                        % (color, " ".join("%.1f,%.1f" % p for p in pts)))
         out.append('<rect x="%d" y="%d" width="10" height="10" fill="%s"/>' % (W - right + 10, top + 16 * si, color))
         out.append('<text x="%d" y="%d">%s</text>' % (W - right + 24, top + 9 + 16 * si, escape(str(s))))
+    out.append('<text x="%d" y="%d" fill="#555" font-size="10">× above the plot: no figure there'
+               ' (timeout, infeasible, error; hover for which)</text>' % (left, 36))
     if note:
         out.append('<text x="%d" y="%d" fill="#555">%s</text>' % (left, H - 10, escape(note)))
     out.append("</svg>")
@@ -314,12 +317,16 @@ def parse_args(doc, spec_name):
     return args, tessel, args.out, sweep
 
 
-def machine_note():
-    """Machine class and date, for the captions."""
+def machine_note(sweep=None):
+    """Machine class, date and the sweep folder, for the captions."""
     import platform
     import time
-    return "%d cores, %s, %s" % (os.cpu_count() or 0, platform.system(),
+    text = "%d cores, %s, %s" % (os.cpu_count() or 0, platform.system(),
                                  time.strftime("%Y-%m-%d", time.gmtime()))
+    if sweep:
+        rel = os.path.relpath(os.path.abspath(sweep), ROOT)
+        text += "; sweep " + (os.path.basename(sweep) if rel.startswith("..") else rel)
+    return text
 
 
 def simulate(tessel, outdir, rec, n):
