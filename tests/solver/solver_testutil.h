@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include "ts_solver.h"
 
-static ts_placement *tu_builtin(const char *name, int ndevs, bool infer)
+static inline ts_placement *tu_builtin(const char *name, int ndevs, bool infer)
 {
     ts_builtin_opts bo = {ndevs, infer, 0};
     ts_placement *p = NULL;
@@ -21,7 +21,7 @@ static ts_placement *tu_builtin(const char *name, int ndevs, bool infer)
 
 /* Validates s unrolled to every N in [lo, hi] (hi < s->nmicros: just s). Returns 0 when all are
  * valid, else prints the first failure and returns -1. */
-static int tu_valid_range(const ts_schedule *s, int lo, int hi)
+static inline int tu_valid_range(const ts_schedule *s, int lo, int hi)
 {
     ts_err e = {0};
     ts_validate_opts vo = {0};
@@ -46,7 +46,7 @@ static int tu_valid_range(const ts_schedule *s, int lo, int hi)
 
 /* Makespan at n micro-batches after replaying each device's order as early as possible; peak
  * memory per device into peak (ndevs entries, may be NULL). -1 on failure. */
-static long tu_makespan(const ts_schedule *s, int n, long *peak)
+static inline long tu_makespan(const ts_schedule *s, int n, long *peak)
 {
     ts_err e = {0};
     ts_schedule *u = NULL;

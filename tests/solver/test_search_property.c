@@ -1,0 +1,173 @@
+/* Property test on small random placements (DAGs with branches and joins, blocks on several
+ * devices, random spans and memory): every schedule any method returns is valid (for several N
+ * when it has a repetend), memory below the floor is refused, and `full` (minimum makespan over
+ * monotone schedules) is never worse than `lazy` where both are proven optimal. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+#include "solver_testutil.h"
+#include "ts_encode.h"
+
+static uint64_t rnd(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return *s >> 33;
+}
+
+static int rint_(uint64_t *s, int lo, int hi)
+{
+    return lo + (int)(rnd(s) % (uint64_t)(hi - lo + 1));
+}
+
+/* A random placement: block i depends on one or two earlier blocks (joins), several blocks may
+ * share a predecessor (branches); memory on single-device blocks, balanced so that no device
+ * keeps memory from a micro-batch. */
+static ts_placement *random_placement(uint64_t *seed)
+{
+    int D = rint_(seed, 2, 3), n = rint_(seed, 3, 6);
+    ts_placement *p = ts_placement_new("random", D);
+    int *mem = calloc((size_t)n, sizeof *mem);
+    int *ndv = calloc((size_t)n, sizeof *ndv);
+    int devs[3][3];
+    for (int i = 0; i < n; i++) {
+        ndv[i] = rint_(seed, 0, 4) == 0 ? rint_(seed, 2, D) : 1;
+        int first = rint_(seed, 0, D - 1);
+        for (int j = 0; j < ndv[i]; j++)
+            devs[i % 3][j] = (first + j) % D;
+        mem[i] = ndv[i] == 1 ? rint_(seed, -2, 2) : 0;
+        char id[8];
+        snprintf(id, sizeof id, "b%d", i);
+        int b = ts_placement_add_block(p, id, mem[i] >= 0 ? TS_KIND_FORWARD : TS_KIND_BACKWARD,
+                                       rint_(seed, 1, 3), mem[i], ndv[i], devs[i % 3]);
+        assert_int_equal(b, i);
+        if (i > 0) {
+            int a = rint_(seed, 0, i - 1);
+            ts_placement_add_edge(p, a, i, 0, 0);
+            if (i > 1 && rint_(seed, 0, 2) == 0) {
+                int c = rint_(seed, 0, i - 1);
+                if (c != a)
+                    ts_placement_add_edge(p, c, i, 0, 0);
+            }
+        }
+    }
+    /* Balance: the last single-device block of a device takes what the device keeps. */
+    for (int d = 0; d < D; d++) {
+        int net = 0, last = -1;
+        for (int i = 0; i < n; i++)
+            if (ts_block_on(&p->blocks[i], d)) {
+                net += p->blocks[i].memory;
+                if (p->blocks[i].ndevices == 1)
+                    last = i;
+            }
+        if (net > 0 && last >= 0)
+            p->blocks[last].memory -= net;
+    }
+    free(mem);
+    free(ndv);
+    return p;
+}
+
+static int search(const ts_placement *p, ts_method m, bool has_memory, long cap, int nmicros,
+                  int N, ts_schedule **s, ts_search_stats *st, ts_err *e)
+{
+    ts_search_opts o;
+    ts_search_opts_init(&o);
+    o.method = m;
+    o.has_memory = has_memory;
+    o.memory = cap;
+    o.nmicros = nmicros;
+    o.micro_batches = N;
+    o.time_limit = 10;
+    return ts_search(p, &o, s, st, e);
+}
+
+static void test_random_placements(void **state)
+{
+    (void)state;
+    uint64_t seed = 20240611;
+    int compared = 0, refused = 0, found = 0;
+    for (int iter = 0; iter < 30; iter++) {
+        ts_placement *p = random_placement(&seed);
+        ts_err e = {0};
+        assert_int_equal(ts_placement_check(p, "random", &e), TS_OK);
+        ts_budget b;
+        ts_budget_init(&b, 10);
+        long floor_cap = 0;
+        bool exact = false;
+        assert_int_equal(ts_memory_floor(p, -1, &b, &floor_cap, &exact, &e), TS_OK);
+        bool has_memory = iter % 4 != 3;
+        long cap = floor_cap + rint_(&seed, 0, 2);
+
+        /* lazy */
+        ts_schedule *ls = NULL;
+        ts_search_stats lst;
+        int rc = search(p, TS_METHOD_LAZY, has_memory, cap, 0, 4, &ls, &lst, &e);
+        if (rc)
+            fprintf(stderr, "iter %d lazy: %s\n", iter, e.msg);
+        assert_int_equal(rc, TS_OK); /* at or above the floor, k = 1 always works */
+        found++;
+        assert_int_equal(tu_valid_range(ls, 1, ls->nmicros + 6), 0);
+
+        /* fast */
+        ts_schedule *fs = NULL;
+        ts_search_stats fst;
+        ts_err_clear(&e);
+        rc = search(p, TS_METHOD_FAST, has_memory, cap, 0, 4, &fs, &fst, &e);
+        if (rc)
+            fprintf(stderr, "iter %d fast: %s\n", iter, e.msg);
+        assert_int_equal(rc, TS_OK);
+        assert_int_equal(tu_valid_range(fs, 1, fs->nmicros + 6), 0);
+        assert_true(fst.period >= ts_placement_max_load(p));
+
+        /* full, at an N the lazy schedule covers */
+        int N = ls->nmicros > 3 ? ls->nmicros : 3;
+        ts_schedule *us = NULL;
+        ts_search_stats ust;
+        ts_err_clear(&e);
+        rc = search(p, TS_METHOD_FULL, has_memory, cap, 0, N, &us, &ust, &e);
+        if (rc)
+            fprintf(stderr, "iter %d full: %s\n", iter, e.msg);
+        assert_int_equal(rc, TS_OK);
+        assert_int_equal(us->nmicros, N);
+        assert_int_equal(tu_valid_range(us, N, N), 0);
+        if (ust.optimal && lst.optimal) {
+            long lm = tu_makespan(ls, N, NULL);
+            long um = tu_makespan(us, N, NULL);
+            assert_true(lm > 0 && um > 0);
+            if (um > lm)
+                fprintf(stderr, "iter %d: full %ld > lazy %ld at N = %d\n", iter, um, lm, N);
+            assert_true(um <= lm);
+            compared++;
+        }
+
+        /* below the floor nothing fits */
+        if (floor_cap > 0 && exact) {
+            ts_schedule *xs = NULL;
+            ts_search_stats xst;
+            ts_err_clear(&e);
+            assert_int_equal(search(p, TS_METHOD_LAZY, true, floor_cap - 1, 0, 4, &xs, &xst, &e),
+                             TS_ENOANSWER);
+            assert_null(xs);
+            assert_int_equal(xst.min_memory, floor_cap);
+            refused++;
+        }
+        ts_schedule_free(ls);
+        ts_schedule_free(fs);
+        ts_schedule_free(us);
+        ts_placement_free(p);
+    }
+    printf("random placements: %d found, %d full-vs-lazy comparisons, %d refusals\n", found,
+           compared, refused);
+    assert_true(compared >= 10);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_random_placements),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
