@@ -4,7 +4,7 @@
 # --resume ends with every point recorded exactly once; a torn last line is dropped; a point past
 # its time limit is recorded as a timeout, an impossible one as infeasible.
 set -u
-TESSEL=$1
+TESSEL=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 TESTS=$2
 TMP=$(mktemp -d)
 SWEEP_PID=

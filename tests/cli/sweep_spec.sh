@@ -2,7 +2,7 @@
 # tessel sweep: every bad spec is refused with exit 2 and a message naming the spec file and the
 # place inside it, before any point runs (the output folder is not even created).
 set -u
-TESSEL=$1
+TESSEL=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 TESTS=$2
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -87,6 +87,30 @@ for id in vshape-d4-infer-m4-lazy xshape-d8-train-mnone-fast vshape-d4-train-mno
         echo "FAIL dry-run: no point $id"; cat "$TMP/ids"; fail=1
     fi
 done
+
+# Placement files: relative to the spec's folder, one point per file whatever the ndevs axis says
+# (the file fixes its device count), checked before anything runs.
+mkdir -p "$TMP/specs/pl"
+"$TESSEL" placement vshape --ndevs 6 -o "$TMP/specs/pl/my.json" || { echo "FAIL placement"; fail=1; }
+printf '{"broken": ' >"$TMP/specs/pl/bad.json"
+cat >"$TMP/specs/files.json" <<'SPEC'
+{"format": "tessel-sweep/1",
+ "grid": {"placements": ["pl/my.json", "vshape"], "ndevs": [4, 8], "memory": [6]}}
+SPEC
+(cd / && "$TESSEL" sweep "$TMP/specs/files.json" --dry-run) >"$TMP/ids" 2>"$TMP/stderr" ||
+    { echo "FAIL dry-run with a placement file"; cat "$TMP/stderr"; fail=1; }
+if [ "$(sort "$TMP/ids" | tr '\n' ' ')" != "my-d6-train-m6-lazy vshape-d4-train-m6-lazy vshape-d8-train-m6-lazy " ]; then
+    echo "FAIL placement file points:"; cat "$TMP/ids"; fail=1
+fi
+cat >"$TMP/specs/badfile.json" <<'SPEC'
+{"format": "tessel-sweep/1", "grid": {"placements": ["pl/bad.json"]}}
+SPEC
+"$TESSEL" sweep "$TMP/specs/badfile.json" -o "$TMP/badfile" >/dev/null 2>"$TMP/stderr"
+rc=$?
+if [ "$rc" -ne 2 ] || ! grep -q "badfile.json: grid.placements\[0\]: placement file '.*pl/bad.json'" "$TMP/stderr" ||
+    [ -e "$TMP/badfile" ]; then
+    echo "FAIL a malformed placement file: exit $rc"; cat "$TMP/stderr"; fail=1
+fi
 
 [ "$fail" -eq 0 ] && echo "sweep_spec: ok"
 exit "$fail"
