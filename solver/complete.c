@@ -288,7 +288,9 @@ int ts_complete(const ts_placement *p, const ts_complete_repetend *rep, const ts
     ts_validate_opts vo = {0};
     ts_err ve = {0};
     if (ts_schedule_validate(s, &vo, &ve) != TS_OK) {
-        rc = ts_fail(e, TS_ESYS, "completion: internal error, the composed schedule is invalid: %s",
+        rc = ts_fail(e, TS_EINPUT,
+                     "completion: the composed schedule is invalid (the repetend breaks a "
+                     "requirement of ts_complete.h, e.g. its memory): %s",
                      ve.msg);
         goto out;
     }
@@ -297,8 +299,10 @@ int ts_complete(const ts_placement *p, const ts_complete_repetend *rep, const ts
         int v = ts_schedule_validate(u, &vo, &ve);
         ts_schedule_free(u);
         if (v != TS_OK) {
-            rc = ts_fail(e, TS_ESYS,
-                         "completion: internal error, the unrolled schedule is invalid: %s", ve.msg);
+            rc = ts_fail(e, TS_EINPUT,
+                         "completion: the unrolled schedule is invalid (the repetend breaks a "
+                         "requirement of ts_complete.h): %s",
+                         ve.msg);
             goto out;
         }
     }
