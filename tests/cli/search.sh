@@ -28,8 +28,7 @@ done
 [[ -s "$tmp/v.err" ]] && { echo "FAIL: progress without --progress on a pipe"; cat "$tmp/v.err"; fail=1; }
 "$tessel" validate "$tmp/v.json" >/dev/null; check "validate written schedule" 0 $?
 for n in 4 5 17 128; do
-  "$tessel" validate "$tmp/v.json" --micro-batches $n >/dev/null 2>&1 || \
-    "$tessel" simulate "$tmp/v.json" --micro-batches $n >/dev/null
+  "$tessel" validate "$tmp/v.json" --micro-batches $n >/dev/null
   check "unrolled to $n" 0 $?
 done
 
