@@ -6,6 +6,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
 #include "ts_error.h"
 
 typedef struct rt_backend rt_backend;
@@ -39,4 +42,7 @@ rt_backend *rt_backend_cpu_new(ts_err *e);
  * nccl_ok says whether each rank has its own GPU so that NCCL may be used for collectives. */
 rt_backend *rt_backend_cuda_new(int local_rank, int *ngpus, ts_err *e);
 
+#ifdef __cplusplus
+}
+#endif
 #endif
