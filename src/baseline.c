@@ -328,8 +328,6 @@ static int ts_pipe_make(const ts_placement *p, const bool *in, ts_pipe *q, char 
             attached[b] = true;
         }
     }
-    /* A block with an attachment that is itself a sink of the rest would leave no chain above
-     * it only when the attachment was its one successor: fine, it still ends the chain. */
     int len = 0;
     for (int i = 0; i < B; i++)
         if (in[order[i]] && !attached[order[i]])
