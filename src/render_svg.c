@@ -21,6 +21,32 @@ static const char *const ts_ink[3][2] = {
     {"#ffffff", "#ffffff"},
 };
 
+/* Weight-gradient passes (zero-bubble placements: a backward block nothing waits for, fed by a
+ * backward block on the same devices) get their own colour, as in the zero-bubble figures. */
+#define TS_WGRAD_FILL "#edc948"
+#define TS_WGRAD_INK "#1b1b1b"
+
+static bool ts_is_wgrad(const ts_placement *p, int b)
+{
+    const ts_block *x = &p->blocks[b];
+    if (x->kind != TS_KIND_BACKWARD)
+        return false;
+    bool fed = false;
+    for (int i = 0; i < p->nedges; i++) {
+        const ts_edge *ed = &p->edges[i];
+        if (ed->src == b)
+            return false;
+        if (ed->dst != b)
+            continue;
+        const ts_block *a = &p->blocks[ed->src];
+        if (a->kind != TS_KIND_BACKWARD || a->ndevices != x->ndevices ||
+            memcmp(a->devices, x->devices, (size_t)x->ndevices * sizeof(int)) != 0)
+            return false;
+        fed = true;
+    }
+    return fed;
+}
+
 static void ts_xml_text(FILE *f, const char *s)
 {
     for (; s && *s; s++) {
@@ -169,7 +195,8 @@ static void ts_draw_repetend(FILE *f, const ts_schedule *s, const ts_layout *L)
             x0, L->top - 5, x1 - x0, L->plot_h + 8, x0, L->top - 9, s->rep.period, s->rep.k);
 }
 
-static void ts_draw_legend(FILE *f, const ts_schedule *s, const ts_layout *L, bool used[3][2])
+static void ts_draw_legend(FILE *f, const ts_schedule *s, const ts_layout *L, bool used[3][2],
+                           bool used_wgrad)
 {
     double x = L->left, y = L->top + L->plot_h + 34;
     fputs("<g class=\"legend\" font-size=\"11\" fill=\"#222\">\n", f);
@@ -185,6 +212,13 @@ static void ts_draw_legend(FILE *f, const ts_schedule *s, const ts_layout *L, bo
             fprintf(f, "<text x=\"%.2f\" y=\"%.2f\">%s</text>\n", x + 16, y + 10, label);
             x += 16 + 6.2 * (double)strlen(label) + 18;
         }
+    if (used_wgrad) {
+        fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"12\" height=\"12\" fill=\"%s\"/>\n", x, y,
+                TS_WGRAD_FILL);
+        fprintf(f, "<text x=\"%.2f\" y=\"%.2f\">backward (weight gradient)</text>\n", x + 16,
+                y + 10);
+        x += 16 + 6.2 * 26 + 18;
+    }
     if (s->has_repetend) {
         fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"12\" height=\"12\" fill=\"#808080\" "
                    "fill-opacity=\"0.25\" stroke=\"#444\" stroke-dasharray=\"3 2\"/>\n",
@@ -206,10 +240,19 @@ int ts_render_svg(const ts_schedule *s, const ts_render_opts *o, FILE *f, ts_err
     ts_layout_make(s, o, &L);
     long first, last;
     ts_schedule_span(s, &first, &last);
-    bool used[3][2] = {{false}};
+    bool used[3][2] = {{false}}, used_wgrad = false;
+    bool *wgrad = calloc((size_t)p->nblocks + 1, sizeof(bool));
+    if (!wgrad)
+        return ts_fail(e, TS_ESYS, "render: out of memory");
+    for (int b = 0; b < p->nblocks; b++)
+        wgrad[b] = ts_is_wgrad(p, b);
     for (int i = 0; i < s->nentries; i++) {
-        const ts_block *b = &p->blocks[s->entries[i].block];
-        used[b->kind][b->ndevices > 1] = true;
+        int bi = s->entries[i].block;
+        const ts_block *b = &p->blocks[bi];
+        if (wgrad[bi])
+            used_wgrad = true;
+        else
+            used[b->kind][b->ndevices > 1] = true;
     }
 
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -244,21 +287,24 @@ int ts_render_svg(const ts_schedule *s, const ts_render_opts *o, FILE *f, ts_err
         ts_xml_text(f, b->id);
         fprintf(f, " micro-batch %d, steps %ld-%ld</title>", en->micro, en->step,
                 en->step + b->span);
+        const char *fill = wgrad[en->block] ? TS_WGRAD_FILL : ts_fill[k][sh];
+        const char *ink = wgrad[en->block] ? TS_WGRAD_INK : ts_ink[k][sh];
         for (int j = 0; j < b->ndevices; j++) {
             double y = L.top + b->devices[j] * L.pitch;
             fprintf(f, "<rect class=\"box\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
                        "fill=\"%s\"%s/>",
-                    x, y, w, L.rh, ts_fill[k][sh], stroke ? " stroke=\"#ffffff\"" : "");
+                    x, y, w, L.rh, fill, stroke ? " stroke=\"#ffffff\"" : "");
             if (show)
                 fprintf(f, "<text x=\"%.2f\" y=\"%.2f\" dominant-baseline=\"central\" "
                            "fill=\"%s\">%s</text>",
-                        x + w / 2, y + L.rh / 2, ts_ink[k][sh], label);
+                        x + w / 2, y + L.rh / 2, ink, label);
         }
         fputs("</g>\n", f);
     }
     fputs("</g>\n", f);
     ts_draw_repetend(f, s, &L);
-    ts_draw_legend(f, s, &L, used);
+    ts_draw_legend(f, s, &L, used, used_wgrad);
+    free(wgrad);
     fputs("</svg>\n", f);
     if (ferror(f))
         return ts_fail(e, TS_ESYS, "render: write failed: %s", strerror(errno));
