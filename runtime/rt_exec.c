@@ -54,7 +54,7 @@ int rt_exec_wait(rt_exec *x, int n, MPI_Request *req, const char *what, ts_err *
         if (now > deadline)
             return rt_exec_fail(x, e, TS_ESYS, "timed out after %g s waiting for %s", x->timeout,
                                 what);
-        if (now - t0 < 2e-3) {
+        if (now - t0 < x->poll_sleep_after) {
             sched_yield();
         } else {
             struct timespec ts = {0, 20000};

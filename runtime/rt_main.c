@@ -163,6 +163,7 @@ int main(int argc, char **argv) {
     if (rc == TS_OK) rc = agree(&run, rt_exec_init(&x, run.plan, run.world, run.o.timeout, run.be,
                                                    run.w, &e), &e);
     x.inject = run.o.inject;
+    x.poll_sleep_after = getenv("RT_POLL_SLEEP_AFTER") ? atof(getenv("RT_POLL_SLEEP_AFTER")) : 2e-3;
 #ifdef TS_HAVE_CUDA
     if (rc == TS_OK && run.o.backend == RT_BACKEND_CUDA)
         rc = agree(&run, rt_cuda_setup_groups(run.be, run.world, run.plan->ngroups, x.group_comm, &e),

@@ -12,6 +12,13 @@ for s in vshape_1f1b kshape xshape mshape nnshape finetune mllm; do
         { fail "$s train (rc $rc)"; cat "$TMP/out"; }
 done
 
+# the 1F1B fixture has a repetend: unrolled to 16 micro-batches before the replay
+for w in dataflow train; do
+    mpi 4 --schedule "$FIX/runtime_vshape_1f1b.json" --micro-batches 16 --workload $w --check --iterations 2
+    [ $rc -eq 0 ] && grep -q "16 micro-batches" "$TMP/out" && grep -q "check: passed" "$TMP/out" ||
+        { fail "vshape unrolled to 16, $w (rc $rc)"; cat "$TMP/out"; }
+done
+
 # --json prints one object with the measurements; --trace writes a Chrome trace with flows
 mpi 4 --schedule "$FIX/runtime_kshape.json" --workload dataflow --check --json --trace "$TMP/t.json"
 [ $rc -eq 0 ] || fail "json run (rc $rc)"

@@ -4,6 +4,10 @@
  * devices are all free and whose memory fits. With per-device capacities D-d on vshape this is
  * exactly 1F1B. The result is checked with ts_schedule_validate before it is written.
  *
+ * When a window of one period (the largest device load, or up to two steps more) holds exactly
+ * one instance of every block and unrolling it still validates, it is recorded as the repetend,
+ * so that tessel-run --micro-batches can replay the schedule for more micro-batches.
+ *
  * usage: rt_greedy SHAPE NDEVS NMICROS OUT.json [CAPS]   (CAPS: "4" or "4,3,2,1"; none = unbounded) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +15,43 @@
 
 #include "ts_placement.h"
 #include "ts_schedule.h"
+
+/* Tries windows [w, w + P) in order; keeps the first whose unrolled schedules validate. */
+static void find_repetend(ts_schedule *s, const long *start, int N) {
+    const ts_placement *p = s->placement;
+    int nb = p->nblocks;
+    long first, last, P0 = ts_placement_max_load(p);
+    ts_schedule_span(s, &first, &last);
+    int *mids = malloc(sizeof(int) * (size_t)nb);
+    for (long P = P0; P <= P0 + 2; P++)
+        for (long w = first; w + P <= last; w++) {
+            int ok = 1;
+            for (int b = 0; b < nb && ok; b++) {
+                int count = 0;
+                for (int m = 0; m < N; m++)
+                    if (start[b * N + m] >= w && start[b * N + m] < w + P) {
+                        count++;
+                        mids[b] = m;
+                    }
+                ok = count == 1;
+            }
+            if (!ok || ts_schedule_set_repetend(s, w, w + P, mids) != 0) continue;
+            ts_validate_opts vo = {0};
+            for (int extra = 1; extra <= 5 && ok; extra += 4) {
+                ts_schedule *u = NULL;
+                ts_err e = {0};
+                ok = ts_schedule_unroll(s, N + extra, &u, &e) == TS_OK &&
+                     ts_schedule_validate(u, &vo, &e) == TS_OK;
+                ts_schedule_free(u);
+            }
+            if (ok) {
+                free(mids);
+                return;
+            }
+            ts_schedule_clear_repetend(s);
+        }
+    free(mids);
+}
 
 int main(int argc, char **argv) {
     if (argc < 5) {
@@ -99,6 +140,7 @@ int main(int argc, char **argv) {
     ts_schedule_sort(s);
     ts_validate_opts vo = {0};
     int rc = ts_schedule_validate(s, &vo, &e);
+    find_repetend(s, start, N);
     if (rc == TS_OK) rc = ts_schedule_save(s, argv[4], &e);
     if (rc != TS_OK) fprintf(stderr, "rt_greedy: %s\n", e.msg);
     ts_schedule_free(s);
