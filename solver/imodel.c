@@ -139,6 +139,58 @@ int ts_imodel_build(ts_imodel *m, const ts_iset *s, const ts_memspec *ms, bool f
         }
     }
 
+    /* Redundant load constraints that let the solver count a device's work instead of
+     * discovering it pair by pair: everything before x on a device runs between the device's
+     * earliest start and t[x]; everything after x runs between x's end and H. */
+    {
+        Z3_ast *bef = malloc((size_t)(n + 2) * sizeof *bef);
+        Z3_ast *aft = malloc((size_t)(n + 2) * sizeof *aft);
+        if (!bef || !aft) {
+            free(bef);
+            free(aft);
+            ts_pairmap_free(&pm);
+            ts_imodel_free(m);
+            return ts_fail(e, TS_ESYS, "solver: out of memory encoding loads");
+        }
+        Z3_ast zero = ts_z3_num(z, 0);
+        for (int d = 0; d < p->ndevs; d++) {
+            long head = -1;
+            for (int i = s->doff[d]; i < s->doff[d + 1]; i++)
+                if (head < 0 || s->est[s->dlist[i]] < head)
+                    head = s->est[s->dlist[i]];
+            for (int i = s->doff[d]; i < s->doff[d + 1]; i++) {
+                int x = s->dlist[i];
+                long cb = head, ca = p->blocks[s->inst[x].block].span;
+                int nb = 0, na = 0;
+                for (int j = s->doff[d]; j < s->doff[d + 1]; j++) {
+                    int y = s->dlist[j];
+                    if (y == x)
+                        continue;
+                    long sp = p->blocks[s->inst[y].block].span;
+                    if (ts_iset_prec(s, y, x)) {
+                        cb += sp;
+                        continue;
+                    }
+                    if (ts_iset_prec(s, x, y)) {
+                        ca += sp;
+                        continue;
+                    }
+                    Z3_ast o = *ts_pairmap_slot(&pm, x < y ? x : y, x < y ? y : x);
+                    Z3_ast v = ts_z3_num(z, sp);
+                    /* o(x,y) true: x before y */
+                    bef[nb++] = y < x ? Z3_mk_ite(z->ctx, o, v, zero) : Z3_mk_ite(z->ctx, o, zero, v);
+                    aft[na++] = y < x ? Z3_mk_ite(z->ctx, o, zero, v) : Z3_mk_ite(z->ctx, o, v, zero);
+                }
+                bef[nb++] = ts_z3_num(z, cb);
+                aft[na++] = ts_z3_num(z, ca);
+                ts_z3_assert(z, ts_z3_le(z, ts_z3_add(z, nb, bef), m->t[x]));
+                ts_z3_assert(z, ts_z3_le(z, ts_z3_add2(z, m->t[x], ts_z3_add(z, na, aft)), m->H));
+            }
+        }
+        free(bef);
+        free(aft);
+    }
+
     /* Memory: at each positive instance's start, level + everything started no later <= C. */
     if (ms && ms->has_memory) {
         Z3_ast *terms = malloc((size_t)(n + 1) * sizeof *terms);
