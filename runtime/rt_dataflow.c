@@ -18,7 +18,8 @@ typedef struct {
     rt_backend *be;
     float **w_dev; /* per block on this rank: W_b on the backend */
     float *x_dev, *y_dev, *x_host;
-    float **kept;  /* per entry: this rank's output of the first iteration */
+    float **kept;  /* per entry: this rank's output of the first iteration (with --check) */
+    bool keep;
 } dataflow;
 
 static float weight(int S, int b, size_t i) {
@@ -49,7 +50,7 @@ static int df_compute(rt_workload *w, rt_exec *x, const rt_op *op, const float *
     if (np > 1 && (rc = rt_exec_allreduce(x, op->block, d->y_dev, n, e)) != TS_OK) return rc;
     if (be->tanh_fwd(be, n, d->y_dev) != TS_OK || be->download(be, out, d->y_dev, n) != TS_OK)
         return rt_exec_fail(x, e, TS_ESYS, "%s backend: activation or copy failed", be->name);
-    if (!d->kept[op->entry]) {
+    if (d->keep && !d->kept[op->entry]) {
         d->kept[op->entry] = malloc(n * sizeof(float));
         if (!d->kept[op->entry]) return rt_exec_fail(x, e, TS_ESYS, "out of memory keeping results");
         memcpy(d->kept[op->entry], out, n * sizeof(float));
@@ -92,6 +93,7 @@ int rt_dataflow_new(const rt_plan *p, int rank, rt_backend *be, const rt_workloa
     d->rank = rank;
     d->p = p;
     d->be = be;
+    d->keep = o->check;
     size_t n = (size_t)d->S * d->S;
     w->msg_floats = n;
     d->w_dev = calloc((size_t)p->nblocks, sizeof(float *));

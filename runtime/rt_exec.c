@@ -103,6 +103,7 @@ int rt_exec_init(rt_exec *x, const rt_plan *p, MPI_Comm world, double timeout, r
     x->plan = p;
     x->world = world;
     x->timeout = timeout;
+    x->poll_sleep_after = 2e-3;
     x->be = be;
     x->w = w;
     MPI_Comm_rank(world, &x->rank);

@@ -91,7 +91,7 @@ static int setup(rt_run *run, ts_err *e) {
     } else if (!(run->be = rt_backend_cpu_new(e))) {
         return TS_ESYS;
     }
-    rt_workload_opts wo = {o->size, o->unit_us, run->sched->nmicros};
+    rt_workload_opts wo = {o->size, o->unit_us, run->sched->nmicros, o->check};
     switch (o->workload) {
     case RT_WORK_DATAFLOW: return rt_dataflow_new(run->plan, run->rank, run->be, &wo, &run->w, e);
     case RT_WORK_TRAIN: return rt_train_new(run->plan, run->rank, run->be, &wo, &run->w, e);
@@ -163,7 +163,6 @@ int main(int argc, char **argv) {
     if (rc == TS_OK) rc = agree(&run, rt_exec_init(&x, run.plan, run.world, run.o.timeout, run.be,
                                                    run.w, &e), &e);
     x.inject = run.o.inject;
-    x.poll_sleep_after = getenv("RT_POLL_SLEEP_AFTER") ? atof(getenv("RT_POLL_SLEEP_AFTER")) : 2e-3;
 #ifdef TS_HAVE_CUDA
     if (rc == TS_OK && run.o.backend == RT_BACKEND_CUDA)
         rc = agree(&run, rt_cuda_setup_groups(run.be, run.world, run.plan->ngroups, x.group_comm, &e),

@@ -3,12 +3,15 @@
 #ifndef RT_WORKLOADS_H
 #define RT_WORKLOADS_H
 
+#include <stdbool.h>
+
 #include "rt_exec.h"
 
 typedef struct {
     int size;       /* dataflow: S x S matrices; train: hidden width */
     double unit_us; /* timing: microseconds per span unit */
     int nmicros;
+    bool check;     /* keep what the check needs (dataflow: every instance's output) */
 } rt_workload_opts;
 
 /* Result of a check on one rank. */
