@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "modulo_internal.h"
+#include "ts_complete.h"
 #include "ts_solver.h"
 
 /* Without a time limit, no single solver call runs longer than this. */
@@ -51,18 +52,21 @@ static void ts_phase(ts_search_stats *st, const char *name, double seconds)
     st->nphases++;
 }
 
-/* Minimises the latency of one micro-batch at period P by bisection, each probe bounded by the
- * time left. t holds a feasible timetable on entry and the best found on return. Returns true
- * when the latency is proven minimal. */
+/* Minimises the latency of one micro-batch at period P by bisection within budget seconds;
+ * each probe gets at most a quarter of the budget, and a probe that times out counts as a
+ * failure (so the bisection goes on above it, unproven). t holds a feasible timetable on entry
+ * and the best found on return. Returns true when the latency is proven minimal. */
 static bool ts_minimise_latency(ts_mctx *c, ts_mz **zp, const ts_mplan *mp, long P, long *t,
-                                int anchor, ts_err *e)
+                                int anchor, double budget, ts_err *e)
 {
     const ts_placement *p = c->p;
     int nb = p->nblocks;
     long *est = malloc((size_t)nb * sizeof(long)), *cand = malloc((size_t)nb * sizeof(long));
-    if (!est || !cand) {
+    long *hint = malloc((size_t)nb * sizeof(long));
+    if (!est || !cand || !hint) {
         free(est);
         free(cand);
+        free(hint);
         return false;
     }
     ts_placement_earliest(p, est);
@@ -71,17 +75,22 @@ static bool ts_minimise_latency(ts_mctx *c, ts_mz **zp, const ts_mplan *mp, long
         if (est[b] + p->blocks[b].span > lo)
             lo = est[b] + p->blocks[b].span;
     long hi = ts_modulo_latency(p, t);
-    double stop = ts_modulo_now() + TS_MODULO_LATENCY_CAP;
+    double stop = ts_modulo_now() + budget;
     bool proven = true;
     long probes = 0;
     while (lo < hi) {
-        double left = ts_left(c);
-        if (c->deadline <= 0 && stop - ts_modulo_now() < left)
-            left = stop - ts_modulo_now();
-        if (left <= 0.01) {
+        double left = stop - ts_modulo_now();
+        if (left > ts_left(c))
+            left = ts_left(c);
+        if (left <= 0.005) {
             proven = false;
+            if (c->deadline > 0 && ts_modulo_now() >= c->deadline)
+                c->st->timed_out = true;
             break;
         }
+        double cap = budget / 4 > 0.02 ? budget / 4 : 0.02;
+        if (left > cap)
+            left = cap;
         if (!*zp) {
             *zp = ts_mz_new(p, mp, P, c->o->has_memory, c->o->memory, anchor, e);
             if (!*zp) {
@@ -90,8 +99,12 @@ static bool ts_minimise_latency(ts_mctx *c, ts_mz **zp, const ts_mplan *mp, long
             }
         }
         long mid = lo + (hi - lo) / 2;
+        /* The current residues, shifted so the anchor sits at 0, as hints. */
+        long shift = t[anchor];
+        for (int b = 0; b < nb; b++)
+            hint[b] = ((t[b] - shift) % P + P) % P;
         char why[128];
-        ts_mz_result r = ts_mz_solve(*zp, left, NULL, mid, cand, why, sizeof why);
+        ts_mz_result r = ts_mz_solve(*zp, left, hint, mid, cand, why, sizeof why);
         ts_progress(c, "latency", ++probes, 0, P - ts_placement_max_load(p));
         if (r == TS_MZ_SAT) {
             ts_err ve = {0};
@@ -101,17 +114,15 @@ static bool ts_minimise_latency(ts_mctx *c, ts_mz **zp, const ts_mplan *mp, long
             }
             memcpy(t, cand, (size_t)nb * sizeof(long));
             hi = ts_modulo_latency(p, t);
-        } else if (r == TS_MZ_UNSAT) {
-            lo = mid + 1;
         } else {
-            proven = false;
-            if (c->deadline > 0 && ts_modulo_now() >= c->deadline)
-                c->st->timed_out = true;
-            break;
+            if (r == TS_MZ_UNKNOWN)
+                proven = false;
+            lo = mid + 1;
         }
     }
     free(est);
     free(cand);
+    free(hint);
     return proven;
 }
 
@@ -146,23 +157,101 @@ static long ts_checked_makespan(const ts_schedule *s, int n)
     return mk;
 }
 
-/* Keeps whichever of the plain timetable and its tightened fill and drain is shorter at
- * opts->micro_batches (default 128), among those that validate. */
-static void ts_modulo_improve(ts_mctx *c, ts_schedule **sp, long P)
+/* The k-micro-batch schedule of timetable t with its repetend: the plain one or the one with
+ * tightened fill and drain, whichever is shorter at opts->micro_batches (default 128) among
+ * those that validate. *mk receives that makespan (-1 when neither validates, which the
+ * verified timetable rules out). NULL on allocation failure. */
+static ts_schedule *ts_modulo_build(ts_mctx *c, long P, const long *t, long *mk)
 {
     int n = c->o->micro_batches > 0 ? c->o->micro_batches : 128;
-    ts_schedule *best = *sp, *tight = ts_schedule_clone(best);
-    long mk = ts_checked_makespan(best, n);
+    ts_schedule *best = NULL;
+    *mk = -1;
+    /* Every window position within a period: each splits fill and drain differently, and the
+     * tightening then gives different lengths. Large periods: a few evenly spread positions. */
+    long step = P <= 64 ? 1 : P / 64;
+    for (long delta = 0; delta < P; delta += step) {
+        ts_schedule *s = ts_modulo_repetend_schedule(c->p, P, t, delta);
+        if (!s)
+            break;
+        if (c->o->has_memory)
+            ts_schedule_set_uniform_memory(s, c->o->memory);
+        for (int pass = 0; pass < 2 && s; pass++) {
+            ts_err e = {0};
+            if (pass == 1 && ts_modulo_tighten(s, P, &e) != TS_OK)
+                break;
+            long m = ts_checked_makespan(s, n);
+            if (m >= 0 && (*mk < 0 || m < *mk)) {
+                ts_schedule_free(best);
+                best = ts_schedule_clone(s);
+                *mk = m;
+            }
+        }
+        ts_schedule_free(s);
+        if (c->deadline > 0 && ts_modulo_now() >= c->deadline && best)
+            break;
+    }
+    if (!best) { /* nothing validated (never expected): the plain timetable */
+        best = ts_modulo_repetend_schedule(c->p, P, t, 0);
+        if (best && c->o->has_memory)
+            ts_schedule_set_uniform_memory(best, c->o->memory);
+    }
+    return best;
+}
+
+/* The lazy-style completion of the same repetend (warm-up and cool-down with minimum steps),
+ * within budget seconds; replaces *sp when it validates and is shorter at N. */
+static void ts_modulo_complete(ts_mctx *c, long P, const long *t, double budget, ts_schedule **sp,
+                               long *mk)
+{
+    const ts_placement *p = c->p;
+    int nb = p->nblocks, n = c->o->micro_batches > 0 ? c->o->micro_batches : 128;
+    if (budget <= 0.01)
+        return;
+    int *mids = malloc((size_t)nb * sizeof(int));
+    long *start = malloc((size_t)nb * sizeof(long));
+    if (!mids || !start) {
+        free(mids);
+        free(start);
+        return;
+    }
+    long lo = t[0], qmax = 0;
+    for (int b = 1; b < nb; b++)
+        if (t[b] < lo)
+            lo = t[b];
+    for (int b = 0; b < nb; b++)
+        if ((t[b] - lo) / P > qmax)
+            qmax = (t[b] - lo) / P;
+    for (int b = 0; b < nb; b++) {
+        mids[b] = (int)(qmax - (t[b] - lo) / P);
+        start[b] = (t[b] - lo) % P;
+    }
+    ts_complete_repetend rep = {P, mids, start};
+    ts_complete_opts co;
+    ts_complete_opts_init(&co);
+    co.has_memory = c->o->has_memory;
+    co.memory = c->o->memory;
+    co.time_limit = budget;
+    co.micro_batches = n;
+    /* Only a completion shorter than what we have is of use: let each phase stop minimising
+     * once within half of our distance to the lower bound. */
+    if (*mk > 0) {
+        long gap = (*mk - ts_lower_bound(p, n)) / 2 - 1;
+        co.accept = gap > 0 ? (double)gap / (double)*mk : 0;
+    }
+    ts_schedule *cs = NULL;
     ts_err e = {0};
-    if (tight && ts_modulo_tighten(tight, P, &e) == TS_OK) {
-        long mt = ts_checked_makespan(tight, n);
-        if (mt >= 0 && (mk < 0 || mt < mk)) {
-            ts_schedule_free(best);
-            *sp = tight;
-            return;
+    if (ts_complete(p, &rep, &co, &cs, NULL, &e) == TS_OK && cs) {
+        long mc = ts_checked_makespan(cs, n);
+        if (mc >= 0 && (*mk < 0 || mc < *mk)) {
+            ts_schedule_free(*sp);
+            *sp = cs;
+            *mk = mc;
+            cs = NULL;
         }
     }
-    ts_schedule_free(tight);
+    ts_schedule_free(cs);
+    free(mids);
+    free(start);
 }
 
 static json_t *ts_modulo_info(const ts_mctx *c, long P, long latency, bool lat_proven,
@@ -243,32 +332,56 @@ int ts_search_modulo(const ts_placement *p, const ts_search_opts *o, ts_schedule
     double tb = ts_modulo_now();
     ts_phase(st, "bounds", tb - c.t0);
 
-    /* Period search. */
+    /* Period search. First the constructed timetables, cheap, for every period up to the
+     * bound: the smallest period where one works is feasible. Then Z3 decides the smaller
+     * periods, each with a share of the time left. */
     bool found = false, proven = true;
-    long P = lb;
+    long P = lb, ph = -1;
     char why[128] = "";
-    for (; P <= ub; P++) {
+    long *th = malloc((size_t)nb * sizeof(long));
+    if (!th) {
+        rc = ts_fail(e, TS_ESYS, "out of memory");
+        goto done;
+    }
+    for (long q = lb; q <= ub; q++) {
+        if (ts_modulo_greedy_packed(p, &mp, q, order, o->has_memory, o->memory, th, NULL) ||
+            ts_modulo_greedy(p, &mp, q, order, o->has_memory, o->memory, th, NULL)) {
+            ph = q;
+            break;
+        }
+        if (c.deadline > 0 && ts_modulo_now() >= c.deadline)
+            break;
+    }
+    long top = ph >= 0 ? ph - 1 : ub;
+    for (; P <= top; P++) {
         st->candidates++;
-        ts_progress(&c, "period", P - lb + 1, ub - lb + 1, -1);
-        if (ts_modulo_greedy(p, &mp, P, order, o->has_memory, o->memory, t, hint)) {
-            found = true;
-            break;
-        }
-        if (c.deadline > 0 && ts_modulo_now() >= c.deadline) {
+        ts_progress(&c, "period", P - lb + 1, top - lb + 1, -1);
+        double left = ts_left(&c);
+        if (c.deadline > 0 && left <= 0) {
             st->timed_out = true;
+            proven = false;
             break;
         }
+        /* With a constructed answer at ph, half the time goes to the smaller periods, evenly;
+         * without one, each period may use half of what is left. */
+        double budget = ph >= 0 ? 0.5 * left / (double)(ph - P) : 0.5 * left;
+        if (c.deadline <= 0)
+            budget = TS_MODULO_CALL_CAP;
+        if (!ts_modulo_greedy_packed(p, &mp, P, order, o->has_memory, o->memory, t, hint))
+            ts_modulo_greedy(p, &mp, P, order, o->has_memory, o->memory, t, NULL);
         z = ts_mz_new(p, &mp, P, o->has_memory, o->memory, anchor, e);
         if (!z) {
             rc = e->code ? e->code : TS_ESYS;
+            free(th);
             goto done;
         }
-        ts_mz_result r = ts_mz_solve(z, ts_left(&c), hint, -1, t, why, sizeof why);
+        ts_mz_result r = ts_mz_solve(z, budget, hint, -1, t, why, sizeof why);
         if (r == TS_MZ_SAT) {
             ts_err ve = {0};
             if (ts_modulo_verify(p, &mp, P, t, o->has_memory, o->memory, &ve) != TS_OK) {
                 rc = ts_fail(e, TS_ESYS, "internal: the solver's timetable fails its check (%s)",
                              ve.msg);
+                free(th);
                 goto done;
             }
             found = true;
@@ -284,6 +397,13 @@ int ts_search_modulo(const ts_placement *p, const ts_search_opts *o, ts_schedule
             }
         }
     }
+    if (!found && ph >= 0) {
+        P = ph;
+        st->candidates++;
+        memcpy(t, th, (size_t)nb * sizeof(long));
+        found = true;
+    }
+    free(th);
     double tp = ts_modulo_now();
     ts_phase(st, "period", tp - tb);
     if (!found) {
@@ -308,23 +428,58 @@ int ts_search_modulo(const ts_placement *p, const ts_search_opts *o, ts_schedule
     st->optimal = proven;
     ts_progress(&c, "period", P - lb + 1, P - lb + 1, st->bubbles);
 
-    /* Latency of one micro-batch at this period. */
-    bool lat_proven = ts_minimise_latency(&c, &z, &mp, P, t, anchor, e);
-    double tl = ts_modulo_now();
-    ts_phase(st, "latency", tl - tp);
-
-    ts_schedule *s = ts_modulo_repetend_schedule(p, P, t);
+    /* The schedule of this timetable; then, unless it already meets the lower bound at N,
+     * a shorter micro-batch latency (shorter fill and drain) within a bounded share of time. */
+    int nmb = o->micro_batches > 0 ? o->micro_batches : 128;
+    long lbn = ts_lower_bound(p, nmb), mk = -1;
+    ts_schedule *s = ts_modulo_build(&c, P, t, &mk);
     if (!s) {
         rc = ts_fail(e, TS_ESYS, "out of memory");
         goto done;
     }
-    if (o->has_memory)
-        ts_schedule_set_uniform_memory(s, o->memory);
-    ts_modulo_improve(&c, &s, P);
+    bool lat_proven = false;
+    long latency = ts_modulo_latency(p, t);
+    double tl = ts_modulo_now();
+    ts_phase(st, "schedule", tl - tp);
+    if (mk != lbn) {
+        /* Latency work gets as long as the search took so far (at least 0.25 s), within the
+         * time limit; without one, at most TS_MODULO_LATENCY_CAP. */
+        double budget = tl - c.t0 > 0.15 ? tl - c.t0 : 0.15;
+        if (c.deadline <= 0 && budget > TS_MODULO_LATENCY_CAP)
+            budget = TS_MODULO_LATENCY_CAP;
+        long *t2 = malloc((size_t)nb * sizeof(long));
+        if (t2) {
+            memcpy(t2, t, (size_t)nb * sizeof(long));
+            lat_proven = ts_minimise_latency(&c, &z, &mp, P, t2, anchor, budget, e);
+            long mk2 = -1;
+            ts_schedule *s2 = ts_modulo_build(&c, P, t2, &mk2);
+            if (s2 && mk2 >= 0 && (mk < 0 || mk2 < mk)) {
+                ts_schedule_free(s);
+                s = s2;
+                mk = mk2;
+                latency = ts_modulo_latency(p, t2);
+                memcpy(t, t2, (size_t)nb * sizeof(long));
+            } else {
+                ts_schedule_free(s2);
+            }
+            free(t2);
+        }
+        ts_phase(st, "latency", ts_modulo_now() - tl);
+    }
+    if (mk != lbn) {
+        /* Completion gets the same kind of share. */
+        double tc = ts_modulo_now();
+        double budget = tc - c.t0 > 0.15 ? tc - c.t0 : 0.15;
+        if (c.deadline > 0 && budget > c.deadline - tc)
+            budget = c.deadline - tc;
+        if (c.deadline <= 0 && budget > TS_MODULO_LATENCY_CAP)
+            budget = TS_MODULO_LATENCY_CAP;
+        ts_modulo_complete(&c, P, t, budget, &s, &mk);
+        ts_phase(st, "completion", ts_modulo_now() - tc);
+    }
     st->k = s->rep.k;
-    ts_phase(st, "schedule", ts_modulo_now() - tl);
     st->seconds = ts_modulo_now() - c.t0;
-    ts_schedule_set_search_info(s, ts_modulo_info(&c, P, ts_modulo_latency(p, t), lat_proven, &mp));
+    ts_schedule_set_search_info(s, ts_modulo_info(&c, P, latency, lat_proven, &mp));
     *out = s;
     rc = TS_OK;
 done:

@@ -63,6 +63,11 @@ long ts_modulo_latency(const ts_placement *p, const long *t);
 int ts_modulo_greedy(const ts_placement *p, const ts_mplan *mp, long P, const int *order,
                      bool has_memory, long cap, long *t, long *hint_r);
 
+/* Like ts_modulo_greedy, but first gives the blocks on several devices consecutive residues
+ * and places each single-device block only where the rest of its device still packs. */
+int ts_modulo_greedy_packed(const ts_placement *p, const ts_mplan *mp, long P, const int *order,
+                            bool has_memory, long cap, long *t, long *hint_r);
+
 /* The Z3 model of one period. */
 typedef struct ts_mz ts_mz;
 
@@ -83,10 +88,11 @@ ts_mz_result ts_mz_solve(ts_mz *z, double timeout, const long *hint_r, long max_
 /* The plain modulo timetable for n micro-batches (no repetend), shifted so it starts at 0. */
 ts_schedule *ts_modulo_timetable(const ts_placement *p, long P, const long *t, int n);
 
-/* The k-micro-batch schedule with its repetend window [W, W + P), W = max(t div P) * P after
- * shifting t to start at 0; k = max(t div P) - min(t div P) + 1 and mids[b] = max - t[b] div P.
- * Unrolling it to n >= k gives exactly ts_modulo_timetable(n). */
-ts_schedule *ts_modulo_repetend_schedule(const ts_placement *p, long P, const long *t);
+/* The schedule of t with its repetend window [W, W + P), W = max(t div P) * P + delta (t shifted
+ * to start at 0, 0 <= delta < P): block b's instance in the window is micro-batch
+ * mids[b] = max(t div P) - t[b] div P (+1 when t[b] mod P < delta), and the schedule holds
+ * k = max(mids) + 1 micro-batches. Unrolling it to n >= k gives ts_modulo_timetable(n). */
+ts_schedule *ts_modulo_repetend_schedule(const ts_placement *p, long P, const long *t, long delta);
 
 /* Moves the warm-up of a schedule from ts_modulo_repetend_schedule as late, and its cool-down
  * as early, as dependencies and each device's order allow, keeping the window (so the repetend

@@ -466,24 +466,29 @@ ts_schedule *ts_modulo_timetable(const ts_placement *p, long P, const long *t, i
     return s;
 }
 
-ts_schedule *ts_modulo_repetend_schedule(const ts_placement *p, long P, const long *t)
+ts_schedule *ts_modulo_repetend_schedule(const ts_placement *p, long P, const long *t, long delta)
 {
     int nb = p->nblocks;
     long lo = ts_min_start(p, t), qmax = 0;
+    if (delta < 0 || delta >= P)
+        delta = 0;
     for (int b = 0; b < nb; b++) {
         long q = (t[b] - lo) / P;
         if (q > qmax)
             qmax = q;
     }
     int *mids = malloc((size_t)(nb ? nb : 1) * sizeof(int));
-    ts_schedule *s = mids ? ts_modulo_timetable(p, P, t, (int)qmax + 1) : NULL;
-    if (!s) {
-        free(mids);
+    if (!mids)
         return NULL;
+    int k = 0;
+    for (int b = 0; b < nb; b++) {
+        long r = (t[b] - lo) % P;
+        mids[b] = (int)(qmax - (t[b] - lo) / P + (r < delta ? 1 : 0));
+        if (mids[b] + 1 > k)
+            k = mids[b] + 1;
     }
-    for (int b = 0; b < nb; b++)
-        mids[b] = (int)(qmax - (t[b] - lo) / P);
-    if (ts_schedule_set_repetend(s, qmax * P, qmax * P + P, mids)) {
+    ts_schedule *s = ts_modulo_timetable(p, P, t, k);
+    if (!s || ts_schedule_set_repetend(s, qmax * P + delta, qmax * P + delta + P, mids)) {
         ts_schedule_free(s);
         s = NULL;
     }
