@@ -30,7 +30,7 @@ struct rt_exec {
     MPI_Comm *group_comm; /* plan->ngroups; MPI_COMM_NULL where this rank is not a member */
     double timeout;       /* seconds for any single wait */
     int inject;           /* RT_INJECT_* fault for tests (0: none) */
-    double poll_sleep_after; /* seconds of yielding before a wait starts sleeping between polls */
+    double poll_sleep_after; /* seconds of yielding before a wait sleeps between polls (1 s) */
     int injected;
     rt_backend *be;
     rt_workload *w;
