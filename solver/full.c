@@ -39,9 +39,7 @@ int ts_search_full(const ts_placement *p, const ts_search_opts *o, ts_schedule *
     ts_memspec ms = {o->has_memory, o->memory, NULL};
     double t0 = ts_now();
     long steps = -1;
-    int g = ts_iset_greedy(&s, &ms, 0, start, &steps);
-    if (g == 1)
-        g = ts_iset_greedy(&s, &ms, 1, start, &steps);
+    int g = ts_iset_greedy_best(&s, &ms, start, &steps);
     if (g < 0) {
         rc = ts_fail(e, TS_ESYS, "solver: out of memory");
         goto out;
@@ -67,8 +65,11 @@ int ts_search_full(const ts_placement *p, const ts_search_opts *o, ts_schedule *
             o->progress(o->progress_ud, &pr);
         }
         t0 = ts_now();
-        rc = ts_imodel_minimise(&m, 0, lb, g == 0 ? steps : -1, 0, &b, TS_FULL_CALL_CAP, start,
-                                &res, e);
+        /* Several calls must fit in the limit: each gets a sixth of it. */
+        double cap = o->time_limit > 0 ? o->time_limit / 6 : TS_FULL_CALL_CAP;
+        if (cap < 0.2)
+            cap = 0.2;
+        rc = ts_imodel_minimise(&m, 0, lb, g == 0 ? steps : -1, 0, &b, cap, start, &res, e);
         ts_stats_phase(st, "makespan", ts_now() - t0);
         if (rc)
             goto out;

@@ -296,7 +296,11 @@ int ts_imodel_minimise(ts_imodel *m, int what, long lo, long hi, long slack, con
         Z3_ast lit = ts_z3_bound_lit(z, bd, v);
         if (!lit)
             return ts_fail(e, TS_ESYS, "solver: out of memory");
-        Z3_lbool res = ts_z3_check(z, 1, &lit, ts_budget_call(b, call_cap));
+        /* The lower bound is a long shot when the gap is wide: give it a tenth of what is left. */
+        double cap = ts_budget_call(b, call_cap);
+        if (v == lo && r->best > lo + 1 && cap > 0.2 && 0.1 * cap > 0.2)
+            cap = 0.1 * cap;
+        Z3_lbool res = ts_z3_check(z, 1, &lit, cap);
         if (res == Z3_L_UNDEF) {
             r->timed_out = true;
             gave_up = true;
