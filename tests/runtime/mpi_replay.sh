@@ -19,6 +19,14 @@ for w in dataflow train; do
         { fail "vshape unrolled to 16, $w (rc $rc)"; cat "$TMP/out"; }
 done
 
+# schedules found by `tessel search --method modulo --memory 6` (with repetends), unrolled to 12
+for s in kshape xshape mshape; do
+    for w in dataflow train; do
+        mpi 4 --schedule "$FIX/runtime_${s}_searched.json" --micro-batches 12 --workload $w --check --iterations 2
+        [ $rc -eq 0 ] && grep -q "check: passed" "$TMP/out" || { fail "searched $s, $w (rc $rc)"; cat "$TMP/out"; }
+    done
+done
+
 # --json prints one object with the measurements; --trace writes a Chrome trace with flows
 mpi 4 --schedule "$FIX/runtime_kshape.json" --workload dataflow --check --json --trace "$TMP/t.json"
 [ $rc -eq 0 ] || fail "json run (rc $rc)"
