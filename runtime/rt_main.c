@@ -11,6 +11,7 @@
 #include "rt_options.h"
 #include "rt_plan.h"
 #include "rt_report.h"
+#include "rt_summary.h"
 #include "rt_workloads.h"
 #include "ts_schedule.h"
 #ifdef TS_HAVE_CUDA
@@ -126,18 +127,6 @@ static void die(rt_run *run, const ts_err *e) {
     MPI_Abort(run->world, e->code ? e->code : TS_ESYS);
 }
 
-typedef struct {
-    rt_iter_stats st;
-    double loss;
-} iter_out;
-
-static json_t *block_times_json(const rt_plan *p, const double *sec) {
-    json_t *o = json_object();
-    for (int b = 0; b < p->nblocks && o; b++)
-        json_object_set_new(o, p->s->placement->blocks[b].id, json_real(sec[b]));
-    return o;
-}
-
 int main(int argc, char **argv) {
     RT_LEAK_IGNORE_BEGIN(); /* MPI_Init's plugins allocate, then some are unloaded */
     MPI_Init(&argc, &argv);
@@ -193,13 +182,16 @@ int main(int argc, char **argv) {
     double *fin = calloc((size_t)R, sizeof(double)), *bas = calloc((size_t)R, sizeof(double));
     double *peak = calloc((size_t)R, sizeof(double));
     double *bsec = calloc((size_t)p->nblocks + 1, sizeof(double));
-    iter_out *io = calloc((size_t)iters, sizeof(iter_out));
+    rt_iter_stats *stats = calloc((size_t)iters, sizeof(rt_iter_stats));
+    double *losses = calloc((size_t)iters, sizeof(double));
     if (!counts || !displs || !mine || !all || !rd || !sd || !ed || !fin || !bas || !peak || !bsec ||
-        !io) {
+        !stats || !losses) {
         ts_fail(&e, TS_ESYS, "rank %d: out of memory for measurements", run.rank);
         die(&run, &e);
     }
     rt_timings tm = {R, rd, sd, ed, fin, bas};
+    rt_summary sum = {o, p, run.w->name, run.be->name, R, iters, stats, losses, bsec, peak,
+                      false, 0, 0, 0, true, true};
     for (int it = 0; it < iters; it++) {
         if (rt_exec_iteration(&x, it, &e) != TS_OK) die(&run, &e);
         memcpy(mine, x.t_ready, sizeof(double) * (size_t)nops);
@@ -226,117 +218,48 @@ int main(int argc, char **argv) {
             if (all[displs[r] + 3 * n + 2] > peak[r]) peak[r] = all[displs[r] + 3 * n + 2];
         }
         double unit_s = o->workload == RT_WORK_TIMING ? o->unit_us * 1e-6 : 0;
-        if (rt_report_iteration(p, &tm, unit_s, bsec, &io[it].st, &e) != TS_OK) die(&run, &e);
-        io[it].loss = loss_sum;
+        if (rt_report_iteration(p, &tm, unit_s, bsec, &stats[it], &e) != TS_OK) die(&run, &e);
+        losses[it] = loss_sum;
         if (!o->json) {
-            if (it == 0) {
-                printf("tessel-run: %s (%s, %d ranks, %d micro-batches), workload %s, backend %s\n",
-                       o->schedule, p->s->placement->name, R, p->nmicros, run.w->name, run.be->name);
-                printf("%4s %10s %12s %10s %14s%s\n", "iter", "wall_ms", "predicted_ms",
-                       "efficiency", "micro-batch/s", o->workload == RT_WORK_TRAIN ? "         loss" : "");
-            }
-            printf("%4d %10.3f %12.3f %10.3f %14.1f", it, io[it].st.wall * 1e3,
-                   io[it].st.predicted * 1e3, io[it].st.efficiency, io[it].st.throughput);
-            if (o->workload == RT_WORK_TRAIN) printf(" %12.6g", loss_sum);
-            printf("\n");
-            fflush(stdout);
+            if (it == 0) rt_summary_header(&sum, stdout);
+            rt_summary_row(&sum, it, stdout);
         }
     }
     int exit_code = 0;
-    /* checks */
-    rt_check c = {0};
-    char first_all[256 * 64];
-    long failed = 0, compared = 0;
-    double maxerr = 0;
-    bool loss_ok = true;
+    char first[256] = "";
     if (o->check && o->workload != RT_WORK_TIMING) {
+        rt_check c = {0};
         if (o->workload == RT_WORK_DATAFLOW) rc = rt_dataflow_check(run.w, p, run.rank, &c, &e);
         else rc = rt_train_check(run.w, p, run.rank, &c, &e);
         if (rc != TS_OK) die(&run, &e);
-        MPI_Reduce(&c.failed, &failed, 1, MPI_LONG, MPI_SUM, 0, run.world);
-        MPI_Reduce(&c.compared, &compared, 1, MPI_LONG, MPI_SUM, 0, run.world);
-        MPI_Reduce(&c.max_rel_error, &maxerr, 1, MPI_DOUBLE, MPI_MAX, 0, run.world);
-        char *gather = run.rank == 0 ? malloc(256 * (size_t)R) : NULL;
-        MPI_Gather(c.first, 256, MPI_CHAR, gather, 256, MPI_CHAR, 0, run.world);
-        first_all[0] = 0;
-        for (int r = 0; gather && r < R && !first_all[0]; r++)
-            if (gather[256 * r]) snprintf(first_all, sizeof first_all, "%.255s", gather + 256 * r);
+        sum.checked = true;
+        MPI_Reduce(&c.failed, &sum.failed, 1, MPI_LONG, MPI_SUM, 0, run.world);
+        MPI_Reduce(&c.compared, &sum.compared, 1, MPI_LONG, MPI_SUM, 0, run.world);
+        MPI_Reduce(&c.max_rel_error, &sum.max_rel_error, 1, MPI_DOUBLE, MPI_MAX, 0, run.world);
+        /* the first mismatch of the lowest rank that has one */
+        char *gather = run.rank == 0 ? malloc(sizeof c.first * (size_t)R) : NULL;
+        MPI_Gather(c.first, (int)sizeof c.first, MPI_CHAR, gather, (int)sizeof c.first, MPI_CHAR, 0,
+                   run.world);
+        for (int r = 0; gather && r < R && !first[0]; r++)
+            if (gather[sizeof c.first * r])
+                snprintf(first, sizeof first, "%.255s", gather + sizeof c.first * r);
         free(gather);
-        if (run.rank == 0 && o->workload == RT_WORK_TRAIN && iters >= 2 &&
-            !(io[iters - 1].loss < io[0].loss))
-            loss_ok = false;
-        if (run.rank == 0 && (failed || !loss_ok)) exit_code = 1;
+        if (o->workload == RT_WORK_TRAIN && iters >= 2 && !(losses[iters - 1] < losses[0]))
+            sum.loss_ok = false;
+        sum.passed = sum.failed == 0 && sum.loss_ok;
+        if (run.rank == 0 && !sum.passed) exit_code = 1;
     }
-    if (run.rank == 0 && o->trace) {
-        if (rt_report_trace(p, &tm, o->trace, &e) != TS_OK) {
-            fprintf(stderr, "tessel-run: %s\n", e.msg);
-            exit_code = exit_code ? exit_code : TS_ESYS;
-        }
+    if (run.rank == 0 && o->trace && rt_report_trace(p, &tm, o->trace, &e) != TS_OK) {
+        fprintf(stderr, "tessel-run: %s\n", e.msg);
+        exit_code = exit_code ? exit_code : TS_ESYS;
     }
     if (run.rank == 0) {
-        ts_metrics met;
-        int have_met = ts_schedule_metrics(p->s, &met) == 0;
-        if (o->json) {
-            json_t *j = json_object(), *arr = json_array(), *pk = json_array(), *mu = json_array();
-            json_object_set_new(j, "format", json_string("tessel-run/1"));
-            json_object_set_new(j, "schedule", json_string(o->schedule));
-            json_object_set_new(j, "placement", json_string(p->s->placement->name));
-            json_object_set_new(j, "workload", json_string(run.w->name));
-            json_object_set_new(j, "backend", json_string(run.be->name));
-            json_object_set_new(j, "ranks", json_integer(R));
-            json_object_set_new(j, "micro_batches", json_integer(p->nmicros));
-            json_object_set_new(j, "size", json_integer(o->size));
-            if (o->workload == RT_WORK_TIMING) json_object_set_new(j, "unit_us", json_real(o->unit_us));
-            for (int it = 0; it < iters; it++) {
-                json_t *r = json_pack("{s:i, s:f, s:f, s:f, s:f}", "iteration", it, "wall_s",
-                                      io[it].st.wall, "predicted_s", io[it].st.predicted,
-                                      "efficiency", io[it].st.efficiency, "throughput",
-                                      io[it].st.throughput);
-                if (o->workload == RT_WORK_TIMING)
-                    json_object_set_new(r, "planned_s", json_real(io[it].st.planned));
-                if (o->workload == RT_WORK_TRAIN) json_object_set_new(r, "loss", json_real(io[it].loss));
-                json_array_append_new(arr, r);
-            }
-            json_object_set_new(j, "iterations", arr);
-            json_object_set_new(j, "block_seconds", block_times_json(p, bsec));
-            for (int r = 0; r < R; r++) {
-                json_array_append_new(pk, json_integer((json_int_t)peak[r]));
-                json_array_append_new(mu, json_integer(have_met ? met.peak[r] : 0));
-            }
-            json_object_set_new(j, "peak_live_bytes", pk);
-            json_object_set_new(j, "schedule_peak_memory_units", mu);
-            if (o->check && o->workload != RT_WORK_TIMING)
-                json_object_set_new(j, "check",
-                                    json_pack("{s:b, s:I, s:I, s:f, s:b}", "passed", exit_code == 0,
-                                              "compared", (json_int_t)compared, "failed",
-                                              (json_int_t)failed, "max_rel_error", maxerr,
-                                              "loss_decreased", loss_ok));
-            char *txt = json_dumps(j, JSON_COMPACT);
-            if (txt) printf("%s\n", txt);
-            free(txt);
-            json_decref(j);
-        } else {
-            printf("peak live activation bytes per rank (schedule memory units):");
-            for (int r = 0; r < R; r++)
-                printf(" %d: %.0f (%ld)", r, peak[r], have_met ? met.peak[r] : 0L);
-            printf("\n");
-            if (o->workload == RT_WORK_TIMING)
-                printf("planned makespan at %g us per unit: %.3f ms\n", o->unit_us,
-                       io[iters - 1].st.planned * 1e3);
-            if (o->check && o->workload != RT_WORK_TIMING)
-                printf("check: %s (%ld %s compared, max relative error %.3g)%s\n",
-                       failed ? "FAILED" : "passed", compared,
-                       o->workload == RT_WORK_DATAFLOW ? "instances" : "gradient shards", maxerr,
-                       o->workload == RT_WORK_TRAIN
-                           ? (iters < 2 ? "; loss trend needs --iterations >= 2"
-                                        : loss_ok ? "; loss decreased" : "; loss did NOT decrease")
-                           : "");
-        }
-        if (failed) fprintf(stderr, "tessel-run: check failed: %s\n", first_all);
-        if (!loss_ok)
+        if (o->json) rt_summary_json(&sum, stdout);
+        else rt_summary_text(&sum, stdout);
+        if (sum.failed) fprintf(stderr, "tessel-run: check failed: %s\n", first);
+        if (!sum.loss_ok)
             fprintf(stderr, "tessel-run: check failed: the loss did not decrease (%g -> %g)\n",
-                    io[0].loss, io[iters - 1].loss);
-        if (have_met) ts_metrics_free(&met);
+                    losses[0], losses[iters - 1]);
     }
     MPI_Bcast(&exit_code, 1, MPI_INT, 0, run.world);
     free(counts);
@@ -350,7 +273,8 @@ int main(int argc, char **argv) {
     free(bas);
     free(peak);
     free(bsec);
-    free(io);
+    free(stats);
+    free(losses);
     rt_exec_destroy(&x);
     teardown(&run);
     RT_LEAK_CHECK();
