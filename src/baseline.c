@@ -434,12 +434,11 @@ static int ts_push_item(ts_seq *q, const ts_pipe *pp, int s, bool backward, int 
 
 /* 1F1B on one stage over micro-batches m0 .. m0+cnt-1 with `warm` warm-up forwards (Megatron's
  * order: warm-up forwards, then one forward one backward, then the remaining backwards). A stage
- * with only one half runs it in micro-batch order. gpipe: all forwards, then all backwards. */
-static int ts_stage_order(ts_seq *q, const ts_pipe *pp, int s, int m0, int cnt, int warm,
-                          bool gpipe, int n)
+ * with only one half runs it in micro-batch order. */
+static int ts_stage_order(ts_seq *q, const ts_pipe *pp, int s, int m0, int cnt, int warm, int n)
 {
     bool hf = pp->fwd[s] >= 0, hb = pp->bwd[s] >= 0;
-    if (gpipe || !hf || !hb) {
+    if (!hf || !hb) {
         for (int i = 0; i < cnt; i++)
             if (ts_push_item(q, pp, s, false, m0 + i, n) != 0)
                 return -1;
@@ -560,7 +559,7 @@ static int ts_merge(const ts_placement *p, int n, const long *vstart, const ts_p
 /* Times the rule on the virtual pipeline(s) for micro-batches m0 .. m0+cnt-1, as if that group
  * ran alone from time 0: vstart gets those instances' virtual starts, -1 elsewhere. */
 static int ts_virtual_round(const ts_placement *v, int n, const ts_pipe *pipes, int npipes, int m0,
-                            int cnt, bool gpipe, long *vstart, const char *kind, ts_err *e)
+                            int cnt, long *vstart, const char *kind, ts_err *e)
 {
     ts_seq *vord = ts_seqs_new(v->ndevs);
     if (!vord)
@@ -570,7 +569,7 @@ static int ts_virtual_round(const ts_placement *v, int n, const ts_pipe *pipes, 
     for (int k = 0; k < npipes && rc == TS_OK; k++) {
         const ts_pipe *pp = &pipes[k];
         for (int s = 0; s < pp->nstages; s++)
-            if (ts_stage_order(&vord[base + s], pp, s, m0, cnt, pp->nfwd - s - 1, gpipe, n) != 0) {
+            if (ts_stage_order(&vord[base + s], pp, s, m0, cnt, pp->nfwd - s - 1, n) != 0) {
                 rc = ts_fail(e, TS_ESYS, "baseline %s: out of memory", kind);
                 break;
             }
@@ -585,7 +584,7 @@ static int ts_virtual_round(const ts_placement *v, int n, const ts_pipe *pipes, 
 /* ---------------------------------------------------------------- the rules */
 
 static int ts_make_chain_rule(const ts_baseline_info *info, const ts_placement *p, int n,
-                              bool gpipe, long *start, ts_err *e)
+                              long *start, ts_err *e)
 {
     bool *in = malloc((size_t)p->nblocks * sizeof(bool));
     int *pipe_of = calloc((size_t)p->nblocks, sizeof(int));
@@ -608,7 +607,7 @@ static int ts_make_chain_rule(const ts_baseline_info *info, const ts_placement *
         rc = ts_fail(e, TS_ESYS, "baseline %s: out of memory", info->name);
         goto out;
     }
-    rc = ts_virtual_round(v, n, &pp, 1, 0, n, gpipe, vstart, info->name, e);
+    rc = ts_virtual_round(v, n, &pp, 1, 0, n, vstart, info->name, e);
     if (rc == TS_OK && ts_merge(p, n, vstart, &pp, pipe_of, false, real) != 0)
         rc = ts_fail(e, TS_ESYS, "baseline %s: out of memory", info->name);
     if (rc == TS_OK)
@@ -623,16 +622,25 @@ out:
     return rc;
 }
 
-/* GPipe on any placement: each device sorts its instances by (forward before backward,
- * micro-batch, topological position), a linear extension of the dependencies. */
-static int ts_make_gpipe_general(const ts_baseline_info *info, const ts_placement *p, int n,
-                                 long *start, ts_err *e)
+/* GPipe on any placement: every device runs all its forward work before any backward work, and
+ * within a phase the instances in the order they would run if every block had a device of its
+ * own and took the micro-batches one after another (so a device holding several stages runs each
+ * as its inputs arrive). Forward-then-backward and the per-block timing are both consistent with
+ * the dependencies, so the device orders share one key and cannot deadlock. */
+static int ts_make_gpipe(const ts_baseline_info *info, const ts_placement *p, int n, long *start,
+                         ts_err *e)
 {
-    int *order = malloc((size_t)p->nblocks * sizeof(int));
-    int *pos = malloc((size_t)p->nblocks * sizeof(int));
+    int B = p->nblocks;
+    int *order = malloc((size_t)B * sizeof(int));
+    int *pos = malloc((size_t)B * sizeof(int));
+    long total = (long)B * n;
+    long *vstart = malloc((size_t)total * sizeof(long));
+    ts_mkey *keys = malloc((size_t)total * sizeof(ts_mkey));
+    ts_seq *vord = ts_seqs_new(B);
     ts_seq *real = ts_seqs_new(p->ndevs);
+    ts_placement *v = ts_placement_new(p->name, B);
     int rc = TS_OK;
-    if (!order || !pos || !real) {
+    if (!order || !pos || !vstart || !keys || !vord || !real || !v) {
         rc = ts_fail(e, TS_ESYS, "baseline %s: out of memory", info->name);
         goto out;
     }
@@ -640,27 +648,56 @@ static int ts_make_gpipe_general(const ts_baseline_info *info, const ts_placemen
         rc = ts_refuse(e, info, p, "its blocks form a cycle");
         goto out;
     }
-    for (int i = 0; i < p->nblocks; i++)
+    for (int i = 0; i < B; i++)
         pos[order[i]] = i;
-    for (int d = 0; d < p->ndevs && rc == TS_OK; d++)
-        for (int phase = 0; phase < 2 && rc == TS_OK; phase++)
-            for (int m = 0; m < n && rc == TS_OK; m++)
-                for (int i = 0; i < p->nblocks; i++) {
-                    int b = order[i];
-                    if ((p->blocks[b].kind == TS_KIND_BACKWARD) != (phase == 1) ||
-                        !ts_block_on(&p->blocks[b], d))
-                        continue;
-                    if (ts_seq_push(&real[d], b * n + m) != 0) {
-                        rc = ts_fail(e, TS_ESYS, "baseline %s: out of memory", info->name);
-                        break;
-                    }
-                }
+    /* the virtual placement: block b alone on virtual device b */
+    for (int b = 0; b < B && rc == TS_OK; b++) {
+        const ts_block *x = &p->blocks[b];
+        if (ts_placement_add_block(v, x->id, x->kind, x->span, x->memory, 1, &b) < 0)
+            rc = ts_fail(e, TS_ESYS, "baseline %s: out of memory", info->name);
+        for (int m = 0; m < n && rc == TS_OK; m++)
+            if (ts_seq_push(&vord[b], b * n + m) != 0)
+                rc = ts_fail(e, TS_ESYS, "baseline %s: out of memory", info->name);
+    }
+    for (int i = 0; i < p->nedges && rc == TS_OK; i++) {
+        const ts_edge *x = &p->edges[i];
+        if (ts_placement_add_edge(v, x->src, x->dst, x->delay, x->distance) < 0)
+            rc = ts_fail(e, TS_ESYS, "baseline %s: out of memory", info->name);
+    }
+    if (rc == TS_OK)
+        rc = ts_asap(v, n, vord, vstart, info->name, e);
+    long vmax = 0;
+    for (long i = 0; i < total && rc == TS_OK; i++)
+        if (vstart[i] > vmax)
+            vmax = vstart[i];
+    for (int d = 0; d < p->ndevs && rc == TS_OK; d++) {
+        long cnt = 0;
+        for (int b = 0; b < B; b++) {
+            if (!ts_block_on(&p->blocks[b], d))
+                continue;
+            int phase = p->blocks[b].kind == TS_KIND_BACKWARD;
+            for (int m = 0; m < n; m++)
+                keys[cnt++] = (ts_mkey){vstart[(long)b * n + m], 0, phase, pos[b], m, b * n + m};
+        }
+        /* the phase goes first: backward keys are moved past every virtual start */
+        for (long i = 0; i < cnt; i++)
+            if (keys[i].pipe)
+                keys[i].vstart += vmax + 1;
+        qsort(keys, (size_t)cnt, sizeof *keys, ts_cmp_mkey);
+        for (long i = 0; i < cnt && rc == TS_OK; i++)
+            if (ts_seq_push(&real[d], keys[i].id) != 0)
+                rc = ts_fail(e, TS_ESYS, "baseline %s: out of memory", info->name);
+    }
     if (rc == TS_OK)
         rc = ts_asap(p, n, real, start, info->name, e);
 out:
     free(order);
     free(pos);
+    free(vstart);
+    free(keys);
+    ts_seqs_free(vord, B);
     ts_seqs_free(real, p->ndevs);
+    ts_placement_free(v);
     return rc;
 }
 
@@ -884,7 +921,7 @@ static int ts_make_chimera(const ts_baseline_info *info, const ts_placement *p, 
         vall[i] = -1;
     for (int m0 = 0; m0 < n && rc == TS_OK; m0 += unit) {
         int cnt = n - m0 < unit ? n - m0 : unit;
-        rc = ts_virtual_round(v, n, pipes, 2, m0, cnt, false, vstart, info->name, e);
+        rc = ts_virtual_round(v, n, pipes, 2, m0, cnt, vstart, info->name, e);
         for (long i = 0; i < total && rc == TS_OK; i++)
             if (vstart[i] >= 0)
                 vall[i] = vstart[i] + (long)(m0 / unit) * period;
@@ -985,7 +1022,7 @@ static int ts_make_zbh1(const ts_baseline_info *info, const ts_placement *p, int
     }
     /* Memory ceiling: the peak of 1F1B (B and W together) on the same placement. */
     long total = (long)B * n;
-    rc = ts_make_chain_rule(ts_baseline_find("1f1b"), p, n, false, start, e);
+    rc = ts_make_chain_rule(ts_baseline_find("1f1b"), p, n, start, e);
     if (rc != TS_OK)
         goto out;
     long cap = ts_peak_memory(p, n, start);
@@ -1065,27 +1102,10 @@ static int ts_dispatch(const ts_baseline_info *info, const ts_placement *p, int 
                        ts_err *e)
 {
     const char *k = info->name;
-    if (!strcmp(k, "gpipe")) {
-        /* The chain view (virtual pipeline) where it applies, else the general rule. */
-        bool *in = malloc((size_t)p->nblocks * sizeof(bool));
-        if (!in)
-            return ts_fail(e, TS_ESYS, "baseline %s: out of memory", k);
-        for (int b = 0; b < p->nblocks; b++)
-            in[b] = true;
-        ts_pipe pp;
-        char why[256];
-        int prc = ts_pipe_make(p, in, &pp, why, sizeof why);
-        free(in);
-        if (prc == TS_ESYS)
-            return ts_fail(e, TS_ESYS, "baseline %s: out of memory", k);
-        if (prc == TS_OK) {
-            ts_pipe_free(&pp);
-            return ts_make_chain_rule(info, p, n, true, start, e);
-        }
-        return ts_make_gpipe_general(info, p, n, start, e);
-    }
+    if (!strcmp(k, "gpipe"))
+        return ts_make_gpipe(info, p, n, start, e);
     if (!strcmp(k, "1f1b"))
-        return ts_make_chain_rule(info, p, n, false, start, e);
+        return ts_make_chain_rule(info, p, n, start, e);
     if (!strcmp(k, "interleaved"))
         return ts_make_interleaved(info, p, n, start, e);
     if (!strcmp(k, "chimera"))
