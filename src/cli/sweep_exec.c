@@ -330,6 +330,10 @@ json_t *ts_sweep_job_finish(ts_sweep_job *j, int wstatus)
         }
     } else {
         status = code == 1 ? TS_SWEEP_INFEASIBLE : TS_SWEEP_ERROR;
+        /* "No answer" that comes when the time limit is used up proves nothing about
+         * feasibility: the search ran out of time before it could decide. */
+        if (code == 1 && j->time_limit > 0 && wall >= j->time_limit)
+            status = TS_SWEEP_TIMEOUT;
         message = last_line(j->log_path);
         if (!message) {
             snprintf(buf, sizeof buf, "exit status %d", code);
