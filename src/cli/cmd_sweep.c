@@ -299,15 +299,22 @@ static int run_points(sweep_run *s, int *todo, int ntodo, ts_err *e)
             next++;
             s->running++;
         }
-        int st;
-        pid_t pid = waitpid(-1, &st, WNOHANG);
+        /* Peek first: while the finished worker is a zombie its process group id cannot be
+         * reused, so whatever is left in its group (a baseline step) can be killed safely. */
+        siginfo_t si;
+        memset(&si, 0, sizeof si);
+        pid_t pid = 0;
+        int st = 0;
+        if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid > 0) {
+            kill(-si.si_pid, SIGKILL);
+            while ((pid = waitpid(si.si_pid, &st, 0)) < 0 && errno == EINTR)
+                ;
+        }
         if (pid > 0) {
             for (long i = 0; i < s->opt->jobs; i++) {
                 ts_sweep_job *j = &s->jobs[i];
                 if (j->pid != pid)
                     continue;
-                /* The worker's group may still hold a baseline step: make sure it is gone. */
-                kill(-pid, SIGKILL);
                 json_t *rec = ts_sweep_job_finish(j, st);
                 ts_sweep_job_clear(j);
                 s->running--;

@@ -2,7 +2,7 @@
 # tessel sweep end to end: a small sweep with -j 2 records every point exactly once (and its
 # schedules validate); a sweep killed with kill -9 midway leaves no worker running, and rerun with
 # --resume ends with every point recorded exactly once; a torn last line is dropped; a point past
-# its time limit is recorded as a timeout, an impossible one as infeasible.
+# its time limit is recorded as a timeout, an impossible one as infeasible; Ctrl-C stops cleanly.
 set -u
 TESSEL=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 TESTS=$2
@@ -126,7 +126,26 @@ rc=$?
 grep -q "$total/$total points recorded" "$TMP/stdout" || { say "resume summary"; cat "$TMP/stdout"; }
 check "$TMP/kill.json" "$TMP/kill"
 
-# 4. A point past its time limit is a timeout, never a number.
+# 4. SIGINT (Ctrl-C) stops the sweep cleanly: exit 130, workers gone, only whole records kept.
+"$TESSEL" sweep "$TMP/kill.json" -o "$TMP/int" -j 2 --quiet >/dev/null 2>"$TMP/stderr" &
+SWEEP_PID=$!
+for _ in $(seq 1 3000); do
+    n=$(cat "$TMP/int/results.jsonl" 2>/dev/null | wc -l)
+    [ "$n" -ge 2 ] && break
+    kill -0 "$SWEEP_PID" 2>/dev/null || break
+    sleep 0.02
+done
+kill -INT "$SWEEP_PID"
+wait "$SWEEP_PID"
+rc=$?
+SWEEP_PID=
+[ "$rc" -eq 130 ] || { say "SIGINT: exit $rc, expected 130"; cat "$TMP/stderr"; }
+grep -q "continue with --resume" "$TMP/stderr" || say "SIGINT: no hint to resume"
+if pgrep -f -- "$TMP/int/schedules" >/dev/null; then say "workers survived SIGINT"; fi
+"$TESSEL" sweep "$TMP/kill.json" -o "$TMP/int" -j 2 --resume >/dev/null 2>&1 || say "resume after SIGINT"
+check "$TMP/kill.json" "$TMP/int"
+
+# 5. A point past its time limit is a timeout, never a number.
 cat >"$TMP/slow.json" <<'SPEC'
 {"format": "tessel-sweep/1", "name": "slow",
  "points": [{"placement": "nnshape", "ndevs": 4, "memory": 6, "method": "full",
