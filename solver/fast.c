@@ -169,6 +169,29 @@ static bool ts_fast_window_fits(const ts_placement *p, const int *mids, const lo
     return true;
 }
 
+int ts_fast_construct(const ts_placement *p, const int *chain, bool has_memory, long cap,
+                      int *mids, long *start, long *period, bool *fits, ts_err *e)
+{
+    *fits = false;
+    int rc = ts_fast_pack(p, chain, start, period, e);
+    if (rc)
+        return rc;
+    for (int i = 0; i < p->nblocks; i++)
+        mids[i] = 0;
+    if (ts_fast_offsets(p, chain, start, *period, mids))
+        return TS_OK;
+    if (!has_memory) {
+        *fits = true;
+        return TS_OK;
+    }
+    long *level = calloc((size_t)p->ndevs + 1, sizeof *level);
+    if (!level)
+        return ts_fail(e, TS_ESYS, "solver: out of memory");
+    *fits = ts_fast_window_fits(p, mids, start, cap, level);
+    free(level);
+    return TS_OK;
+}
+
 int ts_search_fast(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
                    ts_search_stats *st, ts_err *e)
 {

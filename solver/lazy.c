@@ -46,6 +46,12 @@ typedef struct {
     int *best_mids;
     long *best_start;
     long *start;    /* scratch */
+    /* seed: the fast construction, a bound that only candidates at least as good pass, and the
+     * answer when no candidate reaches it (e.g. when the time limit cuts a large search) */
+    long seed_period;
+    int seed_k;
+    int *seed_mids;
+    long *seed_start;
     bool proven;    /* no candidate was cut by a time limit */
     long tried, total;
     long constructed; /* candidates answered without Z3 */
@@ -62,6 +68,15 @@ static int ts_cmp_cand(const void *a, const void *b)
     if (x->maxlevel != y->maxlevel)
         return x->maxlevel < y->maxlevel ? -1 : 1;
     return 0;
+}
+
+/* Candidates must reach a period below this: better than the incumbent, no worse than the seed. */
+static long ts_lazy_bound(const ts_lazy *L)
+{
+    long b = L->best_period;
+    if (L->seed_period != LONG_MAX && L->seed_period + 1 < b)
+        b = L->seed_period + 1;
+    return b;
 }
 
 static void ts_lazy_progress(ts_lazy *L, bool force)
@@ -139,7 +154,7 @@ static int ts_lazy_screen(ts_lazy *L, int k, const int *cuts, ts_cand *c)
                 lb = need;
         }
     c->lb = lb;
-    return lb < L->best_period ? 0 : 2;
+    return lb < ts_lazy_bound(L) ? 0 : 2;
 }
 
 /* Solves one screened candidate against the incumbent. Returns TS_OK or an error; sets *stop
@@ -149,7 +164,7 @@ static int ts_lazy_try(ts_lazy *L, int k, ts_cand *c, bool construct_only, bool 
 {
     const ts_placement *p = L->p;
     const ts_search_opts *o = L->o;
-    if (c->lb >= L->best_period)
+    if (c->lb >= ts_lazy_bound(L))
         return TS_OK;
     if (ts_budget_over(&L->budget)) {
         L->proven = false;
@@ -177,7 +192,7 @@ static int ts_lazy_try(ts_lazy *L, int k, ts_cand *c, bool construct_only, bool 
         c->done = true;
         if (!L->rm && (rc = ts_rmodel_new(p, o->has_memory, o->memory, &L->rm, e)))
             return rc;
-        long hi = L->best_period == LONG_MAX ? -1 : L->best_period - 1;
+        long hi = ts_lazy_bound(L) == LONG_MAX ? -1 : ts_lazy_bound(L) - 1;
         rc = ts_rmodel_solve(L->rm, c->mids, c->lb, hi, &L->budget, TS_LAZY_CALL_CAP, L->start,
                              &r, e);
     }
@@ -289,6 +304,12 @@ static int ts_lazy_k(ts_lazy *L, int k, bool *stop, bool *any, ts_err *e)
     while (more && !*stop) {
         int nbatch = 0;
         while (more && nbatch < TS_LAZY_BATCH) {
+            if ((L->st->candidates & 1023) == 0 && ts_budget_over(&L->budget)) {
+                L->proven = false;
+                L->st->timed_out = true;
+                *stop = true;
+                break;
+            }
             ts_cand *c = &batch[nbatch];
             c->mids = pool + (size_t)nbatch * (size_t)nb;
             c->done = false;
@@ -314,6 +335,13 @@ static int ts_lazy_k(ts_lazy *L, int k, bool *stop, bool *any, ts_err *e)
         double t0 = ts_now();
         for (int i = 0; i < nbatch; i++) {
             bool ok;
+            if (ts_budget_over(&L->budget)) {
+                L->proven = false;
+                L->st->timed_out = true;
+                *stop = true;
+                nbatch = i;
+                break;
+            }
             if ((rc = ts_lazy_greedy_ok(L, k, batch[i].mids, &ok, e)))
                 goto out;
             batch[i].exact = !ok;
@@ -361,7 +389,11 @@ int ts_search_lazy(const ts_placement *p, const ts_search_opts *o, ts_schedule *
     L.best_mids = calloc((size_t)nb + 1, sizeof *L.best_mids);
     L.best_start = calloc((size_t)nb + 1, sizeof *L.best_start);
     L.start = calloc((size_t)nb + 1, sizeof *L.start);
-    if (!L.chain || !L.pos || !L.level || !L.lp || !L.best_mids || !L.best_start || !L.start) {
+    L.seed_period = LONG_MAX;
+    L.seed_mids = calloc((size_t)nb + 1, sizeof *L.seed_mids);
+    L.seed_start = calloc((size_t)nb + 1, sizeof *L.seed_start);
+    if (!L.chain || !L.pos || !L.level || !L.lp || !L.best_mids || !L.best_start || !L.start ||
+        !L.seed_mids || !L.seed_start) {
         rc = ts_fail(e, TS_ESYS, "solver: out of memory");
         goto out;
     }
@@ -419,6 +451,25 @@ int ts_search_lazy(const ts_placement *p, const ts_search_opts *o, ts_schedule *
                      kmin, kmin, p->name, nb);
         goto out;
     }
+    /* Seed from the fast construction when it fits (its window, warm-up and cool-down). */
+    {
+        double t0 = ts_now();
+        bool fits = false;
+        if ((rc = ts_fast_construct(p, L.chain, o->has_memory, o->memory, L.seed_mids,
+                                    L.seed_start, &L.seed_period, &fits, e)))
+            goto out;
+        int sk = 0;
+        for (int i = 0; i < nb; i++)
+            if (L.seed_mids[i] + 1 > sk)
+                sk = L.seed_mids[i] + 1;
+        bool ok = fits && (o->nmicros == 0 || sk == o->nmicros);
+        if (ok && (rc = ts_lazy_greedy_ok(&L, sk, L.seed_mids, &ok, e)))
+            goto out;
+        L.seed_k = sk;
+        if (!ok)
+            L.seed_period = LONG_MAX;
+        ts_stats_phase(st, "seed", ts_now() - t0);
+    }
     for (int k = kmin; k <= kmax; k++)
         L.total += ts_binom(nb - 1, k - 1);
     bool stop = false;
@@ -432,6 +483,15 @@ int ts_search_lazy(const ts_placement *p, const ts_search_opts *o, ts_schedule *
     }
     ts_lazy_progress(&L, true);
 
+    bool from_seed = false;
+    if (L.best_period == LONG_MAX && L.seed_period != LONG_MAX) {
+        /* No chain-cut candidate reached the constructed repetend's period. */
+        L.best_period = L.seed_period;
+        L.best_k = L.seed_k;
+        memcpy(L.best_mids, L.seed_mids, (size_t)nb * sizeof *L.seed_mids);
+        memcpy(L.best_start, L.seed_start, (size_t)nb * sizeof *L.seed_start);
+        from_seed = true;
+    }
     if (L.best_period == LONG_MAX) {
         if (st->timed_out) {
             /* Nothing found in time: one micro-batch at a time always works. */
@@ -484,7 +544,7 @@ int ts_search_lazy(const ts_placement *p, const ts_search_opts *o, ts_schedule *
     st->k = L.best_k;
     st->period = L.best_period;
     st->bubbles = L.best_period - L.maxload;
-    st->optimal = L.best_period <= L.maxload || L.proven;
+    st->optimal = L.best_period <= L.maxload || (L.proven && !from_seed);
 out:
     ts_rmodel_free(L.rm);
     free(L.chain);
@@ -494,5 +554,7 @@ out:
     free(L.best_mids);
     free(L.best_start);
     free(L.start);
+    free(L.seed_mids);
+    free(L.seed_start);
     return rc;
 }

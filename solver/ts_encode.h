@@ -199,6 +199,11 @@ long ts_rmodel_calls(const ts_rmodel *m); /* Z3 checks so far */
 bool ts_repetend_construct(const ts_placement *p, const int *chain, const int *mids, long P,
                            bool has_memory, long cap, long *start);
 
+/* The fast method's constructed repetend (fast.c): offsets, starts and period. *fits tells
+ * whether its window stays within the memory (its warm-up and cool-down are not checked). */
+int ts_fast_construct(const ts_placement *p, const int *chain, bool has_memory, long cap,
+                      int *mids, long *start, long *period, bool *fits, ts_err *e);
+
 /* ---- helpers shared by methods ------------------------------------------------------------ */
 
 /* Per-device memory level left by running instances (b, m) for m < mids[b]: sum of memory *
