@@ -19,7 +19,17 @@ grep -q "rank [0-9], instance .* timed out after 2 s" "$TMP/out" || { fail "no t
     --unit-us 2000 --iterations 1000 --timeout 5 >"$TMP/kill.out" 2>&1 &
 mp=$!
 sleep 2
-victim=$(ps -o pid= --ppid $mp | sed -n 3p)
+# the rank processes are mpirun's children; read /proc so that no extra tool is needed
+children() {
+    local f stat
+    for f in /proc/[0-9]*/stat; do
+        stat=$(cat "$f" 2>/dev/null) || continue
+        stat=${stat##*) } # fields after the command name: state ppid ...
+        set -- $stat
+        [ "$2" = "$mp" ] && { f=${f#/proc/}; echo "${f%/stat}"; }
+    done
+}
+victim=$(children | sort -n | sed -n 3p)
 if [ -z "$victim" ]; then
     fail "no rank process found under mpirun $mp"
     kill $mp
