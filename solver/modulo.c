@@ -290,8 +290,10 @@ int ts_search_modulo(const ts_placement *p, const ts_search_opts *o, ts_schedule
     st->min_memory = -1;
     *out = NULL;
     ts_mctx c = {p, o, st, ts_modulo_now(), 0};
+    /* Solver work stops a little before the limit, so that building and checking the
+     * schedule still fits inside it. */
     if (o->time_limit > 0)
-        c.deadline = c.t0 + o->time_limit;
+        c.deadline = c.t0 + o->time_limit * 0.95;
     int rc = ts_placement_check(p, p->name ? p->name : "placement", e);
     if (rc != TS_OK)
         return rc;

@@ -202,9 +202,11 @@ ts_mz *ts_mz_new(const ts_placement *p, const ts_mplan *mp, long P, bool has_mem
         return NULL;
     }
     Z3_set_error_handler(z->ctx, ts_mz_on_error);
-    /* Plain integer difference logic plus a few sums: the default solver, no preprocessing
-     * tricks needed. */
-    z->solver = Z3_mk_solver(z->ctx);
+    /* The solver set up for QF_LIA: measured against the default solver on mshape at 32
+     * devices, period 6, every residue hinted, it answers in 0.5 s instead of 12-16 s (the
+     * q*P + r links are not difference constraints, and the logic's configuration handles
+     * them much better). */
+    z->solver = Z3_mk_solver_for_logic(z->ctx, Z3_mk_string_symbol(z->ctx, "QF_LIA"));
     Z3_solver_inc_ref(z->ctx, z->solver);
     z->isort = Z3_mk_int_sort(z->ctx);
 
