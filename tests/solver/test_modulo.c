@@ -129,37 +129,64 @@ static void test_paper_cases(void **state)
     }
 }
 
-/* 32 devices, memory D + 2: vshape and kshape reach the resource bound at once; mshape is cut
- * by a short time limit and still returns a valid (unproven) schedule. */
+/* 32 devices, memory D + 2: vshape and kshape reach the resource bound; mshape and nnshape
+ * cannot (one micro-batch's round trip holds more than D + 2 copies at the load period), and the
+ * dependency-path memory bound proves the smaller periods infeasible. */
 static void test_32_devices(void **state)
 {
     (void)state;
-    static const char *const names[] = {"vshape", "kshape"};
-    for (int i = 0; i < 2; i++) {
-        ts_placement *p = mt_builtin(names[i], 32, false);
+    static const struct {
+        const char *name;
+        long period;
+    } cases[] = {{"vshape", 4}, {"kshape", 6}, {"mshape", 8}, {"nnshape", 10}};
+    for (int i = 0; i < 4; i++) {
+        ts_placement *p = mt_builtin(cases[i].name, 32, false);
         ts_schedule *s = NULL;
         ts_search_stats st;
         ts_err e = {0};
         if (mt_modulo(p, 34, 60, &s, &st, &e))
-            fail_msg("%s: %s", names[i], e.msg);
-        assert_int_equal(st.period, ts_placement_max_load(p));
-        assert_true(st.optimal);
-        mt_valid_range(s, st.k, st.k + 3, names[i]);
-        mt_valid_range(s, 128, 128, names[i]);
+            fail_msg("%s: %s", cases[i].name, e.msg);
+        if (st.period != cases[i].period || !st.optimal)
+            fail_msg("%s at 32 devices: period %ld (expected %ld), optimal %d", cases[i].name,
+                     st.period, cases[i].period, st.optimal);
+        mt_valid_range(s, 1, 2, cases[i].name);
+        mt_valid_range(s, st.k, st.k + 2, cases[i].name);
+        mt_valid_range(s, 128, 128, cases[i].name);
+        /* The bound agrees: the period found is not refused, the one below is. */
+        ts_mplan mp;
+        assert_int_equal(ts_mplan_build(p, true, &mp, &e), TS_OK);
+        assert_false(ts_modulo_memory_infeasible(p, &mp, st.period, 34));
+        if (st.period > ts_placement_max_load(p))
+            assert_true(ts_modulo_memory_infeasible(p, &mp, st.period - 1, 34));
+        ts_mplan_free(&mp);
         ts_schedule_free(s);
         ts_placement_free(p);
     }
-    ts_placement *p = mt_builtin("mshape", 32, false);
+}
+
+/* A time limit far too short: either a valid schedule marked unproven, or no answer that says
+ * why; never a hang or an invalid schedule. */
+static void test_time_limit(void **state)
+{
+    (void)state;
+    ts_placement *p = mt_builtin("xshape", 8, false);
     ts_schedule *s = NULL;
     ts_search_stats st;
     ts_err e = {0};
-    if (mt_modulo(p, 34, 1.0, &s, &st, &e))
-        fail_msg("mshape 32: %s", e.msg);
-    assert_true(st.period >= ts_placement_max_load(p));
-    if (st.period > ts_placement_max_load(p))
-        assert_false(st.optimal); /* smaller periods are not decided within 1 s */
-    mt_valid_range(s, st.k, st.k + 2, "mshape 32");
-    mt_valid_range(s, 1, 3, "mshape 32");
+    double t0 = ts_modulo_now();
+    int rc = mt_modulo(p, 8, 0.05, &s, &st, &e);
+    double dt = ts_modulo_now() - t0;
+    assert_true(rc == TS_OK || rc == TS_ENOANSWER);
+    if (rc == TS_OK) {
+        mt_valid_range(s, st.k, st.k + 2, "xshape 8, 0.05 s");
+        if (st.timed_out)
+            assert_false(st.optimal && st.period > ts_placement_max_load(p));
+    } else {
+        assert_non_null(strstr(e.msg, "time limit"));
+    }
+    /* Generous: the limit cuts solver calls; building the schedule comes after. */
+    if (dt > 5.0)
+        fail_msg("a 0.05 s limit took %.2f s", dt);
     ts_schedule_free(s);
     ts_placement_free(p);
 }
@@ -340,6 +367,45 @@ static void test_refusals(void **state)
     ts_placement_free(p);
 }
 
+/* The memory bound is only a proof if it never refuses a feasible period: on the paper shapes
+ * at small sizes with tight memory, every period it refuses is checked with the exact model. */
+static void test_bound_soundness(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"vshape", "xshape", "kshape", "mshape", "nnshape"};
+    int refused = 0, unsat = 0;
+    for (int i = 0; i < 5; i++)
+        for (int D = 4; D <= 6; D += 2)
+            for (long mem = 1; mem <= 4; mem++) {
+                ts_placement *p = mt_builtin(names[i], D, false);
+                ts_mplan mp;
+                ts_err e = {0};
+                assert_int_equal(ts_mplan_build(p, true, &mp, &e), TS_OK);
+                long load = ts_placement_max_load(p);
+                for (long P = load; P <= load + 2; P++) {
+                    if (!ts_modulo_memory_infeasible(p, &mp, P, mem))
+                        continue;
+                    refused++;
+                    ts_mz *z = ts_mz_new(p, &mp, P, true, mem, 0, &e);
+                    assert_non_null(z);
+                    long *tt = malloc((size_t)p->nblocks * sizeof(long));
+                    char why[64];
+                    ts_mz_result r = ts_mz_solve(z, 2.0, NULL, -1, tt, why, sizeof why);
+                    if (r == TS_MZ_SAT)
+                        fail_msg("%s D=%d memory %ld: the bound refuses period %ld, Z3 finds "
+                                 "one", names[i], D, mem, P);
+                    unsat += r == TS_MZ_UNSAT;
+                    free(tt);
+                    ts_mz_free(z);
+                }
+                ts_mplan_free(&mp);
+                ts_placement_free(p);
+            }
+    print_message("memory bound: %d periods refused, %d confirmed infeasible by Z3 (the rest "
+                  "undecided in 2 s)\n", refused, unsat);
+    assert_true(refused >= 5);
+}
+
 /* xorshift64*: a fixed seed keeps the property test reproducible. */
 static uint64_t mt_rand(uint64_t *x)
 {
@@ -411,7 +477,7 @@ static void test_random_property(void **state)
 {
     (void)state;
     uint64_t seed = 0x7e55e1c0ffee1234ULL;
-    int compared = 0;
+    int compared = 0, bounded = 0;
     for (int iter = 0; iter < 60; iter++) {
         int nd = 1 + (int)(mt_rand(&seed) % 3), nb = 3 + (int)(mt_rand(&seed) % 5);
         ts_placement *p = mt_random(&seed, nb, nd);
@@ -427,6 +493,30 @@ static void test_random_property(void **state)
         if (rc == TS_OK) {
             assert_true(st.period >= ts_placement_max_load(p));
             mt_valid_range(s, 1, st.k + 4, what);
+            /* The memory bound never refuses a period that has a schedule, and whatever it
+             * refuses below, the exact model refuses too. */
+            if (memory >= 0) {
+                ts_mplan mp;
+                assert_int_equal(ts_mplan_build(p, true, &mp, &e), TS_OK);
+                if (ts_modulo_memory_infeasible(p, &mp, st.period, memory))
+                    fail_msg("%s: the bound refuses period %ld, which has a schedule", what,
+                             st.period);
+                for (long P = ts_placement_max_load(p); P < st.period; P++) {
+                    if (!ts_modulo_memory_infeasible(p, &mp, P, memory))
+                        continue;
+                    bounded++;
+                    ts_mz *z = ts_mz_new(p, &mp, P, true, memory, 0, &e);
+                    assert_non_null(z);
+                    long *tt = malloc((size_t)p->nblocks * sizeof(long));
+                    char why[64];
+                    ts_mz_result r = ts_mz_solve(z, 5.0, NULL, -1, tt, why, sizeof why);
+                    if (r == TS_MZ_SAT)
+                        fail_msg("%s: the bound refuses period %ld, Z3 finds one", what, P);
+                    free(tt);
+                    ts_mz_free(z);
+                }
+                ts_mplan_free(&mp);
+            }
         } else {
             assert_int_equal(rc, TS_ENOANSWER);
         }
@@ -460,8 +550,9 @@ static void test_random_property(void **state)
         ts_placement_free(p);
     }
     /* The comparison must have happened often enough to mean something. */
-    print_message("modulo vs lazy: %d of 60 random placements compared (both proven)\n",
-                  compared);
+    print_message("modulo vs lazy: %d of 60 random placements compared (both proven); %d "
+                  "periods refused by the memory bound, all confirmed by Z3\n",
+                  compared, bounded);
     assert_true(compared >= 20);
 }
 
@@ -469,9 +560,10 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_paper_cases),    cmocka_unit_test(test_32_devices),
+        cmocka_unit_test(test_time_limit),
         cmocka_unit_test(test_delays),         cmocka_unit_test(test_distance_edges),
         cmocka_unit_test(test_memory_plan),    cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_random_property),
+        cmocka_unit_test(test_bound_soundness), cmocka_unit_test(test_random_property),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
