@@ -281,7 +281,17 @@ int ts_complete(const ts_placement *p, const ts_complete_repetend *rep, const ts
         goto out;
     }
     ts_schedule_sort(s);
-    ts_schedule_normalize(s);
+    /* Start at step 0, unless the window would then begin before 0 (its first instance may
+     * start late when one that runs past the window end covers its first steps). */
+    {
+        long first, last;
+        ts_schedule_span(s, &first, &last);
+        long shift = first < base ? first : base;
+        for (int i = 0; i < s->nentries; i++)
+            s->entries[i].step -= shift;
+        s->rep.start -= shift;
+        s->rep.end -= shift;
+    }
 
     /* The parts were solved apart: check the whole, once as it is and once unrolled, so that a
      * bug here can never hand out an invalid timetable. */

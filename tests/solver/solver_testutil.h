@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include "ts_solver.h"
 
 static inline ts_placement *tu_builtin(const char *name, int ndevs, bool infer)
@@ -70,6 +71,29 @@ static inline long tu_makespan(const ts_schedule *s, int n, long *peak)
     ts_metrics_free(&m);
     ts_schedule_free(u);
     return r;
+}
+
+/* Writes s to a file and reads it back: the file must load, validate and unroll the same. */
+static inline int tu_roundtrip(const ts_schedule *s)
+{
+    char path[] = "/tmp/tessel-solver-test-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    ts_err e = {0};
+    ts_schedule *r = NULL;
+    int rc = ts_schedule_save(s, path, &e) || ts_schedule_load(path, &r, &e);
+    remove(path);
+    if (rc) {
+        fprintf(stderr, "round trip: %s\n", e.msg);
+        return -1;
+    }
+    rc = r->nentries == s->nentries && r->has_repetend == s->has_repetend ? 0 : -1;
+    if (!rc)
+        rc = tu_valid_range(r, r->nmicros, r->nmicros + 3);
+    ts_schedule_free(r);
+    return rc;
 }
 
 #endif
