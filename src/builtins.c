@@ -35,14 +35,17 @@ static void ts_bld_edge(ts_bld *b, int src, int dst)
         b->ok = 0;
 }
 
-/* Forward F{prefix}d on devices in order, returns last block; first receives the first index. */
-static int ts_bld_fwd(ts_bld *b, const char *fmt, int from, int to, int prev, int memory)
+/* A chain of single-device blocks on devices from..to (either direction), ids from fmt and the
+ * device number, each depending on the one before (and the first on prev when prev >= 0).
+ * Returns the last block. */
+static int ts_bld_run(ts_bld *b, const char *fmt, int from, int to, int prev, ts_kind kind,
+                      int span, int memory)
 {
     int step = from <= to ? 1 : -1;
     for (int d = from;; d += step) {
         char id[64];
         snprintf(id, sizeof id, fmt, d);
-        int x = ts_bld_block(b, id, TS_KIND_FORWARD, 1, memory, d);
+        int x = ts_bld_block(b, id, kind, span, memory, d);
         if (prev >= 0)
             ts_bld_edge(b, prev, x);
         prev = x;
@@ -52,20 +55,14 @@ static int ts_bld_fwd(ts_bld *b, const char *fmt, int from, int to, int prev, in
     return prev;
 }
 
+static int ts_bld_fwd(ts_bld *b, const char *fmt, int from, int to, int prev, int memory)
+{
+    return ts_bld_run(b, fmt, from, to, prev, TS_KIND_FORWARD, 1, memory);
+}
+
 static int ts_bld_bwd(ts_bld *b, const char *fmt, int from, int to, int prev, int span)
 {
-    int step = from <= to ? 1 : -1;
-    for (int d = from;; d += step) {
-        char id[64];
-        snprintf(id, sizeof id, fmt, d);
-        int x = ts_bld_block(b, id, TS_KIND_BACKWARD, span, -1, d);
-        if (prev >= 0)
-            ts_bld_edge(b, prev, x);
-        prev = x;
-        if (d == to)
-            break;
-    }
-    return prev;
+    return ts_bld_run(b, fmt, from, to, prev, TS_KIND_BACKWARD, span, -1);
 }
 
 static int ts_bld_shard(ts_bld *b, const char *id, ts_kind kind, int memory, int prev)

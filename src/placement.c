@@ -143,12 +143,11 @@ bool ts_placement_has_distance_edges(const ts_placement *p)
     return false;
 }
 
-int ts_placement_topo(const ts_placement *p, int *order)
+int ts_placement_peel(const ts_placement *p, int *order, int *indeg)
 {
     int n = p->nblocks;
-    int *indeg = calloc((size_t)n + 1, sizeof(int));
-    if (!indeg)
-        return -1;
+    for (int b = 0; b < n; b++)
+        indeg[b] = 0;
     for (int i = 0; i < p->nedges; i++)
         if (p->edges[i].distance == 0)
             indeg[p->edges[i].dst]++;
@@ -164,8 +163,17 @@ int ts_placement_topo(const ts_placement *p, int *order)
                 order[tail++] = x->dst;
         }
     }
+    return tail;
+}
+
+int ts_placement_topo(const ts_placement *p, int *order)
+{
+    int *indeg = malloc((size_t)(p->nblocks ? p->nblocks : 1) * sizeof(int));
+    if (!indeg)
+        return -1;
+    int placed = ts_placement_peel(p, order, indeg);
     free(indeg);
-    return tail == n ? 0 : -1;
+    return placed == p->nblocks ? 0 : -1;
 }
 
 void ts_placement_earliest(const ts_placement *p, long *est)

@@ -2,7 +2,6 @@
 #include <string.h>
 #include "ts_placement.h"
 
-
 typedef struct {
     const ts_placement *p;
     int idx;
@@ -15,7 +14,6 @@ static int ts_cmp_ref(const void *a, const void *b)
     return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-
 /* Finds a block on a same-micro-batch cycle by peeling sources: what remains lies on or after one. */
 static int ts_cycle_witness(const ts_placement *p, int *src, int *dst)
 {
@@ -25,19 +23,7 @@ static int ts_cycle_witness(const ts_placement *p, int *src, int *dst)
     int found = 0;
     if (!order || !indeg)
         goto out;
-    for (int i = 0; i < p->nedges; i++)
-        if (p->edges[i].distance == 0)
-            indeg[p->edges[i].dst]++;
-    int head = 0, tail = 0;
-    for (int b = 0; b < n; b++)
-        if (!indeg[b])
-            order[tail++] = b;
-    while (head < tail) {
-        int b = order[head++];
-        for (int i = 0; i < p->nedges; i++)
-            if (p->edges[i].distance == 0 && p->edges[i].src == b && --indeg[p->edges[i].dst] == 0)
-                order[tail++] = p->edges[i].dst;
-    }
+    int tail = ts_placement_peel(p, order, indeg);
     if (tail == n)
         goto out;
     /* Walk backwards along remaining edges until a block repeats: that block is on a cycle. */

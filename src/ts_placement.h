@@ -59,6 +59,9 @@ bool ts_placement_has_distance_edges(const ts_placement *p);
  * same-micro-batch (distance 0) edges. `where` names the file in messages. */
 int ts_placement_check(const ts_placement *p, const char *where, ts_err *e);
 
+/* Kahn's peeling over distance-0 edges: order receives the blocks that can be placed, indeg keeps
+ * a positive count for blocks on or behind a cycle. Returns how many blocks were placed. */
+int ts_placement_peel(const ts_placement *p, int *order, int *indeg);
 /* Topological order over distance-0 edges (order has nblocks entries). -1 on a cycle. */
 int ts_placement_topo(const ts_placement *p, int *order);
 /* Earliest start of each block in an unbounded-resource run of one micro-batch (longest path
