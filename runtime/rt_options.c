@@ -138,6 +138,8 @@ int rt_options_parse(int argc, char **argv, rt_options *o, ts_err *e) {
     }
     if (o->help) return TS_OK;
     if (!o->schedule) return ts_fail(e, TS_EINPUT, "--schedule FILE is required (see --help)");
+    if (!strcmp(o->schedule, "-"))
+        return ts_fail(e, TS_EINPUT, "--schedule: every rank reads the file, so it cannot be stdin");
     if (o->size == 0) o->size = 64;
     return TS_OK;
 }
