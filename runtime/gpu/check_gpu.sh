@@ -24,14 +24,15 @@ fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1
 
 nvidia-smi -L || note "nvidia-smi found no GPU"
-if ! cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >"$build.cmake.log" 2>&1; then
-    tail -30 "$build.cmake.log"
+mkdir -p "$build"
+if ! cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CUDA_ARCHITECTURES=90 >"$build/check_gpu.cmake.log" 2>&1; then
+    tail -30 "$build/check_gpu.cmake.log"
     note "configure FAILED"
     exit 1
 fi
-grep "tessel-run:" "$build.cmake.log"
-if ! cmake --build "$build" -j "$(nproc)" --target tessel-run tessel-gemm-bench test_rt_plan >"$build.build.log" 2>&1; then
-    tail -40 "$build.build.log"
+grep "tessel-run:" "$build/check_gpu.cmake.log"
+if ! cmake --build "$build" -j "$(nproc)" --target tessel-run tessel-gemm-bench test_rt_plan test_rt_report rt_greedy >"$build/check_gpu.build.log" 2>&1; then
+    tail -40 "$build/check_gpu.build.log"
     note "build FAILED"
     exit 1
 fi
