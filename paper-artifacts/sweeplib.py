@@ -88,7 +88,14 @@ def status_cell(r, time_limit=None):
         return "not run"
     s = r.get("status")
     if s == "timeout":
-        return "timeout" + (" (> %g s)" % time_limit if time_limit else "")
+        # when the search stopped, and the limit it had: a cut search may stop before its limit
+        wall = r.get("wall_seconds")
+        text = "timeout"
+        if isinstance(wall, (int, float)):
+            text += " at %s s" % fmt(wall, 2)
+        if time_limit:
+            text += " (limit %g s)" % time_limit
+        return text
     if s == "infeasible":
         return "infeasible"
     if s == "error":
