@@ -385,7 +385,7 @@ int ts_search_modulo(const ts_placement *p, const ts_search_opts *o, ts_schedule
             ts_modulo_greedy(p, &mp, P, order, o->has_memory, o->memory, t, NULL);
         z = ts_mz_new(p, &mp, P, o->has_memory, o->memory, anchor, e);
         if (!z) {
-            rc = e->code ? e->code : TS_ESYS;
+            rc = (e && e->code) ? e->code : TS_ESYS;
             free(th);
             goto done;
         }
@@ -439,7 +439,10 @@ int ts_search_modulo(const ts_placement *p, const ts_search_opts *o, ts_schedule
     }
     st->period = P;
     st->bubbles = P - load;
-    st->optimal = proven;
+    /* A period at a lower bound is optimal by itself; above it, the smaller periods must have
+     * been refused, and refused by an exact memory model (a safe but inexact plan may refuse
+     * periods that some schedule could use). */
+    st->optimal = P == lb || (proven && mp.exact);
     ts_progress(&c, "period", P - lb + 1, P - lb + 1, st->bubbles);
 
     /* The schedule of this timetable; then, unless it already meets the lower bound at N,
