@@ -347,11 +347,13 @@ static int expand(ts_sweep_spec *s, json_t *g, const char *where, bool is_point,
         p.method = xstrdup(use[AX_METHODS]->str[idx[AX_METHODS]]);
         bool baseline = ts_sweep_method_is_baseline(p.method);
         /* A file fixes its own device count and variant; a baseline fixes its own memory use and
-         * repetend. Those axes collapse for them (duplicates are merged below). */
+         * repetend; modulo finds k itself and full has no repetend. Those axes collapse for them
+         * (duplicates are merged below). */
+        bool fixed_k = baseline || !strcmp(p.method, "modulo") || !strcmp(p.method, "full");
         p.ndevs = p.is_file ? r->file_ndevs : (int)use[AX_NDEVS]->num[idx[AX_NDEVS]];
         p.infer = p.is_file ? false : use[AX_INFER]->num[idx[AX_INFER]] != 0;
         p.memory = baseline ? -1 : use[AX_MEMORY]->num[idx[AX_MEMORY]];
-        p.nmicros = baseline ? 0 : (int)use[AX_NMICROS]->num[idx[AX_NMICROS]];
+        p.nmicros = fixed_k ? 0 : (int)use[AX_NMICROS]->num[idx[AX_NMICROS]];
         p.micro_batches = use[AX_MICRO_BATCHES]->num[idx[AX_MICRO_BATCHES]];
         if (!p.placement || !p.method) {
             point_free(&p);

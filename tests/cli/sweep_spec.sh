@@ -59,13 +59,15 @@ if ! "$TESSEL" sweep --help | grep -q "tessel-sweep/1"; then
 fi
 
 # --dry-run lists the expanded points: grids multiply, duplicates merge (a baseline ignores the
-# memory axis), explicit points add.
+# memory axis, modulo and full the k axis), explicit points add.
 cat >"$TMP/grid.json" <<'SPEC'
 {"format": "tessel-sweep/1", "name": "dry",
  "grid": [{"placements": ["vshape", "xshape"], "ndevs": [4, 8], "infer": [true, false],
            "memory": [4, "none"], "methods": ["lazy", "fast"]},
           {"placements": ["vshape"], "ndevs": [4], "memory": [2, 4, 8], "methods": ["1f1b", "gpipe"],
-           "micro_batches": [32]}],
+           "micro_batches": [32]},
+          {"placements": ["xshape"], "ndevs": [4], "memory": [4], "nmicros": [1, 2, 3],
+           "methods": ["modulo", "full"]}],
  "points": [{"placement": "vshape", "ndevs": 4, "infer": true, "memory": 4, "method": "lazy"},
             {"placement": "kshape", "ndevs": 4, "memory": 6, "nmicros": 3, "method": "lazy",
              "micro_batches": 64}]}
@@ -73,16 +75,17 @@ SPEC
 if ! "$TESSEL" sweep "$TMP/grid.json" --dry-run >"$TMP/ids" 2>"$TMP/stderr"; then
     echo "FAIL dry-run"; cat "$TMP/stderr"; fail=1
 fi
-# 2 placements x 2 ndevs x 2 infer x 2 memory x 2 methods = 32, + 2 baselines, + 1 new point.
+# 2 placements x 2 ndevs x 2 infer x 2 memory x 2 methods = 32, + 2 baselines, + 2 (modulo and
+# full without k), + 1 new point.
 n=$(wc -l <"$TMP/ids")
-if [ "$n" -ne 35 ]; then
-    echo "FAIL dry-run: $n points, expected 35"; cat "$TMP/ids"; fail=1
+if [ "$n" -ne 37 ]; then
+    echo "FAIL dry-run: $n points, expected 37"; cat "$TMP/ids"; fail=1
 fi
 if [ "$(sort "$TMP/ids" | uniq -d | wc -l)" -ne 0 ]; then
     echo "FAIL dry-run: duplicate ids"; fail=1
 fi
 for id in vshape-d4-infer-m4-lazy xshape-d8-train-mnone-fast vshape-d4-train-mnone-1f1b-n32 \
-    kshape-d4-train-m6-k3-lazy-n64; do
+    kshape-d4-train-m6-k3-lazy-n64 xshape-d4-train-m4-modulo xshape-d4-train-m4-full; do
     if ! grep -qx -- "$id" "$TMP/ids"; then
         echo "FAIL dry-run: no point $id"; cat "$TMP/ids"; fail=1
     fi
