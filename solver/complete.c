@@ -56,9 +56,15 @@ static int ts_phase_solve(const ts_iset *s, const ts_memspec *ms, bool minimise,
     if (g < 0)
         return ts_fail(e, TS_ESYS, "solver: out of memory");
     long lb = ts_iset_lower_bound(s);
-    if (g == 0 && (!minimise || steps <= lb + slack)) {
+    if (g == 0 && (!minimise || steps <= lb + slack || ts_budget_left(b) < 0.05)) {
         r->steps = steps;
         r->optimal = steps <= lb;
+        return TS_OK;
+    }
+    if (g != 0 && ts_budget_left(b) < 0.05) {
+        r->feasible = false; /* unknown: no time left to ask the solver */
+        r->optimal = false;
+        r->timed_out = true;
         return TS_OK;
     }
     ts_imodel m;

@@ -254,15 +254,27 @@ int ts_search_fast(const ts_placement *p, const ts_search_opts *o, ts_schedule *
             rc = ts_fail(e, TS_ESYS, "solver: out of memory");
             goto out;
         }
-        memcpy(cur, mids, (size_t)n * sizeof *mids);
-        for (int clamp = k - 1; !ok && clamp >= 0 && bestP > maxload; clamp--) {
+        int *orig = calloc((size_t)n + 1, sizeof *orig);
+        if (!orig) {
+            free(cur);
+            free(cstart);
+            rc = ts_fail(e, TS_ESYS, "solver: out of memory");
+            goto out;
+        }
+        memcpy(orig, mids, (size_t)n * sizeof *mids);
+        /* Two ways to lower the offsets to at most c, both monotone (so offsets still never grow
+         * along an edge): clamp them (the early blocks lose their lead), or scale them all. */
+        for (int step = 0; !ok && step < 2 * k && bestP > maxload; step++) {
+            int clamp = k - 1 - step / 2, variant = step % 2;
+            if (variant == 1 && clamp == k - 1)
+                continue;
             if (ts_budget_over(&b)) {
                 st->timed_out = true;
                 break;
             }
             for (int i = 0; i < n; i++)
-                if (cur[i] > clamp)
-                    cur[i] = clamp;
+                cur[i] = variant == 0 ? (orig[i] > clamp ? clamp : orig[i])
+                                      : (int)(((long)orig[i] * clamp + (k - 1) / 2) / (k - 1));
             st->candidates++;
             ts_mids_levels(p, cur, level);
             bool lvl_ok = true;
@@ -287,13 +299,17 @@ int ts_search_fast(const ts_placement *p, const ts_search_opts *o, ts_schedule *
                 st->timed_out = true;
             if (r.found) {
                 bestP = r.period;
-                bestk = clamp + 1;
+                bestk = 0;
+                for (int i = 0; i < n; i++)
+                    if (cur[i] + 1 > bestk)
+                        bestk = cur[i] + 1;
                 memcpy(mids, cur, (size_t)n * sizeof *cur);
                 memcpy(start, cstart, (size_t)n * sizeof *cstart);
             }
         }
         free(cur);
         free(cstart);
+        free(orig);
         if (rc)
             goto out;
         if (bestP != LONG_MAX) {

@@ -19,6 +19,7 @@
 
 #define TS_LAZY_BATCH 4096
 #define TS_LAZY_CALL_CAP 60.0 /* seconds per repetend check when there is no overall limit */
+#define TS_LAZY_LARGE 200000  /* candidates beyond which the search is seeded by fast */
 
 typedef struct {
     int *mids;      /* nblocks */
@@ -52,6 +53,7 @@ typedef struct {
     int seed_k;
     int *seed_mids;
     long *seed_start;
+    ts_schedule *seed_sched; /* the fast method's whole schedule when the seed came from it */
     bool proven;    /* no candidate was cut by a time limit */
     long tried, total;
     long constructed; /* candidates answered without Z3 */
@@ -472,6 +474,35 @@ int ts_search_lazy(const ts_placement *p, const ts_search_opts *o, ts_schedule *
     }
     for (int k = kmin; k <= kmax; k++)
         L.total += ts_binom(nb - 1, k - 1);
+    /* A search too large to finish gets a better seed: the fast method with its memory repair
+     * (a quarter of the time limit at most). */
+    if (L.total > TS_LAZY_LARGE && L.seed_period > L.maxload && o->nmicros == 0) {
+        double t0 = ts_now();
+        ts_search_opts fo = *o;
+        fo.method = TS_METHOD_FAST;
+        fo.progress = NULL;
+        fo.time_limit = o->time_limit > 0 ? ts_budget_left(&L.budget) / 4 : 30;
+        ts_schedule *fs = NULL;
+        ts_search_stats fst;
+        memset(&fst, 0, sizeof fst);
+        ts_err fe = {0};
+        if (ts_search_fast(p, &fo, &fs, &fst, &fe) == TS_OK && fs->has_repetend &&
+            fs->rep.period < L.seed_period) {
+            L.seed_period = fs->rep.period;
+            L.seed_k = fs->rep.k;
+            memcpy(L.seed_mids, fs->rep.mids, (size_t)nb * sizeof *L.seed_mids);
+            for (int i = 0; i < fs->nentries; i++) {
+                const ts_entry *x = &fs->entries[i];
+                if (x->step >= fs->rep.start && x->step < fs->rep.end &&
+                    x->micro == fs->rep.mids[x->block])
+                    L.seed_start[x->block] = x->step - fs->rep.start;
+            }
+            L.seed_sched = fs;
+            fs = NULL;
+        }
+        ts_schedule_free(fs);
+        ts_stats_phase(st, "seed", ts_now() - t0);
+    }
     bool stop = false;
     for (int k = kmin; k <= kmax && !stop; k++) {
         bool any = false;
@@ -517,8 +548,13 @@ int ts_search_lazy(const ts_placement *p, const ts_search_opts *o, ts_schedule *
         goto out;
     }
 
-    /* Complete the best candidate. */
-    {
+    if (from_seed && L.seed_sched) {
+        /* The fast method completed it already. */
+        *out = L.seed_sched;
+        L.seed_sched = NULL;
+        st->completion_optimal = false;
+    } else {
+        /* Complete the best candidate. */
         ts_complete_repetend rep = {L.best_period, L.best_mids, L.best_start};
         ts_complete_opts co;
         ts_complete_opts_init(&co);
@@ -535,6 +571,19 @@ int ts_search_lazy(const ts_placement *p, const ts_search_opts *o, ts_schedule *
         rc = ts_complete(p, &rep, &co, out, &cst, e);
         ts_stats_phase(st, "warmup", cst.warmup_seconds);
         ts_stats_phase(st, "cooldown", cst.cooldown_seconds);
+        if (rc == TS_ENOANSWER && ts_budget_over(&L.budget)) {
+            /* No time left to complete it: one micro-batch at a time. */
+            ts_err_clear(e);
+            st->timed_out = true;
+            rc = ts_sequential_schedule(p, o->has_memory, o->memory, out, e);
+            if (rc == TS_OK) {
+                st->k = 1;
+                st->period = (*out)->rep.period;
+                st->bubbles = st->period - L.maxload;
+                st->optimal = false;
+            }
+            goto out;
+        }
         if (rc)
             goto out;
         if (cst.timed_out)
@@ -556,5 +605,6 @@ out:
     free(L.start);
     free(L.seed_mids);
     free(L.seed_start);
+    ts_schedule_free(L.seed_sched);
     return rc;
 }
