@@ -22,7 +22,7 @@
 #define TS_BOUND_MAX_COMBOS 200000L
 
 typedef struct {
-    int p, n;
+    int dev, p, n;
     long units;
     int len;   /* path blocks */
     int *path; /* len blocks, p first, n last */
@@ -103,25 +103,42 @@ static long ts_path_min(ts_bctx *c, const ts_bpair *q)
     return best;
 }
 
-/* Whether the current placement forces some device above capacity: for each allocation p,
- * its units times the fewest copies any of its frees allows. */
+/* Whether the current placement forces some device above capacity. At the start of
+ * allocation p the device holds at least p's units times the fewest copies its frees allow
+ * (ceil(L / P)), plus, for every other allocation p' of the device, its units times
+ * floor(L' / P): a pair whose free comes L' after its allocation always has that many copies
+ * in flight. Pairs are sorted by device, then allocation. */
 static bool ts_placement_over(ts_bctx *c)
 {
     for (int i = 0; i < c->npairs;) {
-        int j = i;
-        long fewest = -1;
-        while (j < c->npairs && c->pairs[j].p == c->pairs[i].p) {
-            long L = ts_path_min(c, &c->pairs[j]);
-            if (L < 0)
-                return true; /* some block of the path has no possible residue */
-            long copies = (L + c->P - 1) / c->P;
-            if (fewest < 0 || copies < fewest)
-                fewest = copies;
-            j++;
-        }
-        if (c->pairs[i].units * fewest > c->cap)
+        int dev = c->pairs[i].dev, end = i;
+        while (end < c->npairs && c->pairs[end].dev == dev)
+            end++;
+        /* Per allocation of this device: fewest copies (ceil) and always-held copies (floor). */
+        long floors = 0, best = 0;
+        for (int pass = 0; pass < 2; pass++)
+            for (int j = i; j < end;) {
+                int k = j;
+                long minL = -1;
+                while (k < end && c->pairs[k].p == c->pairs[j].p) {
+                    long L = ts_path_min(c, &c->pairs[k]);
+                    if (L < 0)
+                        return true; /* some block of the path has no possible residue */
+                    if (minL < 0 || L < minL)
+                        minL = L;
+                    k++;
+                }
+                long u = c->pairs[j].units;
+                long fl = u * (minL / c->P), ce = u * ((minL + c->P - 1) / c->P);
+                if (pass == 0)
+                    floors += fl;
+                else if (floors - fl + ce > best)
+                    best = floors - fl + ce;
+                j = k;
+            }
+        if (best > c->cap)
             return true;
-        i = j;
+        i = end;
     }
     return false;
 }
@@ -156,6 +173,8 @@ static void ts_enumerate(ts_bctx *c, int i)
 static int ts_cmp_bpair(const void *x, const void *y)
 {
     const ts_bpair *a = x, *b = y;
+    if (a->dev != b->dev)
+        return (a->dev > b->dev) - (a->dev < b->dev);
     if (a->p != b->p)
         return (a->p > b->p) - (a->p < b->p);
     return (a->free_len < b->free_len) - (a->free_len > b->free_len);
@@ -257,6 +276,7 @@ int ts_modulo_memory_infeasible(const ts_placement *p, const ts_mplan *mp, long 
                 if (mp->coef[j] >= 0)
                     continue;
                 ts_bpair q = {0};
+                q.dev = d;
                 q.p = mp->block[i];
                 q.n = mp->block[j];
                 q.units = mp->coef[i];

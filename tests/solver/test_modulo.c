@@ -556,6 +556,53 @@ static void test_random_property(void **state)
     assert_true(compared >= 20);
 }
 
+/* Random placements with distance edges (each block may wait for a block of an earlier
+ * micro-batch, including itself through a later block) and delays: valid for N = 1 .. 64, and
+ * the period respects the recurrence bound. */
+static void test_random_distance(void **state)
+{
+    (void)state;
+    uint64_t seed = 0xd15ea5e5deadbeefULL;
+    int solved = 0;
+    for (int iter = 0; iter < 25; iter++) {
+        int nd = 1 + (int)(mt_rand(&seed) % 3), nb = 3 + (int)(mt_rand(&seed) % 5);
+        ts_placement *p = mt_random(&seed, nb, nd);
+        int extra = 1 + (int)(mt_rand(&seed) % 2);
+        for (int i = 0; i < extra; i++) {
+            int a = (int)(mt_rand(&seed) % (uint64_t)nb), b = (int)(mt_rand(&seed) % (uint64_t)nb);
+            if (a == b)
+                continue;
+            ts_placement_add_edge(p, a, b, (int)(mt_rand(&seed) % 3),
+                                  1 + (int)(mt_rand(&seed) % 2));
+        }
+        ts_err e = {0};
+        if (ts_placement_check(p, "random", &e) != TS_OK) { /* e.g. a duplicate edge */
+            ts_placement_free(p);
+            continue;
+        }
+        long memory = (iter % 2 == 0) ? -1 : 2 + (long)(mt_rand(&seed) % 3);
+        ts_schedule *s = NULL;
+        ts_search_stats st;
+        char what[80];
+        snprintf(what, sizeof what, "random distance case %d (%d blocks, %d devices, memory %ld)",
+                 iter, nb, nd, memory);
+        int rc = mt_modulo(p, memory, 10, &s, &st, &e);
+        if (rc == TS_OK) {
+            assert_true(st.period >= ts_modulo_recurrence_bound(p));
+            assert_true(st.period >= ts_placement_max_load(p));
+            mt_valid_range(s, 1, 64, what);
+            solved++;
+        } else if (rc != TS_ENOANSWER) {
+            fail_msg("%s: %s", what, e.msg);
+        }
+        ts_schedule_free(s);
+        ts_placement_free(p);
+    }
+    print_message("distance edges: %d of 25 random placements solved and valid for N = 1..64\n",
+                  solved);
+    assert_true(solved >= 15);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -564,6 +611,7 @@ int main(void)
         cmocka_unit_test(test_delays),         cmocka_unit_test(test_distance_edges),
         cmocka_unit_test(test_memory_plan),    cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_bound_soundness), cmocka_unit_test(test_random_property),
+        cmocka_unit_test(test_random_distance),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
