@@ -1,5 +1,4 @@
 /* Z3 model of an instance set and its bounded minimisation (steps or memory capacity). */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ts_encode.h"
