@@ -1,13 +1,20 @@
 /* Modulo repetend search (DESIGN §5 "modulo", issue 7).
  *
  * The repetend is a modulo schedule: one start t_b per block for micro-batch 0, micro-batch j at
- * t_b + j*P. Periods are tried from the resource bound max_d load(d) (raised by any recurrence
- * through distance edges) upward; the first feasible one is the optimal steady state when every
- * smaller one was proven infeasible. For each period a constructed timetable is tried first
- * (cheap, and usually right for pipeline placements); otherwise Z3 decides, seeded with the
- * constructed residues. At the chosen period the latency of one micro-batch is then minimised
- * within the time limit, which shortens fill and drain. The timetable unrolled is valid for
- * every N, and its repetend window lets ts_schedule_unroll produce it for every N >= k. */
+ * t_b + j*P. Periods run from the resource bound max_d load(d) (raised by any recurrence through
+ * distance edges) upward; the first feasible one is optimal when every smaller one was refused.
+ *   1. Constructed timetables (modulo_greedy.c) for every period up to the serial bound: the
+ *      smallest period where one verifies is feasible, found in milliseconds.
+ *   2. Each smaller period is refused by the dependency-path memory bound (modulo_bound.c) when
+ *      it can, else decided by Z3 (modulo_z3.c) seeded with the constructed residues, with a
+ *      share of the time left.
+ *   3. At the chosen period, the latency of one micro-batch is minimised (bisection on Z3,
+ *      bounded), which shortens fill and drain.
+ *   4. The schedule: every window position within a period, plain and with its fill and drain
+ *      tightened (modulo_tighten.c), and the lazy-style completion for small ones; the shortest
+ *      at N that validates for k .. k + max distance + 2 and N is kept.
+ * The timetable unrolled is valid for every N; its repetend window lets ts_schedule_unroll
+ * produce it for every N >= k, and its first n micro-batches are valid for n < k. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
