@@ -67,7 +67,9 @@ for line in open(sys.argv[1]):
     opt = "" if j["optimal"] else "*"
     if j["timed_out"]:
         opt += " (time limit)"
-    rows.append([case, m, str(j["k"]), str(j["period"]), str(j["bubbles_per_repetend"]) + opt,
+    rep = m != "full"  # full has no repetend: its figures are the makespan at its own N
+    rows.append([case, m, str(j["k"]) if rep else "-", str(j["period"]) if rep else "-",
+                 (str(j["bubbles_per_repetend"]) if rep else "-") + opt,
                  mk, str(j["lower_bound"]), " ".join(map(str, j["peak_memory"])),
                  f"{secs:.4f}" if secs < 1 else f"{secs:.2f}", ratio])
 head = ["case", "method", "k", "period", "bubbles", "makespan(128)", "LB(128)", "peak memory",
