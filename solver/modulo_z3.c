@@ -210,13 +210,19 @@ ts_mz *ts_mz_new(const ts_placement *p, const ts_mplan *mp, long P, bool has_mem
     Z3_solver_inc_ref(z->ctx, z->solver);
     z->isort = Z3_mk_int_sort(z->ctx);
 
-    /* Horizon: no block needs to start further than this from the anchor (every edge needs
-     * less than span + delay + P of slack in a compact timetable). */
+    /* Horizon: how far from the anchor a block may start. Without memory limits a compact
+     * timetable needs less than span + delay + P of slack per edge, so the sum below is enough.
+     * With them, a block may have to wait for memory: each pair may hold up to cap copies, so
+     * cap + 1 periods per block are added. The horizon bounds what a refusal by Z3 covers (the
+     * memory bound of modulo_bound.c has no horizon); it is generous on purpose, and measured
+     * to cost nothing on the paper cases. */
     long H = P;
     for (int b = 0; b < nb; b++)
         H += p->blocks[b].span + P;
     for (int i = 0; i < p->nedges; i++)
         H += p->edges[i].delay + (long)p->edges[i].distance * P;
+    if (has_memory && cap > 0 && cap < 1000000)
+        H += (long)nb * (cap + 1) * P;
     long Q = H / P + 2;
 
     char name[48];
