@@ -73,7 +73,7 @@ static int ts_read_edge(ts_placement *p, json_t *je, const char *where, size_t i
 {
     char ctx[512];
     snprintf(ctx, sizeof ctx, "%s: edges[%zu]", where, i);
-    int src, dst;
+    int src = -1, dst = -1;
     long delay = 0, distance = 0;
     if (json_is_array(je)) {
         if (json_array_size(je) != 2)
@@ -110,7 +110,7 @@ static int ts_read_chain(ts_placement *p, json_t *jc, const char *where, size_t 
         return ts_fail(e, TS_EINPUT, "%s: expected a list of block ids, got %s", ctx, ts_jtype(jc));
     int prev = -1;
     for (size_t k = 0; k < json_array_size(jc); k++) {
-        int b;
+        int b = -1;
         char what[64];
         snprintf(what, sizeof what, "item %zu", k);
         if (ts_block_ref(p, json_array_get(jc, k), ctx, what, &b, e))
