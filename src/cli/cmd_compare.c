@@ -1,10 +1,14 @@
 /* tessel compare: every hand-made baseline that fits a placement next to every search method,
  * all measured the same way at N micro-batches (unrolled, replayed as early as each device's
  * order allows), in one table. */
+#include <errno.h>
 #include <getopt.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
@@ -146,6 +150,109 @@ static void ts_cmp_search(const char *name, const ts_placement *p, long n, long 
     strcpy(r->status, st.timed_out ? "timed out (best found)" : st.optimal ? "ok (optimal)" : "ok");
     ts_cmp_measure(s, n, memory, has_memory, r);
     ts_schedule_free(s);
+}
+
+static bool ts_cmp_read_all(int fd, void *buf, size_t len)
+{
+    char *c = buf;
+    while (len > 0) {
+        ssize_t k = read(fd, c, len);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return false;
+        c += k;
+        len -= (size_t)k;
+    }
+    return true;
+}
+
+static bool ts_cmp_write_all(int fd, const void *buf, size_t len)
+{
+    const char *c = buf;
+    while (len > 0) {
+        ssize_t k = write(fd, c, len);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return false;
+        c += k;
+        len -= (size_t)k;
+    }
+    return true;
+}
+
+/* Runs one search in a child process and ends it if it overruns its time limit by a quarter
+ * (plus a few seconds of grace): a method that does not honour its limit then shows that in its
+ * row instead of holding up the whole table. The child sends the row back through a pipe. */
+static void ts_cmp_search_guarded(const char *name, const ts_placement *p, long n, long memory,
+                                  bool has_memory, double limit, ts_cmp_row *r)
+{
+    int fds[2];
+    if (pipe(fds) != 0) {
+        ts_cmp_search(name, p, n, memory, has_memory, limit, r);
+        return;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    double t0 = ts_cmp_now();
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        ts_cmp_search(name, p, n, memory, has_memory, limit, r);
+        return;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        ts_cmp_search(name, p, n, memory, has_memory, limit, r);
+        ts_cmp_row copy = *r;
+        copy.peak = NULL;
+        bool ok = ts_cmp_write_all(fds[1], &copy, sizeof copy);
+        if (ok && r->ok)
+            ok = ts_cmp_write_all(fds[1], r->peak, (size_t)p->ndevs * sizeof(long));
+        _exit(ok ? 0 : 1);
+    }
+    close(fds[1]);
+    double deadline = t0 + limit * 1.25 + 5;
+    bool ready = false;
+    for (;;) {
+        double left = deadline - ts_cmp_now();
+        if (left <= 0)
+            break;
+        struct pollfd pf = {fds[0], POLLIN, 0};
+        int k = poll(&pf, 1, left > 3600 ? 3600000 : (int)(left * 1000) + 1);
+        if (k > 0) {
+            ready = true;
+            break;
+        }
+        if (k < 0 && errno != EINTR)
+            break;
+    }
+    ts_cmp_row got;
+    bool ok = ready && ts_cmp_read_all(fds[0], &got, sizeof got);
+    long *peak = NULL;
+    if (ok && got.ok) {
+        peak = malloc((size_t)p->ndevs * sizeof(long));
+        ok = peak && ts_cmp_read_all(fds[0], peak, (size_t)p->ndevs * sizeof(long));
+    }
+    if (!ok)
+        kill(pid, SIGKILL);
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    close(fds[0]);
+    if (ok) {
+        *r = got;
+        r->peak = peak;
+        return;
+    }
+    free(peak);
+    r->seconds = ts_cmp_now() - t0;
+    snprintf(r->status, sizeof r->status,
+             ready ? "failed: the search process ended without a result"
+                   : "stopped: ran past its time limit of %g s by more than a quarter",
+             limit);
 }
 #endif
 
@@ -356,7 +463,7 @@ int ts_cmd_compare(int argc, char **argv)
             continue;
         }
 #ifdef TS_HAVE_SOLVER
-        ts_cmp_search(m, p, n, memory, has_memory, limit, r);
+        ts_cmp_search_guarded(m, p, n, memory, has_memory, limit, r);
 #else
         (void)limit;
         strcpy(r->status, "unavailable: this build has no solver (Z3 was not found)");

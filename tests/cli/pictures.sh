@@ -96,6 +96,12 @@ check "compare gpipe does not fit memory 4" grep -q ',gpipe,baseline,.*,no,' <<<
 check "compare chimera refused in its row" grep -q ',chimera,.*does not fit' <<<"$out"
 table=$("$tessel" compare --placement xshape --ndevs 4 --memory none --methods gpipe,chimera)
 check "compare table" grep -q '^chimera' <<<"$table"
+# a search row goes through the child process that guards its time limit (or says the build
+# has no solver)
+out=$("$tessel" compare --placement vshape --ndevs 4 --memory 4 --methods 1f1b,modulo --csv \
+  --time-limit 60)
+check "compare with a search method: 3 lines" test "$(wc -l <<<"$out")" -eq 3
+check "compare modulo row" grep -Eq ',modulo,search,.*(ok|unavailable)' <<<"$out"
 expect_rc 2 "--memory M" compare --placement vshape --ndevs 4
 expect_rc 2 "unknown method" compare --placement vshape --ndevs 4 --memory 4 --methods gpipe,foo
 
