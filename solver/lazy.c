@@ -3,13 +3,17 @@
  * For k = 1, 2, ... the chain order is cut into k contiguous segments; segment s gives its
  * blocks the micro-batch offset k-1-s. Each such candidate is first screened without Z3:
  *  - the memory level its offsets leave (sum of memory * offset per device) must fit;
- *  - its period is at least the longest dependency path inside one segment (the window must hold
- *    it), so candidates that cannot beat the incumbent are dropped;
+ *  - its period has a lower bound from dependency paths (a path of length len from a block to
+ *    one delta periods later needs (delta + 1) * P >= len + 1), so candidates that cannot beat
+ *    the incumbent are dropped;
  *  - its warm-up and cool-down must fit memory (greedy orders; Z3 only when they fail, and only
  *    for a candidate that would become the new best).
- * Survivors go, cheapest bound first, to one incremental repetend model (repetend.c) that asks
- * for a period below the incumbent's; the search stops at zero bubbles. The best candidate is
- * completed (warm-up and cool-down with minimum steps). */
+ * Survivors are first tried with the solver-free construction at their bound (construct.c; a
+ * success is optimal for the candidate), then, cheapest bound first, with one incremental
+ * repetend model (repetend.c) that asks for a period below the incumbent's. The search stops at
+ * zero bubbles. The fast construction seeds the incumbent bound (and, for searches too large to
+ * finish, the fast method with its memory repair). The best candidate is completed (warm-up and
+ * cool-down with minimum steps). */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,8 +4,9 @@
  * Two problem shapes cover every method:
  *  - an *instance set* (ts_iset): explicit (block, micro-batch) instances with integer starts in
  *    [0, H) — warm-up, cool-down, the full problem, one micro-batch for the memory floor;
- *  - a *repetend* (repetend.c): one instance of every block inside a window [0, P) with
- *    micro-batch offsets (mids) — lazy and fast.
+ *  - a *repetend* (repetend.c): one instance of every block starting inside a window [0, P)
+ *    (it may run past the end: exclusivity is on a circle of length P) with micro-batch offsets
+ *    (mids) — lazy and fast.
  * Both use the same encodings: exclusivity as one order literal per pair of instances sharing a
  * device (pairs whose order is forced by dependencies get no literal), dependencies as difference
  * constraints, and memory as one linear check at the start of each positive-memory instance over
@@ -174,7 +175,7 @@ int ts_imodel_minimise(ts_imodel *m, int what, long lo, long hi, long slack, con
 /* ---- repetends ----------------------------------------------------------------------------- */
 
 /* One incremental Z3 model of the repetend problem for every candidate of a placement: starts
- * s[b] in the window [0, P), exclusivity, no fully idle step, and, behind assumption literals,
+ * s[b] in the window [0, P), circular exclusivity, no fully idle step, and, behind assumption literals,
  * each candidate's dependencies (s_dst + (m_src + dist - m_dst) * P >= s_src + span + delay) and
  * memory (the level its offsets leave, plus the running sum, within the capacity). */
 typedef struct ts_rmodel ts_rmodel;
