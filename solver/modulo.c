@@ -455,12 +455,14 @@ int ts_search_modulo(const ts_placement *p, const ts_search_opts *o, ts_schedule
     /* The schedule of this timetable; then, unless it already meets the lower bound at N,
      * a shorter micro-batch latency (shorter fill and drain) within a bounded share of time. */
     int nmb = o->micro_batches > 0 ? o->micro_batches : 128;
-    long lbn = ts_lower_bound(p, nmb), mk = -1;
+    long mk = -1;
     ts_schedule *s = ts_modulo_build(&c, P, t, &mk);
     if (!s) {
         rc = ts_fail(e, TS_ESYS, "out of memory");
         goto done;
     }
+    /* mk is measured at max(N, k) micro-batches (the schedule cannot be shorter than k). */
+    long lbn = ts_lower_bound(p, nmb > s->nmicros ? nmb : s->nmicros);
     bool lat_proven = false;
     long latency = ts_modulo_latency(p, t);
     double tl = ts_modulo_now();

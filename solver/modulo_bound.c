@@ -252,9 +252,13 @@ int ts_modulo_memory_infeasible(const ts_placement *p, const ts_mplan *mp, long 
     int result = 0, npmax = 0;
     if (!mp->exact)
         goto done; /* the pairing is forced somewhere: no bound from dependency paths */
-    for (int d = 0; d < mp->ndevs; d++)
-        npmax += mp->off[d + 1] - mp->off[d];
-    c.pairs = calloc((size_t)(npmax * npmax + 1), sizeof(ts_bpair));
+    for (int d = 0; d < mp->ndevs; d++) {
+        int np = 0, nn = 0;
+        for (int i = mp->off[d]; i < mp->off[d + 1]; i++)
+            mp->coef[i] > 0 ? np++ : nn++;
+        npmax += np * nn;
+    }
+    c.pairs = calloc((size_t)npmax + 1, sizeof(ts_bpair));
     if (!topo || !pos || !prev || !dist || !c.multi || !c.res || !c.cost || !c.next || !c.busy ||
         !c.pairs || ts_placement_topo(p, topo))
         goto done;
