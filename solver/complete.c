@@ -61,6 +61,11 @@ static int ts_phase_solve(const ts_iset *s, const ts_memspec *ms, bool minimise,
         r->optimal = steps <= lb;
         return TS_OK;
     }
+    if (g == 0 && ts_imodel_size(s) > TS_IMODEL_MAX_TERMS) {
+        r->steps = steps; /* too large a model to pay off: keep the greedy schedule */
+        r->optimal = steps <= lb;
+        return TS_OK;
+    }
     if (g != 0 && ts_budget_left(b) < 0.05) {
         r->feasible = false; /* unknown: no time left to ask the solver */
         r->optimal = false;

@@ -54,6 +54,13 @@ int ts_search_full(const ts_placement *p, const ts_search_opts *o, ts_schedule *
         res.best = steps;
         res.found = true;
         res.optimal = true;
+    } else if (g == 0 && ts_imodel_size(&s) > TS_IMODEL_MAX_TERMS) {
+        /* The model would take longer to build than any limit worth setting: the greedy
+         * schedule stands, not proven (this is where the full problem explodes). */
+        res.best = steps;
+        res.found = true;
+        res.timed_out = true;
+        ts_stats_phase(st, "too_large", 0);
     } else {
         t0 = ts_now();
         if ((rc = ts_imodel_build(&m, &s, &ms, true, e)))

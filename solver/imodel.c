@@ -70,6 +70,19 @@ static int ts_first_shared(const ts_block *a, const ts_block *b)
     return -1;
 }
 
+long ts_imodel_size(const ts_iset *s)
+{
+    long terms = 0;
+    for (int d = 0; d < s->p->ndevs; d++)
+        for (int i = s->doff[d]; i < s->doff[d + 1]; i++)
+            for (int j = i + 1; j < s->doff[d + 1]; j++) {
+                int x = s->dlist[i], y = s->dlist[j];
+                /* a free pair: its literal, two implications, two load terms, memory terms */
+                terms += ts_iset_prec(s, x, y) || ts_iset_prec(s, y, x) ? 1 : 6;
+            }
+    return terms;
+}
+
 void ts_imodel_free(ts_imodel *m)
 {
     ts_z3_bound_free(&m->hb);
