@@ -66,8 +66,8 @@ static int ts_phase_solve(const ts_iset *s, const ts_memspec *ms, bool minimise,
         r->optimal = steps <= lb;
         return TS_OK;
     }
-    if (g != 0 && ts_budget_left(b) < 0.05) {
-        r->feasible = false; /* unknown: no time left to ask the solver */
+    if (g != 0 && (ts_budget_left(b) < 0.05 || ts_imodel_size(s) > TS_IMODEL_MAX_TERMS)) {
+        r->feasible = false; /* unknown: no time left, or too large a model, to ask the solver */
         r->optimal = false;
         r->timed_out = true;
         return TS_OK;
