@@ -59,8 +59,14 @@ def main():
             return r["status"]
         return L.result(r, "search_seconds")
 
+    dashes = {"fast": "", "modulo": "6 3", "lazy": "2 2"}
+
+    def style(s):  # colour: the shape; dashes: the method
+        shape, m = s.split()
+        return L.PALETTE[SHAPES.index(shape)], dashes[m]
+
     svg = L.line_chart("Search time vs devices (s, log scale), training, no memory limit", devs,
-                       series, value, "devices", "seconds", log=True, note=note)
+                       series, value, "devices", "seconds", log=True, note=note, style=style)
     L.write(os.path.join(out, "scaling.svg"), svg)
 
 

@@ -232,8 +232,9 @@ def bar_chart(title, groups, series, value, ylabel, log=False, note=None, baseli
     return "\n".join(out) + "\n"
 
 
-def line_chart(title, xs, series, value, xlabel, ylabel, log=False, note=None):
-    """One line per series over xs; value(series, x) is a number or a reason (drawn as a mark)."""
+def line_chart(title, xs, series, value, xlabel, ylabel, log=False, note=None, style=None):
+    """One line per series over xs; value(series, x) is a number or a reason (drawn as a mark).
+    style(series) may give (colour, stroke-dasharray) to tell many series apart."""
     W, H = 640, 440
     left, right, top, bottom = 70, 150, 70, 70
     nums = [value(s, x) for s in series for x in xs]
@@ -270,7 +271,8 @@ def line_chart(title, xs, series, value, xlabel, ylabel, log=False, note=None):
     out.append('<text transform="translate(14,%d) rotate(-90)" text-anchor="middle">%s</text>'
                % ((H - bottom + top) // 2, escape(ylabel)))
     for si, s in enumerate(series):
-        color = PALETTE[si % len(PALETTE)]
+        color, dash = style(s) if style else (PALETTE[si % len(PALETTE)], "")
+        dash_attr = ' stroke-dasharray="%s"' % dash if dash else ""
         pts = []
         for i, xv in enumerate(xs):
             v = value(s, xv)
@@ -280,17 +282,18 @@ def line_chart(title, xs, series, value, xlabel, ylabel, log=False, note=None):
                            % (x(i), y(v), color, escape(str(s)), escape(str(xv)), fmt(v)))
             else:
                 if len(pts) > 1:
-                    out.append('<polyline fill="none" stroke="%s" stroke-width="1.5" points="%s"/>'
-                               % (color, " ".join("%.1f,%.1f" % p for p in pts)))
+                    out.append('<polyline fill="none" stroke="%s" stroke-width="1.5"%s points="%s"/>'
+                               % (color, dash_attr, " ".join("%.1f,%.1f" % p for p in pts)))
                 pts = []
                 if v is not None:
                     # no figure: a cross in the band above the plot, its reason in the tooltip
                     out.append('<text x="%.1f" y="%d" fill="%s" font-size="10" text-anchor="middle">×<title>%s at %s: %s</title></text>'
                                % (x(i), top - 6 - 6 * (si % 4), color, escape(str(s)), escape(str(xv)), escape(str(v))))
         if len(pts) > 1:
-            out.append('<polyline fill="none" stroke="%s" stroke-width="1.5" points="%s"/>'
-                       % (color, " ".join("%.1f,%.1f" % p for p in pts)))
-        out.append('<rect x="%d" y="%d" width="10" height="10" fill="%s"/>' % (W - right + 10, top + 16 * si, color))
+            out.append('<polyline fill="none" stroke="%s" stroke-width="1.5"%s points="%s"/>'
+                       % (color, dash_attr, " ".join("%.1f,%.1f" % p for p in pts)))
+        out.append('<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="%s" stroke-width="2"%s/>'
+                   % (W - right + 8, W - right + 22, top + 5 + 16 * si, top + 5 + 16 * si, color, dash_attr))
         out.append('<text x="%d" y="%d">%s</text>' % (W - right + 24, top + 9 + 16 * si, escape(str(s))))
     out.append('<text x="%d" y="%d" fill="#555" font-size="10">× above the plot: no figure there'
                ' (timeout, infeasible, error; hover for which)</text>' % (left, 36))
