@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The paper-artifact scripts on a recorded sweep: a point that timed out, was infeasible or failed
+# shows as such in the table, never as a number; a torn last line of results.jsonl is ignored; the
+# SVG is well-formed XML.
+set -u
+TESSEL=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+TESTS=$2
+ROOT=$(cd "$TESTS/.." && pwd)
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fail=0
+say() { echo "FAIL $*"; fail=1; }
+
+if ! command -v python3 >/dev/null; then
+    echo "sweep_artifacts: python3 is not installed; the artifact scripts need it"
+    exit 1
+fi
+export PYTHONDONTWRITEBYTECODE=1 # leave the source tree as it is
+mkdir -p "$TMP/sweep"
+cp "$TESTS/fixtures/sweep_artifacts.jsonl" "$TMP/sweep/results.jsonl"
+python3 "$ROOT/paper-artifacts/search_time.py" --tessel "$TESSEL" --no-run --sweep "$TMP/sweep" \
+    --out "$TMP/out" 2>"$TMP/stderr" || { say "search_time.py"; cat "$TMP/stderr"; }
+md=$TMP/out/search-time.md
+row() { grep "^| $1 | $2 |" "$md"; }
+expect_row() { # shape method expected-row-text
+    local got
+    got=$(row "$1" "$2")
+    [ "$got" = "$3" ] || { say "row $1 $2:"; echo "  got:  $got"; echo "  want: $3"; }
+}
+expect_row vshape lazy "| vshape | lazy | 0.11 s (k 1, bubbles 12) | timeout at 30 s (limit 300 s) | infeasible | error |  |"
+expect_row vshape full "| vshape | full | 2e-05 s (makespan 16) | not run | not run | not run |  |"
+expect_row vshape fast "| vshape | fast |  |  |  |  | 0.05 s (k 4, bubbles 1) |"
+expect_row vshape modulo "| vshape | modulo |  |  |  |  | timeout at 371 s (limit 300 s) |"
+# The torn last line names xshape lazy k = 1: it must not count.
+expect_row xshape lazy "| xshape | lazy | not run | not run | not run | not run |  |"
+python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$TMP/out/search-time.svg" ||
+    say "search-time.svg is not well-formed"
+# The reasons are drawn, not bars: the timed-out lazy k = 2 point has no bar of 30.5 s.
+grep -q ">timeout<" "$TMP/out/search-time.svg" || say "the plot does not show the timeout"
+if grep -q "lazy k=2: 30" "$TMP/out/search-time.svg"; then say "the timed-out point is drawn as a bar"; fi
+
+[ "$fail" -eq 0 ] && echo "sweep_artifacts: ok"
+exit "$fail"
