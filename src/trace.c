@@ -32,8 +32,8 @@ ts_trace *ts_trace_new(const char *process_name)
     if (!t)
         return NULL;
     t->events = json_array();
-    json_t *meta = ts_trace_meta("process_name", 0, false,
-                                 json_pack("{s:s}", "name", process_name ? process_name : "tessel"));
+    const char *pname = process_name ? process_name : "tessel";
+    json_t *meta = ts_trace_meta("process_name", 0, false, json_pack("{s:s}", "name", pname));
     if (!t->events || !meta || json_array_append_new(t->events, meta) != 0) {
         json_decref(t->events);
         free(t);

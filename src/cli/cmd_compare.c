@@ -361,9 +361,9 @@ int ts_cmd_compare(int argc, char **argv)
         switch (c) {
         case -2: return 2;
         case 'h':
-            printf("usage: tessel compare (--placement NAME --ndevs D | PLACEMENT) --memory M|none\n"
-                   "                       [--micro-batches N] [--methods LIST] [--time-limit S]\n"
-                   "                       [--csv]\n\n"
+            printf("usage: tessel compare (--placement NAME --ndevs D | PLACEMENT)\n"
+                   "                       --memory M|none [--micro-batches N] [--methods LIST]\n"
+                   "                       [--time-limit S] [--csv]\n\n"
                    "Runs every baseline that fits the placement and every search method, and\n"
                    "prints one table: method, k and period of the repetend, makespan at N\n"
                    "micro-batches and its ratio to the lower bound, bubble rate, peak memory per\n"
