@@ -115,7 +115,8 @@ static int ts_check_repetend(const ts_placement *p, const int *mids, const long 
                            p->blocks[b].id, start[b], period);
     }
     if (p->nblocks && lo != 0)
-        return ts_fail(e, TS_EINPUT, "completion: the smallest micro-batch offset is %d, not 0", lo);
+        return ts_fail(e, TS_EINPUT, "completion: the smallest micro-batch offset is %d, not 0",
+                       lo);
     for (int ei = 0; ei < p->nedges; ei++) {
         const ts_edge *ed = &p->edges[ei];
         if ((long)mids[ed->src] + ed->distance - mids[ed->dst] < 0)
@@ -232,13 +233,14 @@ int ts_complete(const ts_placement *p, const ts_complete_repetend *rep, const ts
     ts_memspec wm = {o->has_memory, o->memory, NULL};
     ts_phase_res wr = {.start = wstart};
     ts_budget pb;
-    ts_budget_init(&pb, ts_budget_call(&b, TS_COMPLETE_PHASE_CAP));
+    ts_budget_init(&pb, ts_budget_call(&b, TS_COMPLETE_PHASE_CAP) + 1e-3); /* never 0: "none" */
     if ((rc = ts_phase_solve(&ws, &wm, true, slack, &pb, &wr, e)))
         goto out;
     st->warmup_seconds = ts_now() - t0;
     if (!wr.feasible) {
-        rc = ts_fail(e, TS_ENOANSWER, "the warm-up of this repetend (k = %d) does not fit memory %ld%s",
-                     k, o->memory, wr.optimal ? "" : " within the time limit");
+        rc = ts_fail(e, TS_ENOANSWER,
+                     "the warm-up of this repetend (k = %d) does not fit memory %ld%s", k,
+                     o->memory, wr.optimal ? "" : " within the time limit");
         goto out;
     }
     for (int d = 0; d < D; d++)
@@ -246,7 +248,7 @@ int ts_complete(const ts_placement *p, const ts_complete_repetend *rep, const ts
     t0 = ts_now();
     ts_memspec cm = {o->has_memory, o->memory, level};
     ts_phase_res cr = {.start = cstart};
-    ts_budget_init(&pb, ts_budget_call(&b, TS_COMPLETE_PHASE_CAP));
+    ts_budget_init(&pb, ts_budget_call(&b, TS_COMPLETE_PHASE_CAP) + 1e-3); /* never 0: "none" */
     if ((rc = ts_phase_solve(&cs, &cm, true, slack, &pb, &cr, e)))
         goto out;
     st->cooldown_seconds = ts_now() - t0;

@@ -238,7 +238,7 @@ int ts_search_fast(const ts_placement *p, const ts_search_opts *o, ts_schedule *
         bool feasible = true, unknown = false;
         ok = ts_fast_window_fits(p, mids, start, o->memory, level);
         if (ok && (rc = ts_complete_feasible(p, mids, true, o->memory,
-                                             ts_budget_call(&b, TS_FAST_CALL_CAP), &feasible,
+                                             ts_budget_call(&b, TS_FAST_CALL_CAP) + 1e-3, &feasible,
                                              &unknown, e)))
             goto out;
         ok = ok && feasible;
@@ -284,7 +284,7 @@ int ts_search_fast(const ts_placement *p, const ts_search_opts *o, ts_schedule *
             if (!lvl_ok)
                 continue;
             if ((rc = ts_complete_feasible(p, cur, true, o->memory,
-                                           ts_budget_call(&b, TS_FAST_CALL_CAP), &feasible,
+                                           ts_budget_call(&b, TS_FAST_CALL_CAP) + 1e-3, &feasible,
                                            &unknown, e)))
                 break;
             if (!feasible)

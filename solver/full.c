@@ -84,11 +84,12 @@ int ts_search_full(const ts_placement *p, const ts_search_opts *o, ts_schedule *
             res.found = true; /* the greedy schedule at least */
         if (!res.found) {
             rc = res.optimal
-                     ? ts_fail(e, TS_ENOANSWER, "no schedule of %d micro-batches of '%s' fits memory %ld",
-                               N, p->name, o->memory)
+                     ? ts_fail(e, TS_ENOANSWER,
+                               "no schedule of %d micro-batches of '%s' fits memory %ld", N,
+                               p->name, o->memory)
                      : ts_fail(e, TS_ENOANSWER,
-                               "full: no schedule of %d micro-batches of '%s' found within the time "
-                               "limit",
+                               "full: no schedule of %d micro-batches of '%s' found within "
+                               "the time limit",
                                N, p->name);
             goto out;
         }

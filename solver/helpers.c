@@ -180,7 +180,8 @@ int ts_sequential_schedule(const ts_placement *p, bool has_memory, long cap, ts_
         goto out;
     if (has_memory && floor_cap > cap) {
         rc = ts_fail(e, TS_ENOANSWER,
-                     "no schedule fits memory %ld: one micro-batch alone needs %ld", cap, floor_cap);
+                     "no schedule fits memory %ld: one micro-batch alone needs %ld", cap,
+                     floor_cap);
         goto out;
     }
     /* Replay the order as early as dependencies and devices allow (same per-device order, so

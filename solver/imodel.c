@@ -190,8 +190,10 @@ int ts_imodel_build(ts_imodel *m, const ts_iset *s, const ts_memspec *ms, bool f
                     Z3_ast o = *ts_pairmap_slot(&pm, x < y ? x : y, x < y ? y : x);
                     Z3_ast v = ts_z3_num(z, sp);
                     /* o(x,y) true: x before y */
-                    bef[nb++] = y < x ? Z3_mk_ite(z->ctx, o, v, zero) : Z3_mk_ite(z->ctx, o, zero, v);
-                    aft[na++] = y < x ? Z3_mk_ite(z->ctx, o, zero, v) : Z3_mk_ite(z->ctx, o, v, zero);
+                    Z3_ast first = Z3_mk_ite(z->ctx, o, v, zero);  /* counts when o holds */
+                    Z3_ast second = Z3_mk_ite(z->ctx, o, zero, v); /* counts when it fails */
+                    bef[nb++] = y < x ? first : second;
+                    aft[na++] = y < x ? second : first;
                 }
                 bef[nb++] = ts_z3_num(z, cb);
                 aft[na++] = ts_z3_num(z, ca);

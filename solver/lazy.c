@@ -214,8 +214,9 @@ static int ts_lazy_try(ts_lazy *L, int k, ts_cand *c, bool construct_only, bool 
     if (c->exact) {
         bool feasible, unknown;
         t0 = ts_now();
-        rc = ts_complete_feasible(p, c->mids, o->has_memory, o->memory,
-                                  ts_budget_call(&L->budget, 10.0), &feasible, &unknown, e);
+        double lim = ts_budget_call(&L->budget, 10.0) + 1e-3; /* never 0, which means none */
+        rc = ts_complete_feasible(p, c->mids, o->has_memory, o->memory, lim, &feasible, &unknown,
+                                  e);
         ts_stats_phase(L->st, "check", ts_now() - t0);
         if (rc)
             return rc;
@@ -320,6 +321,8 @@ static int ts_lazy_k(ts_lazy *L, int k, bool *stop, bool *any, ts_err *e)
             c->mids = pool + (size_t)nbatch * (size_t)nb;
             c->done = false;
             L->st->candidates++;
+            if ((L->st->candidates & 4095) == 0)
+                ts_lazy_progress(L, false);
             int sc = ts_lazy_screen(L, k, cuts, c);
             if (sc != 1)
                 *any = true; /* memory let it through (the period bound may still drop it) */
@@ -476,8 +479,11 @@ int ts_search_lazy(const ts_placement *p, const ts_search_opts *o, ts_schedule *
             L.seed_period = LONG_MAX;
         ts_stats_phase(st, "seed", ts_now() - t0);
     }
-    for (int k = kmin; k <= kmax; k++)
+    for (int k = kmin; k <= kmax; k++) {
         L.total += ts_binom(nb - 1, k - 1);
+        if (L.total > LONG_MAX / 4)
+            L.total = LONG_MAX / 4; /* saturate: the count only has to be "huge" */
+    }
     /* A search too large to finish gets a better seed: the fast method with its memory repair
      * (a quarter of the time limit at most). */
     if (L.total > TS_LAZY_LARGE && L.seed_period > L.maxload && o->nmicros == 0) {
@@ -485,7 +491,7 @@ int ts_search_lazy(const ts_placement *p, const ts_search_opts *o, ts_schedule *
         ts_search_opts fo = *o;
         fo.method = TS_METHOD_FAST;
         fo.progress = NULL;
-        fo.time_limit = o->time_limit > 0 ? ts_budget_left(&L.budget) / 4 : 30;
+        fo.time_limit = o->time_limit > 0 ? ts_budget_left(&L.budget) / 4 + 1e-3 : 30;
         ts_schedule *fs = NULL;
         ts_search_stats fst;
         memset(&fst, 0, sizeof fst);
@@ -507,7 +513,9 @@ int ts_search_lazy(const ts_placement *p, const ts_search_opts *o, ts_schedule *
         ts_schedule_free(fs);
         ts_stats_phase(st, "seed", ts_now() - t0);
     }
-    bool stop = false;
+    /* A zero-bubble seed ends a search too large to finish: enumerating would only look for
+     * the same period at a smaller k. */
+    bool stop = L.total > TS_LAZY_LARGE && L.seed_period <= L.maxload;
     for (int k = kmin; k <= kmax && !stop; k++) {
         bool any = false;
         if ((rc = ts_lazy_k(&L, k, &stop, &any, e)))

@@ -180,9 +180,9 @@ int ts_imodel_minimise(ts_imodel *m, int what, long lo, long hi, long slack, con
 /* ---- repetends ----------------------------------------------------------------------------- */
 
 /* One incremental Z3 model of the repetend problem for every candidate of a placement: starts
- * s[b] in the window [0, P), circular exclusivity, no fully idle step, and, behind assumption literals,
- * each candidate's dependencies (s_dst + (m_src + dist - m_dst) * P >= s_src + span + delay) and
- * memory (the level its offsets leave, plus the running sum, within the capacity). */
+ * s[b] in the window [0, P), circular exclusivity, no fully idle step, and, behind assumption
+ * literals, each candidate's dependencies (s_dst + (m_src + dist - m_dst) * P >= s_src + span +
+ * delay) and memory (the level its offsets leave, plus the running sum, within the capacity). */
 typedef struct ts_rmodel ts_rmodel;
 
 typedef struct {
