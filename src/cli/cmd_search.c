@@ -72,13 +72,13 @@ static json_t *ts_search_seconds(const ts_search_stats *st)
 
 int ts_cmd_search(int argc, char **argv)
 {
-    const char *cmd = "search";
 #ifndef TS_HAVE_SOLVER
     (void)argc;
     (void)argv;
     fprintf(stderr, "tessel search: this build has no solver (Z3 was not found)\n");
     return 2;
 #else
+    const char *cmd = "search";
     static const struct option opts[] = {TS_CLI_PLACEMENT_OPTIONS,
                                          {"memory", required_argument, 0, 'm'},
                                          {"method", required_argument, 0, 'M'},
