@@ -180,6 +180,38 @@ static void test_infeasible_memory(void **state)
     ts_placement_free(p);
 }
 
+/* A time limit far too short: the best schedule so far (or one micro-batch at a time), valid,
+ * marked as cut and not optimal. */
+static void test_time_limit(void **state)
+{
+    (void)state;
+    ts_placement *p = tu_builtin("nnshape", 4, false);
+    assert_non_null(p);
+    for (int m = 0; m < 3; m++) {
+        ts_search_opts o;
+        ts_search_opts_init(&o);
+        o.method = m;
+        o.has_memory = true;
+        o.memory = 6;
+        o.micro_batches = 12;
+        o.time_limit = 0.02;
+        ts_schedule *s = NULL;
+        ts_search_stats st;
+        ts_err e = {0};
+        int rc = ts_search(p, &o, &s, &st, &e);
+        if (rc)
+            fprintf(stderr, "method %d: %s\n", m, e.msg);
+        assert_int_equal(rc, TS_OK);
+        assert_int_equal(tu_valid_range(s, s->nmicros, s->nmicros + 4), 0);
+        if (st.timed_out)
+            assert_true(!st.optimal || st.bubbles == 0);
+        if (m == TS_METHOD_LAZY)
+            assert_true(st.timed_out);
+        ts_schedule_free(s);
+    }
+    ts_placement_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -188,6 +220,7 @@ int main(void)
         cmocka_unit_test(test_fast_repairs_memory),
         cmocka_unit_test(test_fast_paper_cases_valid),
         cmocka_unit_test(test_infeasible_memory),
+        cmocka_unit_test(test_time_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
