@@ -195,6 +195,8 @@ int ts_fast_construct(const ts_placement *p, const int *chain, bool has_memory, 
 int ts_search_fast(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
                    ts_search_stats *st, ts_err *e)
 {
+    ts_search_stats local;
+    st = ts_stats_begin(st, &local);
     *out = NULL;
     int n = p->nblocks;
     ts_budget b;

@@ -11,6 +11,8 @@
 int ts_search_full(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
                    ts_search_stats *st, ts_err *e)
 {
+    ts_search_stats local;
+    st = ts_stats_begin(st, &local);
     *out = NULL;
     int N = o->micro_batches > 0 ? o->micro_batches : 128;
     int nb = p->nblocks;

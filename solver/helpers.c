@@ -29,6 +29,15 @@ void ts_net_memory(const ts_placement *p, long *net)
     }
 }
 
+ts_search_stats *ts_stats_begin(ts_search_stats *st, ts_search_stats *local)
+{
+    if (!st)
+        st = local;
+    memset(st, 0, sizeof *st);
+    st->min_memory = -1;
+    return st;
+}
+
 void ts_stats_phase(ts_search_stats *st, const char *name, double seconds)
 {
     for (int i = 0; i < st->nphases; i++)

@@ -378,6 +378,8 @@ out:
 int ts_search_lazy(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
                    ts_search_stats *st, ts_err *e)
 {
+    ts_search_stats local;
+    st = ts_stats_begin(st, &local);
     *out = NULL;
     ts_lazy L;
     memset(&L, 0, sizeof L);

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "modulo_internal.h"
+#include "ts_encode.h"
 #include "ts_complete.h"
 #include "ts_solver.h"
 
@@ -301,10 +302,7 @@ int ts_search_modulo(const ts_placement *p, const ts_search_opts *o, ts_schedule
                      ts_search_stats *st, ts_err *e)
 {
     ts_search_stats local;
-    if (!st)
-        st = &local;
-    memset(st, 0, sizeof *st);
-    st->min_memory = -1;
+    st = ts_stats_begin(st, &local);
     *out = NULL;
     ts_mctx c = {p, o, st, ts_modulo_now(), 0};
     /* Solver work stops a little before the limit, so that building and checking the

@@ -124,6 +124,9 @@ int ts_search(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
     st->seconds = ts_now() - t0;
     if (rc == TS_OK && *out) {
         json_t *info = ts_search_info(o, st);
+        /* Keep what the method recorded of its own (e.g. modulo's latency) beside the common keys. */
+        if (info && (*out)->search)
+            json_object_update_missing(info, (*out)->search);
         if (info)
             ts_schedule_set_search_info(*out, info);
     }

@@ -228,6 +228,9 @@ int ts_sequential_schedule(const ts_placement *p, bool has_memory, long cap, ts_
                            ts_err *e);
 
 /* Fills the phase table of stats. */
+/* Zeroes the caller's statistics (or local when st is NULL) so that every method can be called
+ * directly, not only through ts_search. Returns the record to fill. */
+ts_search_stats *ts_stats_begin(ts_search_stats *st, ts_search_stats *local);
 void ts_stats_phase(ts_search_stats *st, const char *name, double seconds);
 
 #endif

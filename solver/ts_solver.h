@@ -56,7 +56,7 @@ typedef struct {
 int ts_search(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
               ts_search_stats *st, ts_err *e);
 
-/* The methods behind ts_search, same contract. */
+/* The methods behind ts_search, same contract (st may be NULL; it is reset first). */
 int ts_search_lazy(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
                    ts_search_stats *st, ts_err *e);
 int ts_search_fast(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
