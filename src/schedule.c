@@ -188,6 +188,28 @@ void ts_schedule_span(const ts_schedule *s, long *first, long *last)
     *last = l;
 }
 
+/* The first n micro-batches of a longer schedule: a run that stops early. The repetend is dropped
+ * since the window may no longer hold every block; validity is for the validator to judge. */
+static int ts_schedule_truncate(const ts_schedule *s, int n, ts_schedule **out, ts_err *e)
+{
+    ts_schedule *t = ts_schedule_new(s->placement, n);
+    if (!t)
+        return ts_fail(e, TS_ESYS, "out of memory");
+    t->has_memory = s->has_memory;
+    memcpy(t->memory, s->memory, (size_t)s->placement->ndevs * sizeof(long));
+    for (int i = 0; i < s->nentries; i++) {
+        const ts_entry *x = &s->entries[i];
+        if (x->micro < n && ts_schedule_add(t, x->block, x->micro, x->step)) {
+            ts_schedule_free(t);
+            return ts_fail(e, TS_ESYS, "out of memory");
+        }
+    }
+    if (s->search)
+        t->search = json_deep_copy(s->search);
+    *out = t;
+    return TS_OK;
+}
+
 int ts_schedule_unroll(const ts_schedule *s, int n, ts_schedule **out, ts_err *e)
 {
     *out = NULL;
@@ -195,14 +217,12 @@ int ts_schedule_unroll(const ts_schedule *s, int n, ts_schedule **out, ts_err *e
         *out = ts_schedule_clone(s);
         return *out ? TS_OK : ts_fail(e, TS_ESYS, "out of memory");
     }
+    if (n >= 1 && n < s->nmicros)
+        return ts_schedule_truncate(s, n, out, e);
     if (!s->has_repetend)
         return ts_fail(e, TS_EINPUT,
                        "the schedule has %d micro-batches and no repetend, so it cannot be unrolled "
                        "to %d", s->nmicros, n);
-    if (n < s->nmicros)
-        return ts_fail(e, TS_EINPUT,
-                       "cannot unroll to %d micro-batches: the schedule already holds %d (its "
-                       "repetend touches k = %d)", n, s->nmicros, s->rep.k);
     long extra = (long)n - s->nmicros, P = s->rep.period;
     ts_schedule *u = ts_schedule_new(s->placement, n);
     if (!u)

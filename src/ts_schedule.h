@@ -54,8 +54,9 @@ int *ts_schedule_index(const ts_schedule *s);
 /* The first and last busy step: [min start, max end). Empty schedule: 0, 0. */
 void ts_schedule_span(const ts_schedule *s, long *first, long *last);
 
-/* Unrolls a schedule with a repetend to n >= nmicros micro-batches (n == nmicros clones).
- * Fails with TS_EINPUT when there is no repetend or n is too small. */
+/* Unrolls a schedule with a repetend to n >= nmicros micro-batches (n == nmicros clones); for
+ * 1 <= n < nmicros it keeps the first n micro-batches (without the repetend). Fails with TS_EINPUT
+ * when n > nmicros and there is no repetend. */
 int ts_schedule_unroll(const ts_schedule *s, int n, ts_schedule **out, ts_err *e);
 /* Shifts the schedule so that its first step is 0 (repetend window included). */
 void ts_schedule_normalize(ts_schedule *s);

@@ -136,6 +136,17 @@ static void test_1f1b_fixture(void **state)
         ts_sim_result_free(&r);
         ts_schedule_free(u);
     }
+    /* Fewer micro-batches than the file holds: its first N, still a valid 1F1B run. */
+    for (int n = 1; n < 5; n++) {
+        ts_schedule *t = NULL;
+        ts_err e = {0};
+        assert_int_equal(ts_schedule_unroll(s, n, &t, &e), TS_OK);
+        assert_int_equal(t->nmicros, n);
+        assert_int_equal(t->nentries, 8 * n);
+        assert_false(t->has_repetend);
+        assert_int_equal(ts_schedule_validate(t, NULL, &e), TS_OK);
+        ts_schedule_free(t);
+    }
     ts_schedule_free(s);
     ts_schedule_free(s4);
 }
