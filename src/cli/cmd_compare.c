@@ -147,7 +147,13 @@ static void ts_cmp_search(const char *name, const ts_placement *p, long n, long 
     }
     r->k = st.k > 0 ? st.k : -1;
     r->period = st.period > 0 ? st.period : -1;
-    strcpy(r->status, st.timed_out ? "timed out (best found)" : st.optimal ? "ok (optimal)" : "ok");
+    bool too_large = false;
+    for (int i = 0; i < st.nphases; i++)
+        too_large |= !strcmp(st.phases[i].name, "too_large");
+    strcpy(r->status, st.timed_out  ? "timed out (best found)"
+                      : too_large   ? "too large for the solver (greedy schedule)"
+                      : st.optimal  ? "ok (optimal)"
+                                    : "ok");
     ts_cmp_measure(s, n, memory, has_memory, r);
     ts_schedule_free(s);
 }
