@@ -25,6 +25,9 @@ int ts_cli_parse_double(const char *cmd, const char *flag, const char *s, double
 struct option;
 int ts_cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
                   const struct option *longopts);
+/* Parses --memory M|none: "none" clears *has_memory (leaving *memory as it is), a whole number in
+ * [0, TS_MAX_MEMORY] sets both. Returns 0, or 2 after reporting a usage error. */
+int ts_cli_parse_memory(const char *cmd, const char *arg, bool *has_memory, long *memory);
 
 /* A placement named on the command line: a file, or a built-in with its device count. */
 typedef struct {
@@ -47,11 +50,27 @@ typedef struct {
     "  --chunks V           model chunks per device (vshape_interleaved)\n"
 /* Handles one of the shared options; returns 1 when it was one, 0 when not, 2 on error. */
 int ts_cli_placement_option(const char *cmd, int opt, const char *arg, ts_cli_placement *pl);
+/* ts_cli_getopt for a command that takes a placement: handles the shared placement options itself
+ * and returns the next other option, -1 at the end, or -2 after reporting an error. */
+int ts_cli_getopt_placement(const char *cmd, int argc, char **argv, const char *shortopts,
+                            const struct option *longopts, ts_cli_placement *pl);
+/* After the options: takes the placement file, when one is given, from argv[optind] and refuses
+ * any further argument. Returns 0, or 2 after reporting a usage error. */
+int ts_cli_placement_arg(const char *cmd, int argc, char **argv, ts_cli_placement *pl);
 /* Loads the placement from the file (positional) or the built-in. Reports errors itself and
  * returns the exit code (0 on success). */
 int ts_cli_placement_load(const char *cmd, ts_cli_placement *pl, ts_placement **out);
 /* Loads a schedule file and, when n > 0, unrolls it to n micro-batches. Reports errors itself. */
 int ts_cli_schedule_load(const char *cmd, const char *path, long n, ts_schedule **out);
+/* After the options: the one positional argument, a schedule file, loaded as by
+ * ts_cli_schedule_load (*path names it unless path is NULL). Reports errors itself and returns the exit code. */
+int ts_cli_schedule_arg(const char *cmd, int argc, char **argv, long n, const char **path,
+                        ts_schedule **out);
+/* A schedule as a runtime would run it at n micro-batches: unrolled to n when it has a repetend
+ * and fewer micro-batches, then replayed as early as each device's order allows (kept as it is
+ * when that fails). *at gets that schedule and m its metrics (both the caller's to free).
+ * Returns 0; 1 when the unroll failed (e says why); -1 when out of memory. */
+int ts_cli_schedule_at(const ts_schedule *s, long n, ts_schedule **at, ts_metrics *m, ts_err *e);
 /* Writes a JSON value to stdout, indented, with a final newline. Steals j. */
 void ts_cli_print_json(json_t *j);
 json_t *ts_cli_long_array(const long *v, int n);

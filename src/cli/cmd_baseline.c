@@ -43,12 +43,7 @@ int ts_cmd_baseline(int argc, char **argv)
     long n = 128;
     const char *out = NULL;
     int json = 0, list = 0, c;
-    while ((c = ts_cli_getopt(cmd, argc, argv, "n:o:h", opts)) != -1) {
-        int r = ts_cli_placement_option(cmd, c, optarg, &pl);
-        if (r == 2)
-            return 2;
-        if (r == 1)
-            continue;
+    while ((c = ts_cli_getopt_placement(cmd, argc, argv, "n:o:h", opts, &pl)) != -1) {
         switch (c) {
         case -2: return 2;
         case 'h': ts_baseline_help(); return 0;
@@ -71,10 +66,8 @@ int ts_cmd_baseline(int argc, char **argv)
     const char *kind = argv[optind++];
     if (!ts_baseline_find(kind))
         return ts_cli_usage_error(cmd, "unknown baseline '%s' (see --list)", kind);
-    if (optind < argc)
-        pl.file = argv[optind++];
-    if (optind < argc)
-        return ts_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    if (ts_cli_placement_arg(cmd, argc, argv, &pl))
+        return 2;
     if (json && !out)
         return ts_cli_usage_error(cmd, "--json needs -o SCHED (without -o the schedule itself is "
                                        "printed)");

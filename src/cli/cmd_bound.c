@@ -14,7 +14,7 @@ int ts_cmd_bound(int argc, char **argv)
     ts_cli_placement pl = {0};
     long n = 0;
     int json = 0, c;
-    while ((c = ts_cli_getopt(cmd, argc, argv, "n:h", opts)) != -1) {
+    while ((c = ts_cli_getopt_placement(cmd, argc, argv, "n:h", opts, &pl)) != -1) {
         if (c == -2)
             return 2;
         if (c == 'h') {
@@ -31,14 +31,10 @@ int ts_cmd_bound(int argc, char **argv)
                 return 2;
         } else if (c == 'j') {
             json = 1;
-        } else if (ts_cli_placement_option(cmd, c, optarg, &pl) != 1) {
-            return 2;
         }
     }
-    if (optind < argc)
-        pl.file = argv[optind++];
-    if (optind < argc)
-        return ts_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    if (ts_cli_placement_arg(cmd, argc, argv, &pl))
+        return 2;
     if (!n)
         return ts_cli_usage_error(cmd, "--micro-batches N is required");
     ts_placement *p;

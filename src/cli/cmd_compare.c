@@ -48,34 +48,18 @@ static bool ts_is_search_method(const char *m)
     return false;
 }
 
-/* Unrolls to n when there is a repetend, tightens (keeping each device's order) and measures. */
+/* Measures the schedule as run at n micro-batches (ts_cli_schedule_at) into the row. */
 static int ts_cmp_measure(const ts_schedule *s, long n, long memory, bool has_memory,
                           ts_cmp_row *r)
 {
     ts_err e = {0};
-    ts_schedule *u = NULL;
-    if (s->has_repetend && n > s->nmicros) {
-        if (ts_schedule_unroll(s, (int)n, &u, &e) != TS_OK) {
-            snprintf(r->status, sizeof r->status, "unroll failed: %.120s", e.msg);
-            return -1;
-        }
-    } else {
-        u = ts_schedule_clone(s);
-        if (!u)
-            return -1;
-    }
-    ts_schedule *t = ts_schedule_clone(u);
-    if (t && ts_schedule_tighten(t, &e) == TS_OK) {
-        ts_schedule_free(u);
-        u = t;
-    } else {
-        ts_schedule_free(t);
-    }
+    ts_schedule *u;
     ts_metrics m;
-    if (ts_schedule_metrics(u, &m) != 0) {
-        ts_schedule_free(u);
+    int rc = ts_cli_schedule_at(s, n, &u, &m, &e);
+    if (rc > 0)
+        snprintf(r->status, sizeof r->status, "unroll failed: %.120s", e.msg);
+    if (rc)
         return -1;
-    }
     int D = u->placement->ndevs;
     r->makespan = m.makespan;
     r->lower_bound = m.lower_bound;
@@ -358,12 +342,7 @@ int ts_cmd_compare(int argc, char **argv)
     double limit = 60;
     const char *methods = NULL;
     int csv = 0, c;
-    while ((c = ts_cli_getopt(cmd, argc, argv, "m:n:t:h", opts)) != -1) {
-        int r = ts_cli_placement_option(cmd, c, optarg, &pl);
-        if (r == 2)
-            return 2;
-        if (r == 1)
-            continue;
+    while ((c = ts_cli_getopt_placement(cmd, argc, argv, "m:n:t:h", opts, &pl)) != -1) {
         switch (c) {
         case -2: return 2;
         case 'h':
@@ -387,13 +366,8 @@ int ts_cmd_compare(int argc, char **argv)
             return 0;
         case 'm':
             memory_given = true;
-            if (!strcmp(optarg, "none")) {
-                has_memory = false;
-            } else {
-                if (ts_cli_parse_long(cmd, "--memory", optarg, 0, TS_MAX_MEMORY, &memory))
-                    return 2;
-                has_memory = true;
-            }
+            if (ts_cli_parse_memory(cmd, optarg, &has_memory, &memory))
+                return 2;
             break;
         case 'n':
             if (ts_cli_parse_long(cmd, "--micro-batches", optarg, 1, 100000, &n))
@@ -407,10 +381,8 @@ int ts_cmd_compare(int argc, char **argv)
         case 'c': csv = 1; break;
         }
     }
-    if (optind < argc)
-        pl.file = argv[optind++];
-    if (optind < argc)
-        return ts_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    if (ts_cli_placement_arg(cmd, argc, argv, &pl))
+        return 2;
     if (!memory_given)
         return ts_cli_usage_error(cmd, "--memory M (or --memory none) is required");
 

@@ -31,35 +31,6 @@ static void ts_search_print_progress(void *ud, const ts_search_progress *p)
     ps->printed = true;
 }
 
-/* Figures at N micro-batches: unroll (when there is a repetend), replay each device's order as
- * early as possible (what a runtime does), measure. */
-static int ts_search_summary(const ts_schedule *s, long n, ts_schedule **at, ts_metrics *m)
-{
-    ts_err e = {0};
-    ts_schedule *u = NULL;
-    if (s->has_repetend && n >= s->nmicros) {
-        if (ts_schedule_unroll(s, (int)n, &u, &e))
-            return -1;
-    } else {
-        u = ts_schedule_clone(s);
-        if (!u)
-            return -1;
-    }
-    ts_schedule *t = ts_schedule_clone(u);
-    if (t && ts_schedule_tighten(t, &e) == TS_OK) {
-        ts_schedule_free(u);
-        u = t;
-    } else {
-        ts_schedule_free(t);
-    }
-    if (ts_schedule_metrics(u, m)) {
-        ts_schedule_free(u);
-        return -1;
-    }
-    *at = u;
-    return 0;
-}
-
 static json_t *ts_search_seconds(const ts_search_stats *st)
 {
     json_t *j = json_object();
@@ -97,12 +68,7 @@ int ts_cmd_search(int argc, char **argv)
     const char *output = NULL, *memory = NULL;
     int json = 0, progress = 0, c;
     long v;
-    while ((c = ts_cli_getopt(cmd, argc, argv, "m:M:k:n:t:o:jph", opts)) != -1) {
-        int r = ts_cli_placement_option(cmd, c, optarg, &pl);
-        if (r == 2)
-            return 2;
-        if (r == 1)
-            continue;
+    while ((c = ts_cli_getopt_placement(cmd, argc, argv, "m:M:k:n:t:o:jph", opts, &pl)) != -1) {
         switch (c) {
         case -2: return 2;
         case 'h':
@@ -163,20 +129,12 @@ int ts_cmd_search(int argc, char **argv)
         default: return ts_cli_usage_error(cmd, "unexpected option");
         }
     }
-    if (optind < argc)
-        pl.file = argv[optind++];
-    if (optind < argc)
-        return ts_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    if (ts_cli_placement_arg(cmd, argc, argv, &pl))
+        return 2;
     if (!memory)
         return ts_cli_usage_error(cmd, "--memory is required: a per-device capacity, or none");
-    if (!strcmp(memory, "none")) {
-        so.has_memory = false;
-    } else {
-        if (ts_cli_parse_long(cmd, "--memory", memory, 0, TS_MAX_MEMORY, &v))
-            return 2;
-        so.has_memory = true;
-        so.memory = v;
-    }
+    if (ts_cli_parse_memory(cmd, memory, &so.has_memory, &so.memory))
+        return 2;
     ts_placement *p;
     int rc = ts_cli_placement_load(cmd, &pl, &p);
     if (rc)
@@ -216,7 +174,7 @@ int ts_cmd_search(int argc, char **argv)
             goto out;
         }
     }
-    if (ts_search_summary(s, so.micro_batches, &at, &m)) {
+    if (ts_cli_schedule_at(s, so.micro_batches, &at, &m, &e)) {
         fprintf(stderr, "tessel search: cannot summarise the schedule at %d micro-batches\n",
                 so.micro_batches);
         rc = 3;

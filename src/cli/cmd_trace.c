@@ -40,12 +40,8 @@ int ts_cmd_trace(int argc, char **argv)
         case 'o': out = optarg; break;
         }
     }
-    if (optind >= argc)
-        return ts_cli_usage_error(cmd, "missing the schedule file");
-    if (optind + 1 < argc)
-        return ts_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
     ts_schedule *s;
-    int rc = ts_cli_schedule_load(cmd, argv[optind], n, &s);
+    int rc = ts_cli_schedule_arg(cmd, argc, argv, n, NULL, &s);
     if (rc)
         return rc;
     ts_trace *t = ts_trace_from_schedule(s, unit);

@@ -36,13 +36,9 @@ int ts_cmd_validate(int argc, char **argv)
         case 'q': quiet = 1; break;
         }
     }
-    if (optind >= argc)
-        return ts_cli_usage_error(cmd, "missing the schedule file");
-    if (optind + 1 < argc)
-        return ts_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
-    const char *path = argv[optind];
+    const char *path;
     ts_schedule *s;
-    int rc = ts_cli_schedule_load(cmd, path, n, &s);
+    int rc = ts_cli_schedule_arg(cmd, argc, argv, n, &path, &s);
     if (rc)
         return rc;
     ts_err e = {0};

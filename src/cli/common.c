@@ -86,6 +86,18 @@ int ts_cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
     return c;
 }
 
+int ts_cli_parse_memory(const char *cmd, const char *arg, bool *has_memory, long *memory)
+{
+    if (!strcmp(arg, "none")) {
+        *has_memory = false;
+        return 0;
+    }
+    if (ts_cli_parse_long(cmd, "--memory", arg, 0, TS_MAX_MEMORY, memory))
+        return 2;
+    *has_memory = true;
+    return 0;
+}
+
 int ts_cli_placement_option(const char *cmd, int opt, const char *arg, ts_cli_placement *pl)
 {
     switch (opt) {
@@ -95,6 +107,30 @@ int ts_cli_placement_option(const char *cmd, int opt, const char *arg, ts_cli_pl
     case 1003: return ts_cli_parse_long(cmd, "--chunks", arg, 1, 64, &pl->chunks) ? 2 : 1;
     default: return 0;
     }
+}
+
+int ts_cli_getopt_placement(const char *cmd, int argc, char **argv, const char *shortopts,
+                            const struct option *longopts, ts_cli_placement *pl)
+{
+    for (;;) {
+        int c = ts_cli_getopt(cmd, argc, argv, shortopts, longopts);
+        if (c == -1 || c == -2)
+            return c;
+        switch (ts_cli_placement_option(cmd, c, optarg, pl)) {
+        case 0: return c;
+        case 2: return -2;
+        default: break; /* one of the shared options: on to the next */
+        }
+    }
+}
+
+int ts_cli_placement_arg(const char *cmd, int argc, char **argv, ts_cli_placement *pl)
+{
+    if (optind < argc)
+        pl->file = argv[optind++];
+    if (optind < argc)
+        return ts_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    return 0;
 }
 
 int ts_cli_placement_load(const char *cmd, ts_cli_placement *pl, ts_placement **out)
@@ -140,6 +176,48 @@ int ts_cli_schedule_load(const char *cmd, const char *path, long n, ts_schedule 
         s = u;
     }
     *out = s;
+    return 0;
+}
+
+int ts_cli_schedule_arg(const char *cmd, int argc, char **argv, long n, const char **path,
+                        ts_schedule **out)
+{
+    *out = NULL;
+    if (optind >= argc)
+        return ts_cli_usage_error(cmd, "missing the schedule file");
+    if (optind + 1 < argc)
+        return ts_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+    if (path)
+        *path = argv[optind];
+    return ts_cli_schedule_load(cmd, argv[optind], n, out);
+}
+
+int ts_cli_schedule_at(const ts_schedule *s, long n, ts_schedule **at, ts_metrics *m, ts_err *e)
+{
+    ts_schedule *u = NULL;
+    *at = NULL;
+    if (s->has_repetend && n > s->nmicros) {
+        if (ts_schedule_unroll(s, (int)n, &u, e) != TS_OK)
+            return 1;
+    } else {
+        u = ts_schedule_clone(s);
+        if (!u)
+            return -1;
+    }
+    /* A failed tightening keeps the planned steps, which are valid too. */
+    ts_err te = {0};
+    ts_schedule *t = ts_schedule_clone(u);
+    if (t && ts_schedule_tighten(t, &te) == TS_OK) {
+        ts_schedule_free(u);
+        u = t;
+    } else {
+        ts_schedule_free(t);
+    }
+    if (ts_schedule_metrics(u, m)) {
+        ts_schedule_free(u);
+        return -1;
+    }
+    *at = u;
     return 0;
 }
 
