@@ -91,6 +91,47 @@ static void ts_unmark(const ts_block *b, char *busy, long P, long r)
             busy[(long)b->devices[j] * P + (r + k) % P] = 0;
 }
 
+/* Incoming edges of each block: iedge[ioff[b] .. ioff[b + 1]) are the edges into b. Both are the
+ * caller's to free, also on failure (false: out of memory). */
+static bool ts_in_edges(const ts_placement *p, int **ioff_out, int **iedge_out)
+{
+    int nb = p->nblocks;
+    int *ioff = *ioff_out = calloc((size_t)nb + 1, sizeof(int));
+    int *iedge = *iedge_out = malloc((size_t)(p->nedges ? p->nedges : 1) * sizeof(int));
+    int *fill = malloc((size_t)nb * sizeof(int));
+    bool ok = ioff && iedge && fill;
+    if (ok) {
+        for (int i = 0; i < p->nedges; i++)
+            ioff[p->edges[i].dst + 1]++;
+        for (int b = 0; b < nb; b++)
+            ioff[b + 1] += ioff[b];
+        memcpy(fill, ioff, (size_t)nb * sizeof(int));
+        for (int i = 0; i < p->nedges; i++)
+            iedge[fill[p->edges[i].dst]++] = i;
+    }
+    free(fill);
+    return ok;
+}
+
+/* The earliest start of block b that its placed predecessors allow at period P (0 when none is
+ * placed). */
+static long ts_placed_est(const ts_placement *p, const int *ioff, const int *iedge,
+                          const char *placed, const long *t, long P, int b)
+{
+    long est = 0;
+    bool any = false;
+    for (int k = ioff[b]; k < ioff[b + 1]; k++) {
+        const ts_edge *x = &p->edges[iedge[k]];
+        if (!placed[x->src])
+            continue;
+        long c = t[x->src] + p->blocks[x->src].span + (long)x->delay - (long)x->distance * P;
+        if (!any || c > est)
+            est = c;
+        any = true;
+    }
+    return est;
+}
+
 int ts_modulo_greedy_packed(const ts_placement *p, const ts_mplan *mp, long P, const int *order,
                             bool has_memory, long cap, long *t, long *hint_r)
 {
@@ -103,26 +144,13 @@ int ts_modulo_greedy_packed(const ts_placement *p, const ts_mplan *mp, long P, c
     char *busy = calloc((size_t)p->ndevs * (size_t)P, 1);
     char *placed = calloc((size_t)nb, 1);
     long *res = malloc((size_t)nb * sizeof(long));
-    int *ioff = calloc((size_t)nb + 1, sizeof(int));
-    int *iedge = malloc((size_t)(p->nedges ? p->nedges : 1) * sizeof(int));
+    int *ioff = NULL, *iedge = NULL;
+    bool edges_ok = ts_in_edges(p, &ioff, &iedge);
     long *runs = malloc((size_t)(P + 1) * sizeof(long));
     long *spans = malloc((size_t)nb * sizeof(long));
     int ok = 0;
-    if (!busy || !placed || !res || !ioff || !iedge || !runs || !spans)
+    if (!busy || !placed || !res || !edges_ok || !runs || !spans)
         goto done;
-    for (int i = 0; i < p->nedges; i++)
-        ioff[p->edges[i].dst + 1]++;
-    for (int b = 0; b < nb; b++)
-        ioff[b + 1] += ioff[b];
-    {
-        int *fill = malloc((size_t)nb * sizeof(int));
-        if (!fill)
-            goto done;
-        memcpy(fill, ioff, (size_t)nb * sizeof(int));
-        for (int i = 0; i < p->nedges; i++)
-            iedge[fill[p->edges[i].dst]++] = i;
-        free(fill);
-    }
     /* Phase 1: blocks on several devices get consecutive residues, in chain order, so that
      * every device keeps one long free arc for its own blocks. */
     long next = 0;
@@ -158,17 +186,7 @@ int ts_modulo_greedy_packed(const ts_placement *p, const ts_mplan *mp, long P, c
     for (int i = 0; i < nb && ok; i++) {
         int b = order[i];
         const ts_block *blk = &p->blocks[b];
-        long est = 0;
-        bool any = false;
-        for (int k = ioff[b]; k < ioff[b + 1]; k++) {
-            const ts_edge *x = &p->edges[iedge[k]];
-            if (!placed[x->src])
-                continue;
-            long c = t[x->src] + p->blocks[x->src].span + (long)x->delay - (long)x->distance * P;
-            if (!any || c > est)
-                est = c;
-            any = true;
-        }
+        long est = ts_placed_est(p, ioff, iedge, placed, t, P, b);
         ok = 0;
         if (blk->ndevices > 1) {
             long r0 = est - ts_mod_floordiv(est, P) * P;
@@ -222,48 +240,22 @@ int ts_modulo_greedy(const ts_placement *p, const ts_mplan *mp, long P, const in
         return 0;
     char *busy = calloc((size_t)p->ndevs * (size_t)P, 1);
     char *placed = calloc((size_t)nb, 1);
-    int *ioff = calloc((size_t)nb + 1, sizeof(int));
-    int *iedge = malloc((size_t)(p->nedges ? p->nedges : 1) * sizeof(int));
+    int *ioff = NULL, *iedge = NULL;
+    bool edges_ok = ts_in_edges(p, &ioff, &iedge);
     int ok = 0;
-    if (!busy || !placed || !ioff || !iedge)
+    if (!busy || !placed || !edges_ok)
         goto done;
-    for (int i = 0; i < p->nedges; i++)
-        ioff[p->edges[i].dst + 1]++;
-    for (int b = 0; b < nb; b++)
-        ioff[b + 1] += ioff[b];
-    {
-        int *fill = malloc((size_t)nb * sizeof(int));
-        if (!fill)
-            goto done;
-        memcpy(fill, ioff, (size_t)nb * sizeof(int));
-        for (int i = 0; i < p->nedges; i++)
-            iedge[fill[p->edges[i].dst]++] = i;
-        free(fill);
-    }
     ok = 1;
     for (int i = 0; i < nb && ok; i++) {
         int b = order[i];
         const ts_block *blk = &p->blocks[b];
-        long est = 0;
-        bool any = false;
-        for (int k = ioff[b]; k < ioff[b + 1]; k++) {
-            const ts_edge *x = &p->edges[iedge[k]];
-            if (!placed[x->src])
-                continue;
-            long c = t[x->src] + p->blocks[x->src].span + (long)x->delay - (long)x->distance * P;
-            if (!any || c > est)
-                est = c;
-            any = true;
-        }
+        long est = ts_placed_est(p, ioff, iedge, placed, t, P, b);
         ok = 0;
         for (long s = est; s < est + P; s++) {
-            long r = ts_mod_floordiv(s, P);
-            r = s - r * P;
+            long r = s - ts_mod_floordiv(s, P) * P;
             if (!ts_arc_free(blk, busy, P, r))
                 continue;
-            for (int j = 0; j < blk->ndevices; j++)
-                for (long k = 0; k < blk->span; k++)
-                    busy[(long)blk->devices[j] * P + (r + k) % P] = 1;
+            ts_mark(blk, busy, P, r);
             t[b] = s;
             placed[b] = 1;
             if (hint_r)
