@@ -326,19 +326,10 @@ int ts_search_fast(const ts_placement *p, const ts_search_opts *o, ts_schedule *
             bool exact;
             if ((rc = ts_memory_floor(p, o->memory, &b, &floor_cap, &exact, e)))
                 goto out;
-            if (floor_cap > o->memory && exact) {
-                st->min_memory = floor_cap;
-                rc = ts_fail(e, TS_ENOANSWER,
-                             "no schedule of '%s' fits memory %ld: one micro-batch alone needs %ld "
-                             "(the smallest capacity that works)",
-                             p->name, o->memory, floor_cap);
+            if ((rc = ts_floor_refusal(p, o->memory, floor_cap, exact, st, e)))
                 goto out;
-            }
-            if ((rc = ts_sequential_schedule(p, true, o->memory, out, e)))
+            if ((rc = ts_sequential_fallback(p, true, o->memory, maxload, out, st, e)))
                 goto out;
-            st->k = 1;
-            st->period = (*out)->rep.period;
-            st->bubbles = st->period - maxload;
             st->optimal = st->bubbles == 0;
             goto out;
         }

@@ -7,15 +7,38 @@
 #include "ts_complete.h"
 #include "ts_encode.h"
 
-void ts_mids_levels(const ts_placement *p, const int *mids, long *level)
+/* Per-device sum of memory * (mids[b] + extra) over the blocks on each device. */
+static void ts_levels_at(const ts_placement *p, const int *mids, int extra, long *level)
 {
     for (int d = 0; d < p->ndevs; d++)
         level[d] = 0;
     for (int b = 0; b < p->nblocks; b++) {
         const ts_block *bl = &p->blocks[b];
         for (int i = 0; i < bl->ndevices; i++)
-            level[bl->devices[i]] += (long)bl->memory * mids[b];
+            level[bl->devices[i]] += (long)bl->memory * (mids[b] + extra);
     }
+}
+
+void ts_mids_levels(const ts_placement *p, const int *mids, long *level)
+{
+    ts_levels_at(p, mids, 0, level);
+}
+
+void ts_cooldown_level(const ts_placement *p, const int *mids, long *level)
+{
+    ts_levels_at(p, mids, 1, level);
+}
+
+int ts_phase_instances(const ts_placement *p, const int *mids, int k, int phase, ts_inst *inst)
+{
+    int n = 0;
+    for (int b = 0; b < p->nblocks; b++) {
+        int lo = phase == 0 ? 0 : mids[b] + 1;
+        int hi = phase == 0 ? mids[b] : k;
+        for (int m = lo; m < hi; m++)
+            inst[n++] = (ts_inst){b, m};
+    }
+    return n;
 }
 
 void ts_net_memory(const ts_placement *p, long *net)
@@ -152,6 +175,18 @@ int ts_memory_floor(const ts_placement *p, long cap, const ts_budget *b, long *f
     return rc;
 }
 
+int ts_floor_refusal(const ts_placement *p, long cap, long floor_cap, bool exact,
+                     ts_search_stats *st, ts_err *e)
+{
+    if (floor_cap <= cap || !exact)
+        return TS_OK;
+    st->min_memory = floor_cap;
+    return ts_fail(e, TS_ENOANSWER,
+                   "no schedule of '%s' fits memory %ld: one micro-batch alone needs %ld (the "
+                   "smallest capacity that works)",
+                   p->name, cap, floor_cap);
+}
+
 typedef struct {
     long start;
     int block;
@@ -242,5 +277,18 @@ out:
     free(devfree);
     free(mids);
     free(it);
+    return rc;
+}
+
+int ts_sequential_fallback(const ts_placement *p, bool has_memory, long cap, long maxload,
+                           ts_schedule **out, ts_search_stats *st, ts_err *e)
+{
+    int rc = ts_sequential_schedule(p, has_memory, cap, out, e);
+    if (rc == TS_OK) {
+        st->k = 1;
+        st->period = (*out)->rep.period;
+        st->bubbles = st->period - maxload;
+        st->optimal = false;
+    }
     return rc;
 }

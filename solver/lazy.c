@@ -250,24 +250,14 @@ static int ts_lazy_greedy_ok(ts_lazy *L, int k, const int *mids, bool *ok, ts_er
     ts_inst *inst = malloc(cap * sizeof *inst);
     long *start = malloc(cap * sizeof *start);
     long *level = calloc((size_t)p->ndevs + 1, sizeof *level);
-    long *net = calloc((size_t)p->ndevs + 1, sizeof *net);
     int rc = TS_OK;
-    if (!inst || !start || !level || !net) {
+    if (!inst || !start || !level) {
         rc = ts_fail(e, TS_ESYS, "solver: out of memory");
         goto out;
     }
-    ts_mids_levels(p, mids, level);
-    ts_net_memory(p, net);
+    ts_cooldown_level(p, mids, level);
     for (int phase = 0; phase < 2 && *ok; phase++) {
-        int n = 0;
-        for (int b = 0; b < p->nblocks; b++) {
-            int lo = phase == 0 ? 0 : mids[b] + 1, hi = phase == 0 ? mids[b] : k;
-            for (int m = lo; m < hi; m++)
-                inst[n++] = (ts_inst){b, m};
-        }
-        if (phase == 1)
-            for (int d = 0; d < p->ndevs; d++)
-                level[d] += net[d];
+        int n = ts_phase_instances(p, mids, k, phase, inst);
         ts_iset s;
         if ((rc = ts_iset_build(p, n, inst, true, &s, e)))
             goto out;
@@ -287,7 +277,6 @@ out:
     free(inst);
     free(start);
     free(level);
-    free(net);
     return rc;
 }
 
@@ -443,14 +432,8 @@ int ts_search_lazy(const ts_placement *p, const ts_search_opts *o, ts_schedule *
         ts_stats_phase(st, "floor", ts_now() - t0);
         if (rc)
             goto out;
-        if (floor_cap > o->memory && exact) {
-            st->min_memory = floor_cap;
-            rc = ts_fail(e, TS_ENOANSWER,
-                         "no schedule of '%s' fits memory %ld: one micro-batch alone needs %ld "
-                         "(the smallest capacity that works)",
-                         p->name, o->memory, floor_cap);
+        if ((rc = ts_floor_refusal(p, o->memory, floor_cap, exact, st, e)))
             goto out;
-        }
     }
 
     int kmin = o->nmicros > 0 ? o->nmicros : 1;
@@ -541,14 +524,8 @@ int ts_search_lazy(const ts_placement *p, const ts_search_opts *o, ts_schedule *
         if (st->timed_out) {
             /* Nothing found in time: one micro-batch at a time always works. */
             double t0 = ts_now();
-            rc = ts_sequential_schedule(p, o->has_memory, o->memory, out, e);
+            rc = ts_sequential_fallback(p, o->has_memory, o->memory, L.maxload, out, st, e);
             ts_stats_phase(st, "fallback", ts_now() - t0);
-            if (rc == TS_OK) {
-                st->k = 1;
-                st->period = (*out)->rep.period;
-                st->bubbles = st->period - L.maxload;
-                st->optimal = false;
-            }
             goto out;
         }
         if (o->nmicros > 0)
@@ -589,13 +566,7 @@ int ts_search_lazy(const ts_placement *p, const ts_search_opts *o, ts_schedule *
             /* No time left to complete it: one micro-batch at a time. */
             ts_err_clear(e);
             st->timed_out = true;
-            rc = ts_sequential_schedule(p, o->has_memory, o->memory, out, e);
-            if (rc == TS_OK) {
-                st->k = 1;
-                st->period = (*out)->rep.period;
-                st->bubbles = st->period - L.maxload;
-                st->optimal = false;
-            }
+            rc = ts_sequential_fallback(p, o->has_memory, o->memory, L.maxload, out, st, e);
             goto out;
         }
         if (rc)

@@ -215,6 +215,12 @@ int ts_fast_construct(const ts_placement *p, const int *chain, bool has_memory, 
 /* Per-device memory level left by running instances (b, m) for m < mids[b]: sum of memory *
  * mids[b] over the blocks on each device. */
 void ts_mids_levels(const ts_placement *p, const int *mids, long *level);
+/* Per-device memory level the cool-down of a repetend starts from: ts_mids_levels plus one
+ * micro-batch's net memory (the window's micro-batch is done too). */
+void ts_cooldown_level(const ts_placement *p, const int *mids, long *level);
+/* The instances of the warm-up (phase 0: m < mids[b]) or the cool-down (phase 1: mids[b] < m
+ * < k) of a repetend. Returns the count; inst has room for nblocks * k. */
+int ts_phase_instances(const ts_placement *p, const int *mids, int k, int phase, ts_inst *inst);
 /* Per-device net memory of one micro-batch. */
 void ts_net_memory(const ts_placement *p, long *net);
 /* Smallest capacity with which one micro-batch at a time fits (min over orders of the peak).
@@ -226,6 +232,14 @@ int ts_memory_floor(const ts_placement *p, long cap, const ts_budget *b, long *f
  * memory-minimal order, as a k = 1 repetend. */
 int ts_sequential_schedule(const ts_placement *p, bool has_memory, long cap, ts_schedule **out,
                            ts_err *e);
+/* ts_sequential_schedule as a method's last resort, recorded in st as a k = 1 repetend with its
+ * bubbles over maxload and not proven optimal (a caller that knows better says so after). */
+int ts_sequential_fallback(const ts_placement *p, bool has_memory, long cap, long maxload,
+                           ts_schedule **out, ts_search_stats *st, ts_err *e);
+/* The refusal when the memory floor proves that nothing fits cap (floor_cap > cap and exact):
+ * TS_ENOANSWER with the floor in st->min_memory. TS_OK when there is no such proof. */
+int ts_floor_refusal(const ts_placement *p, long cap, long floor_cap, bool exact,
+                     ts_search_stats *st, ts_err *e);
 
 /* Fills the phase table of stats. */
 /* Zeroes the caller's statistics (or local when st is NULL) so that every method can be called
