@@ -16,21 +16,6 @@ void ts_complete_opts_init(ts_complete_opts *o)
     o->micro_batches = 128;
 }
 
-/* The instances of the warm-up (phase 0: m < mids[b]) or the cool-down (phase 1: mids[b] < m
- * < k). Returns the count; inst has room for nblocks * k. */
-static int ts_phase_instances(const ts_placement *p, const int *mids, int k, int phase,
-                              ts_inst *inst)
-{
-    int n = 0;
-    for (int b = 0; b < p->nblocks; b++) {
-        int lo = phase == 0 ? 0 : mids[b] + 1;
-        int hi = phase == 0 ? mids[b] : k;
-        for (int m = lo; m < hi; m++)
-            inst[n++] = (ts_inst){b, m};
-    }
-    return n;
-}
-
 typedef struct {
     long steps;
     bool optimal, timed_out, feasible;
@@ -146,18 +131,13 @@ int ts_complete_feasible(const ts_placement *p, const int *mids, bool has_memory
     ts_inst *inst = malloc(cap * sizeof *inst);
     long *start = malloc(cap * sizeof *start);
     long *level = calloc((size_t)p->ndevs + 1, sizeof *level);
-    long *net = calloc((size_t)p->ndevs + 1, sizeof *net);
-    if (!inst || !start || !level || !net) {
+    if (!inst || !start || !level) {
         rc = ts_fail(e, TS_ESYS, "solver: out of memory");
         goto out;
     }
-    ts_mids_levels(p, mids, level);
-    ts_net_memory(p, net);
+    ts_cooldown_level(p, mids, level);
     for (int phase = 0; phase < 2 && *feasible && !*unknown; phase++) {
         int n = ts_phase_instances(p, mids, k, phase, inst);
-        if (phase == 1)
-            for (int d = 0; d < p->ndevs; d++)
-                level[d] += net[d];
         ts_iset s;
         rc = ts_iset_build(p, n, inst, true, &s, e);
         if (rc)
@@ -177,7 +157,6 @@ out:
     free(inst);
     free(start);
     free(level);
-    free(net);
     return rc;
 }
 
@@ -203,15 +182,13 @@ int ts_complete(const ts_placement *p, const ts_complete_repetend *rep, const ts
     ts_inst *winst = malloc(cap * sizeof *winst), *cinst = malloc(cap * sizeof *cinst);
     long *wstart = malloc(cap * sizeof *wstart), *cstart = malloc(cap * sizeof *cstart);
     long *level = calloc((size_t)D + 1, sizeof *level);
-    long *net = calloc((size_t)D + 1, sizeof *net);
     ts_iset ws = {0}, cs = {0};
     ts_schedule *s = NULL;
-    if (!winst || !cinst || !wstart || !cstart || !level || !net) {
+    if (!winst || !cinst || !wstart || !cstart || !level) {
         rc = ts_fail(e, TS_ESYS, "solver: out of memory");
         goto out;
     }
-    ts_mids_levels(p, rep->mids, level);
-    ts_net_memory(p, net);
+    ts_cooldown_level(p, rep->mids, level);
     int nw = ts_phase_instances(p, rep->mids, k, 0, winst);
     int nc = ts_phase_instances(p, rep->mids, k, 1, cinst);
     if ((rc = ts_iset_build(p, nw, winst, true, &ws, e)) ||
@@ -243,8 +220,6 @@ int ts_complete(const ts_placement *p, const ts_complete_repetend *rep, const ts
                      o->memory, wr.optimal ? "" : " within the time limit");
         goto out;
     }
-    for (int d = 0; d < D; d++)
-        level[d] += net[d];
     t0 = ts_now();
     ts_memspec cm = {o->has_memory, o->memory, level};
     ts_phase_res cr = {.start = cstart};
@@ -340,6 +315,5 @@ out:
     free(wstart);
     free(cstart);
     free(level);
-    free(net);
     return rc;
 }
