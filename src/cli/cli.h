@@ -74,6 +74,9 @@ int ts_cli_schedule_at(const ts_schedule *s, long n, ts_schedule **at, ts_metric
 /* Writes a JSON value to stdout, indented, with a final newline. Steals j. */
 void ts_cli_print_json(json_t *j);
 json_t *ts_cli_long_array(const long *v, int n);
+/* Adds a schedule's figures to a JSON summary, in this order: micro_batches, makespan,
+ * bubble_rate, lower_bound, peak_memory, load (one entry per device of the last two). */
+void ts_cli_json_metrics(json_t *j, const ts_metrics *m, int nmicros, int ndevs);
 
 int ts_cmd_placements(int argc, char **argv);
 int ts_cmd_placement(int argc, char **argv);

@@ -93,12 +93,8 @@ int ts_cmd_baseline(int argc, char **argv)
             goto done;
         }
         if (json) {
-            json_t *j = json_pack("{ss ss si sI sf sI so so}", "baseline", kind, "placement",
-                                  p->name, "micro_batches", s->nmicros, "makespan",
-                                  (json_int_t)m.makespan, "bubble_rate", m.bubble_rate,
-                                  "lower_bound", (json_int_t)m.lower_bound, "peak_memory",
-                                  ts_cli_long_array(m.peak, p->ndevs), "load",
-                                  ts_cli_long_array(m.load, p->ndevs));
+            json_t *j = json_pack("{ss ss}", "baseline", kind, "placement", p->name);
+            ts_cli_json_metrics(j, &m, s->nmicros, p->ndevs);
             ts_cli_print_json(j);
         } else {
             printf("%s: %s on '%s', %d micro-batches, %d devices: makespan %ld (lower bound %ld), "

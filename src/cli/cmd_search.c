@@ -191,12 +191,7 @@ int ts_cmd_search(int argc, char **argv)
         json_object_set_new(j, "k", json_integer(st.k));
         json_object_set_new(j, "period", json_integer(st.period));
         json_object_set_new(j, "bubbles_per_repetend", json_integer(st.bubbles));
-        json_object_set_new(j, "micro_batches", json_integer(at->nmicros));
-        json_object_set_new(j, "makespan", json_integer(m.makespan));
-        json_object_set_new(j, "bubble_rate", json_real(m.bubble_rate));
-        json_object_set_new(j, "lower_bound", json_integer(m.lower_bound));
-        json_object_set_new(j, "peak_memory", ts_cli_long_array(m.peak, p->ndevs));
-        json_object_set_new(j, "load", ts_cli_long_array(m.load, p->ndevs));
+        ts_cli_json_metrics(j, &m, at->nmicros, p->ndevs);
         json_object_set_new(j, "search_seconds", ts_search_seconds(&st));
         json_object_set_new(j, "optimal", json_boolean(st.optimal));
         json_object_set_new(j, "timed_out", json_boolean(st.timed_out));

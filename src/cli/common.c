@@ -235,3 +235,13 @@ json_t *ts_cli_long_array(const long *v, int n)
         json_array_append_new(a, json_integer(v[i]));
     return a;
 }
+
+void ts_cli_json_metrics(json_t *j, const ts_metrics *m, int nmicros, int ndevs)
+{
+    json_object_set_new(j, "micro_batches", json_integer(nmicros));
+    json_object_set_new(j, "makespan", json_integer(m->makespan));
+    json_object_set_new(j, "bubble_rate", json_real(m->bubble_rate));
+    json_object_set_new(j, "lower_bound", json_integer(m->lower_bound));
+    json_object_set_new(j, "peak_memory", ts_cli_long_array(m->peak, ndevs));
+    json_object_set_new(j, "load", ts_cli_long_array(m->load, ndevs));
+}
