@@ -156,6 +156,27 @@ def _ticks(lo, hi, log):
     return out
 
 
+def _value_axis(lo, hi, log, top, base):
+    """Rounds the data range [lo, hi] out to tick marks and maps a value to its pixel row, from
+    base (the axis origin) up to top."""
+    if log:
+        # a decade below the smallest bar so that every bar has a height
+        lo, hi = 10 ** (math.ceil(math.log10(lo)) - 1), 10 ** math.ceil(math.log10(hi) + 1e-9)
+    else:
+        lo, hi = 0.0, hi * 1.1 if hi > 0 else 1.0
+    ticks = _ticks(lo, hi, log)
+    lo, hi = min(lo, ticks[0]), max(hi, ticks[-1])
+
+    def y(v):
+        if log:
+            f = (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
+        else:
+            f = (v - lo) / (hi - lo)
+        return top + (1 - f) * (base - top)
+
+    return lo, hi, ticks, y
+
+
 def _tick_label(t):
     if t >= 1000 or (0 < t < 0.01):
         return "%g" % t
@@ -175,20 +196,7 @@ def bar_chart(title, groups, series, value, ylabel, log=False, note=None, baseli
     hi = max(nums) if nums else 1.0
     if baseline is not None:
         hi = max(hi, baseline)
-    if log:
-        # a decade below the smallest bar so that every bar has a height
-        lo, hi = 10 ** (math.ceil(math.log10(lo)) - 1), 10 ** math.ceil(math.log10(hi) + 1e-9)
-    else:
-        lo, hi = 0.0, hi * 1.1 if hi > 0 else 1.0
-    ticks = _ticks(lo, hi, log)
-    lo, hi = min(lo, ticks[0]), max(hi, ticks[-1])
-
-    def y(v):
-        if log:
-            f = (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
-        else:
-            f = (v - lo) / (hi - lo)
-        return top + (1 - f) * (H - top - bottom)
+    lo, hi, ticks, y = _value_axis(lo, hi, log, top, H - bottom)
 
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif"'
            ' font-size="11">' % (W, H),
@@ -240,20 +248,7 @@ def line_chart(title, xs, series, value, xlabel, ylabel, log=False, note=None, s
     nums = [value(s, x) for s in series for x in xs]
     nums = [v for v in nums if isinstance(v, (int, float)) and not isinstance(v, bool) and (v > 0 or not log)]
     lo, hi = (min(nums), max(nums)) if nums else (1.0, 10.0)
-    if log:
-        # a decade below the smallest bar so that every bar has a height
-        lo, hi = 10 ** (math.ceil(math.log10(lo)) - 1), 10 ** math.ceil(math.log10(hi) + 1e-9)
-    else:
-        lo, hi = 0.0, hi * 1.1 if hi > 0 else 1.0
-    ticks = _ticks(lo, hi, log)
-    lo, hi = min(lo, ticks[0]), max(hi, ticks[-1])
-
-    def y(v):
-        if log:
-            f = (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
-        else:
-            f = (v - lo) / (hi - lo)
-        return top + (1 - f) * (H - top - bottom)
+    lo, hi, ticks, y = _value_axis(lo, hi, log, top, H - bottom)
 
     def x(i):
         return left + (i + 0.5) * (W - left - right) / len(xs)
