@@ -12,51 +12,64 @@
 #include <string.h>
 #include "baseline_internal.h"
 
-static const ts_baseline_info ts_baselines[] = {
-    {"gpipe", "GPipe: all forward passes in micro-batch order, then all backward passes",
-     "any placement whose edges never lead from a backward block to a forward one (vshape, "
-     "xshape, mshape, nnshape, nnshape_eager, kshape, mllm, finetune, alphafold, "
-     "vshape_interleaved, vshape_zb and inference variants)"},
-    {"1f1b", "1F1B (PipeDream-Flush / Megatron): stage s of S runs S-s-1 warm-up forwards, then "
-             "alternates one forward and one backward",
-     "vshape-like placements: one chain of forward blocks then backward blocks, sharded blocks "
-     "counting as extra stages run by every device (vshape, mshape, nnshape, nnshape_eager, mllm, "
-     "finetune, alphafold, vshape_interleaved, vshape_zb and inference variants)"},
-    {"interleaved", "interleaved 1F1B (Megatron virtual pipeline): v model chunks per device, "
-                    "warm-up (D-d-1)*2 + (v-1)*D forwards, then one forward one backward",
-     "vshape_interleaved with --chunks v >= 2 (stage s on device s mod D), micro-batches a "
-     "multiple of the device count"},
-    {"chimera", "Chimera: two opposite 1F1B pipelines over the same devices, merged, in units of "
-                "D/2 micro-batches per direction",
-     "xshape (two opposite V chains over the same devices, an even device count)"},
-    {"zb-h1", "ZB-H1 (zero bubble): 1F1B order of F and B; weight-gradient passes W fill the "
-              "idle slots, forced earlier only to stay within 1F1B's peak memory",
-     "vshape_zb (each device's backward split into input gradient B and weight gradient W)"},
+/* The registry of baseline kinds: the one list that `tessel baseline`, `compare` and the sweep
+ * spec read. Each entry names its rule; the dispatcher calls it through this table. */
+typedef struct {
+    ts_baseline_info info;
+    int (*rule)(const ts_baseline_info *info, const ts_placement *p, int n, long *start,
+                ts_err *e);
+} ts_bl_kind;
+
+static const ts_bl_kind ts_kinds[] = {
+    {{"gpipe", "GPipe: all forward passes in micro-batch order, then all backward passes",
+      "any placement whose edges never lead from a backward block to a forward one (vshape, "
+      "xshape, mshape, nnshape, nnshape_eager, kshape, mllm, finetune, alphafold, "
+      "vshape_interleaved, vshape_zb and inference variants)", false},
+     ts_bl_gpipe},
+    {{"1f1b", "1F1B (PipeDream-Flush / Megatron): stage s of S runs S-s-1 warm-up forwards, then "
+              "alternates one forward and one backward",
+      "vshape-like placements: one chain of forward blocks then backward blocks, sharded blocks "
+      "counting as extra stages run by every device (vshape, mshape, nnshape, nnshape_eager, "
+      "mllm, finetune, alphafold, vshape_interleaved, vshape_zb and inference variants)", false},
+     ts_bl_1f1b},
+    {{"interleaved", "interleaved 1F1B (Megatron virtual pipeline): v model chunks per device, "
+                     "warm-up (D-d-1)*2 + (v-1)*D forwards, then one forward one backward",
+      "vshape_interleaved with --chunks v >= 2 (stage s on device s mod D), micro-batches a "
+      "multiple of the device count", true},
+     ts_bl_interleaved},
+    {{"chimera", "Chimera: two opposite 1F1B pipelines over the same devices, merged, in units "
+                 "of D/2 micro-batches per direction",
+      "xshape (two opposite V chains over the same devices, an even device count)", false},
+     ts_bl_chimera},
+    {{"zb-h1", "ZB-H1 (zero bubble): 1F1B order of F and B; weight-gradient passes W fill the "
+               "idle slots, forced earlier only to stay within 1F1B's peak memory",
+      "vshape_zb (each device's backward split into input gradient B and weight gradient W)",
+      false},
+     ts_bl_zbh1},
 };
+
+static const ts_bl_kind *ts_kind_find(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof ts_kinds / sizeof ts_kinds[0]; i++)
+        if (!strcmp(ts_kinds[i].info.name, name))
+            return &ts_kinds[i];
+    return NULL;
+}
 
 int ts_baseline_count(void)
 {
-    return (int)(sizeof ts_baselines / sizeof ts_baselines[0]);
+    return (int)(sizeof ts_kinds / sizeof ts_kinds[0]);
 }
 
 const ts_baseline_info *ts_baseline_at(int i)
 {
-    return i >= 0 && i < ts_baseline_count() ? &ts_baselines[i] : NULL;
+    return i >= 0 && i < ts_baseline_count() ? &ts_kinds[i].info : NULL;
 }
 
 const ts_baseline_info *ts_baseline_find(const char *kind)
 {
-    for (int i = 0; kind && i < ts_baseline_count(); i++)
-        if (!strcmp(ts_baselines[i].name, kind))
-            return &ts_baselines[i];
-    return NULL;
-}
-
-int ts_bl_refuse(ts_err *e, const ts_baseline_info *info, const ts_placement *p,
-                 const char *why)
-{
-    return ts_fail(e, TS_EINPUT, "baseline '%s' does not fit placement '%s': %s; it fits %s",
-                   info->name, p->name, why, info->fits);
+    const ts_bl_kind *k = ts_kind_find(kind);
+    return k ? &k->info : NULL;
 }
 
 /* Wraps starts into a schedule and checks it; an invalid result is a bug in the rule. */
@@ -105,32 +118,24 @@ static int ts_check_common(const ts_baseline_info *info, const ts_placement *p, 
 
 /* ---------------------------------------------------------------- entry points */
 
-/* Runs the rule; when start is NULL only the structural checks run (by building for n = 1). */
-static int ts_dispatch(const ts_baseline_info *info, const ts_placement *p, int n, long *start,
-                       ts_err *e)
+void ts_baseline_names(char *buf, size_t size)
 {
-    const char *k = info->name;
-    if (!strcmp(k, "gpipe"))
-        return ts_bl_gpipe(info, p, n, start, e);
-    if (!strcmp(k, "1f1b"))
-        return ts_bl_1f1b(info, p, n, start, e);
-    if (!strcmp(k, "interleaved"))
-        return ts_bl_interleaved(info, p, n, start, e);
-    if (!strcmp(k, "chimera"))
-        return ts_bl_chimera(info, p, n, start, e);
-    return ts_bl_zbh1(info, p, n, start, e);
+    if (size == 0)
+        return;
+    buf[0] = '\0';
+    for (int i = 0; i < ts_baseline_count(); i++) {
+        strncat(buf, i ? ", " : "", size - strlen(buf) - 1);
+        strncat(buf, ts_kinds[i].info.name, size - strlen(buf) - 1);
+    }
 }
 
 static int ts_baseline_run(const char *kind, const ts_placement *p, int n, ts_schedule **out,
                            ts_err *e)
 {
-    const ts_baseline_info *info = ts_baseline_find(kind);
-    if (!info) {
-        char names[256] = "";
-        for (int i = 0; i < ts_baseline_count(); i++) {
-            strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
-            strncat(names, ts_baselines[i].name, sizeof names - strlen(names) - 1);
-        }
+    const ts_bl_kind *k = ts_kind_find(kind);
+    if (!k) {
+        char names[256];
+        ts_baseline_names(names, sizeof names);
         return ts_fail(e, TS_EINPUT, "unknown baseline '%s' (kinds: %s)", kind ? kind : "",
                        names);
     }
@@ -139,13 +144,13 @@ static int ts_baseline_run(const char *kind, const ts_placement *p, int n, ts_sc
     if ((long)p->nblocks * n > 50000000L)
         return ts_fail(e, TS_EINPUT, "baseline %s: %d blocks x %d micro-batches is too large",
                        kind, p->nblocks, n);
-    int rc = ts_check_common(info, p, e);
+    int rc = ts_check_common(&k->info, p, e);
     if (rc != TS_OK)
         return rc;
     long *start = malloc((size_t)p->nblocks * (size_t)n * sizeof(long) + 1);
     if (!start)
         return ts_fail(e, TS_ESYS, "baseline %s: out of memory", kind);
-    rc = ts_dispatch(info, p, n, start, e);
+    rc = k->rule(&k->info, p, n, start, e);
     if (rc == TS_OK && out)
         rc = ts_finish(p, n, start, kind, out, e);
     free(start);
@@ -155,14 +160,14 @@ static int ts_baseline_run(const char *kind, const ts_placement *p, int n, ts_sc
 int ts_baseline_fits(const char *kind, const ts_placement *p, int n, ts_err *e)
 {
     const ts_baseline_info *info = ts_baseline_find(kind);
-    /* The structural checks are cheap on a small run; interleaved needs a multiple of D, and its
-     * rule for the real n is checked below. */
-    bool inter = info && !strcmp(info->name, "interleaved");
-    int rc = ts_baseline_run(kind, p, inter && p->ndevs > 0 ? p->ndevs : 1, NULL, e);
-    if (rc == TS_OK && inter && n > 0 && n % p->ndevs != 0)
+    /* The structural checks are cheap on a small run; a kind that needs a multiple of D runs on
+     * D micro-batches, and its rule for the real n is checked below. */
+    bool mult = info && info->n_multiple_of_devs;
+    int rc = ts_baseline_run(kind, p, mult && p->ndevs > 0 ? p->ndevs : 1, NULL, e);
+    if (rc == TS_OK && mult && n > 0 && n % p->ndevs != 0)
         return ts_fail(e, TS_EINPUT,
-                       "baseline 'interleaved' needs a number of micro-batches that is a multiple "
-                       "of the device count (%d), got %d", p->ndevs, n);
+                       "baseline '%s' needs a number of micro-batches that is a multiple of the "
+                       "device count (%d), got %d", info->name, p->ndevs, n);
     return rc;
 }
 

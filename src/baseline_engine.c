@@ -1,12 +1,19 @@
 /* The machinery the baseline rules share: device orders as growable lists, their timing (every
  * instance as early as its device order and inputs allow), the pipeline view of a V-shaped
  * placement, and the virtual pipeline whose timing orders the real devices (see baseline.c). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "baseline_internal.h"
 
-/* ---------------------------------------------------------------- growable int lists */
+int ts_bl_refuse(ts_err *e, const ts_baseline_info *info, const ts_placement *p,
+                 const char *why)
+{
+    return ts_fail(e, TS_EINPUT, "baseline '%s' does not fit placement '%s': %s; it fits %s",
+                   info->name, p->name, why, info->fits);
+}
 
+/* ---------------------------------------------------------------- growable int lists */
 
 int ts_bl_seq_push(ts_bl_seq *q, int x)
 {
@@ -163,38 +170,19 @@ static bool ts_has_edge(const ts_placement *p, int a, int b)
     return false;
 }
 
-/* Reads the blocks with in[b] set as a pipeline. Returns TS_OK, TS_EINPUT with why[] filled when
- * they are not V-shaped, TS_ESYS on allocation failure. */
-int ts_bl_pipe_make(const ts_placement *p, const bool *in, ts_bl_pipe *q, char *why, size_t nwhy)
+/* Attachments: a backward sink whose one input (within in[]) is a backward block on the same
+ * devices hangs off that block (att[a] = b, attached[b] set). */
+static int ts_pipe_attach(const ts_placement *p, const bool *in, int *att, bool *attached)
 {
     int B = p->nblocks;
-    memset(q, 0, sizeof *q);
-    int *order = malloc((size_t)B * sizeof(int));
     int *nout = calloc((size_t)B, sizeof(int));
     int *nin = calloc((size_t)B, sizeof(int));
-    int *pred = malloc((size_t)B * sizeof(int));
-    int *chain = malloc((size_t)B * sizeof(int));
-    q->att = malloc((size_t)B * sizeof(int));
-    q->stage = malloc((size_t)B * sizeof(int));
-    q->rank = malloc((size_t)B * sizeof(int));
-    q->fwd = malloc((size_t)(2 * B + 1) * sizeof(int));
-    q->bwd = malloc((size_t)(2 * B + 1) * sizeof(int));
-    int rc = TS_OK;
-    if (!order || !nout || !nin || !pred || !chain || !q->att || !q->stage || !q->rank ||
-        !q->fwd || !q->bwd) {
-        rc = TS_ESYS;
-        goto out;
-    }
-    if (ts_placement_topo(p, order) != 0) {
-        snprintf(why, nwhy, "its blocks form a cycle");
-        rc = TS_EINPUT;
-        goto out;
-    }
-    for (int b = 0; b < B; b++) {
-        q->att[b] = -1;
-        q->stage[b] = -1;
-        q->rank[b] = -1;
-        pred[b] = -1;
+    int *pred = malloc((size_t)B * sizeof(int) + 1);
+    if (!nout || !nin || !pred) {
+        free(nout);
+        free(nin);
+        free(pred);
+        return -1;
     }
     for (int i = 0; i < p->nedges; i++) {
         const ts_edge *x = &p->edges[i];
@@ -204,56 +192,60 @@ int ts_bl_pipe_make(const ts_placement *p, const bool *in, ts_bl_pipe *q, char *
         nin[x->dst]++;
         pred[x->dst] = x->src;
     }
-    /* Attachments: a backward sink whose one input is a backward block on the same devices. */
-    bool *attached = calloc((size_t)B, sizeof(bool));
-    if (!attached) {
-        rc = TS_ESYS;
-        goto out;
-    }
     for (int b = 0; b < B; b++) {
         if (!in[b] || nout[b] != 0 || nin[b] != 1)
             continue;
         int a = pred[b];
         if (p->blocks[b].kind == TS_KIND_BACKWARD && p->blocks[a].kind == TS_KIND_BACKWARD &&
-            ts_bl_same_devices(&p->blocks[a], &p->blocks[b]) && q->att[a] < 0 && nout[a] >= 1) {
-            q->att[a] = b;
+            ts_bl_same_devices(&p->blocks[a], &p->blocks[b]) && att[a] < 0 && nout[a] >= 1) {
+            att[a] = b;
             attached[b] = true;
         }
     }
-    int len = 0;
-    for (int i = 0; i < B; i++)
-        if (in[order[i]] && !attached[order[i]])
-            chain[len++] = order[i];
-    free(attached);
+    free(nout);
+    free(nin);
+    free(pred);
+    return 0;
+}
+
+/* Checks that chain[0..len) is one linked chain of forward blocks then backward blocks; sets *nf
+ * to the number of forward blocks. TS_EINPUT with why[] otherwise. */
+static int ts_pipe_check_chain(const ts_placement *p, const int *chain, int len, int *nf,
+                               char *why, size_t nwhy)
+{
     if (len == 0) {
         snprintf(why, nwhy, "it has no blocks");
-        rc = TS_EINPUT;
-        goto out;
+        return TS_EINPUT;
     }
     for (int i = 0; i + 1 < len; i++)
         if (!ts_has_edge(p, chain[i], chain[i + 1])) {
             snprintf(why, nwhy, "its blocks do not form one chain (%s and %s are not linked)",
                      p->blocks[chain[i]].id, p->blocks[chain[i + 1]].id);
-            rc = TS_EINPUT;
-            goto out;
+            return TS_EINPUT;
         }
-    int nf = 0;
-    while (nf < len && p->blocks[chain[nf]].kind != TS_KIND_BACKWARD)
-        nf++;
-    for (int i = nf; i < len; i++)
+    int f = 0;
+    while (f < len && p->blocks[chain[f]].kind != TS_KIND_BACKWARD)
+        f++;
+    for (int i = f; i < len; i++)
         if (p->blocks[chain[i]].kind != TS_KIND_BACKWARD) {
             snprintf(why, nwhy, "its chain runs %s (not backward) after the backward block %s",
-                     p->blocks[chain[i]].id, p->blocks[chain[nf]].id);
-            rc = TS_EINPUT;
-            goto out;
+                     p->blocks[chain[i]].id, p->blocks[chain[f]].id);
+            return TS_EINPUT;
         }
+    *nf = f;
+    return TS_OK;
+}
+
+/* Ranks and stages of a checked chain: forwards in chain order; backward g_k (chain order)
+ * mirrors forward nf-1-k. */
+static void ts_pipe_stages(ts_bl_pipe *q, const int *chain, int len, int nf)
+{
     int ng = len - nf;
     for (int i = 0; i < len; i++) {
         q->rank[chain[i]] = 2 * i;
         if (q->att[chain[i]] >= 0)
             q->rank[q->att[chain[i]]] = 2 * i + 1;
     }
-    /* Stages: forwards in chain order; backward g_k (chain order) mirrors forward nf-1-k. */
     q->nfwd = nf;
     q->nstages = nf + (ng > nf ? ng - nf : 0);
     for (int s = 0; s < q->nstages; s++) {
@@ -273,12 +265,49 @@ int ts_bl_pipe_make(const ts_placement *p, const bool *in, ts_bl_pipe *q, char *
                 q->stage[q->att[q->bwd[s]]] = s;
         }
     }
+}
+
+/* Reads the blocks with in[b] set as a pipeline. Returns TS_OK, TS_EINPUT with why[] filled when
+ * they are not V-shaped, TS_ESYS on allocation failure. */
+int ts_bl_pipe_make(const ts_placement *p, const bool *in, ts_bl_pipe *q, char *why, size_t nwhy)
+{
+    int B = p->nblocks;
+    memset(q, 0, sizeof *q);
+    int *order = malloc((size_t)B * sizeof(int) + 1);
+    int *chain = malloc((size_t)B * sizeof(int) + 1);
+    bool *attached = calloc((size_t)B + 1, sizeof(bool));
+    q->att = malloc((size_t)B * sizeof(int) + 1);
+    q->stage = malloc((size_t)B * sizeof(int) + 1);
+    q->rank = malloc((size_t)B * sizeof(int) + 1);
+    q->fwd = malloc((size_t)(2 * B + 1) * sizeof(int));
+    q->bwd = malloc((size_t)(2 * B + 1) * sizeof(int));
+    int rc = TS_OK;
+    if (!order || !chain || !attached || !q->att || !q->stage || !q->rank || !q->fwd || !q->bwd) {
+        rc = TS_ESYS;
+        goto out;
+    }
+    if (ts_placement_topo(p, order) != 0) {
+        snprintf(why, nwhy, "its blocks form a cycle");
+        rc = TS_EINPUT;
+        goto out;
+    }
+    for (int b = 0; b < B; b++)
+        q->att[b] = q->stage[b] = q->rank[b] = -1;
+    if (ts_pipe_attach(p, in, q->att, attached) != 0) {
+        rc = TS_ESYS;
+        goto out;
+    }
+    int len = 0, nf = 0;
+    for (int i = 0; i < B; i++)
+        if (in[order[i]] && !attached[order[i]])
+            chain[len++] = order[i];
+    rc = ts_pipe_check_chain(p, chain, len, &nf, why, nwhy);
+    if (rc == TS_OK)
+        ts_pipe_stages(q, chain, len, nf);
 out:
     free(order);
-    free(nout);
-    free(nin);
-    free(pred);
     free(chain);
+    free(attached);
     if (rc != TS_OK)
         ts_bl_pipe_free(q);
     return rc;

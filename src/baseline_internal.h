@@ -80,6 +80,23 @@ int ts_bl_merge(const ts_placement *p, int n, const long *vstart, const ts_bl_pi
 int ts_bl_virtual_round(const ts_placement *v, int n, const ts_bl_pipe *pipes, int npipes, int m0,
     int cnt, long *vstart, const char *kind, ts_err *e);
 
+/* Times per-device orders fb[d] of forward and input-gradient passes; the block att[b] attached
+ * to a listed block b (its weight gradient W) is queued when b runs and fills idle steps, or runs
+ * first when the next listed pass would lift device d's memory above cap[d] (baseline_zb.c). */
+int ts_bl_wfill(const ts_placement *p, int n, const ts_bl_seq *fb, const int *att,
+    const long *cap, long *start, const char *kind, ts_err *e);
+/* 1F1B order of forward block f and backward block b over micro-batches 0..n-1, `warm` warm-up
+ * forwards. */
+int ts_bl_fb_1f1b(ts_bl_seq *q, int f, int b, int n, int warm);
+/* Zero bubble on the flat placement (F, B, W of stage s on device s): device s runs
+ * (D-s-1)*(1+extra_warm) warm-up forwards, W fills within memory cap. */
+int ts_bl_zb_flat(const ts_baseline_info *info, const ts_placement *p, int n, int extra_warm,
+    long cap, long *start, ts_err *e);
+
+/* The two connected components of p, each read as a pipeline (pipe_of[b] = 0 or 1). */
+int ts_bl_two_pipes(const ts_baseline_info *info, const ts_placement *p, ts_bl_pipe *pipes,
+    int *pipe_of, ts_err *e);
+
 /* The rules: each fills start (nblocks * n) or refuses. */
 int ts_bl_gpipe(const ts_baseline_info *info, const ts_placement *p, int n, long *start,
     ts_err *e);

@@ -216,16 +216,14 @@ static int ts_root(int *up, int x)
     return x;
 }
 
-/* Chimera's placement: two V chains over the same D devices, one down (stage s on device s) and
- * one up (stage s on device D-1-s). pipes[0] is the down one. */
-static int ts_chimera_pipes(const ts_baseline_info *info, const ts_placement *p, ts_bl_pipe *pipes,
-                            int *pipe_of, ts_err *e)
+/* Splits the placement into its two connected components and reads each as a pipeline
+ * (pipe_of[b] = 0 or 1). Refuses a placement that is not exactly two chains. */
+int ts_bl_two_pipes(const ts_baseline_info *info, const ts_placement *p, ts_bl_pipe *pipes,
+                    int *pipe_of, ts_err *e)
 {
-    int B = p->nblocks, D = p->ndevs;
-    if (D < 2 || D % 2)
-        return ts_bl_refuse(e, info, p, "it needs an even device count");
-    int *up = malloc((size_t)B * sizeof(int));
-    bool *in = malloc((size_t)B * sizeof(bool));
+    int B = p->nblocks;
+    int *up = malloc((size_t)B * sizeof(int) + 1);
+    bool *in = malloc((size_t)B * sizeof(bool) + 1);
     int rc = TS_OK;
     if (!up || !in) {
         rc = ts_fail(e, TS_ESYS, "baseline %s: out of memory", info->name);
@@ -254,50 +252,60 @@ static int ts_chimera_pipes(const ts_baseline_info *info, const ts_placement *p,
         }
         rc = ts_bl_pipe_of(info, p, in, &pipes[k], e);
     }
-    if (rc != TS_OK)
-        goto out;
-    int dir[2];
-    for (int k = 0; k < 2; k++) {
-        const ts_bl_pipe *pp = &pipes[k];
-        dir[k] = -1;
-        if (pp->nstages != D || pp->nfwd != D) {
-            rc = ts_bl_refuse(e, info, p, "each chain must have one forward and one backward block "
-                                       "per device");
-            goto out;
-        }
-        for (int s = 0; s < D; s++) {
-            int f = pp->fwd[s], bk = pp->bwd[s];
-            if (bk < 0 || pp->att[bk] >= 0 || p->blocks[f].ndevices != 1 ||
-                !ts_bl_same_devices(&p->blocks[f], &p->blocks[bk])) {
-                rc = ts_bl_refuse(e, info, p, "each stage must run on one device");
-                goto out;
-            }
-            int dev = p->blocks[f].devices[0];
-            /* D is even, so s == D-1-s never happens and the direction is unambiguous. */
-            int dk = dev == s ? 0 : dev == D - 1 - s ? 1 : -2;
-            if (s == 0)
-                dir[k] = dk;
-            if (dk == -2 || dk != dir[k]) {
-                rc = ts_bl_refuse(e, info, p, "its chains do not run straight across the devices");
-                goto out;
-            }
-        }
-    }
-    if (dir[0] == dir[1]) {
-        rc = ts_bl_refuse(e, info, p, "its two chains run in the same direction");
-        goto out;
-    }
-    if (dir[0] == 1) { /* put the down pipeline first */
-        ts_bl_pipe t = pipes[0];
-        pipes[0] = pipes[1];
-        pipes[1] = t;
-        for (int b = 0; b < B; b++)
-            pipe_of[b] = 1 - pipe_of[b];
-    }
 out:
     free(up);
     free(in);
     return rc;
+}
+
+/* Direction of a chain with one forward and one backward block per device: 0 when stage s runs
+ * on device s, 1 when on device D-1-s; TS_EINPUT (refused) otherwise. D is even, so s == D-1-s
+ * never happens and the direction is unambiguous. */
+static int ts_chain_direction(const ts_baseline_info *info, const ts_placement *p,
+                              const ts_bl_pipe *pp, int *dir, ts_err *e)
+{
+    int D = p->ndevs;
+    if (pp->nstages != D || pp->nfwd != D)
+        return ts_bl_refuse(e, info, p, "each chain must have one forward and one backward block "
+                                        "per device");
+    for (int s = 0; s < D; s++) {
+        int f = pp->fwd[s], bk = pp->bwd[s];
+        if (bk < 0 || pp->att[bk] >= 0 || p->blocks[f].ndevices != 1 ||
+            !ts_bl_same_devices(&p->blocks[f], &p->blocks[bk]))
+            return ts_bl_refuse(e, info, p, "each stage must run on one device");
+        int dev = p->blocks[f].devices[0];
+        int dk = dev == s ? 0 : dev == D - 1 - s ? 1 : -2;
+        if (s == 0)
+            *dir = dk;
+        if (dk == -2 || dk != *dir)
+            return ts_bl_refuse(e, info, p, "its chains do not run straight across the devices");
+    }
+    return TS_OK;
+}
+
+/* Chimera's placement: two V chains over the same D devices, one down (stage s on device s) and
+ * one up (stage s on device D-1-s). pipes[0] is the down one. */
+static int ts_chimera_pipes(const ts_baseline_info *info, const ts_placement *p, ts_bl_pipe *pipes,
+                            int *pipe_of, ts_err *e)
+{
+    if (p->ndevs < 2 || p->ndevs % 2)
+        return ts_bl_refuse(e, info, p, "it needs an even device count");
+    int rc = ts_bl_two_pipes(info, p, pipes, pipe_of, e);
+    int dir[2] = {-1, -1};
+    for (int k = 0; k < 2 && rc == TS_OK; k++)
+        rc = ts_chain_direction(info, p, &pipes[k], &dir[k], e);
+    if (rc != TS_OK)
+        return rc;
+    if (dir[0] == dir[1])
+        return ts_bl_refuse(e, info, p, "its two chains run in the same direction");
+    if (dir[0] == 1) { /* put the down pipeline first */
+        ts_bl_pipe t = pipes[0];
+        pipes[0] = pipes[1];
+        pipes[1] = t;
+        for (int b = 0; b < p->nblocks; b++)
+            pipe_of[b] = 1 - pipe_of[b];
+    }
+    return TS_OK;
 }
 
 /* Chimera: units of D/2 micro-batches; in each unit both pipelines run 1F1B over the unit's
@@ -365,118 +373,88 @@ out:
     return rc;
 }
 
+/* The ZB-H1 placement: device s runs forward F of stage s, input gradient B and its attached
+ * weight gradient W. */
+static int ts_check_zb(const ts_baseline_info *info, const ts_placement *p, const ts_bl_pipe *pp,
+                       ts_err *e)
+{
+    int D = p->ndevs;
+    if (pp->nstages != D || pp->nfwd != D)
+        return ts_bl_refuse(e, info, p, "it needs one forward and one backward block per device");
+    for (int s = 0; s < D; s++) {
+        int f = pp->fwd[s], bk = pp->bwd[s], w = bk >= 0 ? pp->att[bk] : -1;
+        if (bk < 0 || w < 0 || p->blocks[f].ndevices != 1 || p->blocks[f].devices[0] != s ||
+            !ts_bl_same_devices(&p->blocks[f], &p->blocks[bk]))
+            return ts_bl_refuse(e, info, p,
+                                "each device needs a forward F, an input-gradient B and a "
+                                "weight-gradient W (a backward block after B that nothing waits "
+                                "for)");
+    }
+    return TS_OK;
+}
+
+int ts_bl_fb_1f1b(ts_bl_seq *q, int f, int b, int n, int warm)
+{
+    if (warm > n)
+        warm = n;
+    int err = 0;
+    for (int i = 0; i < warm; i++)
+        err |= ts_bl_seq_push(q, f * n + i);
+    for (int i = 0; i < n - warm; i++) {
+        err |= ts_bl_seq_push(q, f * n + warm + i);
+        err |= ts_bl_seq_push(q, b * n + i);
+    }
+    for (int i = n - warm; i < n; i++)
+        err |= ts_bl_seq_push(q, b * n + i);
+    return err ? -1 : 0;
+}
+
+int ts_bl_zb_flat(const ts_baseline_info *info, const ts_placement *p, int n, int extra_warm,
+                  long cap, long *start, ts_err *e)
+{
+    int D = p->ndevs;
+    bool *in = malloc((size_t)p->nblocks * sizeof(bool));
+    ts_bl_seq *fb = ts_bl_seqs_new(D);
+    long *caps = malloc((size_t)D * sizeof(long));
+    ts_bl_pipe pp = {0};
+    int rc = TS_OK;
+    if (!in || !fb || !caps) {
+        rc = ts_fail(e, TS_ESYS, "baseline %s: out of memory", info->name);
+        goto out;
+    }
+    for (int b = 0; b < p->nblocks; b++)
+        in[b] = true;
+    rc = ts_bl_pipe_of(info, p, in, &pp, e);
+    if (rc == TS_OK)
+        rc = ts_check_zb(info, p, &pp, e);
+    for (int s = 0; s < D && rc == TS_OK; s++) {
+        caps[s] = cap;
+        if (ts_bl_fb_1f1b(&fb[s], pp.fwd[s], pp.bwd[s], n, (D - s - 1) * (1 + extra_warm)) != 0)
+            rc = ts_fail(e, TS_ESYS, "baseline %s: out of memory", info->name);
+    }
+    if (rc == TS_OK)
+        rc = ts_bl_wfill(p, n, fb, pp.att, caps, start, info->name, e);
+out:
+    free(in);
+    free(caps);
+    ts_bl_seqs_free(fb, D);
+    ts_bl_pipe_free(&pp);
+    return rc;
+}
+
 /* ZB-H1 (Qi et al., zero bubble pipeline parallelism): each stage keeps 1F1B's order of forward
  * passes F and input-gradient passes B; the weight-gradient passes W, which nothing waits for, are
  * deferred to fill the slots where the next F or B is not ready yet, and are run earlier only when
- * the next F would lift memory above 1F1B's peak. Timed step by step, since which W runs when
- * depends on the timing. */
+ * the next F would lift memory above 1F1B's peak. */
 int ts_bl_zbh1(const ts_baseline_info *info, const ts_placement *p, int n, long *start,
                ts_err *e)
 {
-    int D = p->ndevs, B = p->nblocks;
-    bool *in = malloc((size_t)B * sizeof(bool));
-    ts_bl_seq *fb = ts_bl_seqs_new(D);
-    int *wq = malloc((size_t)D * (size_t)n * sizeof(int)); /* pending W micro-batches, per device */
-    int *wh = calloc((size_t)D, sizeof(int)), *wt = calloc((size_t)D, sizeof(int));
-    int *pos = calloc((size_t)D, sizeof(int));
-    long *free_at = calloc((size_t)D, sizeof(long)), *mem = calloc((size_t)D, sizeof(long));
-    ts_bl_pipe pp = {0};
-    ts_bl_preds pr = {0};
-    int rc = TS_OK;
-    if (!in || !fb || !wq || !wh || !wt || !pos || !free_at || !mem || ts_bl_preds_make(p, &pr)) {
-        rc = ts_fail(e, TS_ESYS, "baseline %s: out of memory", info->name);
-        goto out;
-    }
-    for (int b = 0; b < B; b++)
-        in[b] = true;
-    rc = ts_bl_pipe_of(info, p, in, &pp, e);
-    if (rc != TS_OK)
-        goto out;
-    if (pp.nstages != D || pp.nfwd != D) {
-        rc = ts_bl_refuse(e, info, p, "it needs one forward and one backward block per device");
-        goto out;
-    }
-    for (int s = 0; s < D; s++) {
-        int f = pp.fwd[s], bk = pp.bwd[s], w = bk >= 0 ? pp.att[bk] : -1;
-        if (bk < 0 || w < 0 || p->blocks[f].ndevices != 1 || p->blocks[f].devices[0] != s ||
-            !ts_bl_same_devices(&p->blocks[f], &p->blocks[bk])) {
-            rc = ts_bl_refuse(e, info, p,
-                           "each device needs a forward F, an input-gradient B and a "
-                           "weight-gradient W (a backward block after B that nothing waits for)");
-            goto out;
-        }
-    }
     /* Memory ceiling: the peak of 1F1B (B and W together) on the same placement. */
-    long total = (long)B * n;
-    rc = ts_bl_1f1b(ts_baseline_find("1f1b"), p, n, start, e);
+    int rc = ts_bl_1f1b(info, p, n, start, e);
     if (rc != TS_OK)
-        goto out;
+        return rc;
     long cap = ts_bl_peak_memory(p, n, start);
-    if (cap < 0) {
-        rc = ts_fail(e, TS_ESYS, "baseline %s: out of memory", info->name);
-        goto out;
-    }
-    for (long i = 0; i < total; i++)
-        start[i] = -1;
-    for (int s = 0; s < D; s++) {
-        int warm = D - s - 1 < n ? D - s - 1 : n;
-        int err = 0;
-        for (int i = 0; i < warm; i++)
-            err |= ts_bl_seq_push(&fb[s], pp.fwd[s] * n + i);
-        for (int i = 0; i < n - warm; i++) {
-            err |= ts_bl_seq_push(&fb[s], pp.fwd[s] * n + warm + i);
-            err |= ts_bl_seq_push(&fb[s], pp.bwd[s] * n + i);
-        }
-        for (int i = n - warm; i < n; i++)
-            err |= ts_bl_seq_push(&fb[s], pp.bwd[s] * n + i);
-        if (err) {
-            rc = ts_fail(e, TS_ESYS, "baseline %s: out of memory", info->name);
-            goto out;
-        }
-    }
-    long busy = 0;
-    for (int b = 0; b < B; b++)
-        busy += (long)p->blocks[b].span * n;
-    long placed = 0, limit = 2 * busy + 2 * total + 16;
-    for (long t = 0; placed < total; t++) {
-        if (t > limit) {
-            rc = ts_fail(e, TS_ESYS, "baseline %s: internal error: no progress at step %ld",
-                         info->name, t);
-            goto out;
-        }
-        for (int d = 0; d < D; d++) {
-            if (free_at[d] > t)
-                continue;
-            int x = pos[d] < fb[d].len ? fb[d].v[pos[d]] : -1;
-            bool ready = x >= 0 && ts_bl_inputs_ready(p, &pr, n, start, x / n, x % n, t);
-            bool has_w = wh[d] < wt[d];
-            int run = -1;
-            if (ready && (!has_w || mem[d] + p->blocks[x / n].memory <= cap)) {
-                run = x;
-                pos[d]++;
-                if (x / n == pp.bwd[d])
-                    wq[(long)d * n + wt[d]++] = x % n;
-            } else if (has_w) {
-                run = pp.att[pp.bwd[d]] * n + wq[(long)d * n + wh[d]++];
-            }
-            if (run < 0)
-                continue;
-            start[run] = t;
-            free_at[d] = t + p->blocks[run / n].span;
-            mem[d] += p->blocks[run / n].memory;
-            placed++;
-        }
-    }
-out:
-    free(in);
-    ts_bl_seqs_free(fb, D);
-    free(wq);
-    free(wh);
-    free(wt);
-    free(pos);
-    free(free_at);
-    free(mem);
-    ts_bl_pipe_free(&pp);
-    ts_bl_preds_free(&pr);
-    return rc;
+    if (cap < 0)
+        return ts_fail(e, TS_ESYS, "baseline %s: out of memory", info->name);
+    return ts_bl_zb_flat(info, p, n, 0, cap, start, e);
 }

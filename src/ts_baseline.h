@@ -4,17 +4,24 @@
 #ifndef TS_BASELINE_H
 #define TS_BASELINE_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include "ts_schedule.h"
 
+/* One kind in the registry (baseline.c), the single list of kinds that the command line,
+ * `compare` and the sweep spec read. */
 typedef struct {
-    const char *name;        /* "gpipe", "1f1b", "interleaved", "chimera", "zb-h1" */
+    const char *name;        /* "gpipe", "1f1b", "interleaved", ... */
     const char *description; /* the rule, in a line */
     const char *fits;        /* the placements it fits, in words (used in refusals) */
+    bool n_multiple_of_devs; /* the rule needs a micro-batch count that is a multiple of D */
 } ts_baseline_info;
 
 int ts_baseline_count(void);
 const ts_baseline_info *ts_baseline_at(int i);
 const ts_baseline_info *ts_baseline_find(const char *kind);
+/* The kinds' names, comma-separated, into buf (truncated to size), for messages. */
+void ts_baseline_names(char *buf, size_t size);
 
 /* TS_OK when kind's rule applies to p (and n micro-batches, when n > 0); otherwise TS_EINPUT with
  * a message saying why and which placements the kind fits. */

@@ -1,4 +1,4 @@
-/* tessel baseline: a hand-made schedule (GPipe, 1F1B, interleaved 1F1B, Chimera, ZB-H1) built by
+/* tessel baseline: a hand-made schedule of a kind in the baseline registry (ts_baseline.h), built by
  * its published rule for a placement. */
 #include <getopt.h>
 #include <stdio.h>

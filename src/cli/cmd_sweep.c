@@ -1,6 +1,7 @@
-/* tessel sweep SPEC.json -o OUTDIR [-j J] [--resume] [--time-limit S]: runs every point of a
- * sweep specification in J worker processes and records each finished point, once, as one line of
- * OUTDIR/results.jsonl (plus a row of results.csv). A killed sweep continues with --resume. */
+/* tessel sweep SPEC.json -o OUTDIR [-j J] [--resume] [--time-limit S] [--mpi]: runs every point
+ * of a sweep specification in J worker processes (on each worker rank under --mpi) and records each
+ * finished point, once, as one line of OUTDIR/results.jsonl (plus a row of results.csv). A killed
+ * sweep continues with --resume. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -30,7 +31,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: tessel sweep SPEC.json -o OUTDIR [-j J] [--resume] [--time-limit S]\n"
-            "                    [--progress | --quiet] [--dry-run]\n\n"
+            "                    [--progress | --quiet] [--dry-run] [--mpi [--mpi-timeout S]]\n\n"
             "Runs every point of a sweep specification (tessel-sweep/1) in worker processes,\n"
             "each a `tessel search ... --json` (or, for a baseline method, `tessel baseline`\n"
             "then `tessel simulate --json`), and appends each finished point as one line to\n"
@@ -44,12 +45,21 @@ static void usage(FILE *f)
             "                       is killed and recorded as a timeout\n"
             "  --progress           draw the progress bar even when stderr is not a terminal\n"
             "  --quiet              print only the final summary\n"
-            "  --dry-run            validate the spec and list its point ids; run nothing\n\n"
+            "  --dry-run            validate the spec and list its point ids; run nothing\n"
+            "  --mpi                under mpirun or srun: rank 0 coordinates and alone writes\n"
+            "                       OUTDIR; every other rank runs up to J points at a time and\n"
+            "                       sends each record, schedule and log back to rank 0 (OUTDIR\n"
+            "                       need not be shared; the spec and its placement files must\n"
+            "                       be readable at the same path on every node). One rank runs\n"
+            "                       the sweep locally\n"
+            "  --mpi-timeout S      a rank silent for S seconds is taken as dead and its points\n"
+            "                       go back to the queue (default 60); run mpirun with\n"
+            "                       --enable-recovery so that the job outlives a lost rank\n\n"
             "Spec: {\"format\": \"tessel-sweep/1\", \"name\": ..., \"time_limit\": S,\n"
             "       \"grid\": {axis: [values]} or a list of such grids, \"points\": [{...}]}\n"
             "Axes: placements (built-in names or placement files), ndevs, infer (true/false),\n"
             "      memory (integers or \"none\"), nmicros (k), methods (lazy, fast, full,\n"
-            "      modulo, or a baseline: gpipe, 1f1b, interleaved, chimera, zb-h1),\n"
+            "      modulo, or a baseline kind of `tessel baseline --list`),\n"
             "      micro_batches (N). Explicit points use the singular keys placement and\n"
             "      method. Defaults: infer false, memory \"none\", method lazy. A placement\n"
             "      file fixes ndevs; nmicros does not apply to modulo, full or baselines, nor\n"
@@ -135,9 +145,46 @@ static int save_spec(const char *spec_path, const char *outdir, ts_err *e)
 typedef struct {
     const char *spec_path, *outdir;
     long jobs;
-    bool resume, progress, quiet, dry_run;
-    double time_limit; /* < 0: take the spec's */
+    bool resume, progress, quiet, dry_run, mpi;
+    double time_limit;  /* < 0: take the spec's */
+    double mpi_timeout; /* seconds of silence after which a rank is taken as dead */
 } sweep_opts;
+
+static int parse_option(int c, sweep_opts *o)
+{
+    switch (c) {
+    case 'o':
+        o->outdir = optarg;
+        return 0;
+    case 'j':
+        return ts_cli_parse_long(CMD, "--jobs", optarg, 1, 256, &o->jobs) ? 2 : 0;
+    case 'r':
+        o->resume = true;
+        return 0;
+    case 't':
+        return ts_cli_parse_double(CMD, "--time-limit", optarg, 0.001, 1e6, &o->time_limit) ? 2
+                                                                                            : 0;
+    case 'p':
+        o->progress = true;
+        return 0;
+    case 'q':
+        o->quiet = true;
+        return 0;
+    case 'n':
+        o->dry_run = true;
+        return 0;
+    case 'm':
+        o->mpi = true;
+        return 0;
+    case 'T':
+        return ts_cli_parse_double(CMD, "--mpi-timeout", optarg, 1, 1e6, &o->mpi_timeout) ? 2 : 0;
+    case 'h':
+        usage(stdout);
+        return -1;
+    default:
+        return 2;
+    }
+}
 
 static int parse_args(int argc, char **argv, sweep_opts *o)
 {
@@ -145,44 +192,17 @@ static int parse_args(int argc, char **argv, sweep_opts *o)
         {"output", required_argument, 0, 'o'}, {"jobs", required_argument, 0, 'j'},
         {"resume", no_argument, 0, 'r'},       {"time-limit", required_argument, 0, 't'},
         {"progress", no_argument, 0, 'p'},     {"quiet", no_argument, 0, 'q'},
-        {"dry-run", no_argument, 0, 'n'},      {"help", no_argument, 0, 'h'},
+        {"dry-run", no_argument, 0, 'n'},      {"mpi", no_argument, 0, 'm'},
+        {"mpi-timeout", required_argument, 0, 'T'}, {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->jobs = 1;
     o->time_limit = -1;
-    int c;
-    while ((c = ts_cli_getopt(CMD, argc, argv, "o:j:h", longopts)) != -1) {
-        switch (c) {
-        case 'o':
-            o->outdir = optarg;
-            break;
-        case 'j':
-            if (ts_cli_parse_long(CMD, "--jobs", optarg, 1, 256, &o->jobs))
-                return 2;
-            break;
-        case 'r':
-            o->resume = true;
-            break;
-        case 't':
-            if (ts_cli_parse_double(CMD, "--time-limit", optarg, 0.001, 1e6, &o->time_limit))
-                return 2;
-            break;
-        case 'p':
-            o->progress = true;
-            break;
-        case 'q':
-            o->quiet = true;
-            break;
-        case 'n':
-            o->dry_run = true;
-            break;
-        case 'h':
-            usage(stdout);
-            return -1;
-        default:
-            return 2;
-        }
-    }
+    o->mpi_timeout = 60;
+    int c, rc;
+    while ((c = ts_cli_getopt(CMD, argc, argv, "o:j:h", longopts)) != -1)
+        if ((rc = parse_option(c, o)))
+            return rc;
     if (optind >= argc)
         return ts_cli_usage_error(CMD, "missing the spec file");
     if (optind + 1 < argc)
@@ -203,6 +223,11 @@ static int point_index(const ts_sweep_spec *s, const char *id)
     return -1;
 }
 
+static const char *record_id(json_t *rec)
+{
+    return json_string_value(json_object_get(rec, "id"));
+}
+
 /* The records of the spec's points in spec order, then any others (from an earlier spec). */
 static int csv_in_spec_order(const char *csv, const ts_sweep_spec *s, const ts_sweep_records *r,
                              ts_err *e)
@@ -211,138 +236,241 @@ static int csv_in_spec_order(const char *csv, const ts_sweep_spec *s, const ts_s
     sorted.rec = malloc(((size_t)r->n + 1) * sizeof *sorted.rec);
     if (!sorted.rec)
         return ts_fail(e, TS_ESYS, "out of memory");
-    for (int pass = 0; pass < 2; pass++) {
-        for (int i = 0; i < (pass ? r->n : s->npoints); i++) {
-            if (!pass) {
-                for (int k = 0; k < r->n; k++) {
-                    const char *id = json_string_value(json_object_get(r->rec[k], "id"));
-                    if (!strcmp(id, s->points[i].id)) {
-                        sorted.rec[sorted.n++] = r->rec[k];
-                        break;
-                    }
-                }
-            } else if (point_index(s, json_string_value(json_object_get(r->rec[i], "id"))) < 0) {
-                sorted.rec[sorted.n++] = r->rec[i];
+    for (int i = 0; i < s->npoints; i++)
+        for (int k = 0; k < r->n; k++)
+            if (!strcmp(record_id(r->rec[k]), s->points[i].id)) {
+                sorted.rec[sorted.n++] = r->rec[k];
+                break;
             }
-        }
-    }
+    for (int k = 0; k < r->n; k++)
+        if (point_index(s, record_id(r->rec[k])) < 0)
+            sorted.rec[sorted.n++] = r->rec[k];
     int rc = ts_sweep_csv_rewrite(csv, &sorted, e);
     free(sorted.rec); /* the records themselves belong to r */
     return rc;
 }
 
-typedef struct {
-    const ts_sweep_spec *spec;
-    const sweep_opts *opt;
-    ts_sweep_exec_opts exec;
-    ts_sweep_records rec;
-    char *jsonl, *csv;
-    int jfd, cfd;
-    ts_sweep_job *jobs;
-    int running;
-    ts_sweep_progress prog;
-} sweep_run;
-
-static int record(sweep_run *s, json_t *rec, ts_err *e)
+/* The tessel binary the workers run: this very one. */
+static int self_exe(char *exe, size_t cap, ts_err *e)
 {
-    int rc = ts_sweep_append_json(s->jfd, s->jsonl, rec, e);
-    if (!rc) {
-        char *row = ts_sweep_csv_row(rec);
-        rc = row ? ts_sweep_append_line(s->cfd, s->csv, row, strlen(row), e)
-                 : ts_fail(e, TS_ESYS, "out of memory");
-        free(row);
+    ssize_t n = readlink("/proc/self/exe", exe, cap - 1);
+    if (n <= 0)
+        return ts_fail(e, TS_ESYS, "cannot find the tessel binary (/proc/self/exe): %s",
+                       strerror(errno));
+    exe[n] = '\0';
+    return TS_OK;
+}
+
+/* OUTDIR, its schedules/ and logs/, and the lock that keeps a second sweep out. */
+static int prepare_outdir(const char *outdir, int *lockfd, ts_err *e)
+{
+    char *schedules = join(outdir, "schedules"), *logs = join(outdir, "logs");
+    int rc = !schedules || !logs ? ts_fail(e, TS_ESYS, "out of memory") : make_dirs(outdir, e);
+    if (!rc)
+        rc = lock_outdir(outdir, lockfd, e);
+    if (!rc)
+        rc = make_dirs(schedules, e);
+    if (!rc)
+        rc = make_dirs(logs, e);
+    free(schedules);
+    free(logs);
+    return rc;
+}
+
+/* Reads what results.jsonl already holds (dropping a torn last line) and rebuilds the CSV from
+ * it, since the CSV may lag the JSONL by one row after a kill. */
+static int load_records(ts_sweep_run *s, const sweep_opts *o, ts_err *e)
+{
+    long dropped = 0;
+    if (ts_sweep_records_load(s->jsonl, &s->rec, &dropped, e))
+        return e->code;
+    if (s->rec.n && !o->resume)
+        return ts_fail(e, TS_EINPUT,
+                       "%s already records %d points: pass --resume to continue that sweep, or "
+                       "choose another folder",
+                       s->jsonl, s->rec.n);
+    if (dropped)
+        fprintf(stderr, "tessel sweep: %s: dropped a torn last line (%ld bytes)\n", s->jsonl,
+                dropped);
+    if (save_spec(o->spec_path, o->outdir, e))
+        return e->code;
+    return csv_in_spec_order(s->csv, s->spec, &s->rec, e);
+}
+
+/* The spec's points not yet recorded, in spec order; *recorded counts the others. */
+static int *points_to_run(const ts_sweep_run *s, int *ntodo, int *recorded)
+{
+    const ts_sweep_spec *spec = s->spec;
+    int *todo = malloc(((size_t)spec->npoints + 1) * sizeof *todo);
+    *ntodo = *recorded = 0;
+    if (!todo)
+        return NULL;
+    for (int i = 0; i < spec->npoints; i++) {
+        if (ts_sweep_records_has(&s->rec, spec->points[i].id))
+            (*recorded)++;
+        else
+            todo[(*ntodo)++] = i;
     }
-    if (rc) {
-        json_decref(rec);
-        return rc;
-    }
-    ts_sweep_progress_point(&s->prog, rec, s->running);
-    if (ts_sweep_records_add(&s->rec, rec))
+    if (*recorded < s->rec.n)
+        fprintf(stderr, "tessel sweep: %s: %d records of points not in this spec are kept\n",
+                s->jsonl, s->rec.n - *recorded);
+    return todo;
+}
+
+/* Everything before the first point runs: folders, lock, records, the append descriptors. */
+static int open_run(ts_sweep_run *s, const sweep_opts *o, char *exe, int *lockfd, ts_err *e)
+{
+    if (self_exe(exe, PATH_MAX, e))
+        return e->code;
+    s->exec.exe = exe;
+    s->exec.outdir = o->outdir;
+    s->exec.time_limit = o->time_limit >= 0 ? o->time_limit : s->spec->time_limit;
+    s->jobs = (int)o->jobs;
+    s->jsonl = join(o->outdir, "results.jsonl");
+    s->csv = join(o->outdir, "results.csv");
+    if (!s->jsonl || !s->csv)
         return ts_fail(e, TS_ESYS, "out of memory");
+    if (prepare_outdir(o->outdir, lockfd, e) || load_records(s, o, e))
+        return e->code;
+    s->jfd = open(s->jsonl, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    s->cfd = open(s->csv, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (s->jfd < 0 || s->cfd < 0)
+        return ts_fail(e, TS_ESYS, "%s: cannot open for appending: %s", o->outdir,
+                       strerror(errno));
     return TS_OK;
 }
 
-/* Stops every worker and reaps it; nothing of theirs is recorded. */
-static void stop_all(sweep_run *s)
+static void close_run(ts_sweep_run *s)
 {
-    for (long i = 0; i < s->opt->jobs; i++)
-        ts_sweep_job_kill(&s->jobs[i]);
-    for (long i = 0; i < s->opt->jobs; i++) {
-        ts_sweep_job *j = &s->jobs[i];
-        if (j->pid <= 0)
-            continue;
-        while (waitpid(j->pid, NULL, 0) < 0 && errno == EINTR)
-            ;
-        unlink(j->tmp_schedule);
-        unlink(j->out_path);
-        unlink(j->log_path);
-        ts_sweep_job_clear(j);
-        s->running--;
-    }
+    if (s->jfd >= 0)
+        close(s->jfd);
+    if (s->cfd >= 0)
+        close(s->cfd);
+    free(s->jsonl);
+    free(s->csv);
+    ts_sweep_records_free(&s->rec);
 }
 
-/* Runs the points not yet recorded; returns TS_OK, an error, or -1 when a signal stopped it. */
-static int run_points(sweep_run *s, int *todo, int ntodo, ts_err *e)
+/* The final line: totals over the spec's points, whichever run recorded them. Returns the
+ * number of errors among them. */
+static int print_summary(const ts_sweep_run *s, const sweep_opts *o, const ts_sweep_mpi *m,
+                         double wall, int *have)
 {
-    int next = 0;
-    struct timespec nap = {0, 20 * 1000 * 1000};
-    while (next < ntodo || s->running > 0) {
-        if (ts_sweep_stop) {
-            stop_all(s);
-            return -1;
-        }
-        for (long i = 0; i < s->opt->jobs && next < ntodo; i++) {
-            if (s->jobs[i].pid)
-                continue;
-            if (ts_sweep_job_start(&s->jobs[i], &s->spec->points[todo[next]], &s->exec, e)) {
-                stop_all(s);
-                return e->code;
-            }
-            next++;
-            s->running++;
-        }
-        /* Peek first: while the finished worker is a zombie its process group id cannot be
-         * reused, so whatever is left in its group (a baseline step) can be killed safely. */
-        siginfo_t si;
-        memset(&si, 0, sizeof si);
-        pid_t pid = 0;
-        int st = 0;
-        if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid > 0) {
-            kill(-si.si_pid, SIGKILL);
-            while ((pid = waitpid(si.si_pid, &st, 0)) < 0 && errno == EINTR)
-                ;
-        }
-        if (pid > 0) {
-            for (long i = 0; i < s->opt->jobs; i++) {
-                ts_sweep_job *j = &s->jobs[i];
-                if (j->pid != pid)
-                    continue;
-                json_t *rec = ts_sweep_job_finish(j, st);
-                ts_sweep_job_clear(j);
-                s->running--;
-                if (!rec) {
-                    stop_all(s);
-                    return ts_fail(e, TS_ESYS, "out of memory");
-                }
-                if (record(s, rec, e)) {
-                    stop_all(s);
-                    return e->code;
-                }
-            }
+    const ts_sweep_spec *spec = s->spec;
+    int counts[TS_SWEEP_NSTATUS] = {0};
+    *have = 0;
+    for (int i = 0; i < s->rec.n; i++) {
+        const char *st = json_string_value(json_object_get(s->rec.rec[i], "status"));
+        if (point_index(spec, record_id(s->rec.rec[i])) < 0)
             continue;
-        }
-        double now = ts_sweep_now();
-        for (long i = 0; i < s->opt->jobs; i++) {
-            ts_sweep_job *j = &s->jobs[i];
-            if (j->pid && j->deadline > 0 && now > j->deadline && !j->killed_late) {
-                j->killed_late = true;
-                ts_sweep_job_kill(j);
-            }
-        }
-        ts_sweep_progress_tick(&s->prog, s->running);
-        nanosleep(&nap, NULL);
+        (*have)++;
+        for (int k = 0; k < TS_SWEEP_NSTATUS; k++)
+            if (st && !strcmp(st, ts_sweep_status_name((ts_sweep_status)k)))
+                counts[k]++;
     }
-    return TS_OK;
+    char how[64];
+    if (m->active && m->size > 1)
+        snprintf(how, sizeof how, "-j %ld on %d worker ranks", o->jobs, m->size - 1);
+    else
+        snprintf(how, sizeof how, "-j %ld", o->jobs);
+    printf("sweep %s: %d/%d points recorded (ok %d, infeasible %d, timeout %d, error %d); "
+           "this run %d points in %.1f s with %s; results in %s\n",
+           spec->name, *have, spec->npoints, counts[TS_SWEEP_OK], counts[TS_SWEEP_INFEASIBLE],
+           counts[TS_SWEEP_TIMEOUT], counts[TS_SWEEP_ERROR], s->prog.done, wall, how, s->jsonl);
+    fflush(stdout);
+    return counts[TS_SWEEP_ERROR];
+}
+
+/* Runs the points left, on this machine or on the worker ranks, and prints the summary.
+ * Returns the exit status, or an error code with e set. */
+static int run_and_report(ts_sweep_run *s, const sweep_opts *o, const ts_sweep_mpi *m,
+                          ts_err *e)
+{
+    int ntodo, recorded;
+    int *todo = points_to_run(s, &ntodo, &recorded);
+    if (!todo)
+        return ts_fail(e, TS_ESYS, "out of memory");
+    bool bar = o->progress || (!o->quiet && isatty(STDERR_FILENO));
+    bool on_ranks = m->active && m->size > 1;
+    ts_sweep_progress_init(&s->prog, stderr, bar, o->quiet, s->spec->npoints, recorded);
+    if (!o->quiet)
+        fprintf(stderr, "tessel sweep: %s: %d points, %d already recorded, %d to run with %ld %s%s\n",
+                s->spec->name, s->spec->npoints, recorded, ntodo, o->jobs,
+                o->jobs == 1 ? "worker" : "workers", on_ranks ? " per worker rank" : "");
+    double t0 = ts_sweep_now();
+    int rc = on_ranks ? ts_sweep_mpi_coordinate(s, m, todo, ntodo, o->mpi_timeout, e)
+                      : ts_sweep_run_local(s, todo, ntodo, e);
+    double wall = ts_sweep_now() - t0;
+    ts_sweep_progress_end(&s->prog);
+    free(todo);
+    int have, errors = print_summary(s, o, m, wall, &have);
+    if (rc < 0) {
+        fprintf(stderr, "tessel sweep: interrupted; %d of %d points recorded, continue with "
+                        "--resume\n",
+                have, s->spec->npoints);
+        return 130;
+    }
+    if (rc)
+        return rc;
+    if (csv_in_spec_order(s->csv, s->spec, &s->rec, e))
+        return e->code;
+    return errors ? 1 : 0;
+}
+
+/* Rank 0, or the only process: checks the spec, then runs or lists it. */
+static int sweep_main(const sweep_opts *o, const ts_sweep_mpi *m, volatile sig_atomic_t *stop)
+{
+    ts_err e = {0};
+    ts_sweep_spec *spec = NULL;
+    if (ts_sweep_spec_load(o->spec_path, &spec, &e)) {
+        ts_sweep_mpi_release(m);
+        return ts_cli_report(CMD, &e);
+    }
+    if (o->dry_run) {
+        ts_sweep_mpi_release(m);
+        for (int i = 0; i < spec->npoints; i++)
+            printf("%s\n", spec->points[i].id);
+        fprintf(stderr, "tessel sweep: %s: %d points\n", o->spec_path, spec->npoints);
+        ts_sweep_spec_free(spec);
+        return 0;
+    }
+    ts_sweep_run s;
+    memset(&s, 0, sizeof s);
+    s.spec = spec;
+    s.jfd = s.cfd = -1;
+    s.stop = stop;
+    int lockfd = -1, rc;
+    char exe[PATH_MAX];
+    if ((rc = open_run(&s, o, exe, &lockfd, &e)))
+        ts_sweep_mpi_release(m);
+    else
+        rc = run_and_report(&s, o, m, &e);
+    if (rc && rc != 130 && e.code)
+        rc = ts_cli_report(CMD, &e);
+    close_run(&s);
+    if (lockfd >= 0)
+        close(lockfd);
+    ts_sweep_spec_free(spec);
+    return rc;
+}
+
+/* A worker rank (--mpi, rank > 0): loads the spec itself and runs what rank 0 hands it. Rank 0
+ * reports a bad spec; a spec that fails here only is named to rank 0, which gives this rank no
+ * work. */
+static int worker_main(const sweep_opts *o, volatile sig_atomic_t *stop)
+{
+    ts_err e = {0};
+    ts_sweep_spec *spec = NULL;
+    char exe[PATH_MAX] = "";
+    if (!ts_sweep_spec_load(o->spec_path, &spec, &e) && self_exe(exe, sizeof exe, &e)) {
+        ts_sweep_spec_free(spec);
+        spec = NULL;
+    }
+    double tl = o->time_limit >= 0 ? o->time_limit : spec ? spec->time_limit : 0;
+    int rc = ts_sweep_mpi_work(spec, spec ? NULL : e.msg, exe, tl, (int)o->jobs, o->mpi_timeout,
+                               stop);
+    ts_sweep_spec_free(spec);
+    return rc;
 }
 
 int ts_cmd_sweep(int argc, char **argv)
@@ -351,100 +479,10 @@ int ts_cmd_sweep(int argc, char **argv)
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return rc < 0 ? 0 : rc;
-
+    ts_sweep_mpi m = {0};
     ts_err e = {0};
-    ts_sweep_spec *spec = NULL;
-    if (ts_sweep_spec_load(o.spec_path, &spec, &e))
+    if (o.mpi && ts_sweep_mpi_init(&argc, &argv, &m, &e))
         return ts_cli_report(CMD, &e);
-    if (o.dry_run) {
-        for (int i = 0; i < spec->npoints; i++)
-            printf("%s\n", spec->points[i].id);
-        fprintf(stderr, "tessel sweep: %s: %d points\n", o.spec_path, spec->npoints);
-        ts_sweep_spec_free(spec);
-        return 0;
-    }
-
-    sweep_run s;
-    memset(&s, 0, sizeof s);
-    s.spec = spec;
-    s.opt = &o;
-    s.jfd = s.cfd = -1;
-    int lockfd = -1, *todo = NULL, ntodo = 0;
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) {
-        rc = ts_fail(&e, TS_ESYS, "cannot find the tessel binary (/proc/self/exe): %s",
-                     strerror(errno));
-        goto out;
-    }
-    exe[n] = '\0';
-    s.exec.exe = exe;
-    s.exec.outdir = o.outdir;
-    s.exec.time_limit = o.time_limit >= 0 ? o.time_limit : spec->time_limit;
-
-    char *schedules = join(o.outdir, "schedules"), *logs = join(o.outdir, "logs");
-    s.jsonl = join(o.outdir, "results.jsonl");
-    s.csv = join(o.outdir, "results.csv");
-    if (!schedules || !logs || !s.jsonl || !s.csv) {
-        free(schedules);
-        free(logs);
-        rc = ts_fail(&e, TS_ESYS, "out of memory");
-        goto out;
-    }
-    rc = make_dirs(o.outdir, &e);
-    if (!rc)
-        rc = lock_outdir(o.outdir, &lockfd, &e);
-    if (!rc)
-        rc = make_dirs(schedules, &e);
-    if (!rc)
-        rc = make_dirs(logs, &e);
-    free(schedules);
-    free(logs);
-    if (rc)
-        goto out;
-
-    long dropped = 0;
-    if ((rc = ts_sweep_records_load(s.jsonl, &s.rec, &dropped, &e)))
-        goto out;
-    if (s.rec.n && !o.resume) {
-        rc = ts_fail(&e, TS_EINPUT,
-                     "%s already records %d points: pass --resume to continue that sweep, or "
-                     "choose another folder",
-                     s.jsonl, s.rec.n);
-        goto out;
-    }
-    if (dropped)
-        fprintf(stderr, "tessel sweep: %s: dropped a torn last line (%ld bytes)\n", s.jsonl,
-                dropped);
-    if ((rc = save_spec(o.spec_path, o.outdir, &e)))
-        goto out;
-    /* The CSV may lag the JSONL by one row after a kill: rebuild it from the file of truth. */
-    if ((rc = csv_in_spec_order(s.csv, spec, &s.rec, &e)))
-        goto out;
-
-    todo = malloc((size_t)spec->npoints * sizeof *todo);
-    s.jobs = calloc((size_t)o.jobs, sizeof *s.jobs);
-    if (!todo || !s.jobs) {
-        rc = ts_fail(&e, TS_ESYS, "out of memory");
-        goto out;
-    }
-    int recorded = 0;
-    for (int i = 0; i < spec->npoints; i++) {
-        if (ts_sweep_records_has(&s.rec, spec->points[i].id))
-            recorded++;
-        else
-            todo[ntodo++] = i;
-    }
-    if (recorded < s.rec.n)
-        fprintf(stderr, "tessel sweep: %s: %d records of points not in this spec are kept\n",
-                s.jsonl, s.rec.n - recorded);
-
-    s.jfd = open(s.jsonl, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    s.cfd = open(s.csv, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (s.jfd < 0 || s.cfd < 0) {
-        rc = ts_fail(&e, TS_ESYS, "%s: cannot open for appending: %s", o.outdir, strerror(errno));
-        goto out;
-    }
 
     struct sigaction sa, old_int, old_term, old_hup;
     memset(&sa, 0, sizeof sa);
@@ -454,64 +492,14 @@ int ts_cmd_sweep(int argc, char **argv)
     sigaction(SIGTERM, &sa, &old_term);
     sigaction(SIGHUP, &sa, &old_hup);
 
-    bool bar = o.progress || (!o.quiet && isatty(STDERR_FILENO));
-    ts_sweep_progress_init(&s.prog, stderr, bar, o.quiet, spec->npoints, recorded);
-    if (!o.quiet)
-        fprintf(stderr, "tessel sweep: %s: %d points, %d already recorded, %d to run with %ld %s\n",
-                spec->name, spec->npoints, recorded, ntodo, o.jobs,
-                o.jobs == 1 ? "worker" : "workers");
-    double t0 = ts_sweep_now();
-    rc = run_points(&s, todo, ntodo, &e);
-    double wall = ts_sweep_now() - t0;
-    ts_sweep_progress_end(&s.prog);
+    if (m.active && m.rank > 0)
+        rc = worker_main(&o, &ts_sweep_stop);
+    else
+        rc = sweep_main(&o, &m, &ts_sweep_stop);
 
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     sigaction(SIGHUP, &old_hup, NULL);
-
-    /* Totals over the spec's points, whichever run recorded them. */
-    int counts[TS_SWEEP_NSTATUS] = {0}, have = 0;
-    for (int i = 0; i < s.rec.n; i++) {
-        const char *id = json_string_value(json_object_get(s.rec.rec[i], "id"));
-        const char *st = json_string_value(json_object_get(s.rec.rec[i], "status"));
-        if (point_index(spec, id) < 0)
-            continue;
-        have++;
-        for (int k = 0; k < TS_SWEEP_NSTATUS; k++)
-            if (st && !strcmp(st, ts_sweep_status_name((ts_sweep_status)k)))
-                counts[k]++;
-    }
-    printf("sweep %s: %d/%d points recorded (ok %d, infeasible %d, timeout %d, error %d); "
-           "this run %d points in %.1f s with -j %ld; results in %s\n",
-           spec->name, have, spec->npoints, counts[TS_SWEEP_OK], counts[TS_SWEEP_INFEASIBLE],
-           counts[TS_SWEEP_TIMEOUT], counts[TS_SWEEP_ERROR], s.prog.done, wall, o.jobs, s.jsonl);
-    fflush(stdout);
-    if (rc < 0) {
-        fprintf(stderr, "tessel sweep: interrupted; %d of %d points recorded, continue with "
-                        "--resume\n",
-                have, spec->npoints);
-        rc = 130;
-        goto out;
-    }
-    if (rc)
-        goto out;
-    if ((rc = csv_in_spec_order(s.csv, spec, &s.rec, &e)))
-        goto out;
-    rc = counts[TS_SWEEP_ERROR] ? 1 : 0;
-out:
-    if (rc && rc != 130 && e.code)
-        rc = ts_cli_report(CMD, &e);
-    if (s.jfd >= 0)
-        close(s.jfd);
-    if (s.cfd >= 0)
-        close(s.cfd);
-    if (lockfd >= 0)
-        close(lockfd);
-    free(s.jobs);
-    free(todo);
-    free(s.jsonl);
-    free(s.csv);
-    ts_sweep_records_free(&s.rec);
-    ts_sweep_spec_free(spec);
+    ts_sweep_mpi_finalize(&m);
     return rc;
 }

@@ -13,7 +13,7 @@ static const ts_cli_cmd ts_commands[] = {
     {"import", "convert a schedule written by the Python Tessel", ts_cmd_import},
     {"search", "find a schedule under a memory limit (lazy, fast, full, modulo)", ts_cmd_search},
     {"sweep", "run a grid of searches in parallel workers, resumable", ts_cmd_sweep},
-    {"baseline", "build a hand-made schedule: gpipe, 1f1b, interleaved, chimera, zb-h1", ts_cmd_baseline},
+    {"baseline", "build a hand-made schedule by a published rule (--list)", ts_cmd_baseline},
     {"compare", "baselines and search methods side by side in one table", ts_cmd_compare},
     {"render", "draw a schedule as an SVG timeline (optionally PNG)", ts_cmd_render},
     {"trace", "write a schedule's planned timeline as a Chrome trace", ts_cmd_trace},

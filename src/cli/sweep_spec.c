@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sweep.h"
+#include "ts_baseline.h"
 #include "ts_json.h"
 #include "ts_placement.h"
 
@@ -14,7 +15,6 @@ static const char *const ax_point_names[AX_N] = {"placement", "ndevs",  "infer",
                                                  "nmicros",   "method", "micro_batches"};
 
 static const char *const search_methods[] = {"lazy", "fast", "full", "modulo"};
-static const char *const baseline_kinds[] = {"gpipe", "1f1b", "interleaved", "chimera", "zb-h1"};
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_NMICROS 1024
@@ -22,10 +22,7 @@ static const char *const baseline_kinds[] = {"gpipe", "1f1b", "interleaved", "ch
 
 bool ts_sweep_method_is_baseline(const char *method)
 {
-    for (size_t i = 0; i < NELEM(baseline_kinds); i++)
-        if (!strcmp(method, baseline_kinds[i]))
-            return true;
-    return false;
+    return ts_baseline_find(method) != NULL; /* the registry of baseline kinds */
 }
 
 static bool method_known(const char *m)
@@ -68,11 +65,14 @@ static int value_check(int ax, json_t *v, const char *where, long *num, const ch
         if (!json_is_string(v) || json_string_length(v) == 0)
             return ts_fail(e, TS_EINPUT, "%s: expected a non-empty string", where);
         *str = json_string_value(v);
-        if (ax == AX_METHODS && !method_known(*str))
+        if (ax == AX_METHODS && !method_known(*str)) {
+            char kinds[256];
+            ts_baseline_names(kinds, sizeof kinds);
             return ts_fail(e, TS_EINPUT,
                            "%s: unknown method '%s' (search methods: lazy, fast, full, modulo; "
-                           "baselines: gpipe, 1f1b, interleaved, chimera, zb-h1)",
-                           where, *str);
+                           "baselines: %s)",
+                           where, *str, kinds);
+        }
         return TS_OK;
     case AX_INFER:
         if (!json_is_boolean(v))
