@@ -383,7 +383,7 @@ static int print_summary(const ts_sweep_run *s, const sweep_opts *o, const ts_sw
 
 /* Runs the points left, on this machine or on the worker ranks, and prints the summary.
  * Returns the exit status, or an error code with e set. */
-static int run_and_report(ts_sweep_run *s, const sweep_opts *o, const ts_sweep_mpi *m,
+static int run_and_report(ts_sweep_run *s, const sweep_opts *o, ts_sweep_mpi *m,
                           ts_err *e)
 {
     int ntodo, recorded;
@@ -418,7 +418,7 @@ static int run_and_report(ts_sweep_run *s, const sweep_opts *o, const ts_sweep_m
 }
 
 /* Rank 0, or the only process: checks the spec, then runs or lists it. */
-static int sweep_main(const sweep_opts *o, const ts_sweep_mpi *m, volatile sig_atomic_t *stop)
+static int sweep_main(const sweep_opts *o, ts_sweep_mpi *m, volatile sig_atomic_t *stop)
 {
     ts_err e = {0};
     ts_sweep_spec *spec = NULL;

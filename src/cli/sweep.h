@@ -1,11 +1,14 @@
 /* `tessel sweep`: a grid of search (and baseline) runs executed by worker processes, each finished
  * point appended as one line to OUTDIR/results.jsonl so that a killed sweep resumes where it was.
  * Internal to the command line: spec parsing (sweep_spec.c), records (sweep_record.c), workers
- * (sweep_exec.c), progress display (sweep_progress.c), and the command itself (cmd_sweep.c). */
+ * (sweep_exec.c), progress display (sweep_progress.c), the local scheduler of workers
+ * (sweep_local.c), the MPI coordinator and worker ranks (sweep_mpi*.c), and the command itself
+ * (cmd_sweep.c). */
 #ifndef TS_SWEEP_H
 #define TS_SWEEP_H
 
 #include <stdbool.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/types.h>
 #include <jansson.h>
@@ -106,9 +109,19 @@ int ts_sweep_job_start(ts_sweep_job *j, const ts_sweep_point *p, const ts_sweep_
 /* Builds the record of a finished worker from its wait status and output files, moves its
  * schedule into place and removes its scratch files. Returns NULL on allocation failure. */
 json_t *ts_sweep_job_finish(ts_sweep_job *j, int wstatus);
+/* The record of a point that never ran to an answer of its own (status error, no schedule). */
+json_t *ts_sweep_error_record(const ts_sweep_point *p, const char *message, double wall);
 /* Kills a running worker's whole process group (SIGKILL) without reaping it. */
 void ts_sweep_job_kill(ts_sweep_job *j);
 void ts_sweep_job_clear(ts_sweep_job *j);
+/* The first of n jobs whose worker has ended, reaped (its whole group killed first, so that a
+ * baseline's leftover step dies too): returns its index and *wstatus, or -1 when none has. */
+int ts_sweep_jobs_reap(ts_sweep_job *jobs, int n, int *wstatus);
+/* Kills the workers past their deadline (marked killed_late; reaped later as timeouts). */
+void ts_sweep_jobs_kill_late(ts_sweep_job *jobs, int n, double now);
+/* Kills and reaps every running worker and removes its scratch files; nothing is recorded.
+ * Returns how many were running. */
+int ts_sweep_jobs_stop(ts_sweep_job *jobs, int n);
 
 /* ---- progress (sweep_progress.c) -------------------------------------------------------- */
 
@@ -132,5 +145,56 @@ void ts_sweep_progress_point(ts_sweep_progress *p, json_t *rec, int running);
 void ts_sweep_progress_tick(ts_sweep_progress *p, int running);
 /* Ends the bar's line. */
 void ts_sweep_progress_end(ts_sweep_progress *p);
+
+/* ---- one run of the command (cmd_sweep.c; sweep_local.c, sweep_mpi_coord.c) --------------- */
+
+typedef struct {
+    const ts_sweep_spec *spec;
+    ts_sweep_exec_opts exec;
+    int jobs;                         /* -j: points at a time per machine */
+    ts_sweep_records rec;             /* what results.jsonl holds */
+    char *jsonl, *csv;
+    int jfd, cfd;                     /* both opened O_APPEND */
+    int running;                      /* points in flight, for the progress display */
+    ts_sweep_progress prog;
+    volatile sig_atomic_t *stop;      /* set by SIGINT/SIGTERM/SIGHUP */
+} ts_sweep_run;
+
+/* Appends a finished point to results.jsonl and results.csv, shows it and keeps it in s->rec.
+ * Takes ownership of rec. */
+int ts_sweep_record(ts_sweep_run *s, json_t *rec, ts_err *e);
+/* Runs the points todo[0..ntodo) on this machine, s->jobs at a time. Returns TS_OK, an error, or
+ * -1 when a stop signal ended it (nothing of the stopped points is recorded). */
+int ts_sweep_run_local(ts_sweep_run *s, const int *todo, int ntodo, ts_err *e);
+
+/* ---- MPI (sweep_mpi.c, sweep_mpi_coord.c, sweep_mpi_worker.c) ----------------------------- */
+
+/* MPI is initialised only under --mpi, so the same binary runs without mpirun. */
+typedef struct {
+    bool active; /* MPI_Init was called */
+    int rank, size;
+    int *ids;    /* rank 0: the point indices that ASSIGN messages send; a send to a rank that
+                  * died may stay pending until MPI_Finalize, so this outlives the coordination */
+} ts_sweep_mpi;
+
+/* MPI_Init and this process's place in MPI_COMM_WORLD; TS_EINPUT when built without MPI. */
+int ts_sweep_mpi_init(int *argc, char ***argv, ts_sweep_mpi *m, ts_err *e);
+/* MPI_Finalize, then frees m->ids. */
+void ts_sweep_mpi_finalize(ts_sweep_mpi *m);
+/* Rank 0, on a path that coordinates nothing (bad spec, folder in use, dry run): tells every
+ * worker rank to end. */
+void ts_sweep_mpi_release(const ts_sweep_mpi *m);
+/* Rank 0: hands the points todo[0..ntodo) to the worker ranks as their slots free up, records
+ * what comes back, and puts the points of a rank silent for `timeout` seconds back in the queue
+ * (once; a point whose second rank dies too is recorded as an error). Returns as
+ * ts_sweep_run_local does. */
+int ts_sweep_mpi_coordinate(ts_sweep_run *s, ts_sweep_mpi *m, const int *todo, int ntodo,
+                            double timeout, ts_err *e);
+/* A worker rank: runs what rank 0 assigns, `jobs` points at a time, in a scratch folder of its
+ * own, and sends each record back with its schedule and log. spec is NULL when this rank could not
+ * load it (spec_error says why, and rank 0 gives it no work). Returns 0, or 1 when rank 0 fell
+ * silent for `timeout` seconds or a stop signal came. */
+int ts_sweep_mpi_work(const ts_sweep_spec *spec, const char *spec_error, const char *exe,
+                      double time_limit, int jobs, double timeout, volatile sig_atomic_t *stop);
 
 #endif

@@ -107,128 +107,153 @@ static void child_exec(const char *exe, argvec *a)
     _exit(127);
 }
 
-int ts_sweep_job_start(ts_sweep_job *j, const ts_sweep_point *p, const ts_sweep_exec_opts *o,
-                       ts_err *e)
+/* The worker's file names: its summary and log under logs/, its schedule under schedules/. */
+static int job_paths(ts_sweep_job *j, const ts_sweep_point *p, const char *outdir, ts_err *e)
 {
     memset(j, 0, sizeof *j);
     j->point = p;
-    j->out_path = path_join(o->outdir, "logs", p->id, ".out");
-    j->log_path = path_join(o->outdir, "logs", p->id, ".log");
-    j->tmp_schedule = path_join(o->outdir, "schedules", p->id, ".part.json");
-    j->schedule = path_join(o->outdir, "schedules", p->id, ".json");
+    j->out_path = path_join(outdir, "logs", p->id, ".out");
+    j->log_path = path_join(outdir, "logs", p->id, ".log");
+    j->tmp_schedule = path_join(outdir, "schedules", p->id, ".part.json");
+    j->schedule = path_join(outdir, "schedules", p->id, ".json");
     if (!j->out_path || !j->log_path || !j->tmp_schedule || !j->schedule) {
         ts_sweep_job_clear(j);
         return ts_fail(e, TS_ESYS, "%s: out of memory", p->id);
     }
     unlink(j->tmp_schedule);
+    return TS_OK;
+}
 
+static void av_micro_batches(argvec *a, const ts_sweep_point *p)
+{
+    if (p->micro_batches > 0) {
+        av_add(a, "--micro-batches");
+        av_add(a, av_num(a, "%.0f", (double)p->micro_batches));
+    }
+}
+
+/* A baseline point: `tessel baseline KIND ... -o SCHEDULE`, then `tessel simulate SCHEDULE`. */
+static void argv_baseline(argvec *run, argvec *sim, const ts_sweep_point *p, const char *exe,
+                          const char *schedule)
+{
+    av_add(run, exe);
+    av_add(run, "baseline");
+    av_add(run, p->method);
+    av_placement(run, p);
+    av_micro_batches(run, p);
+    av_add(run, "-o");
+    av_add(run, schedule);
+    av_add(sim, exe);
+    av_add(sim, "simulate");
+    av_add(sim, schedule);
+    av_micro_batches(sim, p);
+    av_add(sim, "--json");
+}
+
+/* A search point: `tessel search ... -o SCHEDULE --json`. */
+static void argv_search(argvec *run, const ts_sweep_point *p, const ts_sweep_exec_opts *o,
+                        const char *schedule)
+{
+    av_add(run, o->exe);
+    av_add(run, "search");
+    av_placement(run, p);
+    av_add(run, "--memory");
+    av_add(run, p->memory < 0 ? "none" : av_num(run, "%.0f", (double)p->memory));
+    av_add(run, "--method");
+    av_add(run, p->method);
+    if (p->nmicros > 0) {
+        av_add(run, "--nmicros");
+        av_add(run, av_num(run, "%.0f", p->nmicros));
+    }
+    av_micro_batches(run, p);
+    if (o->time_limit > 0) {
+        av_add(run, "--time-limit");
+        av_add(run, av_num(run, "%g", o->time_limit));
+    }
+    av_add(run, "-o");
+    av_add(run, schedule);
+    av_add(run, "--json");
+}
+
+/* stdin from /dev/null, stdout to the summary file, stderr to the log: fd[0..2]. */
+static int open_outputs(const ts_sweep_job *j, int fd[3], ts_err *e)
+{
+    fd[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    fd[1] = open(j->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    fd[2] = open(j->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd[0] >= 0 && fd[1] >= 0 && fd[2] >= 0)
+        return TS_OK;
+    int err = errno;
+    for (int i = 0; i < 3; i++)
+        if (fd[i] >= 0)
+            close(fd[i]);
+    return ts_fail(e, TS_ESYS, "%s: cannot create the worker's output files: %s", j->out_path,
+                   strerror(err));
+}
+
+/* In the worker of a baseline point: the baseline writes the schedule (its chatter goes to the
+ * log), then this process becomes the simulator whose JSON is the point's summary. */
+static void child_baseline(const char *exe, argvec *run, argvec *sim)
+{
+    pid_t me = getpid();
+    pid_t b = fork();
+    if (b < 0)
+        _exit(127);
+    if (b == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != me)
+            _exit(127);
+        if (dup2(2, 1) < 0)
+            _exit(127);
+        child_exec(exe, run);
+    }
+    int st;
+    while (waitpid(b, &st, 0) < 0)
+        if (errno != EINTR)
+            _exit(127);
+    if (WIFSIGNALED(st))
+        raise(WTERMSIG(st));
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 127);
+    child_exec(exe, sim);
+}
+
+int ts_sweep_job_start(ts_sweep_job *j, const ts_sweep_point *p, const ts_sweep_exec_opts *o,
+                       ts_err *e)
+{
+    if (job_paths(j, p, o->outdir, e))
+        return e->code;
     bool baseline = ts_sweep_method_is_baseline(p->method);
     argvec run = {0}, sim = {0};
-    av_add(&run, o->exe);
-    if (baseline) {
-        av_add(&run, "baseline");
-        av_add(&run, p->method);
-        av_placement(&run, p);
-        if (p->micro_batches > 0) {
-            av_add(&run, "--micro-batches");
-            av_add(&run, av_num(&run, "%.0f", (double)p->micro_batches));
-        }
-        av_add(&run, "-o");
-        av_add(&run, j->tmp_schedule);
-        av_add(&sim, o->exe);
-        av_add(&sim, "simulate");
-        av_add(&sim, j->tmp_schedule);
-        if (p->micro_batches > 0) {
-            av_add(&sim, "--micro-batches");
-            av_add(&sim, av_num(&sim, "%.0f", (double)p->micro_batches));
-        }
-        av_add(&sim, "--json");
-    } else {
-        av_add(&run, "search");
-        av_placement(&run, p);
-        av_add(&run, "--memory");
-        av_add(&run, p->memory < 0 ? "none" : av_num(&run, "%.0f", (double)p->memory));
-        av_add(&run, "--method");
-        av_add(&run, p->method);
-        if (p->nmicros > 0) {
-            av_add(&run, "--nmicros");
-            av_add(&run, av_num(&run, "%.0f", p->nmicros));
-        }
-        if (p->micro_batches > 0) {
-            av_add(&run, "--micro-batches");
-            av_add(&run, av_num(&run, "%.0f", (double)p->micro_batches));
-        }
-        if (o->time_limit > 0) {
-            av_add(&run, "--time-limit");
-            av_add(&run, av_num(&run, "%g", o->time_limit));
-        }
-        av_add(&run, "-o");
-        av_add(&run, j->tmp_schedule);
-        av_add(&run, "--json");
-    }
-
-    int out = open(j->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    int log = open(j->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (out < 0 || log < 0 || devnull < 0) {
-        int err = errno;
-        if (out >= 0)
-            close(out);
-        if (log >= 0)
-            close(log);
-        if (devnull >= 0)
-            close(devnull);
-        ts_fail(e, TS_ESYS, "%s: cannot create the worker's output files: %s", j->out_path,
-                strerror(err));
+    if (baseline)
+        argv_baseline(&run, &sim, p, o->exe, j->tmp_schedule);
+    else
+        argv_search(&run, p, o, j->tmp_schedule);
+    int fd[3];
+    if (open_outputs(j, fd, e)) {
         ts_sweep_job_clear(j);
-        return TS_ESYS;
+        return e->code;
     }
     pid_t parent = getpid();
     fflush(NULL);
     pid_t pid = fork();
+    if (pid == 0) {
+        child_setup(parent);
+        for (int i = 0; i < 3; i++)
+            if (dup2(fd[i], i) < 0)
+                _exit(127);
+        if (baseline)
+            child_baseline(o->exe, &run, &sim);
+        child_exec(o->exe, &run);
+    }
+    int err = errno;
+    for (int i = 0; i < 3; i++)
+        close(fd[i]);
     if (pid < 0) {
-        int err = errno;
-        close(out);
-        close(log);
-        close(devnull);
         ts_sweep_job_clear(j);
         return ts_fail(e, TS_ESYS, "cannot start a worker: %s", strerror(err));
     }
-    if (pid == 0) {
-        child_setup(parent);
-        if (dup2(devnull, 0) < 0 || dup2(out, 1) < 0 || dup2(log, 2) < 0)
-            _exit(127);
-        if (baseline) {
-            /* Two steps: the baseline writes the schedule (its chatter goes to the log), then
-             * this process becomes the simulator whose JSON is the point's summary. */
-            pid_t me = getpid();
-            pid_t b = fork();
-            if (b < 0)
-                _exit(127);
-            if (b == 0) {
-                prctl(PR_SET_PDEATHSIG, SIGKILL);
-                if (getppid() != me)
-                    _exit(127);
-                if (dup2(2, 1) < 0)
-                    _exit(127);
-                child_exec(o->exe, &run);
-            }
-            int st;
-            while (waitpid(b, &st, 0) < 0)
-                if (errno != EINTR)
-                    _exit(127);
-            if (WIFSIGNALED(st))
-                raise(WTERMSIG(st));
-            if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-                _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 127);
-            child_exec(o->exe, &sim);
-        }
-        child_exec(o->exe, &run);
-    }
     setpgid(pid, pid); /* also here, so that a kill right after fork reaches the group */
-    close(out);
-    close(log);
-    close(devnull);
     j->pid = pid;
     j->started = ts_sweep_now();
     j->time_limit = o->time_limit;
@@ -292,87 +317,165 @@ static bool file_nonempty(const char *path)
     return stat(path, &st) == 0 && st.st_size > 0;
 }
 
-json_t *ts_sweep_job_finish(ts_sweep_job *j, int wstatus)
-{
-    const ts_sweep_point *p = j->point;
-    double wall = ts_sweep_now() - j->started;
-    json_t *summary = NULL, *message = NULL;
-    ts_sweep_status status = TS_SWEEP_ERROR;
-    char buf[512];
-    bool exited = WIFEXITED(wstatus);
-    int code = exited ? WEXITSTATUS(wstatus) : -1;
+/* What the worker's end says: status, message and (for an answer) the JSON summary. */
+typedef struct {
+    ts_sweep_status status;
+    json_t *message, *summary;
+    bool exited;
+    int code;
+} outcome;
 
+static void read_summary(const ts_sweep_job *j, outcome *r)
+{
+    size_t n;
+    char *out = slurp(j->out_path, &n);
+    json_error_t je;
+    r->summary = out ? json_loadb(out, n, 0, &je) : NULL;
+    free(out);
+    if (!json_is_object(r->summary)) {
+        json_decref(r->summary);
+        r->summary = NULL;
+        r->message = json_string("the command printed no JSON summary");
+    } else if (json_is_true(json_object_get(r->summary, "timed_out"))) {
+        r->status = TS_SWEEP_TIMEOUT;
+        r->message = last_line(j->log_path);
+        if (!r->message)
+            r->message = json_string("the time limit cut the search");
+    } else {
+        r->status = TS_SWEEP_OK;
+    }
+}
+
+static outcome classify(const ts_sweep_job *j, int wstatus, double wall)
+{
+    outcome r = {TS_SWEEP_ERROR, NULL, NULL, WIFEXITED(wstatus), 0};
+    r.code = r.exited ? WEXITSTATUS(wstatus) : -1;
+    char buf[512];
     if (j->killed_late) {
-        status = TS_SWEEP_TIMEOUT;
+        r.status = TS_SWEEP_TIMEOUT;
         snprintf(buf, sizeof buf, "killed by the sweep after %.1f s (time limit %g s)", wall,
                  j->time_limit);
-        message = json_string(buf);
-    } else if (!exited) {
+        r.message = json_string(buf);
+    } else if (!r.exited) {
         snprintf(buf, sizeof buf, "the worker was killed by signal %d", WTERMSIG(wstatus));
-        message = json_string(buf);
-    } else if (code == 0) {
-        size_t n;
-        char *out = slurp(j->out_path, &n);
-        json_error_t je;
-        summary = out ? json_loadb(out, n, 0, &je) : NULL;
-        free(out);
-        if (!json_is_object(summary)) {
-            json_decref(summary);
-            summary = NULL;
-            message = json_string("the command printed no JSON summary");
-        } else if (json_is_true(json_object_get(summary, "timed_out"))) {
-            status = TS_SWEEP_TIMEOUT;
-            message = last_line(j->log_path);
-            if (!message)
-                message = json_string("the time limit cut the search");
-        } else {
-            status = TS_SWEEP_OK;
-        }
+        r.message = json_string(buf);
+    } else if (r.code == 0) {
+        read_summary(j, &r);
     } else {
-        status = code == 1 ? TS_SWEEP_INFEASIBLE : TS_SWEEP_ERROR;
+        r.status = r.code == 1 ? TS_SWEEP_INFEASIBLE : TS_SWEEP_ERROR;
         /* "No answer" that comes when the time limit is used up proves nothing about
          * feasibility: the search ran out of time before it could decide. */
-        if (code == 1 && j->time_limit > 0 && wall >= j->time_limit)
-            status = TS_SWEEP_TIMEOUT;
-        message = last_line(j->log_path);
-        if (!message) {
-            snprintf(buf, sizeof buf, "exit status %d", code);
-            message = json_string(buf);
+        if (r.code == 1 && j->time_limit > 0 && wall >= j->time_limit)
+            r.status = TS_SWEEP_TIMEOUT;
+        r.message = last_line(j->log_path);
+        if (!r.message) {
+            snprintf(buf, sizeof buf, "exit status %d", r.code);
+            r.message = json_string(buf);
         }
     }
+    return r;
+}
 
-    /* A schedule counts only when the command finished with an answer. */
-    bool have_schedule = summary && file_nonempty(j->tmp_schedule) &&
-                         rename(j->tmp_schedule, j->schedule) == 0;
-    unlink(j->tmp_schedule);
-    unlink(j->out_path);
-    bool keep_log = status != TS_SWEEP_OK && file_nonempty(j->log_path);
-    if (!keep_log)
-        unlink(j->log_path);
-    char rel[600];
-
+/* The record: id, status, message, the point's parameters, then how the run went. Takes the
+ * outcome's references. */
+static json_t *make_record(const ts_sweep_point *p, outcome *r, double wall, double time_limit,
+                           bool have_schedule, bool keep_log)
+{
     json_t *rec = json_object();
     json_t *params = ts_sweep_point_params(p);
     if (!rec || !params) {
         json_decref(rec);
         json_decref(params);
-        json_decref(summary);
-        json_decref(message);
+        json_decref(r->summary);
+        json_decref(r->message);
         return NULL;
     }
+    char rel[600];
     json_object_set_new(rec, "id", json_string(p->id));
-    json_object_set_new(rec, "status", json_string(ts_sweep_status_name(status)));
-    json_object_set_new(rec, "message", message ? message : json_null());
+    json_object_set_new(rec, "status", json_string(ts_sweep_status_name(r->status)));
+    json_object_set_new(rec, "message", r->message ? r->message : json_null());
     json_object_update(rec, params);
     json_decref(params);
     json_object_set_new(rec, "wall_seconds", json_real(wall));
-    json_object_set_new(rec, "time_limit",
-                        j->time_limit > 0 ? json_real(j->time_limit) : json_null());
-    json_object_set_new(rec, "exit_code", exited ? json_integer(code) : json_null());
+    json_object_set_new(rec, "time_limit", time_limit > 0 ? json_real(time_limit) : json_null());
+    json_object_set_new(rec, "exit_code", r->exited ? json_integer(r->code) : json_null());
     snprintf(rel, sizeof rel, "schedules/%s.json", p->id);
     json_object_set_new(rec, "schedule", have_schedule ? json_string(rel) : json_null());
     snprintf(rel, sizeof rel, "logs/%s.log", p->id);
     json_object_set_new(rec, "log", keep_log ? json_string(rel) : json_null());
-    json_object_set_new(rec, "result", summary ? summary : json_null());
+    json_object_set_new(rec, "result", r->summary ? r->summary : json_null());
     return rec;
+}
+
+json_t *ts_sweep_job_finish(ts_sweep_job *j, int wstatus)
+{
+    double wall = ts_sweep_now() - j->started;
+    outcome r = classify(j, wstatus, wall);
+    /* A schedule counts only when the command finished with an answer. */
+    bool have_schedule = r.summary && file_nonempty(j->tmp_schedule) &&
+                         rename(j->tmp_schedule, j->schedule) == 0;
+    unlink(j->tmp_schedule);
+    unlink(j->out_path);
+    bool keep_log = r.status != TS_SWEEP_OK && file_nonempty(j->log_path);
+    if (!keep_log)
+        unlink(j->log_path);
+    return make_record(j->point, &r, wall, j->time_limit, have_schedule, keep_log);
+}
+
+json_t *ts_sweep_error_record(const ts_sweep_point *p, const char *message, double wall)
+{
+    outcome r = {TS_SWEEP_ERROR, json_string(message), NULL, false, 0};
+    return make_record(p, &r, wall, 0, false, false);
+}
+
+int ts_sweep_jobs_reap(ts_sweep_job *jobs, int n, int *wstatus)
+{
+    for (int i = 0; i < n; i++) {
+        if (jobs[i].pid <= 0)
+            continue;
+        /* Peek first: while the finished worker is a zombie its process group id cannot be
+         * reused, so whatever is left in its group (a baseline step) can be killed safely. */
+        siginfo_t si;
+        memset(&si, 0, sizeof si);
+        if (waitid(P_PID, (id_t)jobs[i].pid, &si, WEXITED | WNOHANG | WNOWAIT) || si.si_pid <= 0)
+            continue;
+        kill(-jobs[i].pid, SIGKILL);
+        pid_t got;
+        while ((got = waitpid(jobs[i].pid, wstatus, 0)) < 0 && errno == EINTR)
+            ;
+        if (got == jobs[i].pid)
+            return i;
+    }
+    return -1;
+}
+
+void ts_sweep_jobs_kill_late(ts_sweep_job *jobs, int n, double now)
+{
+    for (int i = 0; i < n; i++) {
+        ts_sweep_job *j = &jobs[i];
+        if (j->pid && j->deadline > 0 && now > j->deadline && !j->killed_late) {
+            j->killed_late = true;
+            ts_sweep_job_kill(j);
+        }
+    }
+}
+
+int ts_sweep_jobs_stop(ts_sweep_job *jobs, int n)
+{
+    int stopped = 0;
+    for (int i = 0; i < n; i++)
+        ts_sweep_job_kill(&jobs[i]);
+    for (int i = 0; i < n; i++) {
+        ts_sweep_job *j = &jobs[i];
+        if (j->pid <= 0)
+            continue;
+        while (waitpid(j->pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+        unlink(j->tmp_schedule);
+        unlink(j->out_path);
+        unlink(j->log_path);
+        ts_sweep_job_clear(j);
+        stopped++;
+    }
+    return stopped;
 }
