@@ -116,6 +116,11 @@ int ts_trace_flow(ts_trace *t, long id, const char *name, int from_tid, double f
     return 0;
 }
 
+json_t *ts_trace_to_json(const ts_trace *t)
+{
+    return t ? json_pack("{s:O, s:s}", "traceEvents", t->events, "displayTimeUnit", "ms") : NULL;
+}
+
 int ts_trace_write(const ts_trace *t, const char *path, ts_err *e)
 {
     if (!t || !path)

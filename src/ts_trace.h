@@ -19,6 +19,8 @@ int ts_trace_slice(ts_trace *t, int tid, const char *name, const char *category,
 int ts_trace_flow(ts_trace *t, long id, const char *name, int from_tid, double from_us,
                   int to_tid, double to_us);
 int ts_trace_write(const ts_trace *t, const char *path, ts_err *e);
+/* The document ts_trace_write writes, as a JSON value (new reference; NULL when out of memory). */
+json_t *ts_trace_to_json(const ts_trace *t);
 /* The planned timeline of a schedule: one track per device, one slice per instance and device,
  * args {block, micro, memory, step}; unit_us microseconds per time unit. */
 ts_trace *ts_trace_from_schedule(const ts_schedule *s, double unit_us);

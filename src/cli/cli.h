@@ -91,5 +91,6 @@ int ts_cmd_compare(int argc, char **argv);
 int ts_cmd_render(int argc, char **argv);
 int ts_cmd_trace(int argc, char **argv);
 int ts_cmd_sweep(int argc, char **argv);
+int ts_cmd_serve(int argc, char **argv);
 
 #endif

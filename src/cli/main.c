@@ -17,6 +17,7 @@ static const ts_cli_cmd ts_commands[] = {
     {"compare", "baselines and search methods side by side in one table", ts_cmd_compare},
     {"render", "draw a schedule as an SVG timeline (optionally PNG)", ts_cmd_render},
     {"trace", "write a schedule's planned timeline as a Chrome trace", ts_cmd_trace},
+    {"serve", "the placement explorer: a local web application", ts_cmd_serve},
 };
 
 static void ts_usage(FILE *f)

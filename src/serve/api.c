@@ -1,0 +1,164 @@
+/* The explorer's JSON API: one function per route over the core library; searches go to the
+ * job workers (jobs.c). Every answer is a JSON object; a refusal is {"error": one line}. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ts_baseline.h"
+#include "ts_json.h"
+#include "ts_render.h"
+#include "ts_serve.h"
+#include "ts_solver.h"
+#include "ts_trace.h"
+
+static int ts_api_error(json_t **out, int status, const char *msg)
+{
+    *out = json_pack("{s:s}", "error", msg);
+    return status;
+}
+
+static int ts_api_info(json_t **out)
+{
+    json_t *b = json_array(), *bl = json_array(), *m = json_array();
+    for (int i = 0; i < ts_builtin_count(); i++) {
+        const ts_builtin_info *bi = ts_builtin_at(i);
+        json_array_append_new(b, json_pack("{s:s, s:s, s:i, s:i, s:i}", "name", bi->name,
+                                           "description", bi->description, "min_devs",
+                                           bi->min_devs, "max_devs", bi->max_devs, "step_devs",
+                                           bi->step_devs));
+    }
+    for (int i = 0; i < ts_baseline_count(); i++) {
+        const ts_baseline_info *bi = ts_baseline_at(i);
+        json_array_append_new(bl, json_pack("{s:s, s:s, s:s}", "name", bi->name, "description",
+                                            bi->description, "fits", bi->fits));
+    }
+    json_array_append_new(m, json_string("auto"));
+    for (int i = 0; i < (int)TS_METHOD_MODULO + 1; i++)
+        json_array_append_new(m, json_string(ts_method_name((ts_method)i)));
+    *out = json_pack("{s:o, s:o, s:o, s:{s:i, s:i, s:f, s:i}}", "builtins", b, "baselines", bl,
+                     "methods", m, "limits", "max_body", (int)TS_API_MAX_BODY, "max_n",
+                     TS_API_MAX_N, "max_time_limit", TS_API_MAX_TIME_LIMIT, "max_values",
+                     TS_API_MAX_VALUES);
+    return 200;
+}
+
+static int ts_api_builtin_place(const ts_api_request *rq, json_t **out)
+{
+    ts_placement *p;
+    ts_err e = {0};
+    if (ts_builtin_make(rq->builtin, &rq->bopts, &p, &e))
+        return ts_api_error(out, 422, e.msg);
+    *out = json_pack("{s:o}", "placement", ts_placement_to_json(p));
+    ts_placement_free(p);
+    return 200;
+}
+
+static json_t *ts_api_longs(const long *v, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, json_integer(v[i]));
+    return a;
+}
+
+/* The placement parsed (so it passed every check the command line makes): its figures. */
+static int ts_api_check(const ts_api_request *rq, json_t **out)
+{
+    const ts_placement *p = rq->placement;
+    long *load = calloc((size_t)p->ndevs, sizeof(long));
+    if (!load)
+        return ts_api_error(out, 500, "out of memory");
+    ts_placement_device_load(p, load);
+    *out = json_pack("{s:b, s:s, s:i, s:i, s:i, s:i, s:I, s:I, s:o}", "ok", 1, "name",
+                     p->name ? p->name : "", "ndevs", p->ndevs, "nblocks", p->nblocks, "nedges",
+                     p->nedges, "micro_batches", rq->micro_batches, "lower_bound",
+                     (json_int_t)ts_lower_bound(p, rq->micro_batches), "max_load",
+                     (json_int_t)ts_placement_max_load(p), "load", ts_api_longs(load, p->ndevs));
+    free(load);
+    return 200;
+}
+
+static int ts_api_baseline(const ts_api_request *rq, json_t **out)
+{
+    ts_schedule *s;
+    ts_err e = {0};
+    if (ts_baseline_make(rq->kind, rq->placement, rq->micro_batches, &s, &e))
+        return ts_api_error(out, 422, e.msg);
+    json_t *sum = ts_serve_summary(s, rq->micro_batches, rq, &e);
+    if (!sum) {
+        ts_schedule_free(s);
+        return ts_api_error(out, 500, e.msg);
+    }
+    *out = json_pack("{s:o, s:o}", "schedule", ts_schedule_to_json(s), "summary", sum);
+    ts_schedule_free(s);
+    return 200;
+}
+
+static int ts_api_trace(const ts_api_request *rq, json_t **out)
+{
+    ts_schedule *u;
+    ts_err e = {0};
+    if (ts_serve_schedule_at(rq->schedule, rq->micro_batches, rq->replayed, &u, &e))
+        return ts_api_error(out, 422, e.msg);
+    ts_trace *t = ts_trace_from_schedule(u, 1.0);
+    *out = t ? ts_trace_to_json(t) : NULL;
+    ts_trace_free(t);
+    ts_schedule_free(u);
+    return *out ? 200 : ts_api_error(out, 500, "trace: out of memory");
+}
+
+json_t *ts_api_view(const ts_schedule *u, ts_err *e); /* view.c */
+
+static int ts_api_view_route(const ts_api_request *rq, json_t **out)
+{
+    ts_schedule *u;
+    ts_err e = {0};
+    if (ts_serve_schedule_at(rq->schedule, rq->micro_batches, rq->replayed, &u, &e))
+        return ts_api_error(out, 422, e.msg);
+    *out = ts_api_view(u, &e);
+    ts_schedule_free(u);
+    return *out ? 200 : ts_api_error(out, 500, e.msg);
+}
+
+static int ts_api_jobs(ts_jobs *jobs, const ts_api_request *rq, json_t **out)
+{
+    ts_err e = {0};
+    long id = 0;
+    int st;
+    switch (rq->route) {
+    case TS_API_JOB_START:
+        st = ts_jobs_start(jobs, rq, &id, &e);
+        if (st != 200)
+            return ts_api_error(out, st, e.msg);
+        *out = json_pack("{s:I}", "id", (json_int_t)id);
+        return 200;
+    case TS_API_JOB_LIST:
+        *out = ts_jobs_list(jobs);
+        return 200;
+    case TS_API_JOB_STATUS:
+        *out = ts_jobs_status(jobs, rq->job_id, true);
+        return *out ? 200 : ts_api_error(out, 404, "no such job");
+    default:
+        if (ts_jobs_cancel(jobs, rq->job_id))
+            return ts_api_error(out, 404, "no such job");
+        *out = ts_jobs_status(jobs, rq->job_id, false);
+        return 200;
+    }
+}
+
+int ts_api_handle(ts_jobs *jobs, const ts_api_request *rq, json_t **out)
+{
+    int st;
+    *out = NULL;
+    switch (rq->route) {
+    case TS_API_INFO: st = ts_api_info(out); break;
+    case TS_API_BUILTIN: st = ts_api_builtin_place(rq, out); break;
+    case TS_API_CHECK: st = ts_api_check(rq, out); break;
+    case TS_API_BASELINE: st = ts_api_baseline(rq, out); break;
+    case TS_API_VIEW: st = ts_api_view_route(rq, out); break;
+    case TS_API_TRACE: st = ts_api_trace(rq, out); break;
+    default: st = ts_api_jobs(jobs, rq, out); break;
+    }
+    if (!*out)
+        return ts_api_error(out, 500, "out of memory");
+    return st;
+}

@@ -1,0 +1,150 @@
+/* libmicrohttpd glue: collects a request's body (up to TS_API_MAX_BODY), answers the API through
+ * ts_api_parse + ts_api_handle and the page from the embedded assets. No other file is read. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <microhttpd.h>
+#include "serve_assets.h"
+#include "ts_serve.h"
+#include "ts_serve_http.h"
+
+typedef struct {
+    char *body;
+    size_t len, cap;
+    bool too_large;
+} ts_http_req;
+
+static enum MHD_Result ts_http_send(struct MHD_Connection *c, int status, const char *type,
+                                    const void *data, size_t size)
+{
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(size, (void *)data, MHD_RESPMEM_MUST_COPY);
+    if (!r)
+        return MHD_NO;
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(r, "Content-Security-Policy",
+                            "default-src 'self'; img-src 'self' data: blob:; "
+                            "style-src 'self' 'unsafe-inline'; connect-src 'self'");
+    enum MHD_Result ok = MHD_queue_response(c, (unsigned)status, r);
+    MHD_destroy_response(r);
+    return ok;
+}
+
+static enum MHD_Result ts_http_json(struct MHD_Connection *c, int status, json_t *j)
+{
+    char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    json_decref(j);
+    if (!s)
+        return ts_http_send(c, 500, "application/json", "{\"error\":\"out of memory\"}", 25);
+    enum MHD_Result ok = ts_http_send(c, status, "application/json", s, strlen(s));
+    free(s);
+    return ok;
+}
+
+static enum MHD_Result ts_http_error(struct MHD_Connection *c, int status, const char *msg)
+{
+    return ts_http_json(c, status, json_pack("{s:s}", "error", msg));
+}
+
+static enum MHD_Result ts_http_asset(struct MHD_Connection *c, const char *url, const char *method)
+{
+    if (strcmp(method, "GET") && strcmp(method, "HEAD"))
+        return ts_http_error(c, 405, "only GET serves the page");
+    size_t plen = strcspn(url, "?#");
+    if (plen == 1 && url[0] == '/') {
+        url = "/index.html";
+        plen = strlen(url);
+    }
+    for (const ts_serve_asset *a = ts_serve_assets; a->path; a++)
+        if (strlen(a->path) == plen && !strncmp(a->path, url, plen))
+            return ts_http_send(c, 200, a->type, a->data, a->size);
+    return ts_http_error(c, 404, "no such page");
+}
+
+/* With a loopback address, a Host header naming another site means a page elsewhere is trying
+ * to reach this server through DNS rebinding: refuse it. */
+static bool ts_http_host_ok(struct MHD_Connection *c, const ts_serve_http *h)
+{
+    if (!h->loopback)
+        return true;
+    const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+    if (!host)
+        return true;
+    static const char *const ok[] = {"127.0.0.1", "localhost", "[::1]"};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        size_t n = strlen(ok[i]);
+        if (!strncmp(host, ok[i], n) && (host[n] == 0 || host[n] == ':'))
+            return true;
+    }
+    return false;
+}
+
+static enum MHD_Result ts_http_api(struct MHD_Connection *c, const ts_serve_http *h,
+                                   const char *url, const char *method, const ts_http_req *rb)
+{
+    ts_api_request rq;
+    ts_err e = {0};
+    if (rb->too_large)
+        return ts_http_error(c, 413, "request: body larger than the limit");
+    if (ts_api_parse(method, url, rb->body, rb->len, &rq, &e))
+        return ts_http_error(c, rq.http_status, e.msg);
+    json_t *out;
+    int status = ts_api_handle(h->jobs, &rq, &out);
+    ts_api_request_free(&rq);
+    return ts_http_json(c, status, out);
+}
+
+enum MHD_Result ts_http_access(void *cls, struct MHD_Connection *c, const char *url,
+                               const char *method, const char *version, const char *upload,
+                               size_t *upload_size, void **con_cls)
+{
+    const ts_serve_http *h = cls;
+    ts_http_req *rb = *con_cls;
+    (void)version;
+    if (!rb) { /* first call: headers only */
+        if (!(rb = calloc(1, sizeof *rb)))
+            return MHD_NO;
+        *con_cls = rb;
+        return MHD_YES;
+    }
+    if (*upload_size) { /* a piece of the body */
+        size_t n = *upload_size;
+        *upload_size = 0;
+        if (rb->too_large || rb->len + n > TS_API_MAX_BODY) {
+            rb->too_large = true;
+            return MHD_YES;
+        }
+        if (rb->len + n + 1 > rb->cap) {
+            size_t nc = (rb->len + n + 1) * 2;
+            char *nb = realloc(rb->body, nc);
+            if (!nb)
+                return MHD_NO;
+            rb->body = nb;
+            rb->cap = nc;
+        }
+        memcpy(rb->body + rb->len, upload, n);
+        rb->len += n;
+        return MHD_YES;
+    }
+    if (!ts_http_host_ok(c, h))
+        return ts_http_error(c, 403, "request: Host header names another site");
+    if (!strncmp(url, "/api/", 5))
+        return ts_http_api(c, h, url, method, rb);
+    return ts_http_asset(c, url, method);
+}
+
+void ts_http_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                       enum MHD_RequestTerminationCode toe)
+{
+    (void)cls;
+    (void)c;
+    (void)toe;
+    ts_http_req *rb = *con_cls;
+    if (rb) {
+        free(rb->body);
+        free(rb);
+    }
+    *con_cls = NULL;
+}

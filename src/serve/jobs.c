@@ -1,0 +1,369 @@
+/* Search jobs in worker processes. A solver run cannot be interrupted from outside, but a process
+ * can: each job is a forked child that runs ts_worker_run and streams lines through a pipe; a
+ * monitor thread reads them, reaps the child, and kills it on cancel or past its time limit. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+#include "ts_serve.h"
+
+#define TS_JOBS_KEEP 32              /* jobs remembered (finished ones are evicted oldest first) */
+#define TS_JOBS_MAX_LINE (64L << 20) /* a worker's answer larger than this is refused */
+
+typedef enum { TS_JS_RUNNING, TS_JS_DONE, TS_JS_FAILED, TS_JS_CANCELLED, TS_JS_TIMEOUT } ts_jstate;
+static const char *const ts_jstate_names[] = {"running", "done", "failed", "cancelled",
+                                              "timed out"};
+static const char *const ts_jkind_names[] = {"search", "compare", "whatif"};
+
+typedef struct {
+    long id; /* 0: free slot */
+    ts_job_kind kind;
+    ts_jstate state;
+    pid_t pid;   /* -1 once reaped */
+    int fd;      /* read end of the worker's pipe, -1 once closed */
+    char *line;  /* the partial line read so far */
+    size_t len, cap;
+    json_t *progress, *result;
+    char error[512];
+    double started, deadline, finished;
+} ts_job;
+
+struct ts_jobs {
+    pthread_mutex_t mu;
+    pthread_t monitor;
+    bool stop;
+    int max_running;
+    long next_id;
+    ts_job jobs[TS_JOBS_KEEP];
+};
+
+static double ts_jnow(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void ts_job_clear(ts_job *j)
+{
+    free(j->line);
+    json_decref(j->progress);
+    json_decref(j->result);
+    memset(j, 0, sizeof *j);
+    j->fd = -1;
+    j->pid = -1;
+}
+
+static void ts_job_finish(ts_job *j, ts_jstate st, const char *why)
+{
+    if (j->state != TS_JS_RUNNING)
+        return;
+    j->state = st;
+    j->finished = ts_jnow();
+    if (why)
+        snprintf(j->error, sizeof j->error, "%s", why);
+}
+
+/* One complete line from the worker: progress, result or error. */
+static void ts_job_line(ts_job *j, char *s, size_t n)
+{
+    if (n < 2 || s[1] != ' ')
+        return;
+    json_t *v = json_loadb(s + 2, n - 2, 0, NULL);
+    if (!v)
+        return;
+    if (s[0] == 'P') {
+        json_decref(j->progress);
+        j->progress = v;
+    } else if (s[0] == 'R') {
+        json_decref(j->result);
+        j->result = v;
+        ts_job_finish(j, TS_JS_DONE, NULL);
+    } else if (s[0] == 'E') {
+        ts_job_finish(j, TS_JS_FAILED, json_string_value(json_object_get(v, "error")));
+        json_decref(v);
+    } else {
+        json_decref(v);
+    }
+}
+
+/* Reads what the worker wrote; at end of stream reaps it. Called with the lock held. */
+static void ts_job_drain(ts_job *j)
+{
+    char buf[65536];
+    for (;;) {
+        ssize_t k = read(j->fd, buf, sizeof buf);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            return; /* EAGAIN: more later */
+        for (ssize_t i = 0; i < k; i++) {
+            if (buf[i] == '\n') {
+                ts_job_line(j, j->line, j->len);
+                j->len = 0;
+                continue;
+            }
+            if (j->len + 1 >= j->cap) {
+                size_t nc = j->cap ? 2 * j->cap : 4096;
+                char *nl = nc <= (size_t)TS_JOBS_MAX_LINE ? realloc(j->line, nc) : NULL;
+                if (!nl) {
+                    kill(j->pid, SIGKILL);
+                    ts_job_finish(j, TS_JS_FAILED, "the worker's answer is too large");
+                    k = 0;
+                    break;
+                }
+                j->line = nl;
+                j->cap = nc;
+            }
+            j->line[j->len++] = buf[i];
+        }
+        if (k == 0)
+            break;
+    }
+    close(j->fd);
+    j->fd = -1;
+    int status = 0;
+    while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    j->pid = -1;
+    char why[96];
+    snprintf(why, sizeof why, "the worker ended without an answer (%s %d)",
+             WIFSIGNALED(status) ? "signal" : "exit status",
+             WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    ts_job_finish(j, TS_JS_FAILED, why);
+}
+
+static void *ts_jobs_monitor(void *arg)
+{
+    ts_jobs *js = arg;
+    struct pollfd fds[TS_JOBS_KEEP];
+    int idx[TS_JOBS_KEEP];
+    for (;;) {
+        int n = 0;
+        pthread_mutex_lock(&js->mu);
+        if (js->stop) {
+            pthread_mutex_unlock(&js->mu);
+            return NULL;
+        }
+        double now = ts_jnow();
+        for (int i = 0; i < TS_JOBS_KEEP; i++) {
+            ts_job *j = &js->jobs[i];
+            if (j->id && j->state == TS_JS_RUNNING && now > j->deadline) {
+                kill(j->pid, SIGKILL);
+                ts_job_finish(j, TS_JS_TIMEOUT, "stopped: past its time limit");
+            }
+            if (j->id && j->fd >= 0) {
+                fds[n] = (struct pollfd){j->fd, POLLIN, 0};
+                idx[n++] = i;
+            }
+        }
+        pthread_mutex_unlock(&js->mu);
+        if (poll(fds, (nfds_t)n, 100) <= 0)
+            continue;
+        pthread_mutex_lock(&js->mu);
+        for (int k = 0; k < n; k++)
+            if (fds[k].revents && js->jobs[idx[k]].fd == fds[k].fd)
+                ts_job_drain(&js->jobs[idx[k]]);
+        pthread_mutex_unlock(&js->mu);
+    }
+}
+
+ts_jobs *ts_jobs_new(int max_running, ts_err *e)
+{
+    ts_jobs *js = calloc(1, sizeof *js);
+    if (!js) {
+        ts_fail(e, TS_ESYS, "serve: out of memory");
+        return NULL;
+    }
+    js->max_running = max_running;
+    js->next_id = 1;
+    for (int i = 0; i < TS_JOBS_KEEP; i++)
+        ts_job_clear(&js->jobs[i]);
+    pthread_mutex_init(&js->mu, NULL);
+    if (pthread_create(&js->monitor, NULL, ts_jobs_monitor, js)) {
+        pthread_mutex_destroy(&js->mu);
+        free(js);
+        ts_fail(e, TS_ESYS, "serve: cannot start the job monitor thread");
+        return NULL;
+    }
+    return js;
+}
+
+void ts_jobs_free(ts_jobs *js)
+{
+    if (!js)
+        return;
+    pthread_mutex_lock(&js->mu);
+    js->stop = true;
+    pthread_mutex_unlock(&js->mu);
+    pthread_join(js->monitor, NULL);
+    for (int i = 0; i < TS_JOBS_KEEP; i++) {
+        ts_job *j = &js->jobs[i];
+        if (j->pid > 0) {
+            kill(j->pid, SIGKILL);
+            while (waitpid(j->pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+        }
+        if (j->fd >= 0)
+            close(j->fd);
+        ts_job_clear(j);
+    }
+    pthread_mutex_destroy(&js->mu);
+    free(js);
+}
+
+/* A free slot, or the one of the oldest finished job (whose worker has been reaped). */
+static ts_job *ts_jobs_slot(ts_jobs *js)
+{
+    ts_job *best = NULL;
+    for (int i = 0; i < TS_JOBS_KEEP; i++) {
+        ts_job *j = &js->jobs[i];
+        if (!j->id)
+            return j;
+        if (j->state != TS_JS_RUNNING && j->fd < 0 && (!best || j->id < best->id))
+            best = j;
+    }
+    if (best)
+        ts_job_clear(best);
+    return best;
+}
+
+/* The worker's side of fork: only the pipe stays open (not the server's sockets, whose clients
+ * would otherwise wait for this process too), and it dies with the server. */
+static void ts_jobs_child(const ts_api_request *rq, int wfd)
+{
+#ifdef __linux__
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+    if (dup2(wfd, 3) < 0)
+        _exit(3);
+    struct rlimit rl;
+    long maxfd = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536 ? (long)rl.rlim_cur
+                                                                           : 65536;
+    for (long fd = 4; fd < maxfd; fd++)
+        close((int)fd);
+    ts_worker_run(rq, 3);
+    _exit(0);
+}
+
+/* Seconds a job may run: each search gets its limit, and the same grace as `tessel compare`. */
+static double ts_jobs_budget(const ts_api_request *rq)
+{
+    int searches = rq->job == TS_JOB_COMPARE ? (rq->nmethods ? rq->nmethods : 6)
+                   : rq->job == TS_JOB_WHATIF ? rq->nvalues : 1;
+    return searches * (1.25 * rq->time_limit + 5.0) + 5.0;
+}
+
+int ts_jobs_start(ts_jobs *js, const ts_api_request *rq, long *id, ts_err *e)
+{
+    int running = 0, pfd[2];
+    pthread_mutex_lock(&js->mu);
+    for (int i = 0; i < TS_JOBS_KEEP; i++)
+        running += js->jobs[i].id && js->jobs[i].state == TS_JS_RUNNING;
+    ts_job *j = running < js->max_running ? ts_jobs_slot(js) : NULL;
+    if (!j) {
+        pthread_mutex_unlock(&js->mu);
+        ts_fail(e, TS_EINPUT, "%d searches are running already (the limit is %d): cancel one or "
+                              "wait", running, js->max_running);
+        return 429;
+    }
+    if (pipe(pfd)) {
+        pthread_mutex_unlock(&js->mu);
+        ts_fail(e, TS_ESYS, "serve: cannot create a pipe: %s", strerror(errno));
+        return 500;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(pfd[0]);
+        ts_jobs_child(rq, pfd[1]);
+    }
+    close(pfd[1]);
+    if (pid < 0) {
+        close(pfd[0]);
+        pthread_mutex_unlock(&js->mu);
+        ts_fail(e, TS_ESYS, "serve: cannot start a worker: %s", strerror(errno));
+        return 500;
+    }
+    fcntl(pfd[0], F_SETFL, fcntl(pfd[0], F_GETFL) | O_NONBLOCK);
+    fcntl(pfd[0], F_SETFD, FD_CLOEXEC);
+    j->id = js->next_id++;
+    j->kind = rq->job;
+    j->state = TS_JS_RUNNING;
+    j->pid = pid;
+    j->fd = pfd[0];
+    j->started = ts_jnow();
+    j->deadline = j->started + ts_jobs_budget(rq);
+    *id = j->id;
+    pthread_mutex_unlock(&js->mu);
+    return 200;
+}
+
+static ts_job *ts_jobs_find(ts_jobs *js, long id)
+{
+    for (int i = 0; i < TS_JOBS_KEEP; i++)
+        if (js->jobs[i].id == id && id > 0)
+            return &js->jobs[i];
+    return NULL;
+}
+
+static json_t *ts_job_json(const ts_job *j, bool with_result)
+{
+    double end = j->state == TS_JS_RUNNING ? ts_jnow() : j->finished;
+    json_t *o = json_pack("{s:I, s:s, s:s, s:f}", "id", (json_int_t)j->id, "job",
+                          ts_jkind_names[j->kind], "state", ts_jstate_names[j->state], "elapsed",
+                          end - j->started);
+    if (o && j->progress)
+        json_object_set(o, "progress", j->progress);
+    if (o && j->error[0])
+        json_object_set_new(o, "error", json_string(j->error));
+    if (o && with_result && j->result)
+        json_object_set(o, "result", j->result);
+    return o;
+}
+
+json_t *ts_jobs_status(ts_jobs *js, long id, bool with_result)
+{
+    pthread_mutex_lock(&js->mu);
+    ts_job *j = ts_jobs_find(js, id);
+    json_t *o = j ? ts_job_json(j, with_result) : NULL;
+    pthread_mutex_unlock(&js->mu);
+    return o;
+}
+
+int ts_jobs_cancel(ts_jobs *js, long id)
+{
+    pthread_mutex_lock(&js->mu);
+    ts_job *j = ts_jobs_find(js, id);
+    if (j && j->state == TS_JS_RUNNING) {
+        kill(j->pid, SIGKILL); /* the monitor reaps it when its pipe closes */
+        ts_job_finish(j, TS_JS_CANCELLED, "cancelled");
+    }
+    pthread_mutex_unlock(&js->mu);
+    return j ? 0 : -1;
+}
+
+json_t *ts_jobs_list(ts_jobs *js)
+{
+    json_t *a = json_array();
+    int running = 0;
+    pthread_mutex_lock(&js->mu);
+    for (int i = 0; i < TS_JOBS_KEEP; i++)
+        if (js->jobs[i].id) {
+            json_array_append_new(a, ts_job_json(&js->jobs[i], false));
+            running += js->jobs[i].state == TS_JS_RUNNING || js->jobs[i].pid > 0;
+        }
+    pthread_mutex_unlock(&js->mu);
+    return json_pack("{s:o, s:i, s:i}", "jobs", a, "workers", running, "max_running",
+                     js->max_running);
+}

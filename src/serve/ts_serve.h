@@ -1,0 +1,104 @@
+/* tessel serve: a local web application (the placement explorer) over the core library and the
+ * solver. The HTTP server is libmicrohttpd; the page's assets are compiled in (serve_assets.h).
+ *
+ * Layers, each callable on its own:
+ *   ts_api_parse    bytes of one request (method, path, body) -> a checked ts_api_request.
+ *                   Pure: no server state, no I/O, no solver. This is the function a fuzz target
+ *                   drives: any input yields either TS_OK and a request to free, or an error with
+ *                   the HTTP status in rq->http_status and a one-line message in e.
+ *   ts_api_handle   one parsed request -> a JSON answer and an HTTP status (jobs run in workers).
+ *   ts_serve_main   the `tessel serve` command: options, the daemon, Ctrl-C. */
+#ifndef TS_SERVE_H
+#define TS_SERVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <jansson.h>
+#include "ts_placement.h"
+#include "ts_schedule.h"
+
+#define TS_API_MAX_BODY (4u << 20) /* bytes; a larger request body is refused with 413 */
+#define TS_API_MAX_VALUES 32       /* what-if points */
+#define TS_API_MAX_METHODS 12      /* compare rows asked for */
+#define TS_API_MAX_N 4096          /* micro-batches */
+#define TS_API_MAX_TIME_LIMIT 600.0
+
+typedef enum {
+    TS_API_INFO,       /* GET  /api/info: built-ins, baselines, methods, limits */
+    TS_API_BUILTIN,    /* POST /api/builtin {name, ndevs, infer, chunks} -> placement */
+    TS_API_CHECK,      /* POST /api/check {placement, file, memory, micro_batches} -> bound, load */
+    TS_API_BASELINE,   /* POST /api/baseline {placement, file, kind, micro_batches} -> schedule */
+    TS_API_VIEW,       /* POST /api/view {schedule, micro_batches, timeline} -> svg, memory */
+    TS_API_TRACE,      /* POST /api/trace {schedule, micro_batches, timeline} -> Chrome trace */
+    TS_API_JOB_START,  /* POST /api/jobs {job: search|compare|whatif, ...} -> {id} */
+    TS_API_JOB_LIST,   /* GET  /api/jobs */
+    TS_API_JOB_STATUS, /* GET  /api/jobs/ID: state, progress, result */
+    TS_API_JOB_CANCEL  /* POST /api/jobs/ID/cancel (or DELETE /api/jobs/ID) */
+} ts_api_route;
+
+typedef enum { TS_JOB_SEARCH, TS_JOB_COMPARE, TS_JOB_WHATIF } ts_job_kind;
+
+typedef struct {
+    ts_api_route route;
+    int http_status;        /* set when parsing refuses the request (400, 404, 405, 413) */
+    char file[80];          /* names the placement in messages, as a file name does on the CLI */
+    ts_placement *placement; /* owned: check, baseline, jobs */
+    ts_schedule *schedule;   /* owned: view, trace */
+    bool has_memory;         /* false: "none" (unconstrained) */
+    int nmemory;             /* 1 (uniform) or ndevs entries */
+    long *memory;            /* owned: nmemory capacities */
+    int micro_batches;       /* N (default 128) */
+    char method[16];         /* search: auto, lazy, fast, full, modulo */
+    double time_limit;       /* seconds per search (default 10) */
+    int nmicros;             /* lazy's k, 0 = search it */
+    char kind[24];           /* baseline kind */
+    bool replayed;           /* view/trace: replayed (as early as each device's order allows) */
+    ts_job_kind job;
+    long job_id;
+    char builtin[48];        /* builtin, and what-if over the device count */
+    ts_builtin_opts bopts;
+    char knob[16];           /* what-if: memory, n, ndevs */
+    int nvalues;
+    long values[TS_API_MAX_VALUES];
+    int nmethods;            /* compare: methods and baselines, in order */
+    char methods[TS_API_MAX_METHODS][24];
+} ts_api_request;
+
+/* Parses one request. method is the HTTP verb, url the path (a query string is ignored), body the
+ * raw bytes (need not be NUL-terminated; may be NULL when len is 0). On TS_OK the caller frees rq
+ * with ts_api_request_free; on error rq holds nothing to free and rq->http_status says which 4xx. */
+int ts_api_parse(const char *method, const char *url, const char *body, size_t len,
+                 ts_api_request *rq, ts_err *e);
+void ts_api_request_free(ts_api_request *rq);
+
+typedef struct ts_jobs ts_jobs;
+
+/* Runs one parsed request. *out gets the JSON answer (also for errors: {"error": message}).
+ * Returns the HTTP status. */
+int ts_api_handle(ts_jobs *jobs, const ts_api_request *rq, json_t **out);
+
+/* Search workers: each job is a child process (so a solver run can be cancelled by killing it)
+ * that streams progress lines and its result through a pipe; a monitor thread reads them and
+ * stops a job past its time limit (1.25 S + 5 s). At most max_running jobs run at once. */
+ts_jobs *ts_jobs_new(int max_running, ts_err *e);
+void ts_jobs_free(ts_jobs *j); /* kills and reaps every running worker */
+/* Returns the HTTP status: 200 with *id, 429 when max_running jobs run, 500. */
+int ts_jobs_start(ts_jobs *j, const ts_api_request *rq, long *id, ts_err *e);
+json_t *ts_jobs_status(ts_jobs *j, long id, bool with_result); /* NULL: unknown id */
+int ts_jobs_cancel(ts_jobs *j, long id);                     /* 0, or -1: unknown id */
+json_t *ts_jobs_list(ts_jobs *j);
+
+/* The work of one job, run inside the worker: writes "P <json>\n" progress lines and one
+ * "R <json>\n" result line (or "E <json>\n" with {error, status}) to fd. */
+void ts_worker_run(const ts_api_request *rq, int fd);
+
+/* A schedule as it runs at n micro-batches: unrolled through its repetend when it has fewer,
+ * and, when replayed, every instance moved as early as its device's order allows. */
+int ts_serve_schedule_at(const ts_schedule *s, int n, bool replayed, ts_schedule **out, ts_err *e);
+/* One line of a compare table or a search summary: figures at n micro-batches. */
+json_t *ts_serve_summary(const ts_schedule *s, int n, const ts_api_request *rq, ts_err *e);
+
+/* `tessel serve [--port P] [--host H] [--open] [--max-searches J]`; argv[0] is "serve". */
+int ts_serve_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,20 @@
+/* The libmicrohttpd callbacks of `tessel serve` (http.c) and what they share. */
+#ifndef TS_SERVE_HTTP_H
+#define TS_SERVE_HTTP_H
+
+#include <stdbool.h>
+#include <microhttpd.h>
+#include "ts_serve.h"
+
+typedef struct {
+    ts_jobs *jobs;
+    bool loopback; /* bound to a loopback address: Host headers must name it */
+} ts_serve_http;
+
+enum MHD_Result ts_http_access(void *cls, struct MHD_Connection *c, const char *url,
+                               const char *method, const char *version, const char *upload,
+                               size_t *upload_size, void **con_cls);
+void ts_http_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                       enum MHD_RequestTerminationCode toe);
+
+#endif

@@ -1,0 +1,111 @@
+/* What the page's timeline and memory panels draw for one schedule: the core renderer's SVG, the
+ * schedule's figures and whether it is valid, and each device's live memory over time. */
+#include <stdio.h>
+#include <stdlib.h>
+#include "ts_render.h"
+#include "ts_serve.h"
+
+json_t *ts_api_view(const ts_schedule *u, ts_err *e);
+
+typedef struct {
+    long step;
+    long delta;
+} ts_mem_event;
+
+static int ts_mem_cmp(const void *a, const void *b)
+{
+    const ts_mem_event *x = a, *y = b;
+    return (x->step > y->step) - (x->step < y->step);
+}
+
+/* One device's running memory: [[step, level after every block starting at step], ...], from
+ * level 0 before the first block. Memory is applied when a block starts, as the validator does. */
+static json_t *ts_mem_series(const ts_schedule *u, int d, ts_mem_event *ev)
+{
+    const ts_placement *p = u->placement;
+    int n = 0;
+    for (int i = 0; i < u->nentries; i++) {
+        const ts_block *b = &p->blocks[u->entries[i].block];
+        if (ts_block_on(b, d))
+            ev[n++] = (ts_mem_event){u->entries[i].step, b->memory};
+    }
+    qsort(ev, (size_t)n, sizeof *ev, ts_mem_cmp);
+    json_t *a = json_array();
+    long level = 0;
+    for (int i = 0; a && i < n; i++) {
+        level += ev[i].delta;
+        if (i + 1 < n && ev[i + 1].step == ev[i].step)
+            continue;
+        json_array_append_new(a, json_pack("[I, I]", (json_int_t)ev[i].step, (json_int_t)level));
+    }
+    return a;
+}
+
+static json_t *ts_view_memory(const ts_schedule *u)
+{
+    const ts_placement *p = u->placement;
+    ts_mem_event *ev = malloc(((size_t)u->nentries + 1) * sizeof *ev);
+    json_t *devs = json_array(), *cap = json_null();
+    if (!ev || !devs) {
+        free(ev);
+        json_decref(devs);
+        return NULL;
+    }
+    for (int d = 0; d < p->ndevs; d++)
+        json_array_append_new(devs, ts_mem_series(u, d, ev));
+    free(ev);
+    if (u->has_memory) {
+        json_decref(cap);
+        cap = json_array();
+        for (int d = 0; d < p->ndevs; d++)
+            json_array_append_new(cap, json_integer(u->memory[d]));
+    }
+    return json_pack("{s:o, s:o}", "devices", devs, "capacity", cap);
+}
+
+static json_t *ts_view_svg(const ts_schedule *u, ts_err *e)
+{
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
+    if (!f) {
+        ts_fail(e, TS_ESYS, "render: out of memory");
+        return NULL;
+    }
+    int rc = ts_render_svg(u, NULL, f, e);
+    if (fclose(f) != 0 && rc == TS_OK)
+        rc = ts_fail(e, TS_ESYS, "render: out of memory");
+    json_t *s = rc == TS_OK ? json_stringn(buf, size) : NULL;
+    free(buf);
+    return s;
+}
+
+json_t *ts_api_view(const ts_schedule *u, ts_err *e)
+{
+    ts_metrics m;
+    ts_err ve = {0};
+    ts_validate_opts vo = {0};
+    int valid = ts_schedule_validate(u, &vo, &ve) == TS_OK;
+    json_t *svg = ts_view_svg(u, e);
+    if (!svg)
+        return NULL;
+    if (ts_schedule_metrics(u, &m)) {
+        json_decref(svg);
+        ts_fail(e, TS_ESYS, "view: out of memory");
+        return NULL;
+    }
+    json_t *peak = json_array();
+    for (int d = 0; d < u->placement->ndevs; d++)
+        json_array_append_new(peak, json_integer(m.peak[d]));
+    json_t *j = json_pack("{s:o, s:i, s:i, s:I, s:I, s:f, s:I, s:I, s:o, s:b, s:s, s:o*}", "svg",
+                          svg, "ndevs", u->placement->ndevs, "micro_batches", u->nmicros,
+                          "makespan", (json_int_t)m.makespan, "lower_bound",
+                          (json_int_t)m.lower_bound, "bubble_rate", m.bubble_rate, "first",
+                          (json_int_t)m.first, "last", (json_int_t)m.last, "peak_memory", peak,
+                          "valid", valid, "message", valid ? "" : ve.msg, "memory",
+                          ts_view_memory(u));
+    ts_metrics_free(&m);
+    if (!j)
+        ts_fail(e, TS_ESYS, "view: out of memory");
+    return j;
+}
