@@ -13,7 +13,7 @@
 void ts_complete_opts_init(ts_complete_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->micro_batches = 128;
+    o->micro_batches = TS_DEFAULT_MICRO_BATCHES;
 }
 
 typedef struct {
@@ -199,7 +199,7 @@ int ts_complete(const ts_placement *p, const ts_complete_repetend *rep, const ts
      * phase's lower bound. */
     long slack = 0;
     if (o->accept > 0) {
-        int N = o->micro_batches > 0 ? o->micro_batches : 128;
+        int N = o->micro_batches > 0 ? o->micro_batches : TS_DEFAULT_MICRO_BATCHES;
         long reps = N >= k ? N - k + 1 : 1;
         double whole = (double)ts_iset_lower_bound(&ws) + (double)reps * (double)rep->period +
                        (double)ts_iset_lower_bound(&cs);

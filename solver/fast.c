@@ -195,12 +195,12 @@ int ts_fast_construct(const ts_placement *p, const int *chain, bool has_memory, 
 int ts_search_fast(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
                    ts_search_stats *st, ts_err *e)
 {
-    ts_search_stats local;
-    st = ts_stats_begin(st, &local);
+    ts_search_ctx ctx;
+    ts_ctx_begin(&ctx, p, o, st);
+    st = ctx.st;
     *out = NULL;
     int n = p->nblocks;
-    ts_budget b;
-    ts_budget_init(&b, o->time_limit);
+    const ts_budget b = ctx.budget;
     long maxload = ts_placement_max_load(p);
     int *chain = malloc((size_t)n * sizeof *chain + 1);
     int *mids = calloc((size_t)n + 1, sizeof *mids);
@@ -227,7 +227,7 @@ int ts_search_fast(const ts_placement *p, const ts_search_opts *o, ts_schedule *
                      p->name);
         goto out;
     }
-    ts_stats_phase(st, "construct", ts_now() - t0);
+    ts_ctx_phase(&ctx, TS_PHASE_CONSTRUCT, ts_now() - t0);
     int k = 0;
     for (int i = 0; i < n; i++)
         if (mids[i] + 1 > k)
@@ -319,7 +319,7 @@ int ts_search_fast(const ts_placement *p, const ts_search_opts *o, ts_schedule *
             P = bestP;
             k = bestk;
         }
-        ts_stats_phase(st, "repair", ts_now() - t0);
+        ts_ctx_phase(&ctx, TS_PHASE_REPAIR, ts_now() - t0);
         if (!ok) {
             /* Nothing with these offsets: one micro-batch at a time, if anything fits. */
             long floor_cap;
@@ -346,8 +346,8 @@ int ts_search_fast(const ts_placement *p, const ts_search_opts *o, ts_schedule *
     co.time_limit = o->time_limit > 0 ? ts_budget_left(&b) + 0.001 : 0;
     ts_complete_stats cst;
     rc = ts_complete(p, &rep, &co, out, &cst, e);
-    ts_stats_phase(st, "warmup", cst.warmup_seconds);
-    ts_stats_phase(st, "cooldown", cst.cooldown_seconds);
+    ts_ctx_phase(&ctx, TS_PHASE_WARMUP, cst.warmup_seconds);
+    ts_ctx_phase(&ctx, TS_PHASE_COOLDOWN, cst.cooldown_seconds);
     if (rc)
         goto out;
     st->k = k;
@@ -362,5 +362,5 @@ out:
     free(mids);
     free(start);
     free(level);
-    return rc;
+    return ts_ctx_end(&ctx, rc, *out);
 }

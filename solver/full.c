@@ -11,16 +11,16 @@
 int ts_search_full(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
                    ts_search_stats *st, ts_err *e)
 {
-    ts_search_stats local;
-    st = ts_stats_begin(st, &local);
+    ts_search_ctx ctx;
+    ts_ctx_begin(&ctx, p, o, st);
+    st = ctx.st;
     *out = NULL;
-    int N = o->micro_batches > 0 ? o->micro_batches : 128;
+    int N = o->micro_batches > 0 ? o->micro_batches : TS_DEFAULT_MICRO_BATCHES;
     int nb = p->nblocks;
     if ((long)N * nb > 200000)
         return ts_fail(e, TS_EINPUT, "full: %d micro-batches x %d blocks is too large a problem", N,
                        nb);
-    ts_budget b;
-    ts_budget_init(&b, o->time_limit);
+    const ts_budget b = ctx.budget;
     size_t n = (size_t)N * (size_t)nb;
     ts_inst *inst = malloc(n * sizeof *inst + 1);
     long *start = malloc(n * sizeof *start + 1);
@@ -50,7 +50,7 @@ int ts_search_full(const ts_placement *p, const ts_search_opts *o, ts_schedule *
     long plb = ts_lower_bound(p, N);
     if (plb > lb)
         lb = plb;
-    ts_stats_phase(st, "greedy", ts_now() - t0);
+    ts_ctx_phase(&ctx, TS_PHASE_GREEDY, ts_now() - t0);
     ts_minres res = {0};
     if (g == 0 && steps <= lb) {
         res.best = steps;
@@ -61,24 +61,21 @@ int ts_search_full(const ts_placement *p, const ts_search_opts *o, ts_schedule *
          * schedule stands, not proven (this is where the full problem explodes). */
         res.best = steps;
         res.found = true;
-        ts_stats_phase(st, "too_large", 0);
+        ts_ctx_phase(&ctx, TS_PHASE_TOO_LARGE, 0);
     } else {
         t0 = ts_now();
         if ((rc = ts_imodel_build(&m, &s, &ms, true, e)))
             goto out;
         have_model = true;
-        ts_stats_phase(st, "encode", ts_now() - t0);
-        if (o->progress) {
-            ts_search_progress pr = {"makespan", 0, 0, -1, ts_now() - b.start};
-            o->progress(o->progress_ud, &pr);
-        }
+        ts_ctx_phase(&ctx, TS_PHASE_ENCODE, ts_now() - t0);
+        ts_ctx_progress(&ctx, TS_PHASE_MAKESPAN, 0, 0, -1, true);
         t0 = ts_now();
         /* Several calls must fit in the limit: each gets a sixth of it. */
         double cap = o->time_limit > 0 ? o->time_limit / 6 : TS_FULL_CALL_CAP;
         if (cap < 0.2)
             cap = 0.2;
         rc = ts_imodel_minimise(&m, 0, lb, g == 0 ? steps : -1, 0, &b, cap, start, &res, e);
-        ts_stats_phase(st, "makespan", ts_now() - t0);
+        ts_ctx_phase(&ctx, TS_PHASE_MAKESPAN, ts_now() - t0);
         if (rc)
             goto out;
         if (g == 0)
@@ -123,5 +120,5 @@ out:
     ts_iset_free(&s);
     free(inst);
     free(start);
-    return rc;
+    return ts_ctx_end(&ctx, rc, *out);
 }

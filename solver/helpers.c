@@ -1,5 +1,5 @@
 /* Small pieces every method needs: memory levels of offsets, the memory floor of one
- * micro-batch, the one-micro-batch-at-a-time fallback schedule, and the phase table. */
+ * micro-batch, the one-micro-batch-at-a-time fallback schedule. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,29 +50,6 @@ void ts_net_memory(const ts_placement *p, long *net)
         for (int i = 0; i < bl->ndevices; i++)
             net[bl->devices[i]] += bl->memory;
     }
-}
-
-ts_search_stats *ts_stats_begin(ts_search_stats *st, ts_search_stats *local)
-{
-    if (!st)
-        st = local;
-    memset(st, 0, sizeof *st);
-    st->min_memory = -1;
-    return st;
-}
-
-void ts_stats_phase(ts_search_stats *st, const char *name, double seconds)
-{
-    for (int i = 0; i < st->nphases; i++)
-        if (!strcmp(st->phases[i].name, name)) {
-            st->phases[i].seconds += seconds;
-            return;
-        }
-    if (st->nphases == TS_MAX_PHASES)
-        return;
-    snprintf(st->phases[st->nphases].name, sizeof st->phases[0].name, "%s", name);
-    st->phases[st->nphases].seconds = seconds;
-    st->nphases++;
 }
 
 /* The memory floor over orders of one micro-batch; also leaves the order (starts) that reaches

@@ -35,9 +35,9 @@ typedef struct {
 
 typedef struct {
     const ts_placement *p;
-    const ts_search_opts *o;
-    ts_search_stats *st;
-    ts_budget budget;
+    ts_search_ctx *c;           /* the search's clock, deadline, statistics and progress */
+    const ts_search_opts *o;    /* c->o */
+    ts_search_stats *st;        /* c->st */
     int n;
     int *chain;     /* chain order */
     int *pos;       /* position of each block in the chain */
@@ -61,7 +61,6 @@ typedef struct {
     bool proven;    /* no candidate was cut by a time limit */
     long tried, total;
     long constructed; /* candidates answered without Z3 */
-    double last_progress;
 } ts_lazy;
 
 static int ts_cmp_cand(const void *a, const void *b)
@@ -87,16 +86,8 @@ static long ts_lazy_bound(const ts_lazy *L)
 
 static void ts_lazy_progress(ts_lazy *L, bool force)
 {
-    if (!L->o->progress)
-        return;
-    double now = ts_now();
-    if (!force && now - L->last_progress < 0.2)
-        return;
-    L->last_progress = now;
-    ts_search_progress pr = {"repetend", L->tried, L->total,
-                             L->best_period == LONG_MAX ? -1 : L->best_period - L->maxload,
-                             now - L->budget.start};
-    L->o->progress(L->o->progress_ud, &pr);
+    ts_ctx_progress(L->c, TS_PHASE_REPETEND, L->tried, L->total,
+                    L->best_period == LONG_MAX ? -1 : L->best_period - L->maxload, force);
 }
 
 /* C(n, r) saturated at LONG_MAX / 4. */
@@ -172,7 +163,7 @@ static int ts_lazy_try(ts_lazy *L, int k, ts_cand *c, bool construct_only, bool 
     const ts_search_opts *o = L->o;
     if (c->lb >= ts_lazy_bound(L))
         return TS_OK;
-    if (ts_budget_over(&L->budget)) {
+    if (ts_budget_over(&L->c->budget)) {
         L->proven = false;
         L->st->timed_out = true;
         *stop = true;
@@ -185,7 +176,7 @@ static int ts_lazy_try(ts_lazy *L, int k, ts_cand *c, bool construct_only, bool 
     if (construct_only) {
         if (!ts_repetend_construct(p, L->chain, c->mids, c->lb, o->has_memory, o->memory,
                                    L->start)) {
-            ts_stats_phase(L->st, "repetend", ts_now() - t0);
+            ts_ctx_phase(L->c, TS_PHASE_REPETEND, ts_now() - t0);
             return TS_OK;
         }
         r.found = r.proven = true;
@@ -199,10 +190,10 @@ static int ts_lazy_try(ts_lazy *L, int k, ts_cand *c, bool construct_only, bool 
         if (!L->rm && (rc = ts_rmodel_new(p, o->has_memory, o->memory, &L->rm, e)))
             return rc;
         long hi = ts_lazy_bound(L) == LONG_MAX ? -1 : ts_lazy_bound(L) - 1;
-        rc = ts_rmodel_solve(L->rm, c->mids, c->lb, hi, &L->budget, TS_LAZY_CALL_CAP, L->start,
+        rc = ts_rmodel_solve(L->rm, c->mids, c->lb, hi, &L->c->budget, TS_LAZY_CALL_CAP, L->start,
                              &r, e);
     }
-    ts_stats_phase(L->st, "repetend", ts_now() - t0);
+    ts_ctx_phase(L->c, TS_PHASE_REPETEND, ts_now() - t0);
     if (rc)
         return rc;
     if (r.timed_out) {
@@ -214,15 +205,15 @@ static int ts_lazy_try(ts_lazy *L, int k, ts_cand *c, bool construct_only, bool 
     if (c->exact) {
         bool feasible, unknown;
         t0 = ts_now();
-        double lim = ts_budget_call(&L->budget, 10.0) + 1e-3; /* never 0, which means none */
+        double lim = ts_budget_call(&L->c->budget, 10.0) + 1e-3; /* never 0, which means none */
         rc = ts_complete_feasible(p, c->mids, o->has_memory, o->memory, lim, &feasible, &unknown,
                                   e);
-        ts_stats_phase(L->st, "check", ts_now() - t0);
+        ts_ctx_phase(L->c, TS_PHASE_CHECK, ts_now() - t0);
         if (rc)
             return rc;
         if (unknown) {
             L->proven = false;
-            L->st->timed_out = L->st->timed_out || ts_budget_over(&L->budget);
+            L->st->timed_out = L->st->timed_out || ts_budget_over(&L->c->budget);
         }
         if (!feasible)
             return TS_OK;
@@ -300,7 +291,7 @@ static int ts_lazy_k(ts_lazy *L, int k, bool *stop, bool *any, ts_err *e)
     while (more && !*stop) {
         int nbatch = 0;
         while (more && nbatch < TS_LAZY_BATCH) {
-            if ((L->st->candidates & 1023) == 0 && ts_budget_over(&L->budget)) {
+            if ((L->st->candidates & 1023) == 0 && ts_budget_over(&L->c->budget)) {
                 L->proven = false;
                 L->st->timed_out = true;
                 *stop = true;
@@ -333,7 +324,7 @@ static int ts_lazy_k(ts_lazy *L, int k, bool *stop, bool *any, ts_err *e)
         double t0 = ts_now();
         for (int i = 0; i < nbatch; i++) {
             bool ok;
-            if (ts_budget_over(&L->budget)) {
+            if (ts_budget_over(&L->c->budget)) {
                 L->proven = false;
                 L->st->timed_out = true;
                 *stop = true;
@@ -344,7 +335,7 @@ static int ts_lazy_k(ts_lazy *L, int k, bool *stop, bool *any, ts_err *e)
                 goto out;
             batch[i].exact = !ok;
         }
-        ts_stats_phase(L->st, "screen", ts_now() - t0);
+        ts_ctx_phase(L->c, TS_PHASE_SCREEN, ts_now() - t0);
         qsort(batch, (size_t)nbatch, sizeof *batch, ts_cmp_cand);
         /* Two passes: the solver-free construction for every candidate first (a success at a
          * candidate's bound is optimal for it), then the repetend model for the rest. */
@@ -367,15 +358,16 @@ out:
 int ts_search_lazy(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
                    ts_search_stats *st, ts_err *e)
 {
-    ts_search_stats local;
-    st = ts_stats_begin(st, &local);
+    ts_search_ctx ctx;
+    ts_ctx_begin(&ctx, p, o, st);
+    st = ctx.st;
     *out = NULL;
     ts_lazy L;
     memset(&L, 0, sizeof L);
     L.p = p;
+    L.c = &ctx;
     L.o = o;
     L.st = st;
-    ts_budget_init(&L.budget, o->time_limit);
     L.n = p->nblocks;
     L.maxload = ts_placement_max_load(p);
     L.best_period = LONG_MAX;
@@ -428,16 +420,16 @@ int ts_search_lazy(const ts_placement *p, const ts_search_opts *o, ts_schedule *
         double t0 = ts_now();
         long floor_cap;
         bool exact;
-        rc = ts_memory_floor(p, o->memory, &L.budget, &floor_cap, &exact, e);
-        ts_stats_phase(st, "floor", ts_now() - t0);
+        rc = ts_memory_floor(p, o->memory, &L.c->budget, &floor_cap, &exact, e);
+        ts_ctx_phase(L.c, TS_PHASE_FLOOR, ts_now() - t0);
         if (rc)
             goto out;
         if ((rc = ts_floor_refusal(p, o->memory, floor_cap, exact, st, e)))
             goto out;
     }
 
-    int kmin = o->nmicros > 0 ? o->nmicros : 1;
-    int kmax = o->nmicros > 0 ? o->nmicros : nb;
+    int kmin = o->k > 0 ? o->k : 1;
+    int kmax = o->k > 0 ? o->k : nb;
     if (kmin > nb) {
         rc = ts_fail(e, TS_ENOANSWER,
                      "lazy: k = %d needs at least %d blocks in the chain; '%s' has %d, so there is "
@@ -456,13 +448,13 @@ int ts_search_lazy(const ts_placement *p, const ts_search_opts *o, ts_schedule *
         for (int i = 0; i < nb; i++)
             if (L.seed_mids[i] + 1 > sk)
                 sk = L.seed_mids[i] + 1;
-        bool ok = fits && (o->nmicros == 0 || sk == o->nmicros);
+        bool ok = fits && (o->k == 0 || sk == o->k);
         if (ok && (rc = ts_lazy_greedy_ok(&L, sk, L.seed_mids, &ok, e)))
             goto out;
         L.seed_k = sk;
         if (!ok)
             L.seed_period = LONG_MAX;
-        ts_stats_phase(st, "seed", ts_now() - t0);
+        ts_ctx_phase(L.c, TS_PHASE_SEED, ts_now() - t0);
     }
     for (int k = kmin; k <= kmax; k++) {
         L.total += ts_binom(nb - 1, k - 1);
@@ -471,12 +463,12 @@ int ts_search_lazy(const ts_placement *p, const ts_search_opts *o, ts_schedule *
     }
     /* A search too large to finish gets a better seed: the fast method with its memory repair
      * (a quarter of the time limit at most). */
-    if (L.total > TS_LAZY_LARGE && L.seed_period > L.maxload && o->nmicros == 0) {
+    if (L.total > TS_LAZY_LARGE && L.seed_period > L.maxload && o->k == 0) {
         double t0 = ts_now();
         ts_search_opts fo = *o;
         fo.method = TS_METHOD_FAST;
         fo.progress = NULL;
-        fo.time_limit = o->time_limit > 0 ? ts_budget_left(&L.budget) / 4 + 1e-3 : 30;
+        fo.time_limit = o->time_limit > 0 ? ts_budget_left(&L.c->budget) / 4 + 1e-3 : 30;
         ts_schedule *fs = NULL;
         ts_search_stats fst;
         memset(&fst, 0, sizeof fst);
@@ -496,7 +488,7 @@ int ts_search_lazy(const ts_placement *p, const ts_search_opts *o, ts_schedule *
             fs = NULL;
         }
         ts_schedule_free(fs);
-        ts_stats_phase(st, "seed", ts_now() - t0);
+        ts_ctx_phase(L.c, TS_PHASE_SEED, ts_now() - t0);
     }
     /* A zero-bubble seed ends a search too large to finish: enumerating would only look for
      * the same period at a smaller k. */
@@ -525,14 +517,14 @@ int ts_search_lazy(const ts_placement *p, const ts_search_opts *o, ts_schedule *
             /* Nothing found in time: one micro-batch at a time always works. */
             double t0 = ts_now();
             rc = ts_sequential_fallback(p, o->has_memory, o->memory, L.maxload, out, st, e);
-            ts_stats_phase(st, "fallback", ts_now() - t0);
+            ts_ctx_phase(L.c, TS_PHASE_FALLBACK, ts_now() - t0);
             goto out;
         }
-        if (o->nmicros > 0)
+        if (o->k > 0)
             rc = ts_fail(e, TS_ENOANSWER,
                          "no repetend of '%s' with k = %d fits memory %ld (warm-up, repetend and "
                          "cool-down together)",
-                         p->name, o->nmicros, o->memory);
+                         p->name, o->k, o->memory);
         else
             rc = ts_fail(e, TS_ENOANSWER, "no repetend of '%s' fits memory %ld", p->name,
                          o->memory);
@@ -551,18 +543,15 @@ int ts_search_lazy(const ts_placement *p, const ts_search_opts *o, ts_schedule *
         ts_complete_opts_init(&co);
         co.has_memory = o->has_memory;
         co.memory = o->memory;
-        co.time_limit = o->time_limit > 0 ? ts_budget_left(&L.budget) + 0.001 : 0;
+        co.time_limit = o->time_limit > 0 ? ts_budget_left(&L.c->budget) + 0.001 : 0;
         co.micro_batches = o->micro_batches;
         ts_complete_stats cst;
-        if (o->progress) {
-            ts_search_progress pr = {"completion", L.tried, L.total, L.best_period - L.maxload,
-                                     ts_now() - L.budget.start};
-            o->progress(o->progress_ud, &pr);
-        }
+        ts_ctx_progress(&ctx, TS_PHASE_COMPLETION, L.tried, L.total, L.best_period - L.maxload,
+                        true);
         rc = ts_complete(p, &rep, &co, out, &cst, e);
-        ts_stats_phase(st, "warmup", cst.warmup_seconds);
-        ts_stats_phase(st, "cooldown", cst.cooldown_seconds);
-        if (rc == TS_ENOANSWER && ts_budget_over(&L.budget)) {
+        ts_ctx_phase(L.c, TS_PHASE_WARMUP, cst.warmup_seconds);
+        ts_ctx_phase(L.c, TS_PHASE_COOLDOWN, cst.cooldown_seconds);
+        if (rc == TS_ENOANSWER && ts_budget_over(&L.c->budget)) {
             /* No time left to complete it: one micro-batch at a time. */
             ts_err_clear(e);
             st->timed_out = true;
@@ -591,5 +580,5 @@ out:
     free(L.seed_mids);
     free(L.seed_start);
     ts_schedule_free(L.seed_sched);
-    return rc;
+    return ts_ctx_end(&ctx, rc, *out);
 }

@@ -1,71 +1,289 @@
-/* The search entry point: option defaults, method names, input checks shared by every method,
- * dispatch, and the record of how a schedule was found (stored in the schedule file). */
+/* The search machinery every method shares: the options table, the statistics and their JSON,
+ * the clock and deadline, phases and progress (the search context), the input checks, and the
+ * dispatch to the methods of ts_methods.h. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "ts_encode.h"
+#include "ts_search_ctx.h"
 #include "ts_solver.h"
 
-static const char *const ts_method_names[] = {"lazy", "fast", "full", "modulo"};
+/* ---- options ------------------------------------------------------------------------------- */
 
-const char *ts_method_name(ts_method m)
-{
-    if ((int)m < 0 || (int)m >= (int)(sizeof ts_method_names / sizeof ts_method_names[0]))
-        return "unknown";
-    return ts_method_names[m];
-}
-
-int ts_method_parse(const char *s, ts_method *out)
-{
-    for (int i = 0; i < (int)(sizeof ts_method_names / sizeof ts_method_names[0]); i++)
-        if (s && !strcmp(s, ts_method_names[i])) {
-            *out = (ts_method)i;
-            return 0;
-        }
-    return -1;
-}
+const ts_search_option ts_search_options[TS_OPT_COUNT] = {
+#define TS_X_OPT_ROW(f, t, def, lo, hi, flag, help) [TS_OPT_##f] = {flag, def, lo, hi, help},
+    TS_SEARCH_OPTIONS(TS_X_OPT_ROW)
+#undef TS_X_OPT_ROW
+};
 
 void ts_search_opts_init(ts_search_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->method = TS_METHOD_LAZY;
-    o->micro_batches = 128;
-    o->accept = 0.05;
+#define TS_X_OPT_INIT(f, t, def, lo, hi, flag, help) o->f = (t)(def);
+    TS_SEARCH_OPTIONS(TS_X_OPT_INIT)
+#undef TS_X_OPT_INIT
 }
 
-static json_t *ts_search_info(const ts_search_opts *o, const ts_search_stats *st)
+int ts_search_opts_set(ts_search_opts *o, ts_search_option_id id, double v)
+{
+    if (id < 0 || id >= TS_OPT_COUNT || !(v >= ts_search_options[id].min) ||
+        !(v <= ts_search_options[id].max))
+        return -1;
+    switch (id) {
+#define TS_X_OPT_SET(f, t, def, lo, hi, flag, help)                                                \
+    case TS_OPT_##f:                                                                               \
+        o->f = (t)v;                                                                               \
+        break;
+        TS_SEARCH_OPTIONS(TS_X_OPT_SET)
+#undef TS_X_OPT_SET
+    default:
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- statistics ---------------------------------------------------------------------------- */
+
+static const char *const ts_phase_names[TS_PHASE_COUNT] = {
+#define TS_X_PHASE_NAME(id, name) name,
+    TS_SEARCH_PHASES(TS_X_PHASE_NAME)
+#undef TS_X_PHASE_NAME
+};
+
+const char *ts_phase_name(ts_phase ph)
+{
+    return (int)ph >= 0 && ph < TS_PHASE_COUNT ? ts_phase_names[ph] : "unknown";
+}
+
+void ts_search_stats_reset(ts_search_stats *st)
+{
+    memset(st, 0, sizeof *st);
+#define TS_X_STAT_INIT(f, t, key, kind, init, doc) st->f = init;
+    TS_SEARCH_STATS(TS_X_STAT_INIT)
+#undef TS_X_STAT_INIT
+}
+
+/* One JSON value per kind of TS_SEARCH_STATS. */
+#define TS_STAT_JSON_INT(v) json_integer((json_int_t)(v))
+#define TS_STAT_JSON_BOOL(v) json_boolean(v)
+#define TS_STAT_JSON_REAL(v) json_real((double)(v))
+#define TS_STAT_JSON_COUNT(v) ((v) >= 0 ? json_integer((json_int_t)(v)) : json_null())
+#define TS_STAT_JSON_TEXT(v) ((v) ? json_string(v) : json_null())
+
+void ts_search_stats_json(const ts_search_stats *st, json_t *j)
+{
+#define TS_X_STAT_JSON(f, t, key, kind, init, doc)                                                 \
+    json_object_set_new(j, key, TS_STAT_JSON_##kind(st->f));
+    TS_SEARCH_STATS(TS_X_STAT_JSON)
+#undef TS_X_STAT_JSON
+}
+
+json_t *ts_search_seconds_json(const ts_search_stats *st)
 {
     json_t *j = json_object();
-    json_t *ph = json_object();
-    if (!j || !ph) {
-        json_decref(j);
-        json_decref(ph);
+    if (!j)
         return NULL;
-    }
-    json_object_set_new(j, "method", json_string(ts_method_name(o->method)));
-    json_object_set_new(j, "k", json_integer(st->k));
-    json_object_set_new(j, "period", json_integer(st->period));
-    json_object_set_new(j, "bubbles_per_repetend", json_integer(st->bubbles));
-    json_object_set_new(j, "optimal", json_boolean(st->optimal));
-    json_object_set_new(j, "timed_out", json_boolean(st->timed_out));
-    json_object_set_new(j, "completion_optimal", json_boolean(st->completion_optimal));
-    json_object_set_new(j, "candidates", json_integer(st->candidates));
-    json_object_set_new(j, "seconds", json_real(st->seconds));
+    json_object_set_new(j, "total", json_real(st->seconds));
     for (int i = 0; i < st->nphases; i++)
-        json_object_set_new(ph, st->phases[i].name, json_real(st->phases[i].seconds));
-    json_object_set_new(j, "phases", ph);
-    json_t *opt = json_object();
-    if (opt) {
-        json_object_set_new(opt, "memory",
-                            o->has_memory ? json_integer(o->memory) : json_string("none"));
-        json_object_set_new(opt, "nmicros", json_integer(o->nmicros));
-        json_object_set_new(opt, "micro_batches", json_integer(o->micro_batches));
-        json_object_set_new(opt, "time_limit", json_real(o->time_limit));
-        if (o->method == TS_METHOD_FAST)
-            json_object_set_new(opt, "accept", json_real(o->accept));
-        json_object_set_new(j, "options", opt);
-    }
+        json_object_set_new(j, st->phases[i].name, json_real(st->phases[i].seconds));
     return j;
 }
+
+json_t *ts_search_record(const ts_search_opts *o, const ts_search_stats *st)
+{
+    json_t *j = json_object();
+    if (!j)
+        return NULL;
+    json_object_set_new(j, "method", json_string(ts_method_name(o->method)));
+    ts_search_stats_json(st, j);
+    json_object_set_new(j, "search_seconds", ts_search_seconds_json(st));
+    return j;
+}
+
+/* The options as the schedule file records them (the command line prints its own). */
+static json_t *ts_search_options_json(const ts_search_opts *o)
+{
+    json_t *opt = json_object();
+    if (!opt)
+        return NULL;
+    json_object_set_new(opt, "memory", o->has_memory ? json_integer(o->memory) : json_string("none"));
+#define TS_X_OPT_JSON(f, t, def, lo, hi, flag, help)                                               \
+    json_object_set_new(opt, #f, _Generic(o->f, int: json_integer, default: json_real)(o->f));
+    TS_SEARCH_OPTIONS(TS_X_OPT_JSON)
+#undef TS_X_OPT_JSON
+    return opt;
+}
+
+/* ---- time ---------------------------------------------------------------------------------- */
+
+double ts_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void ts_budget_init(ts_budget *b, double seconds)
+{
+    b->start = ts_now();
+    b->deadline = seconds > 0 ? b->start + seconds : 0;
+}
+
+double ts_budget_left(const ts_budget *b)
+{
+    if (b->deadline <= 0)
+        return 1e9;
+    double left = b->deadline - ts_now();
+    return left > 0 ? left : 0;
+}
+
+bool ts_budget_over(const ts_budget *b)
+{
+    return b->deadline > 0 && ts_now() >= b->deadline;
+}
+
+double ts_budget_call(const ts_budget *b, double cap)
+{
+    double left = ts_budget_left(b);
+    if (cap > 0 && cap < left)
+        return cap;
+    return left;
+}
+
+/* ---- the search context -------------------------------------------------------------------- */
+
+void ts_ctx_begin(ts_search_ctx *c, const ts_placement *p, const ts_search_opts *o,
+                  ts_search_stats *st)
+{
+    memset(c, 0, sizeof *c);
+    c->p = p;
+    c->o = o;
+    c->st = st ? st : &c->local;
+    ts_search_stats_reset(c->st);
+    ts_budget_init(&c->budget, o->time_limit);
+    c->last_progress = -1;
+}
+
+int ts_ctx_end(ts_search_ctx *c, int rc, ts_schedule *s)
+{
+    c->st->seconds = ts_ctx_elapsed(c);
+    if (rc != TS_OK || !s)
+        return rc;
+    json_t *info = ts_search_record(c->o, c->st);
+    if (info) {
+        json_object_set_new(info, "options", ts_search_options_json(c->o));
+        ts_schedule_set_search_info(s, info);
+    }
+    return rc;
+}
+
+double ts_ctx_elapsed(const ts_search_ctx *c)
+{
+    return ts_now() - c->budget.start;
+}
+
+bool ts_ctx_over(const ts_search_ctx *c)
+{
+    return ts_budget_over(&c->budget);
+}
+
+bool ts_ctx_cut(ts_search_ctx *c)
+{
+    if (!ts_ctx_over(c))
+        return false;
+    c->st->timed_out = true;
+    return true;
+}
+
+ts_budget ts_ctx_share(const ts_search_ctx *c, double fraction)
+{
+    ts_budget b = c->budget;
+    if (b.deadline > 0)
+        b.deadline = b.start + (b.deadline - b.start) * fraction;
+    return b;
+}
+
+void ts_ctx_phase(ts_search_ctx *c, ts_phase ph, double seconds)
+{
+    ts_search_stats *st = c->st;
+    const char *name = ts_phase_name(ph);
+    for (int i = 0; i < st->nphases; i++)
+        if (st->phases[i].name == name) {
+            st->phases[i].seconds += seconds;
+            return;
+        }
+    /* Each phase appears once, so the table (one slot per phase) never fills. */
+    st->phases[st->nphases].name = name;
+    st->phases[st->nphases].seconds = seconds;
+    st->nphases++;
+}
+
+double ts_ctx_lap(ts_search_ctx *c, ts_phase ph, double t0)
+{
+    double now = ts_now();
+    ts_ctx_phase(c, ph, now - t0);
+    return now;
+}
+
+void ts_ctx_progress(ts_search_ctx *c, ts_phase ph, long tried, long total, long best_bubbles,
+                     bool force)
+{
+    if (!c->o->progress)
+        return;
+    double now = ts_now();
+    if (!force && c->last_progress >= 0 && now - c->last_progress < 0.2)
+        return;
+    c->last_progress = now;
+    ts_search_progress pr = {ts_phase_name(ph), tried, total, best_bubbles, now - c->budget.start};
+    c->o->progress(c->o->progress_ud, &pr);
+}
+
+/* ---- input checks and dispatch ------------------------------------------------------------- */
+
+/* A device that keeps memory from every micro-batch overflows any capacity. */
+static int ts_check_memory_growth(const ts_placement *p, ts_err *e)
+{
+    long *net = calloc((size_t)p->ndevs + 1, sizeof *net);
+    if (!net)
+        return ts_fail(e, TS_ESYS, "solver: out of memory");
+    ts_net_memory(p, net);
+    for (int d = 0; d < p->ndevs; d++)
+        if (net[d] > 0) {
+            long v = net[d];
+            free(net);
+            return ts_fail(e, TS_ENOANSWER,
+                           "no schedule of '%s' fits a memory limit: device %d keeps %ld units "
+                           "from every micro-batch (its blocks' memory does not sum to 0 or "
+                           "less), so memory grows without bound",
+                           p->name, d, v);
+        }
+    free(net);
+    return TS_OK;
+}
+
+static int ts_search_check(const ts_placement *p, const ts_search_opts *o, ts_err *e)
+{
+    if (ts_placement_check(p, p->name ? p->name : "placement", e))
+        return e ? e->code : TS_EINPUT;
+    if (p->nblocks == 0)
+        return ts_fail(e, TS_EINPUT, "search: the placement '%s' has no blocks", p->name);
+    if (o->has_memory && o->memory < 0)
+        return ts_fail(e, TS_EINPUT, "search: the memory capacity must be >= 0, not %ld",
+                       o->memory);
+    if (o->k < 0 || o->micro_batches < 0)
+        return ts_fail(e, TS_EINPUT, "search: k and N must not be negative");
+    return o->has_memory ? ts_check_memory_growth(p, e) : TS_OK;
+}
+
+typedef int (*ts_search_fn)(const ts_placement *, const ts_search_opts *, ts_schedule **,
+                            ts_search_stats *, ts_err *);
+
+static const ts_search_fn ts_search_fns[TS_METHOD_COUNT] = {
+#define TS_X_METHOD_ROW(id, name, doc) [TS_METHOD_##id] = ts_search_##name,
+    TS_SEARCH_METHODS(TS_X_METHOD_ROW)
+#undef TS_X_METHOD_ROW
+};
 
 int ts_search(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
               ts_search_stats *st, ts_err *e)
@@ -74,61 +292,12 @@ int ts_search(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
     ts_search_stats local;
     if (!st)
         st = &local;
-    memset(st, 0, sizeof *st);
-    st->min_memory = -1;
-    if (ts_placement_check(p, p->name ? p->name : "placement", e))
-        return e ? e->code : TS_EINPUT;
-    if (p->nblocks == 0)
-        return ts_fail(e, TS_EINPUT, "search: the placement '%s' has no blocks", p->name);
-    if (o->has_memory && o->memory < 0)
-        return ts_fail(e, TS_EINPUT, "search: the memory capacity must be >= 0, not %ld",
-                       o->memory);
-    if (o->nmicros < 0 || o->micro_batches < 0)
-        return ts_fail(e, TS_EINPUT, "search: k and N must not be negative");
-    if (o->has_memory) {
-        /* A device that keeps memory from every micro-batch overflows any capacity. */
-        long *net = calloc((size_t)p->ndevs + 1, sizeof *net);
-        if (!net)
-            return ts_fail(e, TS_ESYS, "solver: out of memory");
-        ts_net_memory(p, net);
-        for (int d = 0; d < p->ndevs; d++)
-            if (net[d] > 0) {
-                long v = net[d];
-                free(net);
-                return ts_fail(e, TS_ENOANSWER,
-                               "no schedule of '%s' fits a memory limit: device %d keeps %ld units "
-                               "from every micro-batch (its blocks' memory does not sum to 0 or "
-                               "less), so memory grows without bound",
-                               p->name, d, v);
-            }
-        free(net);
-    }
-    double t0 = ts_now();
-    int rc;
-    switch (o->method) {
-    case TS_METHOD_LAZY:
-        rc = ts_search_lazy(p, o, out, st, e);
-        break;
-    case TS_METHOD_FAST:
-        rc = ts_search_fast(p, o, out, st, e);
-        break;
-    case TS_METHOD_FULL:
-        rc = ts_search_full(p, o, out, st, e);
-        break;
-    case TS_METHOD_MODULO:
-        rc = ts_search_modulo(p, o, out, st, e);
-        break;
-    default:
-        rc = ts_fail(e, TS_EINPUT, "search: unknown method %d", (int)o->method);
-    }
-    st->seconds = ts_now() - t0;
-    if (rc == TS_OK && *out) {
-        json_t *info = ts_search_info(o, st);
-        /* Keep what the method recorded of its own (e.g. modulo's latency) beside the common keys. */
-        if (info && (*out)->search)
-            json_object_update_missing(info, (*out)->search);
-        if (info)
-            ts_schedule_set_search_info(*out, info);
-    }
-    return rc;
+    ts_search_stats_reset(st);
+    int rc = ts_search_check(p, o, e);
+    if (rc)
+        return rc;
+    if ((int)o->method < 0 || o->method >= TS_METHOD_COUNT)
+        return ts_fail(e, TS_EINPUT, "search: unknown method %d", (int)o->method);
+    /* The method runs in its own context, which records its seconds and attaches the record. */
+    return ts_search_fns[o->method](p, o, out, st, e);
 }

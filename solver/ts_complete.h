@@ -20,6 +20,7 @@
 #define TS_COMPLETE_H
 
 #include <stdbool.h>
+#include "ts_methods.h"
 #include "ts_schedule.h"
 
 typedef struct {
@@ -36,7 +37,7 @@ typedef struct {
     /* Stop minimising a phase's steps once within accept * (makespan of micro_batches
      * micro-batches) of its lower bound; 0 = minimise until proven (or time is up). */
     double accept;
-    int micro_batches;  /* N used by accept (default 128 when <= 0) */
+    int micro_batches;  /* N used by accept (TS_DEFAULT_MICRO_BATCHES when <= 0) */
 } ts_complete_opts;
 
 void ts_complete_opts_init(ts_complete_opts *o);

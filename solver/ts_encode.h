@@ -19,24 +19,8 @@
 #include <stdint.h>
 #include <z3.h>
 #include "ts_schedule.h"
+#include "ts_search_ctx.h"
 #include "ts_solver.h"
-
-/* ---- time ---------------------------------------------------------------------------------- */
-
-double ts_now(void); /* monotonic seconds */
-
-/* A wall-clock budget. deadline <= 0: none. */
-typedef struct {
-    double start;
-    double deadline;
-} ts_budget;
-
-void ts_budget_init(ts_budget *b, double seconds);
-/* Seconds left (a large number when there is no deadline); never negative. */
-double ts_budget_left(const ts_budget *b);
-bool ts_budget_over(const ts_budget *b);
-/* Seconds one solver call may take: what is left, capped by cap (cap <= 0: no cap). */
-double ts_budget_call(const ts_budget *b, double cap);
 
 /* ---- Z3 ------------------------------------------------------------------------------------ */
 
@@ -240,11 +224,5 @@ int ts_sequential_fallback(const ts_placement *p, bool has_memory, long cap, lon
  * TS_ENOANSWER with the floor in st->min_memory. TS_OK when there is no such proof. */
 int ts_floor_refusal(const ts_placement *p, long cap, long floor_cap, bool exact,
                      ts_search_stats *st, ts_err *e);
-
-/* Fills the phase table of stats. */
-/* Zeroes the caller's statistics (or local when st is NULL) so that every method can be called
- * directly, not only through ts_search. Returns the record to fill. */
-ts_search_stats *ts_stats_begin(ts_search_stats *st, ts_search_stats *local);
-void ts_stats_phase(ts_search_stats *st, const char *name, double seconds);
 
 #endif

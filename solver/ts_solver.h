@@ -1,17 +1,86 @@
-/* Schedule search over Z3. This public header exposes no Z3 type. */
+/* Schedule search over Z3. This public header exposes no Z3 type.
+ *
+ * Three lists declare what every method shares; each is written once and everything else is
+ * generated from it (see solver/README.md, "Extending"):
+ *  - TS_SEARCH_OPTIONS: the options with their defaults and ranges (ts_search_opts, its
+ *    initialiser, the command line's checks);
+ *  - TS_SEARCH_STATS: the statistics (ts_search_stats, the schedule's `search` record and the
+ *    keys of `tessel search --json`);
+ *  - TS_SEARCH_PHASES: the named phases whose seconds the record keeps.
+ * The methods themselves are listed in ts_methods.h (core, so that the command line knows the
+ * names without a solver). */
 #ifndef TS_SOLVER_H
 #define TS_SOLVER_H
 
 #include <stdbool.h>
+#include "ts_methods.h"
 #include "ts_schedule.h"
 
-typedef enum { TS_METHOD_LAZY = 0, TS_METHOD_FAST, TS_METHOD_FULL, TS_METHOD_MODULO } ts_method;
+/* ---- options ------------------------------------------------------------------------------- */
 
-const char *ts_method_name(ts_method m);
-int ts_method_parse(const char *s, ts_method *out); /* 0 on success */
+/* X(field, C type, default, min, max, command-line flag, help). min..max is the accepted range
+ * when the option is set; a default outside it means "not set". */
+#define TS_SEARCH_OPTIONS(X)                                                                       \
+    X(k, int, 0, 1, 64, "nmicros", "k: micro-batches per repetend (lazy); default: search 1..")   \
+    X(micro_batches, int, TS_DEFAULT_MICRO_BATCHES, 1, 100000, "micro-batches",                    \
+      "N: where the summary is taken, and full's size")                                            \
+    X(time_limit, double, 0, 0.001, 1e7, "time-limit",                                             \
+      "seconds for the whole search (0: none); when hit, the best schedule so far is returned")   \
+    X(accept, double, 0.05, 0.0, 1.0, "accept",                                                    \
+      "fast: accept a warm-up/cool-down within this fraction of the run")
+
+typedef enum {
+#define TS_X_OPT_ID(f, t, def, lo, hi, flag, help) TS_OPT_##f,
+    TS_SEARCH_OPTIONS(TS_X_OPT_ID)
+#undef TS_X_OPT_ID
+    TS_OPT_COUNT
+} ts_search_option_id;
 
 typedef struct {
-    const char *phase;  /* e.g. "repetend", "warmup", "cooldown", "period" */
+    const char *flag; /* long command-line flag without the dashes */
+    double def, min, max;
+    const char *help;
+} ts_search_option;
+
+/* The table generated from TS_SEARCH_OPTIONS, indexed by ts_search_option_id. */
+extern const ts_search_option ts_search_options[TS_OPT_COUNT];
+
+/* ---- progress ------------------------------------------------------------------------------ */
+
+/* X(ID, name). A phase's seconds accumulate under its name; the record lists the phases a
+ * search went through in the order it first entered them. */
+#define TS_SEARCH_PHASES(X)                                                                        \
+    X(BOUNDS, "bounds")                                                                            \
+    X(FLOOR, "floor")                                                                              \
+    X(SEED, "seed")                                                                                \
+    X(CONSTRUCT, "construct")                                                                      \
+    X(SCREEN, "screen")                                                                            \
+    X(REPETEND, "repetend")                                                                        \
+    X(CHECK, "check")                                                                              \
+    X(REPAIR, "repair")                                                                            \
+    X(PERIOD, "period")                                                                            \
+    X(SCHEDULE, "schedule")                                                                        \
+    X(LATENCY, "latency")                                                                          \
+    X(GREEDY, "greedy")                                                                            \
+    X(TOO_LARGE, "too_large")                                                                      \
+    X(ENCODE, "encode")                                                                            \
+    X(MAKESPAN, "makespan")                                                                        \
+    X(COMPLETION, "completion")                                                                    \
+    X(WARMUP, "warmup")                                                                            \
+    X(COOLDOWN, "cooldown")                                                                        \
+    X(FALLBACK, "fallback")
+
+typedef enum {
+#define TS_X_PHASE_ID(id, name) TS_PHASE_##id,
+    TS_SEARCH_PHASES(TS_X_PHASE_ID)
+#undef TS_X_PHASE_ID
+    TS_PHASE_COUNT
+} ts_phase;
+
+const char *ts_phase_name(ts_phase ph);
+
+typedef struct {
+    const char *phase;  /* a TS_SEARCH_PHASES name, e.g. "repetend", "period" */
     long tried, total;  /* candidates tried / to try (total 0 when unknown) */
     long best_bubbles;  /* -1 while none found */
     double elapsed;     /* seconds since the search began */
@@ -19,51 +88,76 @@ typedef struct {
 
 typedef struct {
     ts_method method;
-    bool has_memory;   /* false: unconstrained */
-    long memory;       /* per-device capacity (uniform) */
-    int nmicros;       /* k: micro-batches per repetend; 0 = search k = 1 .. K */
-    int micro_batches; /* N: full's problem size, and where summaries are taken (default 128) */
-    double time_limit; /* seconds for the whole search; <= 0 means no limit */
-    double accept;     /* fast: accept a completion within this fraction (default 0.05) */
+    bool has_memory; /* false: unconstrained */
+    long memory;     /* per-device capacity (uniform) */
+#define TS_X_OPT_FIELD(f, t, def, lo, hi, flag, help) t f;
+    TS_SEARCH_OPTIONS(TS_X_OPT_FIELD)
+#undef TS_X_OPT_FIELD
     void (*progress)(void *ud, const ts_search_progress *p); /* may be NULL */
     void *progress_ud;
 } ts_search_opts;
 
+/* Every option at its default (method lazy, no memory limit, no progress). */
 void ts_search_opts_init(ts_search_opts *o);
+/* Sets option id to v (converted to its type); -1 when v is outside its range. */
+int ts_search_opts_set(ts_search_opts *o, ts_search_option_id id, double v);
 
-#define TS_MAX_PHASES 8
+/* ---- statistics ---------------------------------------------------------------------------- */
+
+/* X(field, C type, JSON key, JSON kind, initial value, meaning). Kinds: INT, BOOL, REAL, COUNT
+ * (an integer, null when negative: not known), TEXT (a string, null when NULL). */
+#define TS_SEARCH_STATS(X)                                                                         \
+    X(k, int, "k", INT, 0, "micro-batches one repetend touches (0 for full)")                     \
+    X(period, long, "period", INT, 0, "repetend period (0 for full)")                              \
+    X(bubbles, long, "bubbles_per_repetend", INT, 0, "period - max load; 0: optimal steady state") \
+    X(optimal, bool, "optimal", BOOL, false, "proven optimal for its sub-problem")                \
+    X(timed_out, bool, "timed_out", BOOL, false, "a time limit cut the search")                   \
+    X(completion_optimal, bool, "completion_optimal", BOOL, false,                                 \
+      "warm-up and cool-down steps proven minimal")                                                \
+    X(candidates, long, "candidates", INT, 0, "offset assignments or periods tried")              \
+    X(min_memory, long, "min_memory", COUNT, -1, "smallest feasible capacity, when known")        \
+    X(latency, long, "latency", COUNT, -1, "modulo: steps of one micro-batch, when measured")     \
+    X(latency_optimal, bool, "latency_optimal", BOOL, false, "modulo: latency proven minimal")    \
+    X(memory_bound, const char *, "memory_bound", TEXT, "exact",                                   \
+      "exact: the memory model is exact; safe: it may refuse feasible schedules")
+
 typedef struct {
-    int k;             /* micro-batches one repetend touches (0 for full) */
-    long period;       /* repetend period (0 for full) */
-    long bubbles;      /* period - max_d load(d); 0 = optimal steady state */
-    bool optimal;      /* proven optimal for its sub-problem */
-    bool timed_out;    /* a time limit cut the search */
-    long candidates;   /* offset assignments / periods tried */
-    double seconds;    /* wall time of the whole search */
-    int nphases;
+#define TS_X_STAT_FIELD(f, t, key, kind, init, doc) t f;
+    TS_SEARCH_STATS(TS_X_STAT_FIELD)
+#undef TS_X_STAT_FIELD
+    double seconds; /* wall time of the whole search */
+    int nphases;    /* phases entered, in order */
     struct {
-        char name[24];
+        const char *name;
         double seconds;
-    } phases[TS_MAX_PHASES];
-    long min_memory;   /* smallest feasible capacity when known, -1 otherwise */
-    bool completion_optimal; /* warm-up and cool-down steps proven minimal (lazy, fast) */
+    } phases[TS_PHASE_COUNT];
 } ts_search_stats;
 
+/* Every statistic at its initial value, no phase. */
+void ts_search_stats_reset(ts_search_stats *st);
+/* Adds the statistics' keys (TS_SEARCH_STATS) to j. */
+void ts_search_stats_json(const ts_search_stats *st, json_t *j);
+/* {"total": seconds, "<phase>": seconds, ...}. NULL on allocation failure. */
+json_t *ts_search_seconds_json(const ts_search_stats *st);
+/* The record stored with a schedule and printed by `tessel search --json`: method, the
+ * statistics' keys and search_seconds. NULL on allocation failure. */
+json_t *ts_search_record(const ts_search_opts *o, const ts_search_stats *st);
+
+/* ---- search -------------------------------------------------------------------------------- */
+
 /* Finds a schedule of p. On TS_OK *out is a schedule (with its repetend when the method makes
- * one) for stats->k or opts->micro_batches micro-batches; it carries its search info. Returns
+ * one) for stats->k or opts->micro_batches micro-batches; it carries its search record. Returns
  * TS_ENOANSWER when no schedule exists within the limits (message says why), TS_EINPUT for a
- * request the method cannot take. */
+ * request the method cannot take. st may be NULL. */
 int ts_search(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
               ts_search_stats *st, ts_err *e);
 
-/* The methods behind ts_search, same contract (st may be NULL; it is reset first). */
-int ts_search_lazy(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
-                   ts_search_stats *st, ts_err *e);
-int ts_search_fast(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
-                   ts_search_stats *st, ts_err *e);
-int ts_search_full(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
-                   ts_search_stats *st, ts_err *e);
-int ts_search_modulo(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
-                     ts_search_stats *st, ts_err *e);
+/* The methods behind ts_search (one per TS_SEARCH_METHODS entry), same contract; st may be
+ * NULL, it is reset first. */
+#define TS_X_METHOD_FN(id, name, doc)                                                              \
+    int ts_search_##name(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,       \
+                         ts_search_stats *st, ts_err *e);
+TS_SEARCH_METHODS(TS_X_METHOD_FN)
+#undef TS_X_METHOD_FN
 
 #endif

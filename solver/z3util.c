@@ -7,40 +7,6 @@
 #include <time.h>
 #include "ts_encode.h"
 
-double ts_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-void ts_budget_init(ts_budget *b, double seconds)
-{
-    b->start = ts_now();
-    b->deadline = seconds > 0 ? b->start + seconds : 0;
-}
-
-double ts_budget_left(const ts_budget *b)
-{
-    if (b->deadline <= 0)
-        return 1e9;
-    double left = b->deadline - ts_now();
-    return left > 0 ? left : 0;
-}
-
-bool ts_budget_over(const ts_budget *b)
-{
-    return b->deadline > 0 && ts_now() >= b->deadline;
-}
-
-double ts_budget_call(const ts_budget *b, double cap)
-{
-    double left = ts_budget_left(b);
-    if (cap > 0 && cap < left)
-        return cap;
-    return left;
-}
-
 int ts_z3_open(ts_z3 *z, ts_err *e)
 {
     memset(z, 0, sizeof *z);

@@ -21,6 +21,7 @@
 #include "modulo_internal.h"
 #include "ts_encode.h"
 #include "ts_complete.h"
+#include "ts_search_ctx.h"
 #include "ts_solver.h"
 
 /* Without a time limit, no single solver call runs longer than this. */
@@ -30,45 +31,46 @@
 /* Without a time limit, the latency minimisation stops after this long. */
 #define TS_MODULO_LATENCY_CAP 30.0
 
+/* The modulo search's state: its context, and what the steps share. */
 typedef struct {
+    ts_search_ctx *c;
     const ts_placement *p;
     const ts_search_opts *o;
     ts_search_stats *st;
-    double t0, deadline; /* deadline 0: none */
+    /* Solver work stops at 95% of the time limit, so that building and checking the schedule
+     * still fits inside it. */
+    ts_budget solve;
+    ts_mplan mp;
+    bool have_plan;
+    int *order;  /* chain order; order[0] is the anchor */
+    int anchor;
+    long *t;     /* the timetable */
+    long *hint;  /* residues the construction gave, as hints for Z3 */
+    ts_mz *z;    /* the model of the chosen period, kept for the latency */
+    long load, lb, ub; /* max load; lower and upper bounds on the period */
 } ts_mctx;
 
+/* Seconds one solver call may take now. */
 static double ts_left(const ts_mctx *c)
 {
-    if (c->deadline <= 0)
-        return TS_MODULO_CALL_CAP;
-    double l = c->deadline - ts_modulo_now();
+    double l = ts_budget_left(&c->solve);
     return l < TS_MODULO_CALL_CAP ? l : TS_MODULO_CALL_CAP;
 }
 
-static void ts_progress(const ts_mctx *c, const char *phase, long tried, long total, long bubbles)
+static bool ts_solve_over(const ts_mctx *c)
 {
-    if (!c->o->progress)
-        return;
-    ts_search_progress pr = {phase, tried, total, bubbles, ts_modulo_now() - c->t0};
-    c->o->progress(c->o->progress_ud, &pr);
-}
-
-static void ts_phase(ts_search_stats *st, const char *name, double seconds)
-{
-    if (st->nphases >= TS_MAX_PHASES)
-        return;
-    snprintf(st->phases[st->nphases].name, sizeof st->phases[st->nphases].name, "%s", name);
-    st->phases[st->nphases].seconds = seconds;
-    st->nphases++;
+    return ts_budget_over(&c->solve);
 }
 
 /* Minimises the latency of one micro-batch at period P by bisection within budget seconds;
  * each probe gets at most a quarter of the budget, and a probe that times out counts as a
  * failure (so the bisection goes on above it, unproven). t holds a feasible timetable on entry
  * and the best found on return. Returns true when the latency is proven minimal. */
-static bool ts_minimise_latency(ts_mctx *c, ts_mz **zp, const ts_mplan *mp, long P, long *t,
-                                int anchor, double budget, ts_err *e)
+static bool ts_minimise_latency(ts_mctx *c, long P, long *t, double budget, ts_err *e)
 {
+    ts_mz **zp = &c->z;
+    const ts_mplan *mp = &c->mp;
+    int anchor = c->anchor;
     const ts_placement *p = c->p;
     int nb = p->nblocks;
     long *est = malloc((size_t)nb * sizeof(long)), *cand = malloc((size_t)nb * sizeof(long));
@@ -85,16 +87,16 @@ static bool ts_minimise_latency(ts_mctx *c, ts_mz **zp, const ts_mplan *mp, long
         if (est[b] + p->blocks[b].span > lo)
             lo = est[b] + p->blocks[b].span;
     long hi = ts_modulo_latency(p, t);
-    double stop = ts_modulo_now() + budget;
+    double stop = ts_now() + budget;
     bool proven = true;
     long probes = 0;
     while (lo < hi) {
-        double left = stop - ts_modulo_now();
+        double left = stop - ts_now();
         if (left > ts_left(c))
             left = ts_left(c);
         if (left <= 0.005) {
             proven = false;
-            if (c->deadline > 0 && ts_modulo_now() >= c->deadline)
+            if (ts_solve_over(c))
                 c->st->timed_out = true;
             break;
         }
@@ -115,7 +117,7 @@ static bool ts_minimise_latency(ts_mctx *c, ts_mz **zp, const ts_mplan *mp, long
             hint[b] = ((t[b] - shift) % P + P) % P;
         char why[128];
         ts_mz_result r = ts_mz_solve(*zp, left, hint, mid, cand, why, sizeof why);
-        ts_progress(c, "latency", ++probes, 0, P - ts_placement_max_load(p));
+        ts_ctx_progress(c->c, TS_PHASE_LATENCY, ++probes, 0, P - c->load, true);
         if (r == TS_MZ_SAT) {
             ts_err ve = {0};
             if (ts_modulo_verify(p, mp, P, cand, c->o->has_memory, c->o->memory, &ve) != TS_OK) {
@@ -173,7 +175,7 @@ static long ts_checked_makespan(const ts_schedule *s, int n)
  * verified timetable rules out). NULL on allocation failure. */
 static ts_schedule *ts_modulo_build(ts_mctx *c, long P, const long *t, long *mk)
 {
-    int n = c->o->micro_batches > 0 ? c->o->micro_batches : 128;
+    int n = c->o->micro_batches > 0 ? c->o->micro_batches : TS_DEFAULT_MICRO_BATCHES;
     ts_schedule *best = NULL;
     *mk = -1;
     /* Every window position within a period: each splits fill and drain differently, and the
@@ -197,7 +199,7 @@ static ts_schedule *ts_modulo_build(ts_mctx *c, long P, const long *t, long *mk)
             }
         }
         ts_schedule_free(s);
-        if (c->deadline > 0 && ts_modulo_now() >= c->deadline && best)
+        if (ts_solve_over(c) && best)
             break;
     }
     if (!best) { /* nothing validated (never expected): the plain timetable */
@@ -214,7 +216,8 @@ static void ts_modulo_complete(ts_mctx *c, long P, const long *t, double budget,
                                long *mk)
 {
     const ts_placement *p = c->p;
-    int nb = p->nblocks, n = c->o->micro_batches > 0 ? c->o->micro_batches : 128;
+    int nb = p->nblocks;
+    int n = c->o->micro_batches > 0 ? c->o->micro_batches : TS_DEFAULT_MICRO_BATCHES;
     if (budget <= 0.01)
         return;
     int *mids = malloc((size_t)nb * sizeof(int));
@@ -224,17 +227,7 @@ static void ts_modulo_complete(ts_mctx *c, long P, const long *t, double budget,
         free(start);
         return;
     }
-    long lo = t[0], qmax = 0;
-    for (int b = 1; b < nb; b++)
-        if (t[b] < lo)
-            lo = t[b];
-    for (int b = 0; b < nb; b++)
-        if ((t[b] - lo) / P > qmax)
-            qmax = (t[b] - lo) / P;
-    for (int b = 0; b < nb; b++) {
-        mids[b] = (int)(qmax - (t[b] - lo) / P);
-        start[b] = (t[b] - lo) % P;
-    }
+    long qmax = ts_modulo_repetend(p, P, t, 0, mids, start, NULL) - 1;
     /* Measured on the paper cases (2 cores): with more than ~64 warm-up and cool-down
      * instances the completion takes seconds whatever its time limit, and it never shortened
      * those schedules (xshape, 32 instances, is where it helps: 1033 -> 1031). */
@@ -272,109 +265,116 @@ static void ts_modulo_complete(ts_mctx *c, long P, const long *t, double budget,
     free(start);
 }
 
-static json_t *ts_modulo_info(const ts_mctx *c, long P, long latency, bool lat_proven,
-                              const ts_mplan *mp)
+/* Step 1: the memory plan, the chain order and the period bounds. */
+static int ts_modulo_setup(ts_mctx *c, ts_err *e)
 {
-    const ts_search_stats *st = c->st;
-    json_t *j = json_object();
-    if (!j)
-        return NULL;
-    json_object_set_new(j, "method", json_string("modulo"));
-    json_object_set_new(j, "period", json_integer(P));
-    json_object_set_new(j, "k", json_integer(st->k));
-    json_object_set_new(j, "bubbles", json_integer(st->bubbles));
-    json_object_set_new(j, "optimal", json_boolean(st->optimal));
-    json_object_set_new(j, "timed_out", json_boolean(st->timed_out));
-    json_object_set_new(j, "latency", json_integer(latency));
-    json_object_set_new(j, "latency_optimal", json_boolean(lat_proven));
-    json_object_set_new(j, "periods_tried", json_integer(st->candidates));
-    json_object_set_new(j, "memory_bound", json_string(mp->exact ? "exact" : "safe"));
-    if (c->o->has_memory)
-        json_object_set_new(j, "memory", json_integer(c->o->memory));
-    else
-        json_object_set_new(j, "memory", json_null());
-    json_object_set_new(j, "time_limit", json_real(c->o->time_limit));
-    json_object_set_new(j, "seconds", json_real(st->seconds));
-    return j;
+    const ts_placement *p = c->p;
+    int nb = p->nblocks;
+    int rc = ts_mplan_build(p, c->o->has_memory, &c->mp, e);
+    if (rc != TS_OK)
+        return rc;
+    c->have_plan = true;
+    c->st->memory_bound = c->mp.exact ? "exact" : "safe";
+    c->order = malloc((size_t)nb * sizeof(int));
+    c->t = malloc((size_t)nb * sizeof(long));
+    c->hint = malloc((size_t)nb * sizeof(long));
+    if (!c->order || !c->t || !c->hint)
+        return ts_fail(e, TS_ESYS, "out of memory");
+    if (ts_placement_chain_order(p, c->order))
+        return ts_fail(e, TS_EINPUT, "placement '%s': dependencies form a cycle", p->name);
+    c->anchor = c->order[0];
+    c->load = ts_placement_max_load(p);
+    long rec = ts_modulo_recurrence_bound(p);
+    c->lb = c->load > rec ? c->load : rec;
+    c->ub = 1;
+    for (int b = 0; b < nb; b++)
+        c->ub += p->blocks[b].span;
+    for (int i = 0; i < p->nedges; i++)
+        c->ub += p->edges[i].delay;
+    if (c->ub < c->lb)
+        c->ub = c->lb;
+    return TS_OK;
 }
 
-int ts_search_modulo(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
-                     ts_search_stats *st, ts_err *e)
+/* Step 2a: the smallest period up to the bound where a constructed timetable (th) verifies;
+ * -1 when none does (or the time ran out first). */
+static long ts_modulo_constructed(ts_mctx *c, long *th)
 {
-    ts_search_stats local;
-    st = ts_stats_begin(st, &local);
-    *out = NULL;
-    ts_mctx c = {p, o, st, ts_modulo_now(), 0};
-    /* Solver work stops a little before the limit, so that building and checking the
-     * schedule still fits inside it. */
-    if (o->time_limit > 0)
-        c.deadline = c.t0 + o->time_limit * 0.95;
-    int rc = ts_placement_check(p, p->name ? p->name : "placement", e);
-    if (rc != TS_OK)
-        return rc;
-    if (p->nblocks == 0)
-        return ts_fail(e, TS_EINPUT, "placement '%s' has no blocks", p->name);
-    if (o->has_memory && o->memory < 0)
-        return ts_fail(e, TS_EINPUT, "memory capacity %ld is negative", o->memory);
-    if (o->nmicros > 0)
-        return ts_fail(e, TS_EINPUT,
-                       "modulo search finds k itself (k = max offset + 1); do not fix it "
-                       "(asked k = %d)", o->nmicros);
-
-    int nb = p->nblocks;
-    ts_mplan mp;
-    rc = ts_mplan_build(p, o->has_memory, &mp, e);
-    if (rc != TS_OK)
-        return rc;
-    int *order = malloc((size_t)nb * sizeof(int));
-    long *t = malloc((size_t)nb * sizeof(long)), *hint = malloc((size_t)nb * sizeof(long));
-    ts_mz *z = NULL;
-    if (!order || !t || !hint) {
-        rc = ts_fail(e, TS_ESYS, "out of memory");
-        goto done;
+    const ts_search_opts *o = c->o;
+    for (long q = c->lb; q <= c->ub; q++) {
+        if (ts_modulo_greedy_packed(c->p, &c->mp, q, c->order, o->has_memory, o->memory, th,
+                                    NULL) ||
+            ts_modulo_greedy(c->p, &c->mp, q, c->order, o->has_memory, o->memory, th, NULL))
+            return q;
+        if (ts_solve_over(c))
+            break;
     }
-    if (ts_placement_chain_order(p, order)) {
-        rc = ts_fail(e, TS_EINPUT, "placement '%s': dependencies form a cycle", p->name);
-        goto done;
-    }
-    int anchor = order[0];
-    long load = ts_placement_max_load(p), rec = ts_modulo_recurrence_bound(p);
-    long lb = load > rec ? load : rec, ub = 1;
-    for (int b = 0; b < nb; b++)
-        ub += p->blocks[b].span;
-    for (int i = 0; i < p->nedges; i++)
-        ub += p->edges[i].delay;
-    if (ub < lb)
-        ub = lb;
-    double tb = ts_modulo_now();
-    ts_phase(st, "bounds", tb - c.t0);
+    return -1;
+}
 
-    /* Period search. First the constructed timetables, cheap, for every period up to the
-     * bound: the smallest period where one works is feasible. Then Z3 decides the smaller
-     * periods, each with a share of the time left. */
-    bool found = false, proven = true;
-    long P = lb, ph = -1;
+/* Step 2b: decides period P with Z3 within budget seconds, seeded with the constructed residues.
+ * On SAT c->t holds the verified timetable and c->z the model. */
+static int ts_modulo_decide(ts_mctx *c, long P, double budget, ts_mz_result *res, ts_err *e)
+{
+    const ts_placement *p = c->p;
+    const ts_search_opts *o = c->o;
     char why[128] = "";
-    long *th = malloc((size_t)nb * sizeof(long));
-    if (!th) {
-        rc = ts_fail(e, TS_ESYS, "out of memory");
-        goto done;
+    if (!ts_modulo_greedy_packed(p, &c->mp, P, c->order, o->has_memory, o->memory, c->t, c->hint))
+        ts_modulo_greedy(p, &c->mp, P, c->order, o->has_memory, o->memory, c->t, NULL);
+    c->z = ts_mz_new(p, &c->mp, P, o->has_memory, o->memory, c->anchor, e);
+    if (!c->z)
+        return (e && e->code) ? e->code : TS_ESYS;
+    *res = ts_mz_solve(c->z, budget, c->hint, -1, c->t, why, sizeof why);
+    if (*res == TS_MZ_SAT) {
+        ts_err ve = {0};
+        if (ts_modulo_verify(p, &c->mp, P, c->t, o->has_memory, o->memory, &ve) != TS_OK)
+            return ts_fail(e, TS_ESYS, "internal: the solver's timetable fails its check (%s)",
+                           ve.msg);
+        return TS_OK;
     }
-    for (long q = lb; q <= ub; q++) {
-        if (ts_modulo_greedy_packed(p, &mp, q, order, o->has_memory, o->memory, th, NULL) ||
-            ts_modulo_greedy(p, &mp, q, order, o->has_memory, o->memory, th, NULL)) {
-            ph = q;
-            break;
-        }
-        if (c.deadline > 0 && ts_modulo_now() >= c.deadline)
-            break;
-    }
-    long top = ph >= 0 ? ph - 1 : ub;
-    for (; P <= top; P++) {
+    ts_mz_free(c->z);
+    c->z = NULL;
+    return TS_OK;
+}
+
+/* Why no period was found. */
+static int ts_modulo_none(const ts_mctx *c, long P, bool proven, ts_err *e)
+{
+    const ts_placement *p = c->p;
+    const ts_search_opts *o = c->o;
+    if (c->st->timed_out)
+        return ts_fail(e, TS_ENOANSWER,
+                       "placement '%s': no modulo schedule found within the time limit of "
+                       "%.3g s (periods %ld..%ld tried)",
+                       p->name, o->time_limit, c->lb, P > c->ub ? c->ub : P);
+    if (o->has_memory)
+        return ts_fail(e, TS_ENOANSWER,
+                       "placement '%s': no modulo schedule fits memory %ld per device at any "
+                       "period from %ld to %ld%s%s",
+                       p->name, o->memory, c->lb, c->ub, proven ? "" : " (some not decided: ",
+                       proven ? "" : "solver gave up)");
+    return ts_fail(e, TS_ENOANSWER, "placement '%s': no modulo schedule up to period %ld",
+                   p->name, c->ub);
+}
+
+/* Step 2: the smallest feasible period. First the constructed timetables, cheap, for every
+ * period up to the bound: the smallest period where one works is feasible. Then Z3 decides the
+ * smaller periods, each with a share of the time left. Fills c->t and the period statistics. */
+static int ts_modulo_period(ts_mctx *c, ts_err *e)
+{
+    const ts_search_opts *o = c->o;
+    ts_search_stats *st = c->st;
+    long *th = malloc((size_t)c->p->nblocks * sizeof(long));
+    if (!th)
+        return ts_fail(e, TS_ESYS, "out of memory");
+    long ph = ts_modulo_constructed(c, th), P = c->lb, top = ph >= 0 ? ph - 1 : c->ub;
+    bool found = false, proven = true;
+    int rc = TS_OK;
+    for (; P <= top && !found; P++) {
         st->candidates++;
-        ts_progress(&c, "period", P - lb + 1, top - lb + 1, -1);
-        double left = ts_left(&c);
-        if (c.deadline > 0 && left <= 0) {
+        ts_ctx_progress(c->c, TS_PHASE_PERIOD, P - c->lb + 1, top - c->lb + 1, -1, true);
+        double left = ts_left(c);
+        if (c->solve.deadline > 0 && left <= 0) {
             st->timed_out = true;
             proven = false;
             break;
@@ -382,138 +382,144 @@ int ts_search_modulo(const ts_placement *p, const ts_search_opts *o, ts_schedule
         /* With a constructed answer at ph, half the time goes to the smaller periods, evenly;
          * without one, each period may use half of what is left. */
         double budget = ph >= 0 ? 0.5 * left / (double)(ph - P) : 0.5 * left;
-        if (c.deadline <= 0)
+        if (c->solve.deadline <= 0)
             budget = TS_MODULO_CALL_CAP;
-        if (o->has_memory && ts_modulo_memory_infeasible(p, &mp, P, o->memory))
+        if (o->has_memory && ts_modulo_memory_infeasible(c->p, &c->mp, P, o->memory))
             continue; /* proven: every dependency path holds too many copies */
-        if (!ts_modulo_greedy_packed(p, &mp, P, order, o->has_memory, o->memory, t, hint))
-            ts_modulo_greedy(p, &mp, P, order, o->has_memory, o->memory, t, NULL);
-        z = ts_mz_new(p, &mp, P, o->has_memory, o->memory, anchor, e);
-        if (!z) {
-            rc = (e && e->code) ? e->code : TS_ESYS;
-            free(th);
-            goto done;
-        }
-        ts_mz_result r = ts_mz_solve(z, budget, hint, -1, t, why, sizeof why);
-        if (r == TS_MZ_SAT) {
-            ts_err ve = {0};
-            if (ts_modulo_verify(p, &mp, P, t, o->has_memory, o->memory, &ve) != TS_OK) {
-                rc = ts_fail(e, TS_ESYS, "internal: the solver's timetable fails its check (%s)",
-                             ve.msg);
-                free(th);
-                goto done;
-            }
-            found = true;
+        ts_mz_result r;
+        if ((rc = ts_modulo_decide(c, P, budget, &r, e)))
             break;
-        }
-        ts_mz_free(z);
-        z = NULL;
+        found = r == TS_MZ_SAT;
         if (r == TS_MZ_UNKNOWN) {
             proven = false;
-            if (c.deadline > 0 && ts_modulo_now() >= c.deadline) {
+            if (ts_solve_over(c)) {
                 st->timed_out = true;
                 break;
             }
         }
     }
-    if (!found && ph >= 0) {
+    if (found)
+        P--; /* the loop stepped past it */
+    if (rc == TS_OK && !found && ph >= 0) {
         P = ph;
         st->candidates++;
-        memcpy(t, th, (size_t)nb * sizeof(long));
+        memcpy(c->t, th, (size_t)c->p->nblocks * sizeof(long));
         found = true;
     }
     free(th);
-    double tp = ts_modulo_now();
-    ts_phase(st, "period", tp - tb);
-    if (!found) {
-        if (st->timed_out)
-            rc = ts_fail(e, TS_ENOANSWER,
-                         "placement '%s': no modulo schedule found within the time limit of "
-                         "%.3g s (periods %ld..%ld tried)",
-                         p->name, o->time_limit, lb, P > ub ? ub : P);
-        else if (o->has_memory)
-            rc = ts_fail(e, TS_ENOANSWER,
-                         "placement '%s': no modulo schedule fits memory %ld per device at any "
-                         "period from %ld to %ld%s%s",
-                         p->name, o->memory, lb, ub, proven ? "" : " (some not decided: ",
-                         proven ? "" : "solver gave up)");
-        else
-            rc = ts_fail(e, TS_ENOANSWER, "placement '%s': no modulo schedule up to period %ld",
-                         p->name, ub);
-        goto done;
-    }
+    if (rc == TS_OK && !found)
+        rc = ts_modulo_none(c, P, proven, e);
+    if (rc != TS_OK)
+        return rc;
     st->period = P;
-    st->bubbles = P - load;
+    st->bubbles = P - c->load;
     /* A period at a lower bound is optimal by itself; above it, the smaller periods must have
      * been refused, and refused by an exact memory model (a safe but inexact plan may refuse
      * periods that some schedule could use). */
-    st->optimal = P == lb || (proven && mp.exact);
-    ts_progress(&c, "period", P - lb + 1, P - lb + 1, st->bubbles);
+    st->optimal = P == c->lb || (proven && c->mp.exact);
+    ts_ctx_progress(c->c, TS_PHASE_PERIOD, P - c->lb + 1, P - c->lb + 1, st->bubbles, true);
+    return TS_OK;
+}
 
-    /* The schedule of this timetable; then, unless it already meets the lower bound at N,
-     * a shorter micro-batch latency (shorter fill and drain) within a bounded share of time. */
-    int nmb = o->micro_batches > 0 ? o->micro_batches : 128;
-    long mk = -1;
-    ts_schedule *s = ts_modulo_build(&c, P, t, &mk);
-    if (!s) {
-        rc = ts_fail(e, TS_ESYS, "out of memory");
-        goto done;
+/* Step 4: a shorter micro-batch latency (shorter fill and drain) within a bounded share of
+ * time; replaces *sp when its schedule is shorter at N. */
+static void ts_modulo_latency_step(ts_mctx *c, double tl, ts_schedule **sp, long *mk)
+{
+    long P = c->st->period;
+    int nb = c->p->nblocks;
+    /* Latency work gets as long as the search took so far (at least 0.15 s), within the time
+     * limit; without one, at most TS_MODULO_LATENCY_CAP. */
+    double budget = tl - c->c->budget.start > 0.15 ? tl - c->c->budget.start : 0.15;
+    if (c->solve.deadline <= 0 && budget > TS_MODULO_LATENCY_CAP)
+        budget = TS_MODULO_LATENCY_CAP;
+    long *t2 = malloc((size_t)nb * sizeof(long));
+    if (!t2)
+        return;
+    memcpy(t2, c->t, (size_t)nb * sizeof(long));
+    ts_err e = {0};
+    c->st->latency_optimal = ts_minimise_latency(c, P, t2, budget, &e);
+    long mk2 = -1;
+    ts_schedule *s2 = ts_modulo_build(c, P, t2, &mk2);
+    if (s2 && mk2 >= 0 && (*mk < 0 || mk2 < *mk)) {
+        ts_schedule_free(*sp);
+        *sp = s2;
+        *mk = mk2;
+        c->st->latency = ts_modulo_latency(c->p, t2);
+        memcpy(c->t, t2, (size_t)nb * sizeof(long));
+    } else {
+        ts_schedule_free(s2);
     }
+    free(t2);
+}
+
+/* Steps 3 to 5: the schedule of the timetable; then, unless it already meets the lower bound at
+ * N, the latency step and the completion, each within a share of the time. */
+static int ts_modulo_schedule(ts_mctx *c, double tp, ts_schedule **out, ts_err *e)
+{
+    long P = c->st->period, mk = -1;
+    ts_schedule *s = ts_modulo_build(c, P, c->t, &mk);
+    if (!s)
+        return ts_fail(e, TS_ESYS, "out of memory");
+    int nmb = c->o->micro_batches > 0 ? c->o->micro_batches : TS_DEFAULT_MICRO_BATCHES;
     /* mk is measured at max(N, k) micro-batches (the schedule cannot be shorter than k). */
-    long lbn = ts_lower_bound(p, nmb > s->nmicros ? nmb : s->nmicros);
-    bool lat_proven = false;
-    long latency = ts_modulo_latency(p, t);
-    double tl = ts_modulo_now();
-    ts_phase(st, "schedule", tl - tp);
+    long lbn = ts_lower_bound(c->p, nmb > s->nmicros ? nmb : s->nmicros);
+    c->st->latency = ts_modulo_latency(c->p, c->t);
+    double tl = ts_ctx_lap(c->c, TS_PHASE_SCHEDULE, tp);
     if (mk != lbn) {
-        /* Latency work gets as long as the search took so far (at least 0.25 s), within the
-         * time limit; without one, at most TS_MODULO_LATENCY_CAP. */
-        double budget = tl - c.t0 > 0.15 ? tl - c.t0 : 0.15;
-        if (c.deadline <= 0 && budget > TS_MODULO_LATENCY_CAP)
-            budget = TS_MODULO_LATENCY_CAP;
-        long *t2 = malloc((size_t)nb * sizeof(long));
-        if (t2) {
-            memcpy(t2, t, (size_t)nb * sizeof(long));
-            lat_proven = ts_minimise_latency(&c, &z, &mp, P, t2, anchor, budget, e);
-            long mk2 = -1;
-            ts_schedule *s2 = ts_modulo_build(&c, P, t2, &mk2);
-            if (s2 && mk2 >= 0 && (mk < 0 || mk2 < mk)) {
-                ts_schedule_free(s);
-                s = s2;
-                mk = mk2;
-                latency = ts_modulo_latency(p, t2);
-                memcpy(t, t2, (size_t)nb * sizeof(long));
-            } else {
-                ts_schedule_free(s2);
-            }
-            free(t2);
-        }
-        ts_phase(st, "latency", ts_modulo_now() - tl);
+        ts_modulo_latency_step(c, tl, &s, &mk);
+        ts_ctx_lap(c->c, TS_PHASE_LATENCY, tl);
     }
     if (mk != lbn) {
-        /* Completion gets the same kind of share. */
-        double tc = ts_modulo_now();
-        double budget = tc - c.t0 > 0.15 ? tc - c.t0 : 0.15;
-        if (c.deadline > 0 && budget > c.deadline - tc)
-            budget = c.deadline - tc;
-        if (c.deadline <= 0 && budget > TS_MODULO_LATENCY_CAP)
+        double tc = ts_now();
+        double budget = tc - c->c->budget.start > 0.15 ? tc - c->c->budget.start : 0.15;
+        if (c->solve.deadline > 0 && budget > c->solve.deadline - tc)
+            budget = c->solve.deadline - tc;
+        if (c->solve.deadline <= 0 && budget > TS_MODULO_LATENCY_CAP)
             budget = TS_MODULO_LATENCY_CAP;
-        ts_modulo_complete(&c, P, t, budget, &s, &mk);
-        ts_phase(st, "completion", ts_modulo_now() - tc);
+        ts_modulo_complete(c, P, c->t, budget, &s, &mk);
+        ts_ctx_lap(c->c, TS_PHASE_COMPLETION, tc);
     }
-    st->k = s->rep.k;
-    st->seconds = ts_modulo_now() - c.t0;
-    ts_schedule_set_search_info(s, ts_modulo_info(&c, P, latency, lat_proven, &mp));
+    c->st->k = s->rep.k;
     *out = s;
-    rc = TS_OK;
-done:
-    ts_mz_free(z);
-    ts_mplan_free(&mp);
-    free(order);
-    free(t);
-    free(hint);
+    return TS_OK;
+}
+
+int ts_search_modulo(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
+                     ts_search_stats *st, ts_err *e)
+{
+    ts_search_ctx ctx;
+    ts_ctx_begin(&ctx, p, o, st);
+    *out = NULL;
+    if (o->k > 0)
+        return ts_ctx_end(&ctx,
+                          ts_fail(e, TS_EINPUT,
+                                  "modulo search finds k itself (k = max offset + 1); do not fix "
+                                  "it (asked k = %d)",
+                                  o->k),
+                          NULL);
+    ts_mctx c;
+    memset(&c, 0, sizeof c);
+    c.c = &ctx;
+    c.p = p;
+    c.o = o;
+    c.st = ctx.st;
+    c.solve = ts_ctx_share(&ctx, 0.95);
+    double t0 = ctx.budget.start;
+    int rc = ts_modulo_setup(&c, e);
+    if (rc == TS_OK) {
+        t0 = ts_ctx_lap(&ctx, TS_PHASE_BOUNDS, t0);
+        rc = ts_modulo_period(&c, e);
+        t0 = ts_ctx_lap(&ctx, TS_PHASE_PERIOD, t0);
+    }
+    if (rc == TS_OK)
+        rc = ts_modulo_schedule(&c, t0, out, e);
+    ts_mz_free(c.z);
+    if (c.have_plan)
+        ts_mplan_free(&c.mp);
+    free(c.order);
+    free(c.t);
+    free(c.hint);
     if (rc == TS_OK)
         ts_err_clear(e);
-    st->seconds = ts_modulo_now() - c.t0;
-    return rc;
+    return ts_ctx_end(&ctx, rc, *out);
 }

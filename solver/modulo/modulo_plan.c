@@ -2,15 +2,7 @@
  * and turning a timetable into schedules. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "modulo_internal.h"
-
-double ts_modulo_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 void ts_mplan_free(ts_mplan *mp)
 {
@@ -466,7 +458,8 @@ ts_schedule *ts_modulo_timetable(const ts_placement *p, long P, const long *t, i
     return s;
 }
 
-ts_schedule *ts_modulo_repetend_schedule(const ts_placement *p, long P, const long *t, long delta)
+int ts_modulo_repetend(const ts_placement *p, long P, const long *t, long delta, int *mids,
+                       long *start, long *wstart)
 {
     int nb = p->nblocks;
     long lo = ts_min_start(p, t), qmax = 0;
@@ -477,18 +470,30 @@ ts_schedule *ts_modulo_repetend_schedule(const ts_placement *p, long P, const lo
         if (q > qmax)
             qmax = q;
     }
-    int *mids = malloc((size_t)(nb ? nb : 1) * sizeof(int));
-    if (!mids)
-        return NULL;
+    long W = qmax * P + delta;
     int k = 0;
     for (int b = 0; b < nb; b++) {
         long r = (t[b] - lo) % P;
         mids[b] = (int)(qmax - (t[b] - lo) / P + (r < delta ? 1 : 0));
+        if (start)
+            start[b] = t[b] - lo + (long)mids[b] * P - W;
         if (mids[b] + 1 > k)
             k = mids[b] + 1;
     }
+    if (wstart)
+        *wstart = W;
+    return k;
+}
+
+ts_schedule *ts_modulo_repetend_schedule(const ts_placement *p, long P, const long *t, long delta)
+{
+    int *mids = malloc((size_t)(p->nblocks ? p->nblocks : 1) * sizeof(int));
+    if (!mids)
+        return NULL;
+    long W;
+    int k = ts_modulo_repetend(p, P, t, delta, mids, NULL, &W);
     ts_schedule *s = ts_modulo_timetable(p, P, t, k);
-    if (!s || ts_schedule_set_repetend(s, qmax * P + delta, qmax * P + delta + P, mids)) {
+    if (!s || ts_schedule_set_repetend(s, W, W + P, mids)) {
         ts_schedule_free(s);
         s = NULL;
     }

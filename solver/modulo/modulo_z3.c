@@ -16,6 +16,7 @@
 #include <string.h>
 #include <z3.h>
 #include "modulo_internal.h"
+#include "ts_search_ctx.h"
 
 typedef struct {
     int a, b;
@@ -351,7 +352,7 @@ ts_mz_result ts_mz_solve(ts_mz *z, double timeout, const long *hint_r, long max_
                          long *t, char *why, size_t whylen)
 {
     int nb = z->p->nblocks;
-    double t0 = ts_modulo_now();
+    double t0 = ts_now();
     if (why && whylen)
         why[0] = 0;
     Z3_solver_push(z->ctx, z->solver);
@@ -380,7 +381,7 @@ ts_mz_result ts_mz_solve(ts_mz *z, double timeout, const long *hint_r, long max_
     }
     ts_mz_result res = TS_MZ_UNKNOWN;
     for (int round = 0;; round++) {
-        double left = timeout - (ts_modulo_now() - t0);
+        double left = timeout - (ts_now() - t0);
         if (left <= 0) {
             if (why && whylen)
                 snprintf(why, whylen, "timeout");

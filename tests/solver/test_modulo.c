@@ -8,7 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "modulo_internal.h"
+#include "modulo/modulo_internal.h"
+#include "ts_search_ctx.h"
 #include "ts_solver.h"
 
 static ts_placement *mt_builtin(const char *name, int ndevs, bool infer)
@@ -173,9 +174,9 @@ static void test_time_limit(void **state)
     ts_schedule *s = NULL;
     ts_search_stats st;
     ts_err e = {0};
-    double t0 = ts_modulo_now();
+    double t0 = ts_now();
     int rc = mt_modulo(p, 8, 0.05, &s, &st, &e);
-    double dt = ts_modulo_now() - t0;
+    double dt = ts_now() - t0;
     assert_true(rc == TS_OK || rc == TS_ENOANSWER);
     if (rc == TS_OK) {
         mt_valid_range(s, st.k, st.k + 2, "xshape 8, 0.05 s");
@@ -360,7 +361,7 @@ static void test_refusals(void **state)
     ts_search_opts o;
     ts_search_opts_init(&o);
     o.method = TS_METHOD_MODULO;
-    o.nmicros = 3;
+    o.k = 3;
     ts_err_clear(&e);
     assert_int_equal(ts_search_modulo(p, &o, &s, &st, &e), TS_EINPUT);
     assert_null(s);

@@ -30,7 +30,7 @@ static void run_lazy(const paper_case *c)
     ts_search_opts o;
     ts_search_opts_init(&o);
     o.method = TS_METHOD_LAZY;
-    o.nmicros = c->k;
+    o.k = c->k;
     o.has_memory = c->memory >= 0;
     o.memory = c->memory;
     ts_schedule *s = NULL;
@@ -164,7 +164,7 @@ static void test_infeasible_memory(void **state)
     ts_search_opts_init(&o);
     o.has_memory = true;
     o.memory = 2;
-    o.nmicros = 4;
+    o.k = 4;
     ts_schedule *s = NULL;
     ts_search_stats st;
     ts_err e = {0};
@@ -172,7 +172,7 @@ static void test_infeasible_memory(void **state)
     /* k larger than the chain: no candidate */
     ts_placement *q = tu_builtin("mshape", 4, true);
     o.has_memory = false;
-    o.nmicros = 6;
+    o.k = 6;
     ts_err_clear(&e);
     assert_int_equal(ts_search(q, &o, &s, &st, &e), TS_ENOANSWER);
     assert_non_null(strstr(e.msg, "no candidate"));

@@ -82,7 +82,7 @@ static int search(const ts_placement *p, ts_method m, bool has_memory, long cap,
     o.method = m;
     o.has_memory = has_memory;
     o.memory = cap;
-    o.nmicros = nmicros;
+    o.k = nmicros;
     o.micro_batches = N;
     o.time_limit = 10;
     return ts_search(p, &o, s, st, e);

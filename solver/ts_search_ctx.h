@@ -1,0 +1,63 @@
+/* Internal to the solver library: the one search context every method runs in (search.c).
+ *
+ * It holds what a search shares whatever its method: the placement and options, the statistics
+ * it fills, the clock and deadline of the time limit, the phase timings and the progress report.
+ * A method begins with ts_ctx_begin, asks ts_ctx_over / ts_ctx_call before solver work, records
+ * its phases with ts_ctx_lap, reports with ts_ctx_progress and returns through ts_ctx_end. */
+#ifndef TS_SEARCH_CTX_H
+#define TS_SEARCH_CTX_H
+
+#include <stdbool.h>
+#include "ts_solver.h"
+
+/* ---- time ---------------------------------------------------------------------------------- */
+
+double ts_now(void); /* monotonic seconds */
+
+/* A wall-clock budget. deadline <= 0: none. */
+typedef struct {
+    double start;
+    double deadline;
+} ts_budget;
+
+void ts_budget_init(ts_budget *b, double seconds);
+/* Seconds left (a large number when there is no deadline); never negative. */
+double ts_budget_left(const ts_budget *b);
+bool ts_budget_over(const ts_budget *b);
+/* Seconds one solver call may take: what is left, capped by cap (cap <= 0: no cap). */
+double ts_budget_call(const ts_budget *b, double cap);
+
+/* ---- the context --------------------------------------------------------------------------- */
+
+typedef struct {
+    const ts_placement *p;
+    const ts_search_opts *o;
+    ts_search_stats *st;   /* the caller's, or local */
+    ts_search_stats local;
+    ts_budget budget;      /* the whole search: starts at ts_ctx_begin, ends at the time limit */
+    double last_progress;  /* when progress was last reported (rate limit) */
+} ts_search_ctx;
+
+/* Starts the clock and resets the statistics (st, or the context's own when st is NULL), so
+ * that every method can be called directly as well as through ts_search. */
+void ts_ctx_begin(ts_search_ctx *c, const ts_placement *p, const ts_search_opts *o,
+                  ts_search_stats *st);
+/* Records the whole search's seconds and, when rc is TS_OK, attaches the search record
+ * (ts_search_record and the options) to s. Returns rc. */
+int ts_ctx_end(ts_search_ctx *c, int rc, ts_schedule *s);
+double ts_ctx_elapsed(const ts_search_ctx *c);
+/* The time limit has passed (never without one). */
+bool ts_ctx_over(const ts_search_ctx *c);
+/* As ts_ctx_over, and then marks the statistics as cut by the time limit. */
+bool ts_ctx_cut(ts_search_ctx *c);
+/* A budget that ends at fraction (0, 1] of the time limit (none without a limit): for work that
+ * must leave the rest of the limit to what follows it. */
+ts_budget ts_ctx_share(const ts_search_ctx *c, double fraction);
+/* Adds the seconds since t0 to phase; returns now (the next lap's t0). */
+double ts_ctx_lap(ts_search_ctx *c, ts_phase ph, double t0);
+void ts_ctx_phase(ts_search_ctx *c, ts_phase ph, double seconds);
+/* Reports progress when the caller asked for it: at most every 0.2 s unless force. */
+void ts_ctx_progress(ts_search_ctx *c, ts_phase ph, long tried, long total, long best_bubbles,
+                     bool force);
+
+#endif
