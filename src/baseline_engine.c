@@ -520,3 +520,57 @@ bool ts_bl_inputs_ready(const ts_placement *p, const ts_bl_preds *pr, int n, con
     }
     return true;
 }
+
+/* ---------------------------------------------------------------- two opposite chains */
+
+/* Union-find root, for the connected components of Chimera's two chains. */
+static int ts_root(int *up, int x)
+{
+    while (up[x] != x) {
+        up[x] = up[up[x]];
+        x = up[x];
+    }
+    return x;
+}
+
+/* Splits the placement into its two connected components and reads each as a pipeline
+ * (pipe_of[b] = 0 or 1). Refuses a placement that is not exactly two chains. */
+int ts_bl_two_pipes(const ts_baseline_info *info, const ts_placement *p, ts_bl_pipe *pipes,
+                    int *pipe_of, ts_err *e)
+{
+    int B = p->nblocks;
+    int *up = malloc((size_t)B * sizeof(int) + 1);
+    bool *in = malloc((size_t)B * sizeof(bool) + 1);
+    int rc = TS_OK;
+    if (!up || !in) {
+        rc = ts_fail(e, TS_ESYS, "baseline %s: out of memory", info->name);
+        goto out;
+    }
+    for (int b = 0; b < B; b++)
+        up[b] = b;
+    for (int i = 0; i < p->nedges; i++)
+        up[ts_root(up, p->edges[i].src)] = ts_root(up, p->edges[i].dst);
+    int roots[2], nroots = 0;
+    for (int b = 0; b < B && nroots <= 2; b++)
+        if (ts_root(up, b) == b) {
+            if (nroots < 2)
+                roots[nroots] = b;
+            nroots++;
+        }
+    if (nroots != 2) {
+        rc = ts_bl_refuse(e, info, p, "it is not made of exactly two separate chains");
+        goto out;
+    }
+    for (int k = 0; k < 2 && rc == TS_OK; k++) {
+        for (int b = 0; b < B; b++) {
+            in[b] = ts_root(up, b) == roots[k];
+            if (in[b])
+                pipe_of[b] = k;
+        }
+        rc = ts_bl_pipe_of(info, p, in, &pipes[k], e);
+    }
+out:
+    free(up);
+    free(in);
+    return rc;
+}

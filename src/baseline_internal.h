@@ -108,5 +108,14 @@ int ts_bl_chimera(const ts_baseline_info *info, const ts_placement *p, int n, lo
     ts_err *e);
 int ts_bl_zbh1(const ts_baseline_info *info, const ts_placement *p, int n, long *start,
     ts_err *e);
+int ts_bl_zbh2(const ts_baseline_info *info, const ts_placement *p, int n, long *start,
+    ts_err *e);
+int ts_bl_zbv(const ts_baseline_info *info, const ts_placement *p, int n, long *start, ts_err *e);
+int ts_bl_dualpipev(const ts_baseline_info *info, const ts_placement *p, int n, long *start,
+    ts_err *e);
+int ts_bl_dualpipe(const ts_baseline_info *info, const ts_placement *p, int n, long *start,
+    ts_err *e);
+int ts_bl_looped_bfs(const ts_baseline_info *info, const ts_placement *p, int n, long *start,
+    ts_err *e);
 
 #endif

@@ -126,7 +126,7 @@ out:
 
 /* The interleaved placement: every stage on one device, stage s on device s mod D, v = S/D >= 2. */
 static int ts_check_interleaved(const ts_baseline_info *info, const ts_placement *p, int n,
-                                const ts_bl_pipe *pp, ts_err *e)
+                                const ts_bl_pipe *pp, int min_chunks, ts_err *e)
 {
     int D = p->ndevs;
     if (pp->nfwd != pp->nstages)
@@ -138,9 +138,11 @@ static int ts_check_interleaved(const ts_baseline_info *info, const ts_placement
             return ts_bl_refuse(e, info, p,
                                 "its stages are not placed round-robin, one device each");
     }
-    if (pp->nstages % D != 0 || pp->nstages / D < 2)
+    if (pp->nstages % D != 0)
+        return ts_bl_refuse(e, info, p, "its stage count is not a multiple of the device count");
+    if (pp->nstages / D < min_chunks)
         return ts_bl_refuse(e, info, p, "it has fewer than 2 model chunks per device");
-    if (n > 0 && n % D != 0)
+    if (info->n_multiple_of_devs && n > 0 && n % D != 0)
         return ts_fail(e, TS_EINPUT,
                        "baseline 'interleaved' needs a number of micro-batches that is a multiple "
                        "of the device count (%d), got %d", D, n);
@@ -176,7 +178,7 @@ int ts_bl_interleaved(const ts_baseline_info *info, const ts_placement *p, int n
         in[b] = true;
     rc = ts_bl_pipe_of(info, p, in, &pp, e);
     if (rc == TS_OK)
-        rc = ts_check_interleaved(info, p, n, &pp, e);
+        rc = ts_check_interleaved(info, p, n, &pp, 2, e);
     if (rc != TS_OK)
         goto out;
     int D = p->ndevs, v = pp.nstages / D;
@@ -203,58 +205,6 @@ out:
     free(in);
     ts_bl_seqs_free(real, p->ndevs);
     ts_bl_pipe_free(&pp);
-    return rc;
-}
-
-/* Union-find root, for the connected components of Chimera's two chains. */
-static int ts_root(int *up, int x)
-{
-    while (up[x] != x) {
-        up[x] = up[up[x]];
-        x = up[x];
-    }
-    return x;
-}
-
-/* Splits the placement into its two connected components and reads each as a pipeline
- * (pipe_of[b] = 0 or 1). Refuses a placement that is not exactly two chains. */
-int ts_bl_two_pipes(const ts_baseline_info *info, const ts_placement *p, ts_bl_pipe *pipes,
-                    int *pipe_of, ts_err *e)
-{
-    int B = p->nblocks;
-    int *up = malloc((size_t)B * sizeof(int) + 1);
-    bool *in = malloc((size_t)B * sizeof(bool) + 1);
-    int rc = TS_OK;
-    if (!up || !in) {
-        rc = ts_fail(e, TS_ESYS, "baseline %s: out of memory", info->name);
-        goto out;
-    }
-    for (int b = 0; b < B; b++)
-        up[b] = b;
-    for (int i = 0; i < p->nedges; i++)
-        up[ts_root(up, p->edges[i].src)] = ts_root(up, p->edges[i].dst);
-    int roots[2], nroots = 0;
-    for (int b = 0; b < B && nroots <= 2; b++)
-        if (ts_root(up, b) == b) {
-            if (nroots < 2)
-                roots[nroots] = b;
-            nroots++;
-        }
-    if (nroots != 2) {
-        rc = ts_bl_refuse(e, info, p, "it is not made of exactly two separate chains");
-        goto out;
-    }
-    for (int k = 0; k < 2 && rc == TS_OK; k++) {
-        for (int b = 0; b < B; b++) {
-            in[b] = ts_root(up, b) == roots[k];
-            if (in[b])
-                pipe_of[b] = k;
-        }
-        rc = ts_bl_pipe_of(info, p, in, &pipes[k], e);
-    }
-out:
-    free(up);
-    free(in);
     return rc;
 }
 
@@ -457,4 +407,56 @@ int ts_bl_zbh1(const ts_baseline_info *info, const ts_placement *p, int n, long 
     if (cap < 0)
         return ts_fail(e, TS_ESYS, "baseline %s: out of memory", info->name);
     return ts_bl_zb_flat(info, p, n, 0, cap, start, e);
+}
+
+/* ZB-H2 (Qi et al.): ZB-H1 with 2(D-d-1) warm-up forwards on device d (2D-2d-1 micro-batches in
+ * flight before the first B), which lets W fill the warm-up and tail bubbles; W is forced only to
+ * stay within 2D-1 micro-batches of activations, the paper's memory figure for ZB-H2. */
+int ts_bl_zbh2(const ts_baseline_info *info, const ts_placement *p, int n, long *start,
+               ts_err *e)
+{
+    long fmem = 0;
+    for (int b = 0; b < p->nblocks; b++)
+        if (p->blocks[b].kind != TS_KIND_BACKWARD && p->blocks[b].memory > fmem)
+            fmem = p->blocks[b].memory;
+    return ts_bl_zb_flat(info, p, n, 1, (2L * p->ndevs - 1) * fmem, start, e);
+}
+
+/* Looped BFS (Lamy-Poirier, breadth-first pipeline parallelism; PyTorch's ScheduleLoopedBFS):
+ * rank r runs, chunk by chunk (its stages r, r+D, ...), the forwards of every micro-batch, then
+ * the chunks in reverse order, the backwards of every micro-batch in reverse order. */
+int ts_bl_looped_bfs(const ts_baseline_info *info, const ts_placement *p, int n, long *start,
+                     ts_err *e)
+{
+    bool *in = malloc((size_t)p->nblocks * sizeof(bool) + 1);
+    ts_bl_seq *real = ts_bl_seqs_new(p->ndevs);
+    ts_bl_pipe pp = {0};
+    int rc = TS_OK;
+    if (!in || !real) {
+        rc = ts_fail(e, TS_ESYS, "baseline %s: out of memory", info->name);
+        goto out;
+    }
+    for (int b = 0; b < p->nblocks; b++)
+        in[b] = true;
+    rc = ts_bl_pipe_of(info, p, in, &pp, e);
+    if (rc == TS_OK)
+        rc = ts_check_interleaved(info, p, n, &pp, 1, e);
+    int D = p->ndevs, err = 0;
+    for (int r = 0; r < D && rc == TS_OK; r++) {
+        for (int s = r; s < pp.nstages; s += D)
+            for (int m = 0; m < n; m++)
+                err |= ts_bl_seq_push(&real[r], pp.fwd[s] * n + m);
+        for (int s = pp.nstages - D + r; s >= 0; s -= D)
+            for (int m = n - 1; m >= 0; m--)
+                err |= ts_bl_seq_push(&real[r], pp.bwd[s] * n + m);
+    }
+    if (rc == TS_OK && err)
+        rc = ts_fail(e, TS_ESYS, "baseline %s: out of memory", info->name);
+    if (rc == TS_OK)
+        rc = ts_bl_asap(p, n, real, start, info->name, e);
+out:
+    free(in);
+    ts_bl_seqs_free(real, p->ndevs);
+    ts_bl_pipe_free(&pp);
+    return rc;
 }

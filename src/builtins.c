@@ -198,6 +198,94 @@ static void ts_make_vshape_zb(ts_bld *b, int D)
     }
 }
 
+/* Backward blocks B on devices from..to (either direction), each followed by its weight-gradient
+ * block W on the same device that nothing waits for (the zero-bubble split); ids from the formats
+ * and the number the index function gives (device or stage). Returns the last B. */
+static int ts_bld_bw_run(ts_bld *b, const char *fb, const char *fw, int n, const int *dev,
+                         const int *num, int prev)
+{
+    for (int i = 0; i < n; i++) {
+        char id[64];
+        snprintf(id, sizeof id, fb, num[i]);
+        int x = ts_bld_block(b, id, TS_KIND_BACKWARD, 1, -1, dev[i]);
+        ts_bld_edge(b, prev, x);
+        snprintf(id, sizeof id, fw, num[i]);
+        int w = ts_bld_block(b, id, TS_KIND_BACKWARD, 1, -1, dev[i]);
+        ts_bld_edge(b, x, w);
+        prev = x;
+    }
+    return prev;
+}
+
+/* The V placement (ZB-V, DualPipeV): 2D stages, device d holds stage d and stage 2D-1-d, so a
+ * micro-batch goes down the devices and back up; block ids name the stage. split: backward as
+ * input gradient B then weight gradient W (span 1 each, F memory 2 as vshape_zb), else one
+ * backward block of span 2 (F memory 1). */
+static void ts_make_vshape_v(ts_bld *b, int D, bool split)
+{
+    int S = 2 * D, prev = -1;
+    int *dev = malloc((size_t)S * sizeof(int)), *num = malloc((size_t)S * sizeof(int));
+    if (!dev || !num) {
+        b->ok = 0;
+        free(dev);
+        free(num);
+        return;
+    }
+    for (int s = 0; s < S; s++) {
+        char id[32];
+        snprintf(id, sizeof id, "F%d", s);
+        int x = ts_bld_block(b, id, TS_KIND_FORWARD, 1, split ? 2 : 1, s < D ? s : S - 1 - s);
+        if (prev >= 0)
+            ts_bld_edge(b, prev, x);
+        prev = x;
+    }
+    for (int i = 0; i < S; i++) { /* backward stages 2D-1 .. 0 */
+        num[i] = S - 1 - i;
+        dev[i] = num[i] < D ? num[i] : S - 1 - num[i];
+    }
+    if (split) {
+        ts_bld_bw_run(b, "B%d", "W%d", S, dev, num, prev);
+    } else {
+        for (int i = 0; i < S; i++) {
+            char id[32];
+            snprintf(id, sizeof id, "B%d", num[i]);
+            int x = ts_bld_block(b, id, TS_KIND_BACKWARD, 2, -1, dev[i]);
+            ts_bld_edge(b, prev, x);
+            prev = x;
+        }
+    }
+    free(dev);
+    free(num);
+}
+
+/* DualPipe's bidirectional placement: xshape's two opposite chains (chain a: stage s on device
+ * s, chain b: stage s on device D-1-s, so every device holds two stages' parameters) with the
+ * zero-bubble split of every backward into B and W (spans 1, F memory 2 as vshape_zb). */
+static void ts_make_xshape_zb(ts_bld *b, int D)
+{
+    int *dev = malloc((size_t)D * sizeof(int));
+    if (!dev) {
+        b->ok = 0;
+        return;
+    }
+    for (int k = 0; k < 2; k++) {
+        int prev = -1;
+        for (int s = 0; s < D; s++) {
+            char id[32];
+            int d = k == 0 ? s : D - 1 - s;
+            snprintf(id, sizeof id, k == 0 ? "Fa%d" : "Fb%d", d);
+            int x = ts_bld_block(b, id, TS_KIND_FORWARD, 1, 2, d);
+            if (prev >= 0)
+                ts_bld_edge(b, prev, x);
+            prev = x;
+        }
+        for (int i = 0; i < D; i++) /* backward: the chain's stages in reverse */
+            dev[i] = k == 0 ? D - 1 - i : i;
+        ts_bld_bw_run(b, k == 0 ? "Ba%d" : "Bb%d", k == 0 ? "Wa%d" : "Wb%d", D, dev, dev, prev);
+    }
+    free(dev);
+}
+
 static const ts_builtin_info ts_builtins[] = {
     {"vshape", "F0..F(D-1) B(D-1)..B0: 1F1B's placement", 1, TS_MAX_DEVS, 1},
     {"xshape", "two opposite V chains in one micro-batch: Chimera's placement", 2, TS_MAX_DEVS, 1},
@@ -214,6 +302,12 @@ static const ts_builtin_info ts_builtins[] = {
      TS_MAX_DEVS, 1},
     {"vshape_zb", "vshape with backward split into B (input grad) and W (weight grad)", 1,
      TS_MAX_DEVS, 1},
+    {"vshape_v", "V placement: 2D stages, device d holds stages d and 2D-1-d (backward span 2)", 1,
+     TS_MAX_DEVS, 1},
+    {"vshape_v_zb", "vshape_v with backward split into B and W: ZB-V's and DualPipeV's placement",
+     1, TS_MAX_DEVS, 1},
+    {"xshape_zb", "xshape with backward split into B and W: DualPipe's bidirectional placement",
+     2, TS_MAX_DEVS, 2},
 };
 
 int ts_builtin_count(void)
@@ -298,6 +392,9 @@ int ts_builtin_make(const char *name, const ts_builtin_opts *o, ts_placement **o
     else if (!strcmp(name, "finetune")) ts_make_finetune(&b, D);
     else if (!strcmp(name, "alphafold")) ts_make_alphafold(&b, D);
     else if (!strcmp(name, "vshape_interleaved")) ts_make_vshape_interleaved(&b, D, chunks);
+    else if (!strcmp(name, "vshape_v")) ts_make_vshape_v(&b, D, false);
+    else if (!strcmp(name, "vshape_v_zb")) ts_make_vshape_v(&b, D, true);
+    else if (!strcmp(name, "xshape_zb")) ts_make_xshape_zb(&b, D);
     else ts_make_vshape_zb(&b, D);
     if (!b.ok) {
         ts_placement_free(b.p);

@@ -15,6 +15,7 @@ typedef struct {
     const char *description; /* the rule, in a line */
     const char *fits;        /* the placements it fits, in words (used in refusals) */
     bool n_multiple_of_devs; /* the rule needs a micro-batch count that is a multiple of D */
+    int min_n_per_dev;       /* the rule needs at least min_n_per_dev * D micro-batches (0: 1) */
 } ts_baseline_info;
 
 int ts_baseline_count(void);

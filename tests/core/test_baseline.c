@@ -17,7 +17,8 @@ static ts_placement *builtin(const char *name, int D, bool infer, int chunks)
     return p;
 }
 
-/* Builds, validates (with monotone order) and returns the schedule's metrics. */
+/* Builds, validates (with monotone order, except Looped BFS, whose backwards run the micro-batches
+ * in reverse by its rule) and returns the schedule's metrics. */
 static ts_schedule *make_ok(const char *kind, const ts_placement *p, int n, ts_metrics *m)
 {
     ts_schedule *s = NULL;
@@ -25,7 +26,7 @@ static ts_schedule *make_ok(const char *kind, const ts_placement *p, int n, ts_m
     int rc = ts_baseline_make(kind, p, n, &s, &e);
     if (rc != TS_OK)
         fail_msg("%s on %s N=%d: %s", kind, p->name, n, e.msg);
-    ts_validate_opts vo = {.monotone = true, .ignore_memory = true};
+    ts_validate_opts vo = {.monotone = strcmp(kind, "looped-bfs") != 0, .ignore_memory = true};
     if (ts_schedule_validate(s, &vo, &e) != TS_OK)
         fail_msg("%s on %s N=%d invalid: %s", kind, p->name, n, e.msg);
     assert_int_equal(ts_schedule_metrics(s, m), 0);
@@ -182,12 +183,154 @@ static void test_zbh1_formula(void **state)
     }
 }
 
+/* Per device: idle steps between its own first start and last end (the zero-bubble papers' and
+ * DualPipe's bubble: a device is not charged for starting late or finishing early); returns the
+ * largest. */
+static long max_own_idle(const ts_schedule *s)
+{
+    const ts_placement *p = s->placement;
+    long worst = 0;
+    for (int d = 0; d < p->ndevs; d++) {
+        long first = -1, last = 0, busy = 0;
+        for (int i = 0; i < s->nentries; i++) {
+            const ts_block *b = &p->blocks[s->entries[i].block];
+            if (!ts_block_on(b, d))
+                continue;
+            long st = s->entries[i].step;
+            first = first < 0 || st < first ? st : first;
+            last = st + b->span > last ? st + b->span : last;
+            busy += b->span;
+        }
+        if (last - first - busy > worst)
+            worst = last - first - busy;
+    }
+    return worst;
+}
+
+static long max_peak(const ts_metrics *m, int D)
+{
+    long best = 0;
+    for (int d = 0; d < D; d++)
+        best = m->peak[d] > best ? m->peak[d] : best;
+    return best;
+}
+
+/* ZB-H2 (Qi et al., ICLR'24): bubble (p-1)(T_F + T_B - 2T_W), zero at T_F = T_B = T_W = 1, with
+ * activations of 2p-1 micro-batches (F holds 2, B and W free 1 each: 2(2p-1)); ZB-H1 on the
+ * same placement has bubble (p-1)(T_F + T_B - T_W) = p-1 within p micro-batches (2p). */
+static void test_zbh2_formula(void **state)
+{
+    (void)state;
+    const int cases[][2] = {{4, 16}, {4, 64}, {8, 32}, {8, 64}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int D = cases[i][0], N = cases[i][1];
+        ts_placement *p = builtin("vshape_zb", D, false, 0);
+        ts_metrics m2, m1;
+        ts_schedule *s2 = make_ok("zb-h2", p, N, &m2);
+        ts_schedule *s1 = make_ok("zb-h1", p, N, &m1);
+        if (max_own_idle(s2) != 0 || max_own_idle(s1) != D - 1)
+            fail_msg("D=%d N=%d: bubble zb-h2 %ld (formula 0), zb-h1 %ld (formula %d)", D, N,
+                     max_own_idle(s2), max_own_idle(s1), D - 1);
+        assert_int_equal(max_peak(&m2, D), 2L * (2 * D - 1));
+        assert_int_equal(max_peak(&m1, D), 2L * D);
+        assert_int_equal(m2.makespan, m2.lower_bound);
+        ts_metrics_free(&m2);
+        ts_metrics_free(&m1);
+        ts_schedule_free(s2);
+        ts_schedule_free(s1);
+        ts_placement_free(p);
+    }
+}
+
+/* ZB-V (Qi et al., the V-shape schedule): at T_F = T_B = T_W the bubble is 0 and the activation
+ * memory that of 1F1B on the same model: D micro-batches of a device's two chunks, F holding 2
+ * per chunk: 4D. The makespan is then the lower bound 6N + D - 1. */
+static void test_zbv_formula(void **state)
+{
+    (void)state;
+    const int cases[][2] = {{4, 8}, {4, 64}, {8, 16}, {8, 64}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int D = cases[i][0], N = cases[i][1];
+        ts_placement *p = builtin("vshape_v_zb", D, false, 0);
+        ts_metrics m;
+        ts_schedule *s = make_ok("zb-v", p, N, &m);
+        if (max_own_idle(s) != 0 || m.makespan != 6L * N + D - 1 || max_peak(&m, D) != 4L * D)
+            fail_msg("zb-v D=%d N=%d: bubble %ld, makespan %ld (6N+D-1 = %ld), peak %ld (4D)", D,
+                     N, max_own_idle(s), m.makespan, 6L * N + D - 1, max_peak(&m, D));
+        ts_metrics_free(&m);
+        ts_schedule_free(s);
+        ts_placement_free(p);
+    }
+}
+
+/* DualPipe and DualPipeV (DeepSeek): bubble (PP/2-1)(F&B + B - 3W) and activations PP+1 chunks
+ * per device, PP the number of stages (D for DualPipe, 2D for DualPipeV); here F = W = 1, a full
+ * backward B = 2 and F holds 2 per chunk. Our model runs an F&B pair as F then B, F&B = F + B,
+ * where the formula bounds the bubble by (PP/2-1)*2; the measured bubble is PP/2-1 (the formula's
+ * value at F&B = B), because F's output leaves when F ends rather than with the pair. */
+static void check_dualpipe(const char *kind, const char *placement, int D, int N, int PP)
+{
+    ts_placement *p = builtin(placement, D, false, 0);
+    ts_metrics m;
+    ts_schedule *s = make_ok(kind, p, N, &m);
+    long bound = (PP / 2 - 1) * ((1 + 2) + 2 - 3);
+    if (max_own_idle(s) != PP / 2 - 1 || max_own_idle(s) > bound ||
+        max_peak(&m, D) != 2L * (PP + 1) || m.makespan != m.lower_bound)
+        fail_msg("%s D=%d N=%d: bubble %ld (PP/2-1 = %d, bound %ld), peak %ld (2(PP+1) = %d), "
+                 "makespan %ld (lower bound %ld)", kind, D, N, max_own_idle(s), PP / 2 - 1, bound,
+                 max_peak(&m, D), 2 * (PP + 1), m.makespan, m.lower_bound);
+    ts_metrics_free(&m);
+    ts_schedule_free(s);
+    ts_placement_free(p);
+}
+
+static void test_dualpipe_formula(void **state)
+{
+    (void)state;
+    const int cases[][2] = {{4, 8}, {4, 64}, {8, 16}, {8, 64}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int D = cases[i][0], N = cases[i][1];
+        check_dualpipe("dualpipe", "xshape_zb", D, N, D);
+        check_dualpipe("dualpipev", "vshape_v_zb", D, N, 2 * D);
+    }
+    /* unsplit backward: the rules still run (W-less), valid and above the lower bound */
+    ts_placement *p = builtin("vshape_v", 4, false, 0);
+    ts_metrics m;
+    ts_schedule *s = make_ok("dualpipev", p, 8, &m);
+    assert_true(m.makespan >= m.lower_bound);
+    ts_metrics_free(&m);
+    ts_schedule_free(s);
+    ts_placement_free(p);
+}
+
+/* Looped BFS (Lamy-Poirier): with N >= D every chunk's forwards follow each other without a gap
+ * and so do the backwards, so the makespan is v N (t_f + t_b) + (D-1)(t_f + t_b), as interleaved
+ * 1F1B's, while device 0 holds all v N chunk activations as GPipe would. */
+static void test_looped_bfs_formula(void **state)
+{
+    (void)state;
+    const int cases[][3] = {{4, 2, 8}, {4, 3, 16}, {8, 2, 8}, {8, 2, 32}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int D = cases[i][0], v = cases[i][1], N = cases[i][2];
+        ts_placement *p = builtin("vshape_interleaved", D, false, v);
+        ts_metrics m;
+        ts_schedule *s = make_ok("looped-bfs", p, N, &m);
+        if (m.makespan != 4L * v * N + 4L * (D - 1) || m.peak[0] != (long)v * N)
+            fail_msg("looped-bfs D=%d v=%d N=%d: makespan %ld (formula %ld), peak %ld (vN)", D, v,
+                     N, m.makespan, 4L * v * N + 4L * (D - 1), m.peak[0]);
+        ts_metrics_free(&m);
+        ts_schedule_free(s);
+        ts_placement_free(p);
+    }
+}
+
 /* Every baseline that fits a paper case builds a valid schedule, also for few micro-batches. */
 static void test_all_cases_valid(void **state)
 {
     (void)state;
     const char *names[] = {"vshape", "xshape", "mshape", "nnshape", "kshape", "mllm", "finetune",
-                           "alphafold", "vshape_interleaved", "vshape_zb"};
+                           "alphafold", "vshape_interleaved", "vshape_zb", "vshape_v",
+                           "vshape_v_zb", "xshape_zb"};
     const int devs[] = {2, 4, 8};
     const int ns[] = {1, 3, 8, 32};
     int built = 0;
@@ -245,6 +388,12 @@ static void test_refusals(void **state)
     expect_refusal("1f1b", "kshape", 4, 8, "vshape-like");
     expect_refusal("1f1b", "xshape", 4, 8, "one chain");
     expect_refusal("pipedream", "vshape", 4, 8, "unknown baseline");
+    expect_refusal("zb-v", "vshape_zb", 4, 8, "two forward and two backward blocks per device");
+    expect_refusal("dualpipev", "vshape_v_zb", 4, 7, "at least 8 micro-batches");
+    expect_refusal("dualpipe", "vshape_v_zb", 4, 8, "two separate chains");
+    expect_refusal("dualpipe", "xshape_zb", 4, 3, "at least 4 micro-batches");
+    expect_refusal("zb-h2", "vshape_v_zb", 4, 8, "one forward and one backward block per device");
+    expect_refusal("looped-bfs", "vshape_zb", 4, 8, "round-robin");
     expect_refusal("gpipe", "vshape", 4, 0, "at least 1 micro-batch");
     /* a placement with a micro-batch distance edge (token-level pipeline) has no hand-made rule */
     ts_placement *p = builtin("vshape", 2, false, 0);
@@ -258,15 +407,17 @@ static void test_refusals(void **state)
 static void test_registry(void **state)
 {
     (void)state;
-    const char *want[] = {"gpipe", "1f1b", "interleaved", "chimera", "zb-h1"};
-    assert_int_equal(ts_baseline_count(), 5);
-    for (int i = 0; i < 5; i++) {
+    const char *want[] = {"gpipe", "1f1b",  "interleaved", "chimera",  "zb-h1",
+                          "zb-h2", "zb-v", "dualpipev",   "dualpipe", "looped-bfs"};
+    const int nwant = (int)(sizeof want / sizeof want[0]);
+    assert_int_equal(ts_baseline_count(), nwant);
+    for (int i = 0; i < nwant; i++) {
         assert_string_equal(ts_baseline_at(i)->name, want[i]);
         assert_ptr_equal(ts_baseline_find(want[i]), ts_baseline_at(i));
         assert_non_null(ts_baseline_at(i)->fits);
     }
     assert_null(ts_baseline_find("zb-h3"));
-    assert_null(ts_baseline_at(5));
+    assert_null(ts_baseline_at(nwant));
     /* search info names the rule */
     ts_placement *p = builtin("vshape", 2, false, 0);
     ts_metrics m;
@@ -285,6 +436,10 @@ int main(void)
         cmocka_unit_test(test_interleaved_formula),
         cmocka_unit_test(test_chimera_formula),
         cmocka_unit_test(test_zbh1_formula),
+        cmocka_unit_test(test_zbh2_formula),
+        cmocka_unit_test(test_zbv_formula),
+        cmocka_unit_test(test_dualpipe_formula),
+        cmocka_unit_test(test_looped_bfs_formula),
         cmocka_unit_test(test_all_cases_valid),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_registry),
