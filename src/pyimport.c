@@ -1,222 +1,274 @@
-/* Reader for schedules written by the Python Tessel: {ndevs, blocks: [{mid, span, memory, btype,
- * gid, step, device}], repetend: [start, end]}. Its blocks carry no edges and name their sub-graph
- * only by a number (gid), so a placement supplies the edges and the identities: each gid is matched
- * to the placement's block with the same devices, kind, span and memory; gids sharing one
- * signature map to such blocks in ascending order. The validator then checks the result. */
-#include <math.h>
+/* Reading a Python Tessel schedule as the reference itself would unroll it (see ts_pytessel.h).
+ *
+ * The reference's unroll to N micro-batches keeps the instances before its window, repeats the
+ * window's instances N - nmids + 1 times, each time one micro-batch later and P steps later, and
+ * shifts the instances after the window by the last repetition. Our repetend is one period long,
+ * so the import rebuilds that unroll at the fewest micro-batches where a window [t, t + P) holds
+ * one repetition of every block, with nothing of the warm-up or cool-down inside it: unrolling
+ * that schedule further is then exactly the reference's unroll. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include "ts_json.h"
-#include "ts_jsonutil.h"
+#include "pytessel_internal.h"
 
+/* The reference's window: the instance of every block in it, and what lies around it. */
 typedef struct {
-    long gid;
-    int ndev;
-    int devs[64];
-    ts_kind kind;
-    long span, memory;
-    int block; /* mapped block, -1 until matched */
-} ts_pygroup;
+    int *mid;      /* per block */
+    long *step;    /* per block */
+    long P;        /* the reference's shift per micro-batch */
+    long warm_max; /* last start before the window, LONG_MIN if none */
+    long cool_min; /* first start after it, LONG_MAX if none */
+    long lo, hi;   /* first and last start inside it */
+} ts_pywin;
 
-static int ts_py_number(json_t *v, const char *ctx, const char *key, long *out, ts_err *e)
+long ts_py_period(const ts_placement *p, const int *mid, const long *step)
 {
-    json_t *x = json_object_get(v, key);
-    if (!x)
-        return ts_fail(e, TS_EINPUT, "%s: missing field '%s'", ctx, key);
-    if (json_is_real(x)) {
-        double d = json_real_value(x);
-        if (d != floor(d) || fabs(d) > 1e12)
-            return ts_fail(e, TS_EINPUT, "%s: field '%s' must be a whole number, got %g", ctx, key, d);
-        *out = (long)d;
-        return TS_OK;
+    long rspan = 0, rofst = 0;
+    /* The largest extent, on one device, of the window's instances ... */
+    for (int d = 0; d < p->ndevs; d++) {
+        long lo = LONG_MAX, hi = LONG_MIN;
+        for (int b = 0; b < p->nblocks; b++)
+            if (ts_block_on(&p->blocks[b], d)) {
+                lo = step[b] < lo ? step[b] : lo;
+                hi = step[b] + p->blocks[b].span > hi ? step[b] + p->blocks[b].span : hi;
+            }
+        if (lo <= hi && hi - lo > rspan)
+            rspan = hi - lo;
     }
-    return ts_jint(v, key, ctx, -1000000000000L, 1000000000000L, out, e);
+    /* ... plus what an edge between a block and the next micro-batch's instance of its neighbour
+     * asks of the next repetition, in the reference's own terms (same-micro-batch edges only). */
+    for (int i = 0; i < p->nedges; i++) {
+        const ts_edge *x = &p->edges[i];
+        long o = LONG_MIN;
+        if (x->distance)
+            continue;
+        if (mid[x->dst] == mid[x->src] + 1)
+            o = step[x->dst] - step[x->src] - rspan;
+        if (mid[x->src] == mid[x->dst] + 1)
+            o = step[x->src] + p->blocks[x->src].span - step[x->dst] - rspan;
+        if (o > rofst)
+            rofst = o;
+    }
+    return rspan + rofst;
 }
 
-static int ts_py_sig_eq(const ts_pygroup *g, const ts_block *b)
+/* Finds every block's instance in the window; each must be there exactly once. */
+static int ts_pywin_find(const ts_pyplan *pl, const ts_placement *p, ts_pywin *w, ts_err *e)
 {
-    if (g->ndev != b->ndevices || g->kind != b->kind || g->span != b->span || g->memory != b->memory)
-        return 0;
-    for (int i = 0; i < g->ndev; i++)
-        if (g->devs[i] != b->devices[i])
-            return 0;
-    return 1;
+    int *count = calloc((size_t)p->nblocks, sizeof(int));
+    if (!count)
+        return ts_fail(e, TS_ESYS, "out of memory");
+    w->warm_max = w->hi = LONG_MIN;
+    w->cool_min = w->lo = LONG_MAX;
+    for (int i = 0; i < pl->ninst; i++) {
+        const ts_pyinst *x = &pl->inst[i];
+        int b = pl->gids[x->g].block;
+        if (x->step < pl->rs) {
+            w->warm_max = x->step > w->warm_max ? x->step : w->warm_max;
+        } else if (x->step >= pl->re) {
+            w->cool_min = x->step < w->cool_min ? x->step : w->cool_min;
+        } else {
+            count[b]++;
+            w->mid[b] = x->mid;
+            w->step[b] = x->step;
+            w->lo = x->step < w->lo ? x->step : w->lo;
+            w->hi = x->step > w->hi ? x->step : w->hi;
+        }
+    }
+    for (int b = 0; b < p->nblocks; b++)
+        if (count[b] != 1) {
+            int c = count[b];
+            free(count);
+            return ts_fail(e, TS_EINPUT,
+                           "%s: the repetend window [%ld, %ld) holds %d instances of block '%s'; "
+                           "the reference's unroll needs exactly one of every block",
+                           pl->path, pl->rs, pl->re, c, p->blocks[b].id);
+        }
+    free(count);
+    w->P = ts_py_period(p, w->mid, w->step);
+    return TS_OK;
 }
 
-static int ts_cmp_int(const void *a, const void *b)
+/* The start t of our one-period window after R repetitions: every block's repetition sequence
+ * crosses [t, t + P), the warm-up lies before it and the cool-down after it. The reference's own
+ * start is kept where it qualifies (files this program wrote keep their window). -1: none. */
+static long ts_pywin_start(const ts_pyplan *pl, const ts_pywin *w, long R)
 {
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
+    long tlo = w->hi - w->P + 1, thi = w->lo + R * w->P;
+    if (w->warm_max != LONG_MIN && w->warm_max + 1 > tlo)
+        tlo = w->warm_max + 1;
+    if (w->cool_min != LONG_MAX && w->cool_min + (R - 1) * w->P < thi)
+        thi = w->cool_min + (R - 1) * w->P;
+    if (tlo > thi)
+        return -1;
+    return pl->rs >= tlo && pl->rs <= thi ? pl->rs : tlo;
+}
+
+/* Fewest repetitions R for which a one-period window exists (a closed form: thi grows by P). */
+static long ts_pywin_reps(const ts_pyplan *pl, const ts_pywin *w)
+{
+    long R = 0;
+    while (ts_pywin_start(pl, w, R) < 0) {
+        long tlo = w->hi - w->P + 1, base = w->lo;
+        if (w->warm_max != LONG_MIN && w->warm_max + 1 > tlo)
+            tlo = w->warm_max + 1;
+        if (w->cool_min != LONG_MAX && w->cool_min - w->P < base)
+            base = w->cool_min - w->P;
+        long need = (tlo - base + w->P - 1) / w->P;
+        R = need > R ? need : R + 1;
+    }
+    return R;
+}
+
+/* The reference's unroll with R further repetitions, as entries of s. */
+static int ts_py_unroll(const ts_pyplan *pl, const ts_pywin *w, long R, ts_schedule *s)
+{
+    for (int i = 0; i < pl->ninst; i++) {
+        const ts_pyinst *x = &pl->inst[i];
+        int b = pl->gids[x->g].block, bad = 0;
+        if (x->step < pl->rs)
+            bad = ts_schedule_add(s, b, x->mid, x->step);
+        else if (x->step >= pl->re)
+            bad = ts_schedule_add(s, b, x->mid + (int)R, x->step + R * w->P);
+        else
+            for (long r = 0; r <= R && !bad; r++)
+                bad = ts_schedule_add(s, b, x->mid + (int)r, x->step + r * w->P);
+        if (bad)
+            return -1;
+    }
+    return 0;
+}
+
+/* Our repetend [t, t + P): block b's repetition that starts in it. */
+static int ts_py_set_repetend(ts_schedule *s, const ts_pywin *w, long t)
+{
+    int n = s->placement->nblocks;
+    int *mids = malloc((size_t)n * sizeof(int));
+    if (!mids)
+        return -1;
+    for (int b = 0; b < n; b++) {
+        long r = t > w->step[b] ? (t - w->step[b] + w->P - 1) / w->P : 0;
+        mids[b] = w->mid[b] + (int)r;
+    }
+    int rc = ts_schedule_set_repetend(s, t, t + w->P, mids);
+    free(mids);
+    return rc;
+}
+
+/* The reference schedule at n micro-batches (R = n - nmids repetitions), with our repetend when a
+ * one-period window exists there; without a repetend window in the file, the file as it is. */
+static int ts_py_build(const ts_pyplan *pl, const ts_pywin *w, long n, ts_schedule **out,
+                       ts_err *e)
+{
+    long R = n - pl->nmids, t = pl->has_rep ? ts_pywin_start(pl, w, R) : -1;
+    ts_schedule *s = ts_schedule_new((*out)->placement, (int)n);
+    ts_pyplan flat = *pl;
+    if (!pl->has_rep)
+        flat.rs = flat.re = LONG_MAX; /* everything is warm-up */
+    if (!s || ts_py_unroll(&flat, w, R, s) || (t >= 0 && ts_py_set_repetend(s, w, t))) {
+        ts_schedule_free(s);
+        return ts_fail(e, TS_ESYS, "out of memory");
+    }
+    ts_schedule_sort(s);
+    json_t *info = json_pack("{ss ss}", "method", "python-tessel", "source", pl->path);
+    if (pl->has_rep && info)
+        json_object_set_new(info, "reference_repetend",
+                            json_pack("{sI sI sI}", "start", (json_int_t)pl->rs, "end",
+                                      (json_int_t)pl->re, "period", (json_int_t)w->P));
+    ts_schedule_set_search_info(s, info);
+    ts_schedule_free(*out);
+    *out = s;
+    return TS_OK;
+}
+
+/* The result must be valid, and so must a few further repetitions of its repetend. */
+static int ts_py_check(const ts_schedule *s, const char *path, ts_err *e)
+{
+    ts_err v = {0};
+    ts_schedule *u = NULL;
+    int rc = ts_schedule_validate(s, NULL, &v);
+    if (!rc && s->has_repetend) {
+        rc = ts_schedule_unroll(s, s->nmicros + 2 * s->rep.k + 2, &u, &v);
+        if (!rc)
+            rc = ts_schedule_validate(u, NULL, &v);
+        ts_schedule_free(u);
+    }
+    if (rc == TS_ESYS)
+        return ts_fail(e, TS_ESYS, "%s", v.msg);
+    if (rc)
+        return ts_fail(e, TS_ENOANSWER, "%s: the reference's schedule is not valid here: %s", path,
+                       v.msg);
+    return TS_OK;
+}
+
+static long ts_py_nmicros(const ts_pyplan *pl, const ts_pywin *w, const ts_pyimport_opts *o,
+                          ts_err *e)
+{
+    long n = o && o->nmicros > 0 ? o->nmicros : pl->nmids;
+    if (n < pl->nmids)
+        return ts_fail(e, TS_EINPUT, "%s: holds %d micro-batches; the reference unrolls only to "
+                                     "more, not to %ld", pl->path, pl->nmids, n), -1;
+    if (pl->has_rep && !(o && o->nmicros > 0))
+        n = pl->nmids + ts_pywin_reps(pl, w);
+    if (n > pl->nmids && !pl->has_rep)
+        return ts_fail(e, TS_EINPUT, "%s: has no repetend, so it cannot be unrolled to %ld",
+                       pl->path, n), -1;
+    if (n > 1000000 || n * (long)pl->ngids > 100000000L)
+        return ts_fail(e, TS_EINPUT, "%s: unrolling to %ld micro-batches is too large", pl->path,
+                       n), -1;
+    return n;
+}
+
+int ts_pyplan_schedule(const ts_pyplan *pl, const ts_placement *p, const ts_pyimport_opts *o,
+                       ts_schedule **out, ts_err *e)
+{
+    ts_pywin w = {0};
+    w.mid = calloc((size_t)p->nblocks, sizeof(int));
+    w.step = calloc((size_t)p->nblocks, sizeof(long));
+    ts_schedule *s = ts_schedule_new(p, 1); /* carries the placement to ts_py_build */
+    long n = -1;
+    int rc = TS_OK;
+    *out = NULL;
+    if (!w.mid || !w.step || !s)
+        rc = ts_fail(e, TS_ESYS, "out of memory");
+    if (!rc && pl->has_rep)
+        rc = ts_pywin_find(pl, p, &w, e);
+    if (!rc && (n = ts_py_nmicros(pl, &w, o, e)) < 0)
+        rc = e ? e->code : TS_EINPUT;
+    if (!rc)
+        rc = ts_py_build(pl, &w, n, &s, e);
+    if (!rc && o && o->has_memory)
+        ts_schedule_set_uniform_memory(s, o->memory);
+    if (!rc) {
+        *out = s;
+        s = NULL;
+    }
+    ts_schedule_free(s);
+    free(w.mid);
+    free(w.step);
+    return rc;
+}
+
+int ts_pyimport_read(const char *path, const ts_placement *p, const ts_pyimport_opts *o,
+                     ts_schedule **out, ts_err *e)
+{
+    ts_pyplan pl;
+    *out = NULL;
+    int rc = ts_pyplan_read(path, p, &pl, e);
+    if (rc)
+        return rc;
+    rc = ts_py_match(&pl, p, e);
+    if (!rc)
+        rc = ts_pyplan_schedule(&pl, p, o, out, e);
+    if (!rc && (rc = ts_py_check(*out, path, e)) != TS_OK) {
+        ts_schedule_free(*out);
+        *out = NULL;
+    }
+    ts_pyplan_free(&pl);
+    return rc;
 }
 
 int ts_pyimport_load(const char *path, const ts_placement *p, ts_schedule **out, ts_err *e)
 {
-    json_t *j, *blocks;
-    long ndevs;
-    *out = NULL;
-    if (ts_json_read_file(path, &j, e))
-        return TS_EINPUT;
-    ts_pygroup *groups = NULL;
-    int ngroups = 0, maxmid = -1, rc = TS_EINPUT;
-    ts_schedule *s = NULL;
-    if (!json_is_object(j)) {
-        ts_fail(e, TS_EINPUT, "%s: expected a JSON object, got %s", path, ts_jtype(j));
-        goto out;
-    }
-    if (ts_jint(j, "ndevs", path, 1, TS_MAX_DEVS, &ndevs, e) ||
-        ts_jarray(j, "blocks", path, false, &blocks, e))
-        goto out;
-    if (ndevs != p->ndevs) {
-        ts_fail(e, TS_EINPUT, "%s: 'ndevs' is %ld but placement '%s' has %d devices", path, ndevs,
-                p->name, p->ndevs);
-        goto out;
-    }
-    size_t nb = json_array_size(blocks);
-    groups = calloc(nb, sizeof *groups);
-    long *gid_of = malloc(nb * sizeof(long)), *mid_of = malloc(nb * sizeof(long));
-    long *step_of = malloc(nb * sizeof(long));
-    if (!groups || !gid_of || !mid_of || !step_of) {
-        free(gid_of);
-        free(mid_of);
-        free(step_of);
-        ts_fail(e, TS_ESYS, "out of memory");
-        goto out;
-    }
-    /* Pass 1: read every block and collect the distinct gids with their signatures. */
-    for (size_t i = 0; i < nb; i++) {
-        json_t *jb = json_array_get(blocks, i);
-        char ctx[512];
-        snprintf(ctx, sizeof ctx, "%s: blocks[%zu]", path, i);
-        ts_pygroup g = {0};
-        const char *btype;
-        json_t *dev;
-        if (!json_is_object(jb)) {
-            ts_fail(e, TS_EINPUT, "%s: expected an object, got %s", ctx, ts_jtype(jb));
-            goto bad;
-        }
-        if (ts_py_number(jb, ctx, "gid", &g.gid, e) || ts_py_number(jb, ctx, "mid", &mid_of[i], e) ||
-            ts_py_number(jb, ctx, "step", &step_of[i], e) ||
-            ts_py_number(jb, ctx, "span", &g.span, e) ||
-            ts_py_number(jb, ctx, "memory", &g.memory, e) || ts_jstr(jb, "btype", ctx, &btype, e) ||
-            ts_jarray(jb, "device", ctx, false, &dev, e))
-            goto bad;
-        if (mid_of[i] < 0 || mid_of[i] > 1000000 || step_of[i] < 0) {
-            ts_fail(e, TS_EINPUT, "%s: 'mid' and 'step' must be non-negative", ctx);
-            goto bad;
-        }
-        if (ts_kind_parse(btype, &g.kind)) {
-            ts_fail(e, TS_EINPUT, "%s: unknown btype '%s'", ctx, btype);
-            goto bad;
-        }
-        if (json_array_size(dev) > 64) {
-            ts_fail(e, TS_EINPUT, "%s: too many devices", ctx);
-            goto bad;
-        }
-        g.ndev = (int)json_array_size(dev);
-        for (int k = 0; k < g.ndev; k++) {
-            long d;
-            if (ts_jint_value(json_array_get(dev, (size_t)k), ctx, "device", 0, ndevs - 1, &d, e))
-                goto bad;
-            g.devs[k] = (int)d;
-        }
-        qsort(g.devs, (size_t)g.ndev, sizeof(int), ts_cmp_int);
-        gid_of[i] = g.gid;
-        if (mid_of[i] > maxmid)
-            maxmid = (int)mid_of[i];
-        int found = -1;
-        for (int k = 0; k < ngroups && found < 0; k++)
-            if (groups[k].gid == g.gid)
-                found = k;
-        if (found < 0) {
-            g.block = -1;
-            groups[ngroups++] = g;
-        } else if (groups[found].ndev != g.ndev || groups[found].span != g.span ||
-                   groups[found].memory != g.memory || groups[found].kind != g.kind) {
-            ts_fail(e, TS_EINPUT, "%s: gid %ld appears with different span, memory or devices", ctx,
-                    g.gid);
-            goto bad;
-        }
-    }
-    /* Pass 2: map gids to placement blocks, signature by signature, in ascending order. */
-    if (ngroups != p->nblocks) {
-        ts_fail(e, TS_EINPUT, "%s: %d distinct blocks (gids) but placement '%s' has %d blocks", path,
-                ngroups, p->name, p->nblocks);
-        goto bad;
-    }
-    for (int b = 0; b < p->nblocks; b++) {
-        int best = -1;
-        for (int k = 0; k < ngroups; k++)
-            if (groups[k].block < 0 && ts_py_sig_eq(&groups[k], &p->blocks[b]) &&
-                (best < 0 || groups[k].gid < groups[best].gid))
-                best = k;
-        if (best < 0) {
-            ts_fail(e, TS_EINPUT,
-                    "%s: no block matches placement block '%s' (devices, kind, span %d, memory %d)",
-                    path, p->blocks[b].id, p->blocks[b].span, p->blocks[b].memory);
-            goto bad;
-        }
-        groups[best].block = b;
-    }
-    s = ts_schedule_new(p, maxmid + 1);
-    if (!s) {
-        ts_fail(e, TS_ESYS, "out of memory");
-        goto bad;
-    }
-    for (size_t i = 0; i < nb; i++) {
-        int b = -1;
-        for (int k = 0; k < ngroups && b < 0; k++)
-            if (groups[k].gid == gid_of[i])
-                b = groups[k].block;
-        if (ts_schedule_add(s, b, (int)mid_of[i], step_of[i])) {
-            ts_fail(e, TS_ESYS, "out of memory");
-            goto bad;
-        }
-    }
-    json_t *jr = json_object_get(j, "repetend");
-    if (jr && !json_is_null(jr)) {
-        long st, en;
-        if (!json_is_array(jr) || json_array_size(jr) != 2 ||
-            ts_jint_value(json_array_get(jr, 0), path, "repetend start", 0, 1000000000000L, &st, e) ||
-            ts_jint_value(json_array_get(jr, 1), path, "repetend end", st + 1, 1000000000000L, &en, e)) {
-            ts_fail(e, TS_EINPUT, "%s: 'repetend' must be [start, end]", path);
-            goto bad;
-        }
-        /* Keep the window only when it holds every block once: that is what unrolling needs. */
-        int *mids = malloc((size_t)p->nblocks * sizeof(int));
-        int ok = mids != NULL;
-        for (int b = 0; ok && b < p->nblocks; b++)
-            mids[b] = -1;
-        for (int i = 0; ok && i < s->nentries; i++) {
-            const ts_entry *x = &s->entries[i];
-            if (x->step >= st && x->step < en) {
-                if (mids[x->block] >= 0)
-                    ok = 0;
-                else
-                    mids[x->block] = x->micro;
-            }
-        }
-        for (int b = 0; ok && b < p->nblocks; b++)
-            ok = mids[b] >= 0;
-        if (ok && ts_schedule_set_repetend(s, st, en, mids)) {
-            free(mids);
-            ts_fail(e, TS_ESYS, "out of memory");
-            goto bad;
-        }
-        free(mids);
-    }
-    ts_schedule_sort(s);
-    ts_schedule_set_search_info(s, json_pack("{ss ss}", "method", "python-tessel", "source", path));
-    *out = s;
-    s = NULL;
-    rc = TS_OK;
-bad:
-    free(gid_of);
-    free(mid_of);
-    free(step_of);
-out:
-    ts_schedule_free(s);
-    free(groups);
-    json_decref(j);
-    return rc;
+    return ts_pyimport_read(path, p, NULL, out, e);
 }

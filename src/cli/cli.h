@@ -85,6 +85,7 @@ int ts_cmd_show(int argc, char **argv);
 int ts_cmd_simulate(int argc, char **argv);
 int ts_cmd_bound(int argc, char **argv);
 int ts_cmd_import(int argc, char **argv);
+int ts_cmd_export(int argc, char **argv);
 int ts_cmd_search(int argc, char **argv);
 int ts_cmd_baseline(int argc, char **argv);
 int ts_cmd_compare(int argc, char **argv);

@@ -1,41 +1,58 @@
 #include <getopt.h>
 #include <stdio.h>
 #include "cli.h"
+#include "ts_pytessel.h"
+
+static int ts_import_help(void)
+{
+    printf("usage: tessel import PY_SCHED (--placement NAME --ndevs D [--infer] | "
+           "--placement-file FILE)\n                     [--memory M] [-n N] [-o SCHED]\n\n"
+           "Converts a schedule saved by the Python Tessel ({ndevs, blocks: [{mid, span, memory,\n"
+           "btype, gid, step, device}], repetend: [start, end]}) into a tessel-schedule/1 file.\n"
+           "The placement supplies the edges: each gid becomes the placement block with the same\n"
+           "devices, kind, span and memory, look-alike gids the assignment under which every\n"
+           "dependency holds. The repetend follows the reference's own unroll: its window may be\n"
+           "longer than one period, and each further micro-batch is shifted by the largest\n"
+           "per-device extent of the window (plus what the dependencies need). The result holds\n"
+           "the fewest micro-batches for which one period of that unroll is a repetend, and is\n"
+           "validated: exit 1 when no valid schedule results.\n"
+           "  --memory M           record (and check) a per-device capacity M\n"
+           "  -n, --micro-batches N  the reference's unroll at exactly N micro-batches\n"
+           "  -o, --output SCHED   write to SCHED instead of stdout\n");
+    return 0;
+}
 
 int ts_cmd_import(int argc, char **argv)
 {
     static const struct option opts[] = {TS_CLI_PLACEMENT_OPTIONS,
                                          {"placement-file", required_argument, 0, 'p'},
                                          {"memory", required_argument, 0, 'm'},
+                                         {"micro-batches", required_argument, 0, 'n'},
                                          {"output", required_argument, 0, 'o'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *cmd = "import", *outp = "-";
     ts_cli_placement pl = {0};
-    long memory = -1;
+    ts_pyimport_opts io = {0};
+    long n = 0;
     int c;
-    while ((c = ts_cli_getopt(cmd, argc, argv, "o:h", opts)) != -1) {
+    while ((c = ts_cli_getopt(cmd, argc, argv, "n:o:h", opts)) != -1) {
         if (c == -2)
             return 2;
-        if (c == 'h') {
-            printf("usage: tessel import PY_SCHED (--placement NAME --ndevs D [--infer] | "
-                   "--placement-file FILE)\n                     [--memory M] [-o SCHED]\n\n"
-                   "Converts a schedule written by the Python Tessel ({ndevs, blocks: [{mid, span,\n"
-                   "memory, btype, gid, step, device}], repetend: [start, end]}) into a\n"
-                   "tessel-schedule/1 file. The placement supplies the edges; each gid is matched\n"
-                   "to the placement block with the same devices, kind, span and memory.\n"
-                   "Validate, show or simulate the result like any schedule.\n"
-                   "  --memory M           record a per-device capacity M in the schedule\n"
-                   "  -o, --output SCHED   write to SCHED instead of stdout\n");
-            return 0;
-        }
+        if (c == 'h')
+            return ts_import_help();
         if (c == 'o') {
             outp = optarg;
         } else if (c == 'p') {
             pl.file = optarg;
         } else if (c == 'm') {
-            if (ts_cli_parse_long(cmd, "--memory", optarg, 0, 1000000000L, &memory))
+            if (ts_cli_parse_long(cmd, "--memory", optarg, 0, TS_MAX_MEMORY, &io.memory))
                 return 2;
+            io.has_memory = true;
+        } else if (c == 'n') {
+            if (ts_cli_parse_long(cmd, "--micro-batches", optarg, 1, 1000000L, &n))
+                return 2;
+            io.nmicros = (int)n;
         } else if (ts_cli_placement_option(cmd, c, optarg, &pl) != 1) {
             return 2;
         }
@@ -50,12 +67,10 @@ int ts_cmd_import(int argc, char **argv)
         return rc;
     ts_schedule *s;
     ts_err e = {0};
-    rc = ts_pyimport_load(argv[optind], p, &s, &e);
+    rc = ts_pyimport_read(argv[optind], p, &io, &s, &e);
     ts_placement_free(p);
     if (rc)
         return ts_cli_report(cmd, &e);
-    if (memory >= 0)
-        ts_schedule_set_uniform_memory(s, memory);
     rc = ts_schedule_save(s, outp, &e) ? ts_cli_report(cmd, &e) : 0;
     ts_schedule_free(s);
     return rc;

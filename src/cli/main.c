@@ -11,6 +11,7 @@ static const ts_cli_cmd ts_commands[] = {
     {"simulate", "replay each device's order and report makespan, bubbles, memory", ts_cmd_simulate},
     {"bound", "lower bound on the makespan of N micro-batches", ts_cmd_bound},
     {"import", "convert a schedule written by the Python Tessel", ts_cmd_import},
+    {"export", "write a schedule in another tool's format (the Python Tessel's)", ts_cmd_export},
     {"search", "find a schedule under a memory limit (lazy, fast, full, modulo)", ts_cmd_search},
     {"sweep", "run a grid of searches in parallel workers, resumable", ts_cmd_sweep},
     {"baseline", "build a hand-made schedule by a published rule (--list)", ts_cmd_baseline},

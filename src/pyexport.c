@@ -1,0 +1,145 @@
+/* Writing a schedule in the Python Tessel's format (see ts_pytessel.h). The reference names blocks
+ * by gid (its chain order) and unrolls its repetend window with a shift it derives from the
+ * window itself, so the window to write is one whose reference unroll is ours: each candidate
+ * window is read back with the import's own rules, and the first that gives the schedule back
+ * unchanged is written. */
+#include <stdlib.h>
+#include <string.h>
+#include "pytessel_internal.h"
+#include "ts_json.h"
+
+/* s as the reference would hold it in memory, with the window [t, t + period). */
+static int ts_pyexport_plan(const ts_schedule *s, const int *gid_of, long t, ts_pyplan *pl)
+{
+    const ts_placement *p = s->placement;
+    memset(pl, 0, sizeof *pl);
+    pl->path = "export";
+    pl->ndevs = p->ndevs;
+    pl->nmids = s->nmicros;
+    pl->gids = calloc((size_t)p->nblocks, sizeof *pl->gids);
+    pl->inst = malloc((size_t)(s->nentries ? s->nentries : 1) * sizeof *pl->inst);
+    if (!pl->gids || !pl->inst)
+        return -1;
+    pl->ngids = p->nblocks;
+    for (int b = 0; b < p->nblocks; b++)
+        pl->gids[gid_of[b]] = (ts_pygid){.gid = gid_of[b], .block = b};
+    for (int i = 0; i < s->nentries; i++)
+        pl->inst[i] = (ts_pyinst){gid_of[s->entries[i].block], s->entries[i].micro,
+                                  s->entries[i].step};
+    pl->ninst = s->nentries;
+    pl->has_rep = true;
+    pl->rs = t;
+    pl->re = t + s->rep.period;
+    return 0;
+}
+
+static int ts_same_entries(const ts_schedule *a, const ts_schedule *b)
+{
+    return a->nmicros == b->nmicros && a->nentries == b->nentries &&
+           !memcmp(a->entries, b->entries, (size_t)a->nentries * sizeof *a->entries);
+}
+
+/* Does the reference's unroll of window t give s back, and the same schedule a few repetitions on?
+ * 1 yes, 0 no, -1 out of memory. */
+static int ts_pyexport_window_ok(const ts_schedule *s, const int *gid_of, long t)
+{
+    ts_pyplan pl;
+    ts_schedule *back = NULL, *u = NULL, *v = NULL;
+    ts_err e = {0};
+    int ok = -1;
+    if (ts_pyexport_plan(s, gid_of, t, &pl))
+        goto out;
+    ok = 0;
+    if (ts_pyplan_schedule(&pl, s->placement, NULL, &back, &e) || !back->has_repetend ||
+        back->rep.period != s->rep.period || !ts_same_entries(s, back))
+        goto out;
+    int n = s->nmicros + s->rep.k + 1;
+    if (ts_schedule_unroll(s, n, &u, &e) || ts_schedule_unroll(back, n, &v, &e))
+        goto out;
+    ok = ts_same_entries(u, v);
+out:
+    if (e.code == TS_ESYS)
+        ok = -1;
+    ts_schedule_free(back);
+    ts_schedule_free(u);
+    ts_schedule_free(v);
+    ts_pyplan_free(&pl);
+    return ok;
+}
+
+static json_t *ts_pyexport_json(const ts_schedule *s, const int *gid_of, long t)
+{
+    const ts_placement *p = s->placement;
+    json_t *blocks = json_array();
+    for (int i = 0; blocks && i < s->nentries; i++) {
+        const ts_entry *x = &s->entries[i];
+        const ts_block *b = &p->blocks[x->block];
+        json_t *dev = json_array();
+        for (int k = 0; dev && k < b->ndevices; k++)
+            json_array_append_new(dev, json_integer(b->devices[k]));
+        json_array_append_new(blocks, json_pack("{si si si ss si sI so}", "mid", x->micro, "span",
+                                                b->span, "memory", b->memory, "btype",
+                                                ts_kind_name(b->kind), "gid", gid_of[x->block],
+                                                "step", (json_int_t)x->step, "device", dev));
+    }
+    return json_pack("{si so s[II]}", "ndevs", p->ndevs, "blocks", blocks, "repetend",
+                     (json_int_t)t, (json_int_t)(t + s->rep.period));
+}
+
+/* Our own window first, then the nearest others of one period within the schedule. */
+static int ts_pyexport_window(const ts_schedule *s, const int *gid_of, const char *path, long *t,
+                              ts_err *e)
+{
+    long P = s->rep.period;
+    for (long d = 0; d < P; d++)
+        for (int sign = 1; sign >= -1; sign -= 2) {
+            long c = s->rep.start + sign * d;
+            int ok = (d || sign > 0) ? ts_pyexport_window_ok(s, gid_of, c) : 0;
+            if (ok < 0)
+                return ts_fail(e, TS_ESYS, "out of memory");
+            if (ok > 0) {
+                *t = c;
+                return TS_OK;
+            }
+        }
+    return ts_fail(e, TS_ENOANSWER,
+                   "%s: no repetend window of this schedule unrolls the same way in the Python "
+                   "Tessel's convention (it shifts each micro-batch by the largest per-device "
+                   "extent of the window, not by the period %ld)",
+                   path, P);
+}
+
+int ts_pyexport_save(const ts_schedule *orig, const char *path, ts_err *e)
+{
+    const ts_placement *p = orig->placement;
+    if (!orig->has_repetend)
+        return ts_fail(e, TS_EINPUT, "%s: the schedule has no repetend; the Python Tessel's format "
+                                     "needs one", path);
+    for (int b = 0; b < p->nblocks; b++)
+        if (p->blocks[b].kind == TS_KIND_OTHER)
+            return ts_fail(e, TS_EINPUT, "%s: block '%s' is of kind 'other'; the Python Tessel "
+                                         "knows only forward and backward blocks", path,
+                           p->blocks[b].id);
+    int *gid_of = malloc((size_t)(p->nblocks ? p->nblocks : 1) * sizeof(int));
+    ts_schedule *s = ts_schedule_clone(orig); /* in the canonical order, as the import makes it */
+    long t = 0;
+    int rc = TS_OK;
+    if (!gid_of || !s) {
+        free(gid_of);
+        ts_schedule_free(s);
+        return ts_fail(e, TS_ESYS, "out of memory");
+    }
+    ts_schedule_sort(s);
+    if (ts_py_gids(p, gid_of))
+        rc = ts_fail(e, TS_EINPUT, "placement '%s': a cycle among its blocks", p->name);
+    if (!rc)
+        rc = ts_pyexport_window(s, gid_of, path, &t, e);
+    if (!rc) {
+        json_t *j = ts_pyexport_json(s, gid_of, t);
+        rc = j ? ts_json_write_file(j, path, e) : ts_fail(e, TS_ESYS, "out of memory");
+        json_decref(j);
+    }
+    free(gid_of);
+    ts_schedule_free(s);
+    return rc;
+}
