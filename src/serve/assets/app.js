@@ -254,7 +254,7 @@ function fmt(x, d) { return typeof x === 'number' ? (d ? x.toFixed(d) : String(x
 function showSummary(s, label) {
   $('summary').innerHTML = '';
   const t = document.createElement('span');
-  t.innerHTML = `${label}: makespan <b id="makespan">${s.makespan}</b> at N = ${s.micro_batches}, ` +
+  t.innerHTML = `${label.replace(/[<&]/g, '')}, as run (replayed): makespan <b id="makespan">${s.makespan}</b> at N = ${s.micro_batches}, ` +
     `LB <b id="lower-bound">${s.lower_bound}</b> (ratio ${fmt(s.ratio, 3)}), bubble rate ` +
     `${fmt(s.bubble_rate * 100, 1)}%, peak memory ${s.peak_memory.join(' ')}` +
     (s.fits === false ? ' — <b>does not fit</b>' : '') +
@@ -286,6 +286,11 @@ async function refreshView() {
     applyZoom();
     applyIds();
     drawMemory(v);
+    const vi = $('view-info');
+    vi.className = v.valid ? 'msg' : 'msg err';
+    vi.textContent = `${timelineKind()} timeline: makespan ${v.makespan}, LB ${v.lower_bound}, ` +
+      `bubble rate ${fmt(v.bubble_rate * 100, 1)}%, peak memory ${v.peak_memory.join(' ')}` +
+      (v.valid ? ', valid' : ` — invalid: ${v.message}`);
   } catch (e) { $('timeline').textContent = e.message; }
 }
 
@@ -416,39 +421,41 @@ async function whatif() {
   await runJob(body, async (r) => drawWhatif(r));
 }
 
-// Makespan / LB against the knob's values: 1 is the bound; a gap is a point without a schedule.
+// Makespan (solid) and LB (dashed) against the knob's values; a red dot at the bottom is a
+// value without a schedule (its tooltip says why). Tooltips give the ratio.
 function drawWhatif(r) {
   const box = $('whatif-chart');
   box.textContent = '';
-  const pts = r.points.filter((p) => p.status === 'ok' || p.makespan !== undefined);
-  const W = 640, H = 280, L = 56, B = 40, T = 24;
+  const W = 640, H = 280, L = 64, B = 40, T = 24;
   const svg = svgEl('svg', { width: W, height: H, class: 'whatif-chart' });
   const xs = r.points.map((p) => p.value);
+  const ok = r.points.filter((p) => p.makespan !== undefined);
   const x0 = Math.min(...xs), x1 = Math.max(...xs, x0 + 1);
-  const ys = pts.map((p) => p.ratio);
-  const y1 = Math.max(1.05, ...ys) * 1.02;
+  const y0 = Math.min(...ok.map((p) => p.lower_bound), Infinity) * 0.95 || 0;
+  const y1 = Math.max(...ok.map((p) => p.makespan), y0 + 1) * 1.03;
   const x = (v) => L + (W - L - 16) * (v - x0) / (x1 - x0);
-  const y = (v) => T + (H - T - B) * (1 - (v - 1) / (y1 - 1));
+  const y = (v) => T + (H - T - B) * (1 - (v - y0) / (y1 - y0));
+  const knob = r.knob === 'n' ? 'N' : r.knob === 'ndevs' ? 'devices' : 'memory per device';
   svg.appendChild(svgEl('text', { x: L, y: 15, 'font-size': 12, 'font-weight': 'bold' },
-    `makespan / LB against ${r.knob === 'n' ? 'N' : r.knob === 'ndevs' ? 'devices' : 'memory'}`));
-  svg.appendChild(svgEl('line', { x1: L, x2: W - 16, y1: y(1), y2: y(1), stroke: '#999', 'stroke-dasharray': '4 3' }));
+    `makespan (solid) and LB (dashed) against ${knob}`));
   for (let k = 0; k <= 4; k++) {
-    const v = 1 + (y1 - 1) * k / 4;
-    svg.appendChild(svgEl('text', { x: L - 6, y: y(v) + 4, 'font-size': 11, 'text-anchor': 'end' }, v.toFixed(2)));
+    const v = y0 + (y1 - y0) * k / 4;
+    svg.appendChild(svgEl('text', { x: L - 6, y: y(v) + 4, 'font-size': 11, 'text-anchor': 'end' }, Math.round(v)));
+    svg.appendChild(svgEl('line', { x1: L, x2: W - 16, y1: y(v), y2: y(v), stroke: '#eee' }));
   }
   for (const v of xs) svg.appendChild(svgEl('text', { x: x(v), y: H - B + 16, 'font-size': 11, 'text-anchor': 'middle' }, v));
-  let d = '';
-  r.points.forEach((p) => {
-    if (p.ratio === undefined) { d += ' '; return; }
-    d += (d.endsWith(' ') || d === '' ? 'M' : 'L') + `${x(p.value)},${y(p.ratio)}`;
-  });
-  svg.appendChild(svgEl('path', { d: d.replace(/ M/g, 'M').trim(), fill: 'none', stroke: '#2a6db0', 'stroke-width': 2 }));
+  svg.appendChild(svgEl('text', { x: (L + W) / 2, y: H - 6, 'font-size': 11, 'text-anchor': 'middle' }, knob));
+  for (const [key, dash] of [['makespan', ''], ['lower_bound', '5 4']]) {
+    const d = ok.map((p, i) => `${i ? 'L' : 'M'}${x(p.value)},${y(p[key])}`).join(' ');
+    if (d) svg.appendChild(svgEl('path', { d, fill: 'none', stroke: key === 'makespan' ? '#2a6db0' : '#888',
+      'stroke-width': 2, 'stroke-dasharray': dash, class: 'line-' + key }));
+  }
   for (const p of r.points) {
-    const ok = p.ratio !== undefined;
-    const c = svgEl('circle', { cx: x(p.value), cy: ok ? y(p.ratio) : H - B, r: 4,
-      fill: ok ? '#2a6db0' : '#c00', class: ok ? 'pt' : 'pt none' });
-    c.appendChild(svgEl('title', {}, ok ? `${p.value}: makespan ${p.makespan}, LB ${p.lower_bound}, ratio ${p.ratio.toFixed(3)}`
-      : `${p.value}: ${p.status}`));
+    const has = p.makespan !== undefined;
+    const c = svgEl('circle', { cx: x(p.value), cy: has ? y(p.makespan) : H - B, r: 4,
+      fill: has ? '#2a6db0' : '#c00', class: has ? 'pt' : 'pt none' });
+    c.appendChild(svgEl('title', {}, has ? `${knob} ${p.value}: makespan ${p.makespan}, LB ${p.lower_bound}, ` +
+      `ratio ${p.ratio.toFixed(3)}${p.fits === false ? ', does not fit' : ''}` : `${knob} ${p.value}: ${p.status}`));
     svg.appendChild(c);
   }
   box.appendChild(svg);

@@ -1,0 +1,185 @@
+"""tessel serve's JSON API without a browser: answers agree with the command line, bad requests
+get a 4xx with a one-line JSON error, searches are capped, time-limited and cancellable, and 1,000
+malformed requests leave the server up and answering.
+
+usage: api.py TESSEL"""
+import json
+import os
+import random
+import sys
+import tempfile
+import time
+from serve_util import Server, cli, wait_job
+
+TESSEL = sys.argv[1]
+LONG = {"name": "xshape", "ndevs": 8}  # lazy with memory 5 runs to any time limit on it
+
+
+def builtin(srv, name, ndevs):
+    st, j = srv.request("POST", "/api/builtin", {"name": name, "ndevs": ndevs})
+    assert st == 200, (st, j)
+    return j["placement"]
+
+
+def expect_error(srv, method, path, body, status, words, headers=None):
+    st, j = srv.request(method, path, body, headers)
+    assert st == status, (method, path, st, status, j)
+    assert isinstance(j, dict) and isinstance(j.get("error"), str), (path, j)
+    assert "\n" not in j["error"] and words in j["error"], (path, words, j["error"])
+
+
+def check_bad_requests(srv, p):
+    bad_memory = dict(placement=p, memory=[1, 2])
+    cases = [
+        ("POST", "/api/check", b'{"placement": {bad', 400, "invalid JSON at line 1"),
+        ("POST", "/api/check", b"", 400, "invalid JSON"),
+        ("POST", "/api/check", b"[1, 2]", 400, "expected a JSON object, got an array"),
+        ("POST", "/api/check", b'{"file": "a", "file": "b"}', 400, "duplicate"),
+        ("POST", "/api/check", {"placement": p, "colour": 1}, 400, "unknown field 'colour'"),
+        ("POST", "/api/check", {"placement": p, "memory": -1}, 400, "memory"),
+        ("POST", "/api/check", bad_memory, 400, "2 capacities for 4 devices"),
+        ("POST", "/api/check", {"placement": p, "micro_batches": "x"}, 400, "micro_batches"),
+        ("POST", "/api/check", {"memory": 4}, 400, "missing field 'placement'"),
+        ("POST", "/api/builtin", {"name": "nosuch", "ndevs": 4}, 400, "unknown built-in"),
+        ("POST", "/api/builtin", {"name": "vshape", "ndevs": 0}, 400, "ndevs"),
+        ("POST", "/api/baseline", {"placement": p, "kind": "bogus"}, 400, "unknown baseline"),
+        ("POST", "/api/view", {"schedule": {"format": "nope"}}, 400, "format"),
+        ("POST", "/api/jobs", {"job": "dance", "placement": p}, 400, "field 'job'"),
+        ("POST", "/api/jobs", {"job": "search", "placement": p, "method": "magic"}, 400,
+         "unknown method 'magic'"),
+        ("POST", "/api/jobs", {"job": "search", "placement": p, "time_limit": 0}, 400, "time_limit"),
+        ("POST", "/api/jobs", {"job": "whatif", "placement": p, "knob": "n", "values": []}, 400,
+         "values"),
+        ("POST", "/api/jobs", {"job": "compare", "placement": p, "methods": ["nope"]}, 400,
+         "methods[0]"),
+        ("GET", "/api/nowhere", None, 404, "no such API path"),
+        ("GET", "/api/check", None, 405, "not allowed"),
+        ("DELETE", "/api/info", None, 405, "not allowed"),
+        ("GET", "/api/jobs/999", None, 404, "no such job"),
+        ("GET", "/api/jobs/abc", None, 404, "no such API path"),
+        ("GET", "/nothing.html", None, 404, "no such page"),
+        ("POST", "/api/check", b"x" * (5 << 20), 413, "larger than the limit"),
+    ]
+    for method, path, body, status, words in cases:
+        expect_error(srv, method, path, body, status, words)
+    expect_error(srv, "GET", "/api/info", None, 403, "Host", {"Host": "evil.example:80"})
+    print("bad requests: %d cases answered with the expected 4xx and message" % (len(cases) + 1))
+
+
+def check_cli_message(srv, p):
+    """A negative span: the API's message is the command line's, word for word."""
+    bad = json.loads(json.dumps(p))
+    bad["blocks"][2]["span"] = -3
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "placement.json"), "w") as f:
+            json.dump(bad, f)
+        rc, _, err = cli(TESSEL, "bound", "placement.json", "-n", "128", cwd=d)
+    assert rc == 2 and err.startswith("tessel bound: "), (rc, err)
+    st, j = srv.request("POST", "/api/check", {"placement": bad, "file": "placement.json"})
+    assert st == 400 and j["error"] == err.strip()[len("tessel bound: "):], (st, j, err)
+    print("negative span: %s" % j["error"])
+
+
+def check_answers(srv, p):
+    rc, out, _ = cli(TESSEL, "bound", "--placement", "vshape", "--ndevs", "4", "-n", "128", "--json")
+    lb = json.loads(out)["lower_bound"]
+    st, j = srv.request("POST", "/api/check", {"placement": p, "memory": 4})
+    assert st == 200 and j["lower_bound"] == lb, (j, lb)
+    st, j = srv.request("POST", "/api/jobs", {"job": "search", "placement": p, "memory": 4})
+    assert st == 200, j
+    res = wait_job(srv, j["id"])
+    assert res["state"] == "done", res
+    rc, out, _ = cli(TESSEL, "search", "--placement", "vshape", "--ndevs", "4", "--memory", "4",
+                     "--json")
+    assert res["result"]["summary"]["makespan"] == json.loads(out)["makespan"], res["result"]
+    sched = res["result"]["schedule"]
+    st, v = srv.request("POST", "/api/view", {"schedule": sched, "timeline": "replayed"})
+    assert st == 200 and v["valid"] and v["svg"].count('class="inst"') == 8 * 128, st
+    assert len(v["memory"]["devices"]) == 4 and v["memory"]["capacity"] == [4] * 4
+    st, t = srv.request("POST", "/api/trace", {"schedule": sched, "micro_batches": 8})
+    assert st == 200 and len([e for e in t["traceEvents"] if e["ph"] == "X"]) == 8 * 8, st
+    st, j = srv.request("POST", "/api/jobs", {"job": "compare", "placement": p, "memory": 4,
+                                              "methods": ["1f1b", "lazy"], "time_limit": 10})
+    rows = wait_job(srv, j["id"])["result"]["rows"]
+    assert [r["method"] for r in rows] == ["1f1b", "lazy"] and all(r["lower_bound"] == lb
+                                                                    for r in rows), rows
+    st, j = srv.request("POST", "/api/jobs", {"job": "whatif", "placement": p, "knob": "memory",
+                                              "values": [0, 4], "time_limit": 10})
+    pts = wait_job(srv, j["id"])["result"]["points"]
+    assert pts[0]["status"] != "ok" and pts[1]["status"] == "ok", pts  # memory 0 cannot hold a forward block
+    print("answers: LB %d and search makespan %d as on the command line; compare, what-if, view, "
+          "trace" % (lb, res["result"]["summary"]["makespan"]))
+
+
+def check_jobs(srv):
+    p8 = builtin(srv, LONG["name"], LONG["ndevs"])
+    long_search = {"job": "search", "placement": p8, "memory": 5, "method": "lazy",
+                   "time_limit": 120}
+    st, j = srv.request("POST", "/api/jobs", long_search)
+    assert st == 200, j
+    expect_error(srv, "POST", "/api/jobs", long_search, 429, "the limit is 1")
+    time.sleep(0.5)
+    t0 = time.time()
+    st, c = srv.request("POST", "/api/jobs/%d/cancel" % j["id"], b"")
+    assert st == 200 and c["state"] == "cancelled", c
+    while srv.children() and time.time() - t0 < 10:
+        time.sleep(0.05)
+    assert not srv.children(), "the cancelled worker is still there"
+    print("cancel: worker gone %.2f s after the request" % (time.time() - t0))
+    # A search's own time limit applies (the best found so far comes back, marked as cut).
+    st, j = srv.request("POST", "/api/jobs", dict(long_search, time_limit=1))
+    t0 = time.time()
+    res = wait_job(srv, j["id"], 30)
+    assert res["state"] == "done" and res["result"]["summary"]["timed_out"], res.get("error")
+    print("time limit 1 s: answer after %.2f s, timed_out true" % (time.time() - t0))
+
+
+def fuzz(srv, p):
+    """1,000 malformed requests from a fixed seed: truncated, bit-flipped, spliced bodies."""
+    rng = random.Random(7)
+    valid = [json.dumps({"placement": p, "memory": 4}).encode(),
+             json.dumps({"name": "vshape", "ndevs": 4}).encode()]
+    paths = ["/api/check", "/api/builtin", "/api/view", "/api/baseline", "/api/jobs/1/cancel"]
+    seen = {}
+    t0 = time.time()
+    for i in range(1000):
+        b = bytearray(rng.choice(valid))
+        how = i % 4
+        if how == 0:
+            b = b[: rng.randrange(len(b))]
+        elif how == 1:
+            for _ in range(rng.randint(1, 8)):
+                b[rng.randrange(len(b))] = rng.randrange(256)
+        elif how == 2:
+            k = rng.randrange(len(b))
+            b = b[:k] + bytes(rng.randrange(256) for _ in range(rng.randint(1, 40))) + b[k:]
+        else:
+            b = bytes(rng.randrange(256) for _ in range(rng.randint(0, 200)))
+        st, j = srv.request("POST", rng.choice(paths), bytes(b))
+        seen[st] = seen.get(st, 0) + 1
+        assert st < 500, (st, j, bytes(b)[:200])
+        assert st == 200 or (isinstance(j, dict) and "error" in j), (st, j)
+    assert srv.alive()
+    st, _ = srv.request("GET", "/api/info")
+    assert st == 200
+    print("1000 malformed requests in %.1f s: statuses %s; the server still answers" %
+          (time.time() - t0, dict(sorted(seen.items()))))
+
+
+def main():
+    srv = Server(TESSEL, "--max-searches", "1")
+    try:
+        p = builtin(srv, "vshape", 4)
+        check_bad_requests(srv, p)
+        check_cli_message(srv, p)
+        check_answers(srv, p)
+        check_jobs(srv)
+        fuzz(srv, p)
+    finally:
+        if srv.alive():
+            srv.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
