@@ -5,6 +5,7 @@
 #include <string.h>
 #include "cli.h"
 #include "ts_pytessel.h"
+#include "ts_pytorch.h"
 
 typedef struct {
     const char *flag; /* --FLAG selects the format */
@@ -14,6 +15,8 @@ typedef struct {
 
 static const ts_export_format ts_export_formats[] = {
     {"python", "the Python Tessel's saved schedule (its gids and repetend window)", ts_pyexport_save},
+    {"pytorch", "torch.distributed.pipelining's compute-only action CSV (one row per rank)",
+     ts_pytorch_save},
 };
 #define TS_EXPORT_NFORMATS (int)(sizeof ts_export_formats / sizeof ts_export_formats[0])
 

@@ -2,11 +2,13 @@
 #include <stdio.h>
 #include "cli.h"
 #include "ts_pytessel.h"
+#include "ts_pytorch.h"
 
 static int ts_import_help(void)
 {
     printf("usage: tessel import PY_SCHED (--placement NAME --ndevs D [--infer] | "
-           "--placement-file FILE)\n                     [--memory M] [-n N] [-o SCHED]\n\n"
+           "--placement-file FILE)\n"
+           "                     [--pytorch] [--memory M] [-n N] [-o SCHED]\n\n"
            "Converts a schedule saved by the Python Tessel ({ndevs, blocks: [{mid, span, memory,\n"
            "btype, gid, step, device}], repetend: [start, end]}) into a tessel-schedule/1 file.\n"
            "The placement supplies the edges: each gid becomes the placement block with the same\n"
@@ -16,6 +18,10 @@ static int ts_import_help(void)
            "per-device extent of the window (plus what the dependencies need). The result holds\n"
            "the fewest micro-batches for which one period of that unroll is a repetend, and is\n"
            "validated: exit 1 when no valid schedule results.\n"
+           "  --pytorch            PY_SCHED is instead torch.distributed.pipelining's\n"
+           "                       compute-only CSV (`tessel export --pytorch`): each rank's\n"
+           "                       actions run in the file's order, each as early as its\n"
+           "                       inputs allow\n"
            "  --memory M           record (and check) a per-device capacity M\n"
            "  -n, --micro-batches N  the reference's unroll at exactly N micro-batches\n"
            "  -o, --output SCHED   write to SCHED instead of stdout\n");
@@ -29,13 +35,14 @@ int ts_cmd_import(int argc, char **argv)
                                          {"memory", required_argument, 0, 'm'},
                                          {"micro-batches", required_argument, 0, 'n'},
                                          {"output", required_argument, 0, 'o'},
+                                         {"pytorch", no_argument, 0, 'P'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *cmd = "import", *outp = "-";
     ts_cli_placement pl = {0};
     ts_pyimport_opts io = {0};
     long n = 0;
-    int c;
+    int c, pytorch = 0;
     while ((c = ts_cli_getopt(cmd, argc, argv, "n:o:h", opts)) != -1) {
         if (c == -2)
             return 2;
@@ -43,6 +50,8 @@ int ts_cmd_import(int argc, char **argv)
             return ts_import_help();
         if (c == 'o') {
             outp = optarg;
+        } else if (c == 'P') {
+            pytorch = 1;
         } else if (c == 'p') {
             pl.file = optarg;
         } else if (c == 'm') {
@@ -61,13 +70,19 @@ int ts_cmd_import(int argc, char **argv)
         return ts_cli_usage_error(cmd, "missing the Python Tessel schedule file");
     if (optind + 1 < argc)
         return ts_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+    if (pytorch && io.nmicros)
+        return ts_cli_usage_error(cmd, "-n does not apply to --pytorch (the file's micro-batch "
+                                       "indices set it)");
     ts_placement *p;
     int rc = ts_cli_placement_load(cmd, &pl, &p);
     if (rc)
         return rc;
     ts_schedule *s;
     ts_err e = {0};
-    rc = ts_pyimport_read(argv[optind], p, &io, &s, &e);
+    rc = pytorch ? ts_pytorch_load(argv[optind], p, &s, &e)
+                 : ts_pyimport_read(argv[optind], p, &io, &s, &e);
+    if (!rc && pytorch && io.has_memory)
+        ts_schedule_set_uniform_memory(s, io.memory);
     ts_placement_free(p);
     if (rc)
         return ts_cli_report(cmd, &e);
