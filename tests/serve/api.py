@@ -85,6 +85,8 @@ def check_answers(srv, p):
     lb = json.loads(out)["lower_bound"]
     st, j = srv.request("POST", "/api/check", {"placement": p, "memory": 4})
     assert st == 200 and j["lower_bound"] == lb, (j, lb)
+    st, j = srv.request("POST", "/api/check", {"placement": p, "memory": [4, 4, 5, 6]})
+    assert st == 200, j
     st, j = srv.request("POST", "/api/jobs", {"job": "search", "placement": p, "memory": 4})
     assert st == 200, j
     res = wait_job(srv, j["id"])

@@ -116,6 +116,12 @@ def search_and_measure(pg):
     bound = cli_json("bound", "--placement", "vshape", "--ndevs", "4", "-n", "128", "--json")
     assert makespan == ref["makespan"] and lb == bound["lower_bound"], (makespan, ref, lb, bound)
     pg.shot("timeline-box", "timeline-vshape4.png")
+    # The replayed timeline is the one the summary measures (as `tessel search --json` does).
+    pg.js("document.querySelector('input[name=tl][value=replayed]').click()")
+    info = pg.wait("const t = document.getElementById('view-info').textContent;"
+                   "return t.startsWith('replayed') ? t : null", "the replayed timeline")
+    assert ("makespan %d," % makespan) in info, info
+    pg.js("document.querySelector('input[name=tl][value=planned]').click()")
     pg.set("cmp-methods", "1f1b, lazy, modulo")
     assert pg.job("compare") == "done"
     cells = pg.js("return Array.from(document.querySelectorAll('#compare-table tbody td.c-lb'))"
@@ -211,6 +217,23 @@ def big_timeline_and_whatif(pg):
     print("32-device 1f1b timeline drawn (64 x 128 boxes); what-if over memory 1..8: %d points" % n)
 
 
+def share_roundtrip(pg):
+    """The share link holds the placement and knobs: loading it restores the editor."""
+    pg.set_cell("B0", "span", "5")
+    pg.set("k-memory", "3,4,5,6")
+    pg.checked()
+    pg.click("share")
+    url = pg.wait("return document.getElementById('share-url').value", "the share link")
+    pg.d.get("about:blank")
+    pg.d.get(url)
+    pg.wait("return document.body.dataset.ready === '1'", "the shared page to load")
+    got = pg.js("return [document.querySelector(\"#blocks tr[data-block='B0'] [data-field=span]\")"
+                ".value, document.getElementById('k-memory').value,"
+                " document.querySelectorAll('#blocks tbody tr').length]")
+    assert got == ["5", "3,4,5,6", 8], got
+    print("share link (%d characters) restores the edited placement and knobs" % len(url))
+
+
 def report_timings(pg, first, last, name, what):
     t = pg.js("return window.tsTimings")[first:last]
     by = {}
@@ -247,6 +270,7 @@ def main():
         drv.save_screenshot(os.path.join(OUT, "explorer.png"))
         report_timings(pg, 0, n4, "vshape4", "on 4-device vshape")
         report_timings(pg, n4, None, "others", "on xshape/8, vshape/32 and the what-if")
+        share_roundtrip(pg)
     except Exception:
         if drv:
             drv.save_screenshot(os.path.join(OUT, "failure.png"))
