@@ -39,6 +39,35 @@ static int ts_same_entries(const ts_schedule *a, const ts_schedule *b)
            !memcmp(a->entries, b->entries, (size_t)a->nentries * sizeof *a->entries);
 }
 
+/* The shift of window [t, t + period) as the reference computes it for a plan it loads from a
+ * file, where blocks carry no dependencies; -1 when the window does not hold every block once. */
+static long ts_pyexport_loaded_period(const ts_schedule *s, long t)
+{
+    const ts_placement *p = s->placement;
+    int *mid = malloc((size_t)p->nblocks * sizeof(int));
+    int *count = calloc((size_t)p->nblocks, sizeof(int));
+    long *step = malloc((size_t)p->nblocks * sizeof(long)), P = -1;
+    if (mid && count && step) {
+        for (int i = 0; i < s->nentries; i++) {
+            const ts_entry *x = &s->entries[i];
+            if (x->step >= t && x->step < t + s->rep.period) {
+                count[x->block]++;
+                mid[x->block] = x->micro;
+                step[x->block] = x->step;
+            }
+        }
+        P = 0;
+        for (int b = 0; b < p->nblocks && P == 0; b++)
+            P = count[b] == 1 ? 0 : -1;
+        if (P == 0)
+            P = ts_py_period(p, mid, step, false);
+    }
+    free(mid);
+    free(count);
+    free(step);
+    return P;
+}
+
 /* Does the reference's unroll of window t give s back, and the same schedule a few repetitions on?
  * 1 yes, 0 no, -1 out of memory. */
 static int ts_pyexport_window_ok(const ts_schedule *s, const int *gid_of, long t)
@@ -50,7 +79,8 @@ static int ts_pyexport_window_ok(const ts_schedule *s, const int *gid_of, long t
     if (ts_pyexport_plan(s, gid_of, t, &pl))
         goto out;
     ok = 0;
-    if (ts_pyplan_schedule(&pl, s->placement, NULL, &back, &e) || !back->has_repetend ||
+    if (ts_pyexport_loaded_period(s, t) != s->rep.period ||
+        ts_pyplan_schedule(&pl, s->placement, NULL, &back, &e) || !back->has_repetend ||
         back->rep.period != s->rep.period || !ts_same_entries(s, back))
         goto out;
     int n = s->nmicros + s->rep.k + 1;

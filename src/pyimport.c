@@ -21,7 +21,7 @@ typedef struct {
     long lo, hi;   /* first and last start inside it */
 } ts_pywin;
 
-long ts_py_period(const ts_placement *p, const int *mid, const long *step)
+long ts_py_period(const ts_placement *p, const int *mid, const long *step, bool deps)
 {
     long rspan = 0, rofst = 0;
     /* The largest extent, on one device, of the window's instances ... */
@@ -37,7 +37,7 @@ long ts_py_period(const ts_placement *p, const int *mid, const long *step)
     }
     /* ... plus what an edge between a block and the next micro-batch's instance of its neighbour
      * asks of the next repetition, in the reference's own terms (same-micro-batch edges only). */
-    for (int i = 0; i < p->nedges; i++) {
+    for (int i = 0; deps && i < p->nedges; i++) {
         const ts_edge *x = &p->edges[i];
         long o = LONG_MIN;
         if (x->distance)
@@ -85,7 +85,7 @@ static int ts_pywin_find(const ts_pyplan *pl, const ts_placement *p, ts_pywin *w
                            pl->path, pl->rs, pl->re, c, p->blocks[b].id);
         }
     free(count);
-    w->P = ts_py_period(p, w->mid, w->step);
+    w->P = ts_py_period(p, w->mid, w->step, true);
     return TS_OK;
 }
 

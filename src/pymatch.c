@@ -67,9 +67,8 @@ static int ts_match_ok(ts_matcher *mt, int g, int b)
 {
     for (int i = 0; i < mt->p->nedges; i++) {
         const ts_edge *x = &mt->p->edges[i];
-        if (x->src == b && mt->gid_of[x->dst] >= 0 && !ts_edge_holds(mt, x, g, mt->gid_of[x->dst], g))
-            return 0;
-        if (x->dst == b && mt->gid_of[x->src] >= 0 && !ts_edge_holds(mt, x, mt->gid_of[x->src], g, g))
+        int gs = x->src == b ? g : mt->gid_of[x->src], gd = x->dst == b ? g : mt->gid_of[x->dst];
+        if ((x->src == b || x->dst == b) && gs >= 0 && gd >= 0 && !ts_edge_holds(mt, x, gs, gd, g))
             return 0;
     }
     return 1;
@@ -104,21 +103,23 @@ static int ts_match_dfs(ts_matcher *mt, int g)
 static int ts_match_counts(const ts_pyplan *pl, const ts_placement *p, ts_err *e)
 {
     if (pl->ngids != p->nblocks)
-        return ts_fail(e, TS_EINPUT, "%s: %d distinct blocks (gids) but placement '%s' has %d blocks",
-                       pl->path, pl->ngids, p->name, p->nblocks);
+        return ts_fail(e, TS_EINPUT,
+                       "%s: %d distinct blocks (gids) but placement '%s' has %d blocks", pl->path,
+                       pl->ngids, p->name, p->nblocks);
     for (int b = 0; b < p->nblocks; b++) {
         int nb = 0, ng = 0;
-        for (int c = 0; c < p->nblocks; c++)
-            nb += ts_sig_eq(&(ts_pygid){.kind = p->blocks[c].kind, .span = p->blocks[c].span,
-                                        .memory = p->blocks[c].memory,
-                                        .ndev = p->blocks[c].ndevices, .devs = p->blocks[c].devices},
-                            &p->blocks[b]);
+        for (int c = 0; c < p->nblocks; c++) {
+            const ts_block *x = &p->blocks[c];
+            ts_pygid as_gid = {.kind = x->kind, .span = x->span, .memory = x->memory,
+                               .ndev = x->ndevices, .devs = x->devices};
+            nb += ts_sig_eq(&as_gid, &p->blocks[b]);
+        }
         for (int g = 0; g < pl->ngids; g++)
             ng += ts_sig_eq(&pl->gids[g], &p->blocks[b]);
         if (ng != nb)
             return ts_fail(e, TS_EINPUT,
-                           "%s: %d gids but %d blocks of placement '%s' look like '%s' (%s, span %d, "
-                           "memory %d, %d device(s) from %d)",
+                           "%s: %d gids but %d blocks of placement '%s' look like '%s' (%s, "
+                           "span %d, memory %d, %d device(s) from %d)",
                            pl->path, ng, nb, p->name, p->blocks[b].id,
                            ts_kind_name(p->blocks[b].kind), p->blocks[b].span,
                            p->blocks[b].memory, p->blocks[b].ndevices, p->blocks[b].devices[0]);

@@ -7,7 +7,7 @@
 #include "ts_json.h"
 #include "ts_jsonutil.h"
 
-/* The reference writes numbers from Python, where memory may be a float: whole reals are accepted. */
+/* The reference writes numbers from Python, where memory may be a float: whole reals pass. */
 static int ts_py_number(json_t *v, const char *ctx, const char *key, long lo, long hi, long *out,
                         ts_err *e)
 {
@@ -17,13 +17,17 @@ static int ts_py_number(json_t *v, const char *ctx, const char *key, long lo, lo
     if (json_is_real(x)) {
         double d = json_real_value(x);
         if (d != floor(d) || d < (double)lo || d > (double)hi)
-            return ts_fail(e, TS_EINPUT, "%s: field '%s' must be a whole number in [%ld, %ld], got %g",
-                           ctx, key, lo, hi, d);
+            return ts_fail(e, TS_EINPUT,
+                           "%s: field '%s' must be a whole number in [%ld, %ld], got %g", ctx, key,
+                           lo, hi, d);
         *out = (long)d;
         return TS_OK;
     }
     return ts_jint(v, key, ctx, lo, hi, out, e);
 }
+
+/* Steps stay far from overflow even after unrolling a million micro-batches. */
+#define TS_PY_MAX_STEP 1000000000000L
 
 static int ts_cmp_int(const void *a, const void *b)
 {
@@ -41,7 +45,7 @@ static int ts_py_read_block(json_t *jb, const char *ctx, int ndevs, ts_pygid *g,
         return ts_fail(e, TS_EINPUT, "%s: expected an object, got %s", ctx, ts_jtype(jb));
     if (ts_py_number(jb, ctx, "gid", 0, TS_MAX_BLOCKS, &g->gid, e) ||
         ts_py_number(jb, ctx, "mid", 0, 1000000, mid, e) ||
-        ts_py_number(jb, ctx, "step", 0, 1000000000000L, step, e) ||
+        ts_py_number(jb, ctx, "step", 0, TS_PY_MAX_STEP, step, e) ||
         ts_py_number(jb, ctx, "span", 1, TS_MAX_SPAN, &g->span, e) ||
         ts_py_number(jb, ctx, "memory", -TS_MAX_MEMORY, TS_MAX_MEMORY, &g->memory, e) ||
         ts_jstr(jb, "btype", ctx, &btype, e) || ts_jarray(jb, "device", ctx, false, &dev, e))
@@ -75,8 +79,9 @@ static int ts_py_gid_index(ts_pyplan *pl, ts_pygid *g, const char *ctx, ts_err *
             continue;
         if (h->kind != g->kind || h->span != g->span || h->memory != g->memory ||
             h->ndev != g->ndev || memcmp(h->devs, g->devs, (size_t)g->ndev * sizeof(int))) {
-            ts_fail(e, TS_EINPUT, "%s: gid %ld appears with a different btype, span, memory or devices",
-                    ctx, g->gid);
+            ts_fail(e, TS_EINPUT,
+                    "%s: gid %ld appears with a different btype, span, memory or devices", ctx,
+                    g->gid);
             return -1;
         }
         return k;
@@ -94,9 +99,10 @@ static int ts_py_read_repetend(json_t *j, ts_pyplan *pl, ts_err *e)
     if (!jr || json_is_null(jr))
         return TS_OK;
     if (!json_is_array(jr) || json_array_size(jr) != 2 ||
-        ts_jint_value(json_array_get(jr, 0), pl->path, "repetend start", 0, 1000000000000L, &st, e) ||
-        ts_jint_value(json_array_get(jr, 1), pl->path, "repetend end", st + 1, 1000000000000L, &en,
-                      e))
+        ts_jint_value(json_array_get(jr, 0), pl->path, "repetend start", 0, TS_PY_MAX_STEP, &st,
+                      e) ||
+        ts_jint_value(json_array_get(jr, 1), pl->path, "repetend end", st + 1, TS_PY_MAX_STEP,
+                      &en, e))
         return ts_fail(e, TS_EINPUT, "%s: 'repetend' must be [start, end] with start < end",
                        pl->path);
     pl->has_rep = true;

@@ -32,8 +32,9 @@ int ts_pyimport_read(const char *path, const ts_placement *p, const ts_pyimport_
 int ts_py_gids(const ts_placement *p, int *gid_of);
 
 /* The step by which the reference's unroll shifts each further micro-batch, for a window that
- * holds block b's instance of micro-batch mid[b] at step[b]. */
-long ts_py_period(const ts_placement *p, const int *mid, const long *step);
+ * holds block b's instance of micro-batch mid[b] at step[b]. With deps, as the plan its search
+ * returns has it; without, as a plan it loads from a file has it (no dependencies). */
+long ts_py_period(const ts_placement *p, const int *mid, const long *step, bool deps);
 
 /* Writes s (which needs a repetend) in the reference's format, with its gids and a repetend
  * window whose unroll by the reference repeats every s's period. path "-" means stdout. */

@@ -14,7 +14,8 @@ typedef struct {
 } ts_export_format;
 
 static const ts_export_format ts_export_formats[] = {
-    {"python", "the Python Tessel's saved schedule (its gids and repetend window)", ts_pyexport_save},
+    {"python", "the Python Tessel's saved schedule (its gids, its repetend window)",
+     ts_pyexport_save},
     {"pytorch", "torch.distributed.pipelining's compute-only action CSV (one row per rank)",
      ts_pytorch_save},
 };

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
+#include "model_cli.h"
 #include "ts_json.h"
 
 int ts_cmd_placements(int argc, char **argv)
@@ -56,12 +57,17 @@ int ts_cmd_placement(int argc, char **argv)
     const char *cmd = "placement", *outp = "-";
     ts_cli_placement pl = {0};
     int c;
+    if (ts_cli_has_model_flag(argc, argv))
+        return ts_cmd_placement_model(argc, argv);
     while ((c = ts_cli_getopt(cmd, argc, argv, "o:h", opts)) != -1) {
         if (c == -2)
             return 2;
         if (c == 'h') {
-            printf("usage: tessel placement NAME --ndevs D [--infer] [--chunks V] [-o FILE]\n\n"
+            printf("usage: tessel placement NAME --ndevs D [--infer] [--chunks V] [-o FILE]\n"
+                   "       tessel placement --model NAME --hardware H --gpus D --strategy S ...\n\n"
                    "Writes a built-in placement as a tessel-placement/1 file (stdout by default).\n"
+                   "With --model, derives one from a model on GPUs (`tessel placement --model M\n"
+                   "--help` for its options).\n"
                    "  --ndevs D        device count\n"
                    "  --infer          inference variant (no backward blocks, memory 0)\n"
                    "  --chunks V       model chunks per device (vshape_interleaved)\n"

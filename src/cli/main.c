@@ -1,11 +1,13 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
+#include "model_cli.h"
 
 /* One line per subcommand. A subcommand added by a new cmd_*.c file gets its line here. */
 static const ts_cli_cmd ts_commands[] = {
     {"placements", "list the built-in placements", ts_cmd_placements},
     {"placement", "write a built-in placement as a file", ts_cmd_placement},
+    {"model", "a model's per-layer FLOPs, parameters, activations (models/)", ts_cmd_model},
     {"validate", "check a schedule: exclusivity, dependencies, memory, completeness", ts_cmd_validate},
     {"show", "print a schedule as a text timeline", ts_cmd_show},
     {"simulate", "replay each device's order and report makespan, bubbles, memory", ts_cmd_simulate},

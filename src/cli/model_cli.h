@@ -1,0 +1,17 @@
+/* The model commands: `tessel model` (a model's per-layer table) and `tessel placement --model`
+ * (a placement derived from a model on a GPU). */
+#ifndef TS_MODEL_CLI_H
+#define TS_MODEL_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+int ts_cmd_model(int argc, char **argv);
+/* `tessel placement` hands its arguments here when they contain --model. */
+int ts_cmd_placement_model(int argc, char **argv);
+/* True when argv holds --model (or --model=...). */
+bool ts_cli_has_model_flag(int argc, char **argv);
+/* The folder of model descriptions: dir when given, else $TESSEL_MODELS, else the source tree's. */
+const char *ts_cli_models_dir(const char *dir);
+
+#endif

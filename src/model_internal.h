@@ -1,0 +1,76 @@
+/* Private to the model code: one section of a tessel-model/1 file, read before expansion. */
+#ifndef TS_MODEL_INTERNAL_H
+#define TS_MODEL_INTERNAL_H
+
+#include "ts_model.h"
+
+typedef struct {
+    const char *kind, *name, *branch;
+    long count;
+    /* Hyper-parameters; 0 when absent (each kind checks the ones it needs). */
+    double hidden, heads, head_dim, ffn, ffn_matrices, seq, cross_seq, vocab, positions, window;
+    double channels, patch, msa_seq, residues, msa_dim, pair_dim;
+    bool tied;
+    /* Explicit layers. */
+    double fwd_flops, params, act_bytes, out_bytes, allreduces;
+} ts_section;
+
+/* Appends the section's layers to m (m->layers has room for TS_MODEL_MAX_LAYERS). */
+int ts_section_expand(const ts_section *s, const char *where, ts_model *m, ts_err *e);
+
+#endif
+
+/* Placement derivation works in real units first (seconds, bytes), then quantises. */
+typedef struct {
+    char id[48];
+    ts_kind kind;
+    double t, mem;   /* seconds; bytes applied at start (positive: stored activations) */
+    int first, ndev; /* devices [first, first + ndev) */
+    int owner;       /* for a releasing block: the block whose memory it frees, else -1 */
+    double frac;     /* the share of the owner's memory it frees */
+} ts_rblock;
+
+typedef struct {
+    int src, dst;
+    double delay; /* seconds */
+} ts_redge;
+
+typedef struct {
+    const ts_model *m;
+    const ts_hardware *h;
+    const ts_derive_opts *o;
+    ts_cost_opts co;      /* per-stage cost options: micro-batch b, tensor parallelism T */
+    int T, D, S;          /* tensor parallelism, devices, stages (device groups of T) */
+    int R;                /* forward rounds folded into each forward block (recycling) */
+    ts_layer_cost *lc;    /* per layer, on a T-device stage */
+    ts_layer_cost *lsh;   /* per layer, sharded over all D devices */
+    double *stat;         /* weights and optimizer state per device (D entries) */
+    int nb, capb, ne, cape;
+    ts_rblock *b;
+    ts_redge *ed;
+    int nostage;          /* set when a builder refuses (message in the error) */
+} ts_dctx;
+
+/* A stage's aggregate over layers [j, i) of an index list. */
+typedef struct {
+    double fwd, bgrad, wgrad, act, stat, out;
+} ts_stage_sum;
+
+int ts_d_block(ts_dctx *c, const char *id, ts_kind kind, double t, double mem, int first, int ndev,
+               int owner, double frac);
+int ts_d_edge(ts_dctx *c, int src, int dst, double bytes);
+void ts_d_sum(const ts_dctx *c, const ts_layer_cost *lc, const int *items, int j, int i,
+              ts_stage_sum *s);
+/* Adds stat bytes to every device in [first, first + ndev). */
+void ts_d_static(ts_dctx *c, int first, int ndev, double bytes);
+/* A block of layers [j, i) sharded over every device (its weights counted on each); a backward
+ * one frees owner's memory. */
+int ts_d_sharded(ts_dctx *c, const char *id, bool fwd, int j, int i, int owner);
+double ts_d_sharded_static(const ts_dctx *c, int j, int i);
+/* The stage DP for a chain with 1F1B's in-flight micro-batches (model_strategies.c). */
+int ts_d_partition_pub(ts_dctx *c, const int *items, int n, int S, double cap_less, int *cut,
+                       ts_err *e);
+int ts_build_two(ts_dctx *c, ts_derive_info *info, ts_err *e);      /* model_strategies2.c */
+int ts_build_terapipe(ts_dctx *c, ts_derive_info *info, ts_err *e); /* model_terapipe.c */
+/* Quantises the real-unit blocks into a placement and fills info's units and capacity. */
+int ts_d_quantise(ts_dctx *c, const char *name, ts_placement **out, ts_derive_info *info, ts_err *e);

@@ -1,0 +1,228 @@
+/* Expanding a model section's hyper-parameters into layers: the per-sample formulas of
+ * models/README.md (FLOPs, parameters, stored activations, bytes sent). Activation bytes follow
+ * Korthikanti et al. (2022) for 16-bit training: a transformer block stores s*h*(34 + 5*a*s/h)
+ * bytes per sample, of which 10*s*h stay whole under tensor parallelism and the rest is split. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "model_internal.h"
+
+static ts_layer *ts_new_layer(const ts_section *s, const char *where, ts_model *m, long i,
+                              ts_err *e)
+{
+    if (m->nlayers >= TS_MODEL_MAX_LAYERS) {
+        ts_fail(e, TS_EINPUT, "%s: more than %d layers", where, TS_MODEL_MAX_LAYERS);
+        return NULL;
+    }
+    ts_layer *l = &m->layers[m->nlayers++];
+    memset(l, 0, sizeof *l);
+    const char *base = s->name ? s->name : s->kind;
+    if (s->count > 1)
+        snprintf(l->name, sizeof l->name, "%s%ld", base, i);
+    else
+        snprintf(l->name, sizeof l->name, "%s", base);
+    snprintf(l->kind, sizeof l->kind, "%s", s->kind);
+    snprintf(l->branch, sizeof l->branch, "%s", s->branch ? s->branch : "");
+    return l;
+}
+
+static int ts_need(const char *where, const char *kind, const char *field, double v, ts_err *e)
+{
+    if (v > 0)
+        return TS_OK;
+    return ts_fail(e, TS_EINPUT, "%s: a '%s' section needs a positive '%s'", where, kind, field);
+}
+
+/* Transformer blocks (also encoder, decoder and vision encoder blocks). */
+static int ts_transformer(const ts_section *s, const char *where, ts_layer *l, ts_err *e)
+{
+    double h = s->hidden, a = s->heads, S = s->seq;
+    if (ts_need(where, s->kind, "hidden", h, e) || ts_need(where, s->kind, "heads", a, e) ||
+        ts_need(where, s->kind, "seq", S, e))
+        return TS_EINPUT;
+    double hq = a * (s->head_dim > 0 ? s->head_dim : h / a);
+    double f = s->ffn > 0 ? s->ffn : 4 * h, nm = s->ffn_matrices > 0 ? s->ffn_matrices : 2;
+    l->slice_lin = 2 * (4 * h * hq + nm * h * f);
+    l->slice_attn = 4 * hq;
+    l->fwd_flops = l->slice_lin * S + l->slice_attn * S * S;
+    l->params = 4 * h * hq + 3 * hq + h + nm * h * f + f * (nm - 1) + h + 4 * h;
+    l->act_bytes = 34 * S * h + 5 * a * S * S;
+    l->act_whole_bytes = 10 * S * h;
+    l->act_recompute_bytes = 2 * S * h;
+    l->out_bytes = 2 * S * h;
+    l->allreduces = 2;
+    l->ar_bytes = 2 * S * h;
+    if (!strcmp(s->kind, "decoder") && s->cross_seq > 0) {
+        double c = s->cross_seq; /* cross-attention over the encoder's output */
+        l->fwd_flops += 2 * S * 2 * h * hq + 2 * c * 2 * h * hq + 4 * S * c * hq;
+        l->slice_lin += 2 * 2 * h * hq;
+        l->params += 4 * h * hq + 3 * hq + h + 2 * h;
+        l->act_bytes += 11 * S * h + 5 * a * S * c + 2 * c * h;
+        l->act_whole_bytes += 2 * S * h + 2 * c * h;
+        l->out_bytes += 2 * c * h;
+        l->allreduces = 3;
+    }
+    return TS_OK;
+}
+
+/* Swin blocks: attention inside windows of window^2 tokens. */
+static int ts_swin(const ts_section *s, const char *where, ts_layer *l, ts_err *e)
+{
+    double h = s->hidden, a = s->heads, S = s->seq, w = s->window;
+    if (ts_need(where, "swin", "hidden", h, e) || ts_need(where, "swin", "heads", a, e) ||
+        ts_need(where, "swin", "seq", S, e) || ts_need(where, "swin", "window", w, e))
+        return TS_EINPUT;
+    double M = w * w;
+    l->fwd_flops = 24 * S * h * h + 4 * S * M * h;
+    l->params = 12 * h * h + 13 * h + (2 * w - 1) * (2 * w - 1) * a;
+    l->act_bytes = 34 * S * h + 5 * a * S * M;
+    l->act_whole_bytes = 10 * S * h;
+    l->act_recompute_bytes = 2 * S * h;
+    l->out_bytes = 2 * S * h;
+    l->allreduces = 2;
+    l->ar_bytes = 2 * S * h;
+    return TS_OK;
+}
+
+/* Swin patch merging: 2x2 neighbours concatenated (4h) and projected to 2h on seq/4 tokens. */
+static int ts_merge(const ts_section *s, const char *where, ts_layer *l, ts_err *e)
+{
+    double h = s->hidden, S = s->seq;
+    if (ts_need(where, "merge", "hidden", h, e) || ts_need(where, "merge", "seq", S, e))
+        return TS_EINPUT;
+    l->fwd_flops = 2 * (S / 4) * (4 * h) * (2 * h);
+    l->params = 8 * h * h + 8 * h;
+    l->act_bytes = 4 * S * h;
+    l->act_recompute_bytes = 2 * S * h;
+    l->out_bytes = S * h;
+    l->allreduces = 1;
+    l->ar_bytes = S * h;
+    return TS_OK;
+}
+
+/* Patch embedding of an image: seq patches of patch^2 * channels pixels projected to hidden. */
+static int ts_patch(const ts_section *s, const char *where, ts_layer *l, ts_err *e)
+{
+    double h = s->hidden, S = s->seq, p = s->patch, c = s->channels > 0 ? s->channels : 3;
+    if (ts_need(where, "patch", "hidden", h, e) || ts_need(where, "patch", "seq", S, e) ||
+        ts_need(where, "patch", "patch", p, e))
+        return TS_EINPUT;
+    l->fwd_flops = 2 * S * c * p * p * h;
+    l->params = c * p * p * h + h + s->positions * h;
+    l->act_bytes = 2 * S * c * p * p;
+    l->act_recompute_bytes = l->act_bytes;
+    l->out_bytes = 2 * S * h;
+    l->allreduces = 1;
+    l->ar_bytes = 2 * S * h;
+    return TS_OK;
+}
+
+static int ts_embedding(const ts_section *s, const char *where, ts_layer *l, ts_err *e)
+{
+    double h = s->hidden, S = s->seq, V = s->vocab;
+    if (ts_need(where, "embedding", "hidden", h, e) || ts_need(where, "embedding", "seq", S, e) ||
+        ts_need(where, "embedding", "vocab", V, e))
+        return TS_EINPUT;
+    l->fwd_flops = 2 * S * h; /* the lookup is a gather; only the scale/add is arithmetic */
+    l->params = V * h + s->positions * h;
+    l->shared = s->tied;
+    l->act_bytes = S * h; /* dropout mask */
+    l->act_recompute_bytes = S * h;
+    l->out_bytes = 2 * S * h;
+    l->allreduces = 1; /* vocabulary-parallel lookup */
+    l->ar_bytes = 2 * S * h;
+    l->slice_lin = 2 * h;
+    return TS_OK;
+}
+
+static int ts_head(const ts_section *s, const char *where, ts_layer *l, ts_err *e)
+{
+    double h = s->hidden, S = s->seq, V = s->vocab;
+    if (ts_need(where, "head", "hidden", h, e) || ts_need(where, "head", "seq", S, e) ||
+        ts_need(where, "head", "vocab", V, e))
+        return TS_EINPUT;
+    l->slice_lin = 2 * h * V;
+    l->fwd_flops = l->slice_lin * S;
+    l->params = V * h + 2 * h;
+    l->shared = s->tied;
+    l->act_bytes = 2 * S * h + 4 * S * V; /* fp32 logits kept for the cross-entropy */
+    l->act_recompute_bytes = 2 * S * h;
+    l->out_bytes = 4; /* the loss */
+    return TS_OK;
+}
+
+/* AlphaFold2's Evoformer block (Jumper et al. 2021, supplement 1.6): MSA row attention with pair
+ * bias (8 heads x 32), column attention, transition (x4), outer product mean (32), triangle
+ * multiplication out/in (128), triangle attention start/end (4 heads x 32), pair transition. */
+static int ts_evoformer(const ts_section *s, const char *where, ts_layer *l, ts_err *e)
+{
+    double Ns = s->msa_seq, Nr = s->residues, cm = s->msa_dim, cz = s->pair_dim;
+    if (ts_need(where, "evoformer", "msa_seq", Ns, e) ||
+        ts_need(where, "evoformer", "residues", Nr, e) ||
+        ts_need(where, "evoformer", "msa_dim", cm, e) ||
+        ts_need(where, "evoformer", "pair_dim", cz, e))
+        return TS_EINPUT;
+    double Em = Ns * Nr, Ez = Nr * Nr, N3 = Nr * Nr * Nr;
+    double row = 2 * Em * 5 * cm * 256 + 4 * Ns * Ez * 256 + 2 * Ez * cz * 8;
+    double col = 2 * Em * 5 * cm * 256 + 4 * Nr * Ns * Ns * 256;
+    double mtr = 16 * Em * cm * cm;
+    double opm = 2 * Em * 2 * cm * 32 + 2 * Ns * Ez * 32 * 32 + 2 * Ez * 1024 * cz;
+    double tmul = 2 * (2 * Ez * (4 * cz * 128 + 128 * cz + cz * cz) + 2 * N3 * 128);
+    double tatt = 2 * (2 * Ez * 5 * cz * 128 + 2 * Ez * cz * 4 + 4 * N3 * 128);
+    double ptr = 16 * Ez * cz * cz;
+    l->fwd_flops = row + col + mtr + opm + tmul + tatt + ptr;
+    l->params = 2 * 5 * cm * 256 + cz * 8 + 8 * cm * cm + 2 * cm * 32 + 1024 * cz +
+                2 * (4 * cz * 128 + 128 * cz + cz * cz) + 2 * (5 * cz * 128 + cz * 4) + 8 * cz * cz;
+    l->act_bytes = 2 * (12 * Em * cm + 20 * Ez * cz) +
+                   2 * (8 * Ns * Ez + 8 * Nr * Ns * Ns + 2 * 4 * N3);
+    l->out_bytes = 2 * (Em * cm + Ez * cz);
+    l->act_recompute_bytes = l->out_bytes;
+    l->allreduces = 2;
+    l->ar_bytes = l->out_bytes;
+    return TS_OK;
+}
+
+static int ts_explicit(const ts_section *s, const char *where, ts_layer *l, ts_err *e)
+{
+    if (ts_need(where, "layer", "fwd_flops", s->fwd_flops, e))
+        return TS_EINPUT;
+    l->fwd_flops = s->fwd_flops;
+    l->params = s->params;
+    l->shared = s->tied;
+    l->act_bytes = s->act_bytes;
+    l->act_recompute_bytes = s->out_bytes < s->act_bytes ? s->out_bytes : s->act_bytes;
+    l->out_bytes = s->out_bytes;
+    l->allreduces = (int)s->allreduces;
+    l->ar_bytes = s->out_bytes;
+    return TS_OK;
+}
+
+int ts_section_expand(const ts_section *s, const char *where, ts_model *m, ts_err *e)
+{
+    static const struct {
+        const char *kind;
+        int (*fn)(const ts_section *, const char *, ts_layer *, ts_err *);
+    } kinds[] = {{"transformer", ts_transformer}, {"encoder", ts_transformer},
+                 {"decoder", ts_transformer},     {"vision", ts_transformer},
+                 {"swin", ts_swin},               {"merge", ts_merge},
+                 {"patch", ts_patch},             {"embedding", ts_embedding},
+                 {"head", ts_head},               {"evoformer", ts_evoformer},
+                 {"layer", ts_explicit}};
+    size_t k = 0, nk = sizeof kinds / sizeof kinds[0];
+    while (k < nk && strcmp(kinds[k].kind, s->kind))
+        k++;
+    if (k == nk)
+        return ts_fail(e, TS_EINPUT,
+                       "%s: unknown section kind '%s' (transformer, encoder, decoder, vision, "
+                       "swin, merge, patch, embedding, head, evoformer, layer)",
+                       where, s->kind);
+    for (long i = 0; i < s->count; i++) {
+        ts_layer *l = ts_new_layer(s, where, m, i, e);
+        if (!l || kinds[k].fn(s, where, l, e))
+            return TS_EINPUT;
+        if (!isfinite(l->fwd_flops) || !isfinite(l->params) || !isfinite(l->act_bytes))
+            return ts_fail(e, TS_EINPUT, "%s: section '%s' gives non-finite figures", where,
+                           l->name);
+    }
+    return TS_OK;
+}
