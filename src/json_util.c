@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "ts_json.h"
 #include "ts_jsonutil.h"
@@ -109,25 +110,63 @@ int ts_jformat(json_t *obj, const char *where, const char *expected, ts_err *e)
     return TS_OK;
 }
 
-int ts_json_read_file(const char *path, json_t **out, ts_err *e)
+/* Reads the whole stream: the parser then sees every byte, including any after a NUL. */
+static char *ts_slurp(FILE *f, size_t *len)
 {
-    json_error_t je;
-    json_t *j;
-    if (!strcmp(path, "-")) {
-        j = json_loadf(stdin, JSON_REJECT_DUPLICATES, &je);
-        path = "<stdin>";
-    } else {
-        FILE *f = fopen(path, "rb");
-        if (!f)
-            return ts_fail(e, TS_EINPUT, "%s: cannot open: %s", path, strerror(errno));
-        j = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
-        fclose(f);
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap)
+            break;
+        char *nb = realloc(buf, cap * 2);
+        if (!nb)
+            free(buf);
+        buf = nb;
+        cap *= 2;
     }
+    if (buf && ferror(f)) {
+        free(buf);
+        buf = NULL;
+    }
+    *len = n;
+    return buf;
+}
+
+int ts_json_parse(const char *buf, size_t len, const char *where, json_t **out, ts_err *e)
+{
+    /* JSON text holds no raw NUL (inside strings it must be written \u0000); the stream parser
+     * would take one between tokens for white space, so it is refused here. */
+    const char *nul = memchr(buf, '\0', len);
+    if (nul)
+        return ts_fail(e, TS_EINPUT, "%s: malformed JSON: NUL byte at offset %zu", where,
+                       (size_t)(nul - buf));
+    json_error_t je;
+    json_t *j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
     if (!j)
-        return ts_fail(e, TS_EINPUT, "%s:%d:%d: malformed JSON: %s", path, je.line, je.column,
+        return ts_fail(e, TS_EINPUT, "%s:%d:%d: malformed JSON: %s", where, je.line, je.column,
                        je.text);
     *out = j;
     return TS_OK;
+}
+
+int ts_json_read_file(const char *path, json_t **out, ts_err *e)
+{
+    FILE *f = stdin;
+    if (!strcmp(path, "-"))
+        path = "<stdin>";
+    else if (!(f = fopen(path, "rb")))
+        return ts_fail(e, TS_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+    size_t len;
+    char *buf = ts_slurp(f, &len);
+    int err = errno;
+    if (f != stdin)
+        fclose(f);
+    if (!buf)
+        return ts_fail(e, TS_ESYS, "%s: cannot read: %s", path, strerror(err));
+    int rc = ts_json_parse(buf, len, path, out, e);
+    free(buf);
+    return rc;
 }
 
 int ts_json_write_file(json_t *j, const char *path, ts_err *e)

@@ -122,9 +122,33 @@ static int ts_read_chain(ts_placement *p, json_t *jc, const char *where, size_t 
     return TS_OK;
 }
 
+/* A device whose blocks free more memory than they allocate in one micro-batch would run below
+ * zero, without bound, as micro-batches go by: no capacity means anything then, so such a file is
+ * refused rather than scheduled (each micro-batch must leave a device's memory level as it found
+ * it, or higher). */
+static int ts_check_memory_net(const ts_placement *p, const char *where, ts_err *e)
+{
+    long *net = calloc((size_t)p->ndevs, sizeof *net);
+    if (!net)
+        return ts_fail(e, TS_ESYS, "%s: out of memory", where);
+    for (int b = 0; b < p->nblocks; b++)
+        for (int i = 0; i < p->blocks[b].ndevices; i++)
+            net[p->blocks[b].devices[i]] += p->blocks[b].memory;
+    int rc = TS_OK;
+    for (int d = 0; d < p->ndevs && !rc; d++)
+        if (net[d] < 0)
+            rc = ts_fail(e, TS_EINPUT,
+                         "%s: device %d: the memory of one micro-batch's blocks sums to %ld; the "
+                         "blocks on a device must free no more than they allocate", where, d,
+                         net[d]);
+    free(net);
+    return rc;
+}
+
 int ts_placement_from_json(json_t *j, const char *where, ts_placement **out, ts_err *e)
 {
-    static const char *const keys[] = {"format", "name", "ndevs", "blocks", "edges", "chains", NULL};
+    static const char *const keys[] = {"format", "name", "ndevs", "blocks",   "edges",
+                                       "chains", "capacity", "units", NULL};
     const char *name = "placement";
     long ndevs;
     json_t *blocks;
@@ -161,7 +185,9 @@ int ts_placement_from_json(json_t *j, const char *where, ts_placement **out, ts_
             if (ts_read_chain(p, json_array_get(chains, i), where, i, e))
                 goto fail;
     }
-    if (ts_placement_check(p, where, e))
+    if (ts_placement_units_from_json(p, j, where, e))
+        goto fail;
+    if (ts_placement_check(p, where, e) || ts_check_memory_net(p, where, e))
         goto fail;
     *out = p;
     return TS_OK;
@@ -203,6 +229,7 @@ json_t *ts_placement_to_json(const ts_placement *p)
     }
     json_object_set_new(j, "blocks", blocks);
     json_object_set_new(j, "edges", edges);
+    ts_placement_units_to_json(p, j);
     return j;
 }
 

@@ -12,6 +12,8 @@ int ts_schedule_from_json(json_t *j, const char *where, ts_schedule **out, ts_er
 json_t *ts_schedule_to_json(const ts_schedule *s);
 /* Reads a whole file (or stdin for "-") as JSON with a message naming file, line and column. */
 int ts_json_read_file(const char *path, json_t **out, ts_err *e);
+/* Parses len bytes as one JSON document (NUL bytes refused); where names it in messages. */
+int ts_json_parse(const char *buf, size_t len, const char *where, json_t **out, ts_err *e);
 int ts_json_write_file(json_t *j, const char *path, ts_err *e);
 
 #endif
