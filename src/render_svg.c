@@ -107,6 +107,10 @@ static void ts_layout_make(const ts_schedule *s, const ts_render_opts *o, ts_lay
             L->u = 28;
         if (L->u < 0.5)
             L->u = 0.5;
+        /* A long idle stretch (one late entry) would otherwise ask for a picture of billions of
+         * pixels and grid lines: past the widest picture, steps get narrower than half a pixel. */
+        if ((double)L->T * L->u > TS_RENDER_MAX_WIDTH)
+            L->u = TS_RENDER_MAX_WIDTH / (double)L->T;
     }
     int D = L->D;
     L->rh = D <= 4 ? 30 : D <= 8 ? 26 : D <= 16 ? 20 : D <= 32 ? 14 : fmax(4.0, 448.0 / D);
@@ -238,6 +242,10 @@ int ts_render_svg(const ts_schedule *s, const ts_render_opts *o, FILE *f, ts_err
     const ts_placement *p = s->placement;
     ts_layout L;
     ts_layout_make(s, o, &L);
+    if ((double)L.T * L.u > TS_RENDER_MAX_WIDTH)
+        return ts_fail(e, TS_EINPUT,
+                       "%ld steps at %g px per step make a picture wider than %d px; "
+                       "choose a smaller --scale", L.T, L.u, TS_RENDER_MAX_WIDTH);
     long first, last;
     ts_schedule_span(s, &first, &last);
     bool used[3][2] = {{false}}, used_wgrad = false;

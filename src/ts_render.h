@@ -6,6 +6,11 @@
 #include <stdio.h>
 #include "ts_schedule.h"
 
+/* The widest picture (the timeline's part, in px): the automatic scale shrinks steps below half a
+ * pixel to stay within it, and an explicit px_per_step that exceeds it is refused, so the SVG's
+ * size depends on the instance count, never on how far apart the steps are. */
+#define TS_RENDER_MAX_WIDTH 100000
+
 typedef struct {
     double px_per_step; /* horizontal scale; <= 0 picks one that keeps the picture near 1600 px */
     const char *title;  /* NULL: placement, micro-batches, devices, makespan (and method) */

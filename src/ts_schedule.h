@@ -98,7 +98,10 @@ typedef struct {
     const double *scale;    /* per block multiplier; NULL = 1 */
     double noise;           /* each instance's duration *= 1 + U(-noise, +noise); 0 = none */
     unsigned long long seed;
-    double comm_delay;      /* added to every edge (on top of the placement's delays) */
+    double comm_delay;      /* added to every edge between blocks on different devices (on top
+                               of the placement's delays); same-device edges pass data in place */
+    const double *edge_delay; /* per edge: replaces the placement's delay, in the durations' unit
+                                 (NULL = the placement's delays) */
 } ts_sim_opts;
 
 typedef struct {
@@ -117,7 +120,12 @@ int ts_schedule_save(const ts_schedule *s, const char *path, ts_err *e);
 /* Reads a schedule written by the Python Tessel; p supplies edges and block identities. */
 int ts_pyimport_load(const char *path, const ts_placement *p, ts_schedule **out, ts_err *e);
 
-/* Text timeline: one row per device, repetend marked. width = max characters per row segment. */
-void ts_show_text(const ts_schedule *s, FILE *out, int width);
+/* Text timeline: one row per device, repetend marked. width = max characters per row segment.
+ * Idle stretches of more than TS_SHOW_GAP steps on every device are drawn as one column; a
+ * timeline of more than TS_SHOW_MAX_CELLS cells (devices x drawn steps x cell width) is refused
+ * with TS_EINPUT, so that time and memory stay bounded whatever the steps. */
+#define TS_SHOW_GAP 8
+#define TS_SHOW_MAX_CELLS (1L << 26)
+int ts_show_text(const ts_schedule *s, FILE *out, int width, ts_err *e);
 
 #endif

@@ -66,6 +66,10 @@ int ts_cli_schedule_load(const char *cmd, const char *path, long n, ts_schedule 
  * ts_cli_schedule_load (*path names it unless path is NULL). Reports errors itself and returns the exit code. */
 int ts_cli_schedule_arg(const char *cmd, int argc, char **argv, long n, const char **path,
                         ts_schedule **out);
+/* Views (show, render, trace) draw invalid schedules too, since the picture shows where they go
+ * wrong: this prints "tessel CMD: invalid schedule: REASON" on stderr and returns 1 when s is
+ * invalid (the view's exit code), 0 when valid. */
+int ts_cli_warn_invalid(const char *cmd, const ts_schedule *s);
 /* A schedule as a runtime would run it at n micro-batches: unrolled to n when it has a repetend
  * and fewer micro-batches, then replayed as early as each device's order allows (kept as it is
  * when that fails). *at gets that schedule and m its metrics (both the caller's to free).

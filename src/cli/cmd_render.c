@@ -102,7 +102,10 @@ int ts_cmd_render(int argc, char **argv)
                    "  --png                also write FILE.png through rsvg-convert, inkscape or\n"
                    "                       ImageMagick, whichever is installed\n"
                    "  --scale PX           pixels per time step (default: about 1600 px in all)\n"
-                   "  --title TEXT         title line (default: placement, method, sizes)\n");
+                   "  --title TEXT         title line (default: placement, method, sizes)\n\n"
+                   "An invalid schedule is drawn too, with the reason on stderr, and exits 1. The\n"
+                   "picture is at most 100000 px wide (a larger --scale is refused, exit 2). Exit 3:\n"
+                   "the SVG was written but --png found no converter that worked.\n");
             return 0;
         case 'n':
             if (ts_cli_parse_long(cmd, "--micro-batches", optarg, 1, 1000000, &n))
@@ -128,6 +131,7 @@ int ts_cmd_render(int argc, char **argv)
     if (rc)
         return rc;
     ts_err e = {0};
+    int invalid = ts_cli_warn_invalid(cmd, s);
     if (ts_render_svg_file(s, &ro, out ? out : "-", &e) != TS_OK) {
         rc = ts_cli_report(cmd, &e);
     } else if (png) {
@@ -145,5 +149,5 @@ int ts_cmd_render(int argc, char **argv)
         }
     }
     ts_schedule_free(s);
-    return rc;
+    return rc ? rc : invalid;
 }

@@ -17,8 +17,10 @@ int ts_cmd_show(int argc, char **argv)
         case 'h':
             printf("usage: tessel show SCHED [--micro-batches N] [--width W]\n\n"
                    "Prints a schedule as a text timeline: one row per device, one cell per step.\n"
-                   "A cell 'F3' starts the forward block of micro-batch 3 (B backward, O other),\n"
-                   "'-' continues it, '.' is idle; the 'repeat' row marks the repetend window.\n"
+                   "A cell 'F3' starts micro-batch 3 of a block whose id begins with F (a primed\n"
+                   "id such as S' prints lower case: s3), '-' continues it, '.' is idle, '~' stands\n"
+                   "for an idle stretch of more than 8 steps; the 'repeat' row marks the repetend.\n"
+                   "A timeline of more than 2^26 cells is refused (exit 2).\n"
                    "  -n, --micro-batches N  unroll the repetend to N micro-batches first\n"
                    "  -w, --width W        characters per row before wrapping (default 120)\n");
             return 0;
@@ -38,11 +40,9 @@ int ts_cmd_show(int argc, char **argv)
         return rc;
     ts_metrics m;
     ts_err e = {0};
-    int valid = ts_schedule_validate(s, NULL, &e) == TS_OK;
+    int valid = !ts_cli_warn_invalid(cmd, s);
     printf("schedule of '%s': %d devices, %d blocks, %d micro-batches%s\n", s->placement->name,
            s->placement->ndevs, s->placement->nblocks, s->nmicros, valid ? "" : " (INVALID)");
-    if (!valid)
-        printf("  %s\n", e.msg);
     if (ts_schedule_metrics(s, &m) == 0) {
         printf("makespan %ld (lower bound %ld), bubble rate %.1f%%", m.makespan, m.lower_bound,
                100.0 * m.bubble_rate);
@@ -61,7 +61,10 @@ int ts_cmd_show(int argc, char **argv)
         printf("\n\n");
         ts_metrics_free(&m);
     }
-    ts_show_text(s, stdout, (int)width);
+    ts_err_clear(&e);
+    rc = ts_show_text(s, stdout, (int)width, &e);
     ts_schedule_free(s);
+    if (rc)
+        return ts_cli_report(cmd, &e);
     return valid ? 0 : 1;
 }

@@ -27,7 +27,8 @@ int ts_cmd_trace(int argc, char **argv)
                    "block, micro, memory, step and span in its args), starting at time 0.\n"
                    "  -n, --micro-batches N  unroll the repetend to N micro-batches first\n"
                    "  -u, --unit-us U      microseconds per time unit (default 1000)\n"
-                   "  -o, --output FILE    where to write (default stdout)\n");
+                   "  -o, --output FILE    where to write (default stdout)\n\n"
+                   "An invalid schedule is written too, with the reason on stderr, and exits 1.\n");
             return 0;
         case 'n':
             if (ts_cli_parse_long(cmd, "--micro-batches", optarg, 1, 1000000, &n))
@@ -44,6 +45,7 @@ int ts_cmd_trace(int argc, char **argv)
     int rc = ts_cli_schedule_arg(cmd, argc, argv, n, NULL, &s);
     if (rc)
         return rc;
+    int invalid = ts_cli_warn_invalid(cmd, s);
     ts_trace *t = ts_trace_from_schedule(s, unit);
     ts_err e = {0};
     if (!t) {
@@ -54,5 +56,5 @@ int ts_cmd_trace(int argc, char **argv)
     }
     ts_trace_free(t);
     ts_schedule_free(s);
-    return rc;
+    return rc ? rc : invalid;
 }

@@ -38,13 +38,28 @@ int ts_cmd_validate(int argc, char **argv)
     }
     const char *path;
     ts_schedule *s;
-    int rc = ts_cli_schedule_arg(cmd, argc, argv, n, &path, &s);
+    int rc = ts_cli_schedule_arg(cmd, argc, argv, 0, &path, &s);
     if (rc)
         return rc;
     ts_err e = {0};
+    /* The file's own micro-batches first: a fault there (a moved entry breaking a dependency)
+     * shows up after unrolling only as its consequence (an instance that appears twice). */
     rc = ts_schedule_validate(s, &vo, &e);
+    if (!rc && n > 0 && n != s->nmicros) {
+        ts_schedule *u;
+        rc = ts_schedule_unroll(s, (int)n, &u, &e);
+        if (rc) {
+            fprintf(stderr, "tessel %s: %s: %s\n", cmd, path, e.msg);
+            ts_schedule_free(s);
+            return rc;
+        }
+        ts_schedule_free(s);
+        s = u;
+        rc = ts_schedule_validate(s, &vo, &e);
+    }
     if (rc) {
-        fprintf(stderr, "tessel validate: %s: invalid: %s\n", path, e.msg);
+        fprintf(stderr, "tessel validate: %s: invalid%s: %s\n", path,
+                n > 0 && n != s->nmicros ? " (in the file's micro-batches)" : "", e.msg);
     } else if (!quiet) {
         ts_metrics m;
         if (ts_schedule_metrics(s, &m) == 0) {

@@ -192,11 +192,21 @@ int ts_cli_schedule_arg(const char *cmd, int argc, char **argv, long n, const ch
     return ts_cli_schedule_load(cmd, argv[optind], n, out);
 }
 
+int ts_cli_warn_invalid(const char *cmd, const ts_schedule *s)
+{
+    ts_err e = {0};
+    if (ts_schedule_validate(s, NULL, &e) == TS_OK)
+        return 0;
+    fprintf(stderr, "tessel %s: invalid schedule: %s\n", cmd, e.msg);
+    return 1;
+}
+
 int ts_cli_schedule_at(const ts_schedule *s, long n, ts_schedule **at, ts_metrics *m, ts_err *e)
 {
     ts_schedule *u = NULL;
     *at = NULL;
-    if (s->has_repetend && n > s->nmicros) {
+    /* below the schedule's count (a repetend's k), the first n micro-batches: exactly n */
+    if (n != s->nmicros && (s->has_repetend || n < s->nmicros)) {
         if (ts_schedule_unroll(s, (int)n, &u, e) != TS_OK)
             return 1;
     } else {
