@@ -457,7 +457,7 @@ static int sweep_main(const sweep_opts *o, ts_sweep_mpi *m, volatile sig_atomic_
 /* A worker rank (--mpi, rank > 0): loads the spec itself and runs what rank 0 hands it. Rank 0
  * reports a bad spec; a spec that fails here only is named to rank 0, which gives this rank no
  * work. */
-static int worker_main(const sweep_opts *o, volatile sig_atomic_t *stop)
+static int worker_main(const sweep_opts *o, ts_sweep_mpi *m, volatile sig_atomic_t *stop)
 {
     ts_err e = {0};
     ts_sweep_spec *spec = NULL;
@@ -467,8 +467,8 @@ static int worker_main(const sweep_opts *o, volatile sig_atomic_t *stop)
         spec = NULL;
     }
     double tl = o->time_limit >= 0 ? o->time_limit : spec ? spec->time_limit : 0;
-    int rc = ts_sweep_mpi_work(spec, spec ? NULL : e.msg, exe, tl, (int)o->jobs, o->mpi_timeout,
-                               stop);
+    int rc = ts_sweep_mpi_work(m, spec, spec ? NULL : e.msg, exe, tl, (int)o->jobs,
+                               o->mpi_timeout, stop);
     ts_sweep_spec_free(spec);
     return rc;
 }
@@ -493,7 +493,7 @@ int ts_cmd_sweep(int argc, char **argv)
     sigaction(SIGHUP, &sa, &old_hup);
 
     if (m.active && m.rank > 0)
-        rc = worker_main(&o, &ts_sweep_stop);
+        rc = worker_main(&o, &m, &ts_sweep_stop);
     else
         rc = sweep_main(&o, &m, &ts_sweep_stop);
 

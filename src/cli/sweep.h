@@ -172,6 +172,7 @@ int ts_sweep_run_local(ts_sweep_run *s, const int *todo, int ntodo, ts_err *e);
 /* MPI is initialised only under --mpi, so the same binary runs without mpirun. */
 typedef struct {
     bool active; /* MPI_Init was called */
+    bool lost;   /* a rank was lost: MPI_Finalize would wait for it forever, so it is skipped */
     int rank, size;
     int *ids;    /* rank 0: the point indices that ASSIGN messages send; a send to a rank that
                   * died may stay pending until MPI_Finalize, so this outlives the coordination */
@@ -179,7 +180,7 @@ typedef struct {
 
 /* MPI_Init and this process's place in MPI_COMM_WORLD; TS_EINPUT when built without MPI. */
 int ts_sweep_mpi_init(int *argc, char ***argv, ts_sweep_mpi *m, ts_err *e);
-/* MPI_Finalize, then frees m->ids. */
+/* MPI_Finalize (unless a rank was lost), then frees m->ids. */
 void ts_sweep_mpi_finalize(ts_sweep_mpi *m);
 /* Rank 0, on a path that coordinates nothing (bad spec, folder in use, dry run): tells every
  * worker rank to end. */
@@ -193,8 +194,8 @@ int ts_sweep_mpi_coordinate(ts_sweep_run *s, ts_sweep_mpi *m, const int *todo, i
 /* A worker rank: runs what rank 0 assigns, `jobs` points at a time, in a scratch folder of its
  * own, and sends each record back with its schedule and log. spec is NULL when this rank could not
  * load it (spec_error says why, and rank 0 gives it no work). Returns 0, or 1 when rank 0 fell
- * silent for `timeout` seconds or a stop signal came. */
-int ts_sweep_mpi_work(const ts_sweep_spec *spec, const char *spec_error, const char *exe,
+ * silent for `timeout` seconds or a stop signal came (m->lost tells whether some rank was lost). */
+int ts_sweep_mpi_work(ts_sweep_mpi *m, const ts_sweep_spec *spec, const char *spec_error, const char *exe,
                       double time_limit, int jobs, double timeout, volatile sig_atomic_t *stop);
 
 #endif

@@ -25,7 +25,10 @@ int ts_sweep_mpi_init(int *argc, char ***argv, ts_sweep_mpi *m, ts_err *e)
 
 void ts_sweep_mpi_finalize(ts_sweep_mpi *m)
 {
-    if (m->active)
+    /* Open MPI 4's MPI_Finalize ends with a fence over every rank of the job, a lost one
+     * included, and then never returns (seen with mpirun --enable-recovery). Under that option
+     * mpirun accepts ranks that end without it. */
+    if (m->active && !m->lost)
         MPI_Finalize();
     m->active = false;
     free(m->ids);
@@ -37,7 +40,13 @@ void ts_sweep_mpi_release(const ts_sweep_mpi *m)
     if (!m->active || m->rank != 0)
         return;
     for (int r = 1; r < m->size; r++)
-        ts_sweep_mpi_post(NULL, 0, r, TS_TAG_STOP);
+        ts_sweep_mpi_stop(r, false);
+}
+
+void ts_sweep_mpi_stop(int rank, bool lost)
+{
+    static const char flags[2] = {0, 1};
+    ts_sweep_mpi_post(&flags[lost], 1, rank, TS_TAG_STOP);
 }
 
 static double now(void)
@@ -197,9 +206,11 @@ int ts_sweep_mpi_coordinate(ts_sweep_run *s, ts_sweep_mpi *m, const int *todo, i
     return ts_sweep_run_local(s, todo, ntodo, e);
 }
 
-int ts_sweep_mpi_work(const ts_sweep_spec *spec, const char *spec_error, const char *exe,
-                      double time_limit, int jobs, double timeout, volatile sig_atomic_t *stop)
+int ts_sweep_mpi_work(ts_sweep_mpi *m, const ts_sweep_spec *spec, const char *spec_error,
+                      const char *exe, double time_limit, int jobs, double timeout,
+                      volatile sig_atomic_t *stop)
 {
+    (void)m;
     (void)spec;
     (void)spec_error;
     (void)exe;

@@ -5,10 +5,12 @@
  *
  *   worker -> 0: HELLO ("" or why this rank cannot run points), BEAT (every second),
  *                RESULT (a frame: point index, record, schedule, log)
- *   0 -> worker: ASSIGN (a point index), BEAT (every second), STOP */
+ *   0 -> worker: ASSIGN (a point index), BEAT (every second), STOP (one byte: 1 when a rank
+ *                was lost, so that no rank waits in MPI_Finalize) */
 #ifndef TS_SWEEP_MPI_H
 #define TS_SWEEP_MPI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <mpi.h>
@@ -19,6 +21,8 @@ enum { TS_TAG_HELLO = 1, TS_TAG_BEAT, TS_TAG_RESULT, TS_TAG_ASSIGN, TS_TAG_STOP 
 /* Starts a send and lets it finish on its own: for empty messages, or a buffer that outlives the
  * run (a dead peer may leave it pending until MPI_Finalize). */
 void ts_sweep_mpi_post(const void *buf, int len, int dest, int tag);
+/* Posts STOP to a worker rank. */
+void ts_sweep_mpi_stop(int rank, bool lost);
 /* Sends and waits until MPI is done with buf, at most `timeout` seconds: 0, or -1 when it did not
  * finish in time (the peer is taken as gone). */
 int ts_sweep_mpi_send_wait(const void *buf, int len, int dest, int tag, double timeout);

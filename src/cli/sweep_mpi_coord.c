@@ -26,7 +26,7 @@ typedef struct {
 
 typedef struct {
     ts_sweep_run *s;
-    const ts_sweep_mpi *m;
+    ts_sweep_mpi *m;
     double timeout;
     rank_state *ranks;
     int *owner;  /* per spec point: the rank running it, 0 = none */
@@ -88,7 +88,8 @@ static void release_point(coord *c, int point, int rank)
 static int give_up(coord *c, int r, const char *why, ts_err *e)
 {
     c->ranks[r].state = RANK_GONE;
-    ts_sweep_mpi_post(NULL, 0, r, TS_TAG_STOP);
+    c->m->lost = true;
+    ts_sweep_mpi_stop(r, true);
     int back = 0, failed = 0;
     for (int p = 0; p < c->s->spec->npoints; p++) {
         if (c->owner[p] != r)
@@ -157,7 +158,7 @@ static int on_message(coord *c, int r, int tag, const char *buf, int len, ts_err
         if (len > 0) {
             fprintf(stderr, "tessel sweep: rank %d cannot run points: %s\n", r, buf);
             rs->state = RANK_GONE;
-            ts_sweep_mpi_post(NULL, 0, r, TS_TAG_STOP);
+            ts_sweep_mpi_stop(r, false);
             return TS_OK;
         }
         rs->state = RANK_READY;
@@ -277,7 +278,7 @@ int ts_sweep_mpi_coordinate(ts_sweep_run *s, ts_sweep_mpi *m, const int *todo, i
     /* Every rank still there stops (and kills what it runs, after an interrupt or an error). */
     for (int r = 1; r < m->size; r++)
         if (c.ranks && c.ranks[r].state != RANK_GONE)
-            ts_sweep_mpi_post(NULL, 0, r, TS_TAG_STOP);
+            ts_sweep_mpi_stop(r, m->lost);
     s->running = 0;
     free(c.ranks);
     free(c.owner);

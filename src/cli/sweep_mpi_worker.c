@@ -16,6 +16,7 @@
 #include "sweep_mpi.h"
 
 typedef struct {
+    ts_sweep_mpi *m;
     const ts_sweep_spec *spec;
     ts_sweep_exec_opts exec; /* exec.outdir is the scratch folder */
     ts_sweep_job *jobs;
@@ -142,9 +143,12 @@ static int read_messages(worker *w)
             w->heard = ts_sweep_now();
         if (src == 0 && tag == TS_TAG_ASSIGN && len == (int)sizeof p)
             memcpy(&p, buf, sizeof p);
-        free(buf);
-        if (src == 0 && tag == TS_TAG_STOP)
+        if (src == 0 && tag == TS_TAG_STOP) {
+            w->m->lost |= len == 1 && buf[0] == 1;
+            free(buf);
             return 1;
+        }
+        free(buf);
         if (p >= 0 && start_point(w, p))
             return -1;
     }
@@ -189,16 +193,18 @@ static int serve(worker *w, volatile sig_atomic_t *stop)
         if (!got)
             nanosleep(&nap, NULL);
     }
+    w->m->lost = true;
     fprintf(stderr, "tessel sweep: rank %d: rank 0 is gone (silent for %.0f s or not taking "
                     "results); stopping\n",
             w->rank, ts_sweep_now() - w->heard);
     return 1;
 }
 
-int ts_sweep_mpi_work(const ts_sweep_spec *spec, const char *spec_error, const char *exe,
-                      double time_limit, int jobs, double timeout, volatile sig_atomic_t *stop)
+int ts_sweep_mpi_work(ts_sweep_mpi *m, const ts_sweep_spec *spec, const char *spec_error,
+                      const char *exe, double time_limit, int jobs, double timeout,
+                      volatile sig_atomic_t *stop)
 {
-    worker w = {.spec = spec, .njobs = jobs, .timeout = timeout};
+    worker w = {.m = m, .spec = spec, .njobs = jobs, .timeout = timeout};
     MPI_Comm_rank(MPI_COMM_WORLD, &w.rank);
     char why[TS_ERRLEN] = "";
     bool scratch = false;
@@ -216,6 +222,8 @@ int ts_sweep_mpi_work(const ts_sweep_spec *spec, const char *spec_error, const c
     int rc = 1;
     if (!ts_sweep_mpi_send_wait(why, (int)strlen(why), 0, TS_TAG_HELLO, timeout))
         rc = serve(&w, stop);
+    else
+        m->lost = true;
     if (w.jobs)
         ts_sweep_jobs_stop(w.jobs, w.njobs);
     if (scratch)
