@@ -5,6 +5,7 @@
 #include "sweep.h"
 #include "ts_baseline.h"
 #include "ts_json.h"
+#include "ts_methods.h"
 #include "ts_placement.h"
 
 /* The axes of a grid and, for explicit points, their singular names. */
@@ -14,9 +15,6 @@ static const char *const ax_names[AX_N] = {"placements", "ndevs",   "infer",    
 static const char *const ax_point_names[AX_N] = {"placement", "ndevs",  "infer",        "memory",
                                                  "nmicros",   "method", "micro_batches"};
 
-static const char *const search_methods[] = {"lazy", "fast", "full", "modulo"};
-
-#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_NMICROS 1024
 #define MAX_MICRO_BATCHES 100000
 
@@ -27,10 +25,8 @@ bool ts_sweep_method_is_baseline(const char *method)
 
 static bool method_known(const char *m)
 {
-    for (size_t i = 0; i < NELEM(search_methods); i++)
-        if (!strcmp(m, search_methods[i]))
-            return true;
-    return ts_sweep_method_is_baseline(m);
+    ts_method id;
+    return ts_method_parse(m, &id) == 0 || ts_sweep_method_is_baseline(m);
 }
 
 /* One axis after parsing: n values of one type. */
@@ -66,12 +62,11 @@ static int value_check(int ax, json_t *v, const char *where, long *num, const ch
             return ts_fail(e, TS_EINPUT, "%s: expected a non-empty string", where);
         *str = json_string_value(v);
         if (ax == AX_METHODS && !method_known(*str)) {
-            char kinds[256];
+            char kinds[256], methods[256];
             ts_baseline_names(kinds, sizeof kinds);
             return ts_fail(e, TS_EINPUT,
-                           "%s: unknown method '%s' (search methods: lazy, fast, full, modulo; "
-                           "baselines: %s)",
-                           where, *str, kinds);
+                           "%s: unknown method '%s' (search methods: %s; baselines: %s)", where,
+                           *str, ts_method_list(methods, sizeof methods), kinds);
         }
         return TS_OK;
     case AX_INFER:
@@ -266,134 +261,187 @@ static int placement_resolve(const char *spec_path, const char *name, const char
     return TS_OK;
 }
 
-/* Expands one grid (or one explicit point: every axis a single value). */
-static int expand(ts_sweep_spec *s, json_t *g, const char *where, bool is_point, ts_err *e)
-{
-    char w[TS_ERRLEN];
+/* One grid while it is expanded: the axes given, the defaults for the others, the placements. */
+typedef struct {
     axis ax[AX_N];
-    placement_ref *refs = NULL;
-    memset(ax, 0, sizeof ax);
-    const char *const *names = is_point ? ax_point_names : ax_names;
-    int rc = TS_OK;
+    axis defaults[AX_N];
+    const axis *use[AX_N]; /* the given axis, or its default */
+    placement_ref *refs;   /* one per placement */
+    bool is_point;
+} grid;
 
-    if (!json_is_object(g)) {
-        rc = ts_fail(e, TS_EINPUT, "%s: expected an object", where);
-        goto done;
-    }
+static void grid_free(grid *g)
+{
+    if (g->refs)
+        for (int i = 0; i < g->ax[AX_PLACEMENTS].n; i++)
+            free(g->refs[i].path);
+    free(g->refs);
+    for (int a = 0; a < AX_N; a++)
+        axis_free(&g->ax[a]);
+}
+
+/* Every key of the object is an axis (the singular names for an explicit point). */
+static int grid_parse(json_t *obj, const char *where, grid *g, ts_err *e)
+{
+    const char *const *names = g->is_point ? ax_point_names : ax_names;
+    char w[TS_ERRLEN];
+    if (!json_is_object(obj))
+        return ts_fail(e, TS_EINPUT, "%s: expected an object", where);
     const char *key;
     json_t *val;
-    json_object_foreach(g, key, val)
+    json_object_foreach(obj, key, val)
     {
         int a = 0;
         while (a < AX_N && strcmp(key, names[a]))
             a++;
-        if (a == AX_N) {
-            rc = ts_fail(e, TS_EINPUT,
-                         "%s: unknown %s '%s' (expected %s, %s, %s, %s, %s, %s, %s)", where,
-                         is_point ? "key" : "axis", key, names[0], names[1], names[2], names[3],
-                         names[4], names[5], names[6]);
-            goto done;
-        }
+        if (a == AX_N)
+            return ts_fail(e, TS_EINPUT,
+                           "%s: unknown %s '%s' (expected %s, %s, %s, %s, %s, %s, %s)", where,
+                           g->is_point ? "key" : "axis", key, names[0], names[1], names[2],
+                           names[3], names[4], names[5], names[6]);
         snprintf(w, sizeof w, "%s.%s", where, key);
-        if ((rc = axis_parse(a, val, w, is_point, &ax[a], e)))
-            goto done;
+        if (axis_parse(a, val, w, g->is_point, &g->ax[a], e))
+            return e->code;
     }
-    if (!ax[AX_PLACEMENTS].n) {
-        rc = ts_fail(e, TS_EINPUT, "%s: no '%s' given", where, names[AX_PLACEMENTS]);
-        goto done;
-    }
-    /* Defaults: training, unconstrained memory, the lazy search, k and N left to the command. */
+    if (!g->ax[AX_PLACEMENTS].n)
+        return ts_fail(e, TS_EINPUT, "%s: no '%s' given", where, names[AX_PLACEMENTS]);
+    return TS_OK;
+}
+
+/* Defaults: training, unconstrained memory, the lazy search, k and N left to the command. */
+static void grid_defaults(grid *g)
+{
     static const long zero = 0, none = -1;
     static const char *const lazy = "lazy";
-    axis defaults[AX_N] = {{0}};
-    defaults[AX_INFER] = (axis){1, (long *)&zero, NULL};
-    defaults[AX_MEMORY] = (axis){1, (long *)&none, NULL};
-    defaults[AX_NMICROS] = (axis){1, (long *)&zero, NULL};
-    defaults[AX_MICRO_BATCHES] = (axis){1, (long *)&zero, NULL};
-    defaults[AX_METHODS] = (axis){1, NULL, (const char **)&lazy};
-    defaults[AX_NDEVS] = (axis){1, (long *)&zero, NULL}; /* only files go without device counts */
-    const axis *use[AX_N];
+    g->defaults[AX_INFER] = (axis){1, (long *)&zero, NULL};
+    g->defaults[AX_MEMORY] = (axis){1, (long *)&none, NULL};
+    g->defaults[AX_NMICROS] = (axis){1, (long *)&zero, NULL};
+    g->defaults[AX_MICRO_BATCHES] = (axis){1, (long *)&zero, NULL};
+    g->defaults[AX_METHODS] = (axis){1, NULL, (const char **)&lazy};
+    g->defaults[AX_NDEVS] = (axis){1, (long *)&zero, NULL}; /* only files go without ndevs */
     for (int a = 0; a < AX_N; a++)
-        use[a] = ax[a].n ? &ax[a] : &defaults[a];
+        g->use[a] = g->ax[a].n ? &g->ax[a] : &g->defaults[a];
+}
 
-    refs = calloc((size_t)ax[AX_PLACEMENTS].n, sizeof *refs);
-    if (!refs) {
-        rc = ts_fail(e, TS_ESYS, "%s: out of memory", where);
-        goto done;
-    }
+/* Each placement resolved (a file is loaded now, so that a bad one stops the sweep). */
+static int grid_placements(const ts_sweep_spec *s, grid *g, const char *where, ts_err *e)
+{
+    char w[TS_ERRLEN];
+    int n = g->ax[AX_PLACEMENTS].n;
+    if (!(g->refs = calloc((size_t)n, sizeof *g->refs)))
+        return ts_fail(e, TS_ESYS, "%s: out of memory", where);
     bool any_builtin = false;
-    for (int i = 0; i < ax[AX_PLACEMENTS].n; i++) {
-        if (is_point)
+    for (int i = 0; i < n; i++) {
+        if (g->is_point)
             snprintf(w, sizeof w, "%s.placement", where);
         else
             snprintf(w, sizeof w, "%s.placements[%d]", where, i);
-        if ((rc = placement_resolve(s->path, ax[AX_PLACEMENTS].str[i], w, &refs[i], e)))
-            goto done;
-        any_builtin |= refs[i].info != NULL;
+        if (placement_resolve(s->path, g->ax[AX_PLACEMENTS].str[i], w, &g->refs[i], e))
+            return e->code;
+        any_builtin |= g->refs[i].info != NULL;
     }
-    if (any_builtin && !ax[AX_NDEVS].n) {
-        rc = ts_fail(e, TS_EINPUT, "%s: built-in placements need '%s' (device counts)", where,
-                     names[AX_NDEVS]);
-        goto done;
-    }
+    if (any_builtin && !g->ax[AX_NDEVS].n)
+        return ts_fail(e, TS_EINPUT, "%s: built-in placements need '%s' (device counts)", where,
+                       g->is_point ? ax_point_names[AX_NDEVS] : ax_names[AX_NDEVS]);
+    return TS_OK;
+}
 
-    /* Every combination: an odometer over the axes, the last axis turning fastest. */
+/* The point at one position of the odometer. A file fixes its own device count and variant; a
+ * baseline fixes its own memory use and repetend; modulo finds k itself and full has no
+ * repetend. Those axes collapse for them (duplicates are merged by spec_add). */
+static int grid_point(const grid *g, const int idx[AX_N], ts_sweep_point *p, const char *where,
+                      ts_err *e)
+{
+    const placement_ref *r = &g->refs[idx[AX_PLACEMENTS]];
+    memset(p, 0, sizeof *p);
+    p->is_file = r->path != NULL;
+    p->placement = xstrdup(p->is_file ? r->path : g->ax[AX_PLACEMENTS].str[idx[AX_PLACEMENTS]]);
+    p->method = xstrdup(g->use[AX_METHODS]->str[idx[AX_METHODS]]);
+    if (!p->placement || !p->method) {
+        point_free(p);
+        return ts_fail(e, TS_ESYS, "%s: out of memory", where);
+    }
+    bool baseline = ts_sweep_method_is_baseline(p->method);
+    bool fixed_k = baseline || !strcmp(p->method, "modulo") || !strcmp(p->method, "full");
+    p->ndevs = p->is_file ? r->file_ndevs : (int)g->use[AX_NDEVS]->num[idx[AX_NDEVS]];
+    p->infer = p->is_file ? false : g->use[AX_INFER]->num[idx[AX_INFER]] != 0;
+    p->memory = baseline ? -1 : g->use[AX_MEMORY]->num[idx[AX_MEMORY]];
+    p->nmicros = fixed_k ? 0 : (int)g->use[AX_NMICROS]->num[idx[AX_NMICROS]];
+    p->micro_batches = g->use[AX_MICRO_BATCHES]->num[idx[AX_MICRO_BATCHES]];
+    if (!(p->id = make_id(p))) {
+        point_free(p);
+        return ts_fail(e, TS_ESYS, "%s: out of memory", where);
+    }
+    return TS_OK;
+}
+
+/* A built-in's device count must be one it takes. */
+static int check_ndevs(const placement_ref *r, const ts_sweep_point *p, const char *where,
+                       ts_err *e)
+{
+    const ts_builtin_info *in = r->info;
+    if (!in || (p->ndevs >= in->min_devs && p->ndevs <= in->max_devs &&
+                (in->step_devs <= 1 || p->ndevs % in->step_devs == 0)))
+        return TS_OK;
+    return ts_fail(e, TS_EINPUT,
+                   "%s: placement '%s' takes device counts in [%d, %d] that are multiples of %d, "
+                   "not %d",
+                   where, in->name, in->min_devs, in->max_devs,
+                   in->step_devs > 1 ? in->step_devs : 1, p->ndevs);
+}
+
+/* A baseline must fit its placement (and N): the rule is checked here, not when the point runs,
+ * so that a spec with a misplaced baseline is refused before anything runs. */
+static int check_baseline(const ts_sweep_point *p, const char *where, ts_err *e)
+{
+    if (!ts_sweep_method_is_baseline(p->method))
+        return TS_OK;
+    ts_placement *pl = NULL;
+    ts_err le = {0};
+    ts_builtin_opts bo = {p->ndevs, p->infer, 0};
+    int rc = p->is_file ? ts_placement_load(p->placement, &pl, &le)
+                        : ts_builtin_make(p->placement, &bo, &pl, &le);
+    if (!rc)
+        rc = ts_baseline_fits(p->method, pl, (int)p->micro_batches, &le);
+    ts_placement_free(pl);
+    if (rc)
+        return ts_fail(e, TS_EINPUT, "%s: point '%s': %s", where, p->id, le.msg);
+    return TS_OK;
+}
+
+/* Expands one grid (or one explicit point: every axis a single value) into the spec's points,
+ * every combination once: an odometer over the axes, the last axis turning fastest. */
+static int expand(ts_sweep_spec *s, json_t *obj, const char *where, bool is_point, ts_err *e)
+{
+    grid g;
+    memset(&g, 0, sizeof g);
+    g.is_point = is_point;
+    int rc = grid_parse(obj, where, &g, e);
+    if (!rc) {
+        grid_defaults(&g);
+        rc = grid_placements(s, &g, where, e);
+    }
     int idx[AX_N] = {0};
-    for (;;) {
-        const placement_ref *r = &refs[idx[AX_PLACEMENTS]];
-        ts_sweep_point p = {0};
-        p.is_file = r->path != NULL;
-        p.placement = xstrdup(p.is_file ? r->path : ax[AX_PLACEMENTS].str[idx[AX_PLACEMENTS]]);
-        p.method = xstrdup(use[AX_METHODS]->str[idx[AX_METHODS]]);
-        bool baseline = ts_sweep_method_is_baseline(p.method);
-        /* A file fixes its own device count and variant; a baseline fixes its own memory use and
-         * repetend; modulo finds k itself and full has no repetend. Those axes collapse for them
-         * (duplicates are merged below). */
-        bool fixed_k = baseline || !strcmp(p.method, "modulo") || !strcmp(p.method, "full");
-        p.ndevs = p.is_file ? r->file_ndevs : (int)use[AX_NDEVS]->num[idx[AX_NDEVS]];
-        p.infer = p.is_file ? false : use[AX_INFER]->num[idx[AX_INFER]] != 0;
-        p.memory = baseline ? -1 : use[AX_MEMORY]->num[idx[AX_MEMORY]];
-        p.nmicros = fixed_k ? 0 : (int)use[AX_NMICROS]->num[idx[AX_NMICROS]];
-        p.micro_batches = use[AX_MICRO_BATCHES]->num[idx[AX_MICRO_BATCHES]];
-        if (!p.placement || !p.method) {
+    while (!rc) {
+        ts_sweep_point p;
+        if ((rc = grid_point(&g, idx, &p, where, e)))
+            break;
+        rc = check_ndevs(&g.refs[idx[AX_PLACEMENTS]], &p, where, e);
+        if (!rc)
+            rc = check_baseline(&p, where, e);
+        if (rc) {
             point_free(&p);
-            rc = ts_fail(e, TS_ESYS, "%s: out of memory", where);
-            goto done;
-        }
-        if (r->info) {
-            const ts_builtin_info *in = r->info;
-            if (p.ndevs < in->min_devs || p.ndevs > in->max_devs ||
-                (in->step_devs > 1 && p.ndevs % in->step_devs)) {
-                rc = ts_fail(e, TS_EINPUT,
-                             "%s: placement '%s' takes device counts in [%d, %d] that are "
-                             "multiples of %d, not %d",
-                             where, in->name, in->min_devs, in->max_devs,
-                             in->step_devs > 1 ? in->step_devs : 1, p.ndevs);
-                point_free(&p);
-                goto done;
-            }
-        }
-        p.id = make_id(&p);
-        if (!p.id) {
-            point_free(&p);
-            rc = ts_fail(e, TS_ESYS, "%s: out of memory", where);
-            goto done;
+            break;
         }
         if ((rc = spec_add(s, &p, where, e)))
-            goto done;
+            break;
         int a = AX_N - 1;
-        while (a >= 0 && ++idx[a] == use[a]->n)
+        while (a >= 0 && ++idx[a] == g.use[a]->n)
             idx[a--] = 0;
         if (a < 0)
             break;
     }
-done:
-    if (refs)
-        for (int i = 0; i < ax[AX_PLACEMENTS].n; i++)
-            free(refs[i].path);
-    free(refs);
-    for (int a = 0; a < AX_N; a++)
-        axis_free(&ax[a]);
+    grid_free(&g);
     return rc;
 }
 
@@ -403,102 +451,93 @@ static const char *base_name(const char *path)
     return b ? b + 1 : path;
 }
 
+/* The spec's own keys: format, name, description, time_limit (grid and points are expanded). */
+static int spec_header(ts_sweep_spec *s, json_t *j, const char *path, ts_err *e)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(j, key, v)
+    {
+        if (strcmp(key, "format") && strcmp(key, "name") && strcmp(key, "description") &&
+            strcmp(key, "grid") && strcmp(key, "points") && strcmp(key, "time_limit"))
+            return ts_fail(e, TS_EINPUT,
+                           "%s: unknown key '%s' (expected format, name, description, grid, "
+                           "points, time_limit)",
+                           path, key);
+    }
+    json_t *fmt = json_object_get(j, "format");
+    if (!json_is_string(fmt) || strcmp(json_string_value(fmt), TS_SWEEP_FORMAT))
+        return ts_fail(e, TS_EINPUT, "%s: format: expected \"%s\"", path, TS_SWEEP_FORMAT);
+    json_t *name = json_object_get(j, "name");
+    if (name && (!json_is_string(name) || !json_string_length(name)))
+        return ts_fail(e, TS_EINPUT, "%s: name: expected a non-empty string", path);
+    json_t *desc = json_object_get(j, "description");
+    if (desc && !json_is_string(desc))
+        return ts_fail(e, TS_EINPUT, "%s: description: expected a string", path);
+    if (!(s->name = xstrdup(name ? json_string_value(name) : base_name(path))))
+        return ts_fail(e, TS_ESYS, "%s: out of memory", path);
+    json_t *tl = json_object_get(j, "time_limit");
+    if (tl) {
+        if (!json_is_number(tl) || json_number_value(tl) <= 0 || json_number_value(tl) > 1e6)
+            return ts_fail(e, TS_EINPUT, "%s: time_limit: expected seconds in (0, 1e6]", path);
+        s->time_limit = json_number_value(tl);
+    }
+    return TS_OK;
+}
+
+/* "grid": one grid or a list of grids; "points": a list of explicit points. */
+static int spec_points(ts_sweep_spec *s, json_t *j, const char *path, ts_err *e)
+{
+    char w[TS_ERRLEN];
+    json_t *grid = json_object_get(j, "grid"), *points = json_object_get(j, "points");
+    if (!grid && !points)
+        return ts_fail(e, TS_EINPUT, "%s: no \"grid\" and no \"points\": nothing to run", path);
+    if (grid && json_is_array(grid) && !json_array_size(grid))
+        return ts_fail(e, TS_EINPUT, "%s: grid: empty list of grids", path);
+    if (grid && json_is_array(grid)) {
+        for (size_t i = 0; i < json_array_size(grid); i++) {
+            snprintf(w, sizeof w, "%s: grid[%zu]", path, i);
+            if (expand(s, json_array_get(grid, i), w, false, e))
+                return e->code;
+        }
+    } else if (grid) {
+        snprintf(w, sizeof w, "%s: grid", path);
+        if (expand(s, grid, w, false, e))
+            return e->code;
+    }
+    if (points && !json_is_array(points))
+        return ts_fail(e, TS_EINPUT, "%s: points: expected a list of objects", path);
+    for (size_t i = 0; points && i < json_array_size(points); i++) {
+        snprintf(w, sizeof w, "%s: points[%zu]", path, i);
+        if (expand(s, json_array_get(points, i), w, true, e))
+            return e->code;
+    }
+    if (!s->npoints)
+        return ts_fail(e, TS_EINPUT, "%s: the spec has no points", path);
+    return TS_OK;
+}
+
 int ts_sweep_spec_load(const char *path, ts_sweep_spec **out, ts_err *e)
 {
     *out = NULL;
     json_t *j = NULL;
     if (ts_json_read_file(path, &j, e))
         return e->code;
-    char w[TS_ERRLEN];
-    int rc = TS_OK;
+    int rc;
     ts_sweep_spec *s = calloc(1, sizeof *s);
-    if (!s || !(s->path = xstrdup(path))) {
+    if (!s || !(s->path = xstrdup(path)))
         rc = ts_fail(e, TS_ESYS, "%s: out of memory", path);
-        goto fail;
-    }
-    if (!json_is_object(j)) {
+    else if (!json_is_object(j))
         rc = ts_fail(e, TS_EINPUT, "%s: expected a JSON object", path);
-        goto fail;
-    }
-    const char *key;
-    json_t *v;
-    json_object_foreach(j, key, v)
-    {
-        if (strcmp(key, "format") && strcmp(key, "name") && strcmp(key, "description") &&
-            strcmp(key, "grid") && strcmp(key, "points") && strcmp(key, "time_limit")) {
-            rc = ts_fail(e, TS_EINPUT,
-                         "%s: unknown key '%s' (expected format, name, description, grid, points, "
-                         "time_limit)",
-                         path, key);
-            goto fail;
-        }
-    }
-    json_t *fmt = json_object_get(j, "format");
-    if (!json_is_string(fmt) || strcmp(json_string_value(fmt), TS_SWEEP_FORMAT)) {
-        rc = ts_fail(e, TS_EINPUT, "%s: format: expected \"%s\"", path, TS_SWEEP_FORMAT);
-        goto fail;
-    }
-    json_t *name = json_object_get(j, "name");
-    if (name && (!json_is_string(name) || !json_string_length(name))) {
-        rc = ts_fail(e, TS_EINPUT, "%s: name: expected a non-empty string", path);
-        goto fail;
-    }
-    json_t *desc = json_object_get(j, "description");
-    if (desc && !json_is_string(desc)) {
-        rc = ts_fail(e, TS_EINPUT, "%s: description: expected a string", path);
-        goto fail;
-    }
-    s->name = xstrdup(name ? json_string_value(name) : base_name(path));
-    json_t *tl = json_object_get(j, "time_limit");
-    if (tl) {
-        if (!json_is_number(tl) || json_number_value(tl) <= 0 || json_number_value(tl) > 1e6) {
-            rc = ts_fail(e, TS_EINPUT, "%s: time_limit: expected seconds in (0, 1e6]", path);
-            goto fail;
-        }
-        s->time_limit = json_number_value(tl);
-    }
-    json_t *grid = json_object_get(j, "grid"), *points = json_object_get(j, "points");
-    if (!grid && !points) {
-        rc = ts_fail(e, TS_EINPUT, "%s: no \"grid\" and no \"points\": nothing to run", path);
-        goto fail;
-    }
-    if (grid && json_is_array(grid)) {
-        if (!json_array_size(grid)) {
-            rc = ts_fail(e, TS_EINPUT, "%s: grid: empty list of grids", path);
-            goto fail;
-        }
-        for (size_t i = 0; i < json_array_size(grid); i++) {
-            snprintf(w, sizeof w, "%s: grid[%zu]", path, i);
-            if ((rc = expand(s, json_array_get(grid, i), w, false, e)))
-                goto fail;
-        }
-    } else if (grid) {
-        snprintf(w, sizeof w, "%s: grid", path);
-        if ((rc = expand(s, grid, w, false, e)))
-            goto fail;
-    }
-    if (points) {
-        if (!json_is_array(points)) {
-            rc = ts_fail(e, TS_EINPUT, "%s: points: expected a list of objects", path);
-            goto fail;
-        }
-        for (size_t i = 0; i < json_array_size(points); i++) {
-            snprintf(w, sizeof w, "%s: points[%zu]", path, i);
-            if ((rc = expand(s, json_array_get(points, i), w, true, e)))
-                goto fail;
-        }
-    }
-    if (!s->npoints) {
-        rc = ts_fail(e, TS_EINPUT, "%s: the spec has no points", path);
-        goto fail;
-    }
+    else if (!(rc = spec_header(s, j, path, e)))
+        rc = spec_points(s, j, path, e);
     json_decref(j);
+    if (rc) {
+        ts_sweep_spec_free(s);
+        return rc;
+    }
     *out = s;
     return TS_OK;
-fail:
-    json_decref(j);
-    ts_sweep_spec_free(s);
-    return rc;
 }
 
 void ts_sweep_spec_free(ts_sweep_spec *s)

@@ -37,6 +37,14 @@ bad sweep_bad_ndevs.json "not 5"
 bad sweep_bad_method.json "unknown method 'greedy'"
 bad sweep_bad_format.json "format"
 bad sweep_bad_json.json "malformed JSON"
+bad sweep_bad_baseline.json "grid: point 'xshape-d3-train-mnone-chimera': baseline 'chimera' does not fit"
+# --dry-run checks the whole spec too: a baseline that does not fit is refused, nothing listed.
+"$TESSEL" sweep "$TESTS/fixtures/sweep_bad_baseline.json" --dry-run >"$TMP/stdout" 2>"$TMP/stderr"
+rc=$?
+if [ "$rc" -ne 2 ] || [ -s "$TMP/stdout" ] || ! grep -qF "does not fit" "$TMP/stderr"; then
+    echo "FAIL dry-run of a misplaced baseline: exit $rc, expected 2, no ids, and the reason"
+    cat "$TMP/stdout" "$TMP/stderr"; fail=1
+fi
 
 # Usage errors.
 usage() { # expected text, arguments...
