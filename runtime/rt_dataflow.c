@@ -75,6 +75,8 @@ static void df_destroy(rt_workload *w) {
     free(w);
 }
 
+static int df_check(rt_workload *w, const rt_plan *p, int rank, rt_check *c, ts_err *e);
+
 int rt_dataflow_new(const rt_plan *p, int rank, rt_backend *be, const rt_workload_opts *o,
                     rt_workload **out, ts_err *e) {
     *out = NULL;
@@ -88,6 +90,7 @@ int rt_dataflow_new(const rt_plan *p, int rank, rt_backend *be, const rt_workloa
     w->state = d;
     w->name = "dataflow";
     w->compute = df_compute;
+    w->check = df_check;
     w->destroy = df_destroy;
     d->S = o->size;
     d->rank = rank;
@@ -119,7 +122,7 @@ int rt_dataflow_new(const rt_plan *p, int rank, rt_backend *be, const rt_workloa
     return TS_OK;
 }
 
-int rt_dataflow_check(rt_workload *w, const rt_plan *p, int rank, rt_check *c, ts_err *e) {
+static int df_check(rt_workload *w, const rt_plan *p, int rank, rt_check *c, ts_err *e) {
     dataflow *d = w->state;
     const ts_placement *pl = p->s->placement;
     int S = d->S, N = p->nmicros;

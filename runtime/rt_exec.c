@@ -166,43 +166,35 @@ static int progress_sends(rt_exec *x, ts_err *e) {
     return TS_OK;
 }
 
-static int run_op(rt_exec *x, int i, double base, ts_err *e) {
+/* The inputs of an instance: local ones point at the producer's output, remote ones are received
+ * into recv[k]; all of them are there when this returns TS_OK. */
+typedef struct {
+    const float **in;
+    float **recv;
+    MPI_Request *req;
+} rt_inputs;
+
+static int receive_inputs(rt_exec *x, const rt_op *op, rt_inputs *io, ts_err *e) {
     const rt_plan *p = x->plan;
-    const rt_op *op = &p->streams[x->rank].ops[i];
     const ts_placement *pl = p->s->placement;
     size_t mf = x->w->msg_floats, bytes = mf * sizeof(float);
-    x->cur = op;
-    int rc = progress_sends(x, e);
-    if (rc != TS_OK) return rc;
-    const float **in = calloc((size_t)op->ninputs + 1, sizeof(float *));
-    float **recv = calloc((size_t)op->ninputs + 1, sizeof(float *));
-    MPI_Request *req = calloc((size_t)op->ninputs + 1, sizeof(MPI_Request));
-    if (!in || !recv || !req) {
-        free(in);
-        free(recv);
-        free(req);
-        return rt_exec_fail(x, e, TS_ESYS, "out of memory");
-    }
-    int nreq = 0;
+    int nreq = 0, rc = TS_OK;
     char what[160] = "";
     for (int k = 0; k < op->ninputs && rc == TS_OK; k++) {
         const rt_input *inp = &op->inputs[k];
         if (inp->local) {
-            in[k] = x->out[inp->src_entry];
-            if (!in[k])
+            io->in[k] = x->out[inp->src_entry];
+            if (!io->in[k])
                 rc = rt_exec_fail(x, e, TS_ESYS, "local input from %s is missing (order broken)",
                                   pl->blocks[p->s->entries[inp->src_entry].block].id);
             continue;
         }
-        recv[k] = malloc(bytes ? bytes : 1);
-        if (!recv[k]) {
-            rc = rt_exec_fail(x, e, TS_ESYS, "out of memory for a receive");
-            break;
-        }
+        io->recv[k] = malloc(bytes ? bytes : 1);
+        if (!io->recv[k]) return rt_exec_fail(x, e, TS_ESYS, "out of memory for a receive");
         rt_exec_account(x, (long long)bytes);
-        in[k] = recv[k];
-        if (MPI_Irecv(recv[k], (int)mf, MPI_FLOAT, inp->from, inp->tag, x->world, &req[nreq++]) !=
-            MPI_SUCCESS)
+        io->in[k] = io->recv[k];
+        if (MPI_Irecv(io->recv[k], (int)mf, MPI_FLOAT, inp->from, inp->tag, x->world,
+                      &io->req[nreq++]) != MPI_SUCCESS)
             rc = rt_exec_fail(x, e, TS_ESYS, "MPI_Irecv failed");
         if (!what[0]) {
             const ts_entry *src = &p->s->entries[inp->src_entry];
@@ -210,45 +202,42 @@ static int run_op(rt_exec *x, int i, double base, ts_err *e) {
                      pl->blocks[src->block].id, src->micro);
         }
     }
-    if (rc == TS_OK && x->inject == 2 && x->rank == x->size - 1 && i == 1) {
+    if (rc == TS_OK && x->inject == 2 && x->rank == x->size - 1 && x->cur == &p->streams[x->rank].ops[1]) {
         /* RT_INJECT_STALL: stop answering; the peers' deadlines must end the job */
         for (;;) {
             struct timespec ts = {1, 0};
             nanosleep(&ts, NULL);
         }
     }
-    if (rc == TS_OK) rc = rt_exec_wait(x, nreq, req, what, e);
+    if (rc == TS_OK) rc = rt_exec_wait(x, nreq, io->req, what, e);
     if (rc == TS_OK && x->inject == 1 && x->rank == x->size - 1 && !x->injected)
         for (int k = 0; k < op->ninputs; k++)
-            if (recv[k] && !x->injected) { /* RT_INJECT_WRONG_INPUT: lose one message's data */
-                memset(recv[k], 0, bytes);
+            if (io->recv[k] && !x->injected) { /* RT_INJECT_WRONG_INPUT: lose one message's data */
+                memset(io->recv[k], 0, bytes);
                 x->injected = 1;
             }
-    x->t_ready[i] = rt_now() - base;
-    float *out = NULL;
-    if (rc == TS_OK) {
-        out = calloc(mf ? mf : 1, sizeof(float));
-        if (!out) rc = rt_exec_fail(x, e, TS_ESYS, "out of memory for an output");
-        else rt_exec_account(x, (long long)bytes);
-    }
-    x->t_start[i] = rt_now() - base;
-    if (rc == TS_OK) rc = x->w->compute(x->w, x, op, in, out, e);
-    x->t_end[i] = rt_now() - base;
+    return rc;
+}
+
+/* Frees the received inputs and drops this instance's hold on the local ones. */
+static void release_inputs(rt_exec *x, const rt_op *op, rt_inputs *io, int done) {
+    size_t bytes = x->w->msg_floats * sizeof(float);
     for (int k = 0; k < op->ninputs; k++) {
-        if (recv[k]) {
-            free(recv[k]);
+        if (io->recv[k]) {
+            free(io->recv[k]);
             rt_exec_account(x, -(long long)bytes);
-        } else if (op->inputs[k].local && rc == TS_OK) {
+        } else if (op->inputs[k].local && done) {
             release_output(x, op->inputs[k].src_entry);
         }
     }
-    free(in);
-    free(recv);
-    free(req);
-    if (rc != TS_OK) {
-        free(out);
-        return rc;
-    }
+    free(io->in);
+    free(io->recv);
+    free(io->req);
+}
+
+/* Keeps the output for local uses and sends it to every rank that needs it. */
+static int send_output(rt_exec *x, const rt_op *op, float *out, ts_err *e) {
+    int mf = (int)x->w->msg_floats;
     x->out[op->entry] = out;
     x->refs[op->entry] = op->nlocal_uses + op->noutputs + 1;
     if (x->nsend + op->noutputs > x->cap_send) {
@@ -262,13 +251,49 @@ static int run_op(rt_exec *x, int i, double base, ts_err *e) {
     }
     for (int k = 0; k < op->noutputs; k++) {
         const rt_output *o = &op->outputs[k];
-        if (MPI_Isend(out, (int)mf, MPI_FLOAT, o->to, o->tag, x->world, &x->sreq[x->nsend]) !=
+        if (MPI_Isend(out, mf, MPI_FLOAT, o->to, o->tag, x->world, &x->sreq[x->nsend]) !=
             MPI_SUCCESS)
             return rt_exec_fail(x, e, TS_ESYS, "MPI_Isend to rank %d failed", o->to);
         x->sreq_entry[x->nsend++] = op->entry;
     }
     release_output(x, op->entry); /* the +1 above: the instance itself is done with it */
     return TS_OK;
+}
+
+/* One instance: inputs, the workload's wait (delays), the timed compute, then the output. */
+static int run_op(rt_exec *x, int i, double base, ts_err *e) {
+    const rt_op *op = &x->plan->streams[x->rank].ops[i];
+    size_t mf = x->w->msg_floats, bytes = mf * sizeof(float);
+    x->cur = op;
+    int rc = progress_sends(x, e);
+    if (rc != TS_OK) return rc;
+    rt_inputs io = {calloc((size_t)op->ninputs + 1, sizeof(float *)),
+                    calloc((size_t)op->ninputs + 1, sizeof(float *)),
+                    calloc((size_t)op->ninputs + 1, sizeof(MPI_Request))};
+    if (!io.in || !io.recv || !io.req) {
+        free(io.in);
+        free(io.recv);
+        free(io.req);
+        return rt_exec_fail(x, e, TS_ESYS, "out of memory");
+    }
+    rc = receive_inputs(x, op, &io, e);
+    x->t_ready[i] = rt_now() - base;
+    if (rc == TS_OK && x->w->before_compute) rc = x->w->before_compute(x->w, x, op, io.in, e);
+    float *out = NULL;
+    if (rc == TS_OK) {
+        out = calloc(mf ? mf : 1, sizeof(float));
+        if (!out) rc = rt_exec_fail(x, e, TS_ESYS, "out of memory for an output");
+        else rt_exec_account(x, (long long)bytes);
+    }
+    x->t_start[i] = rt_now() - base;
+    if (rc == TS_OK) rc = x->w->compute(x->w, x, op, io.in, out, e);
+    x->t_end[i] = rt_now() - base;
+    release_inputs(x, op, &io, rc == TS_OK);
+    if (rc != TS_OK) {
+        free(out);
+        return rc;
+    }
+    return send_output(x, op, out, e);
 }
 
 int rt_exec_iteration(rt_exec *x, int iteration, ts_err *e) {

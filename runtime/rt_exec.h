@@ -11,15 +11,32 @@
 
 typedef struct rt_exec rt_exec;
 
+/* Result of a workload's check on one rank. */
+typedef struct {
+    long compared;       /* instances (dataflow) or weight shards (train) compared */
+    long failed;
+    double max_rel_error;
+    char first[256];     /* the first mismatch, for the message */
+} rt_check;
+
 /* What a workload plugs into the loop. Messages are msg_floats host floats each. */
 typedef struct rt_workload {
     const char *name;
     size_t msg_floats;
     void *state;
+    /* Runs once the inputs are there, before the compute is timed (may be NULL): the timing
+     * workload waits out the edges' delays here, so that they count as waiting, not compute. */
+    int (*before_compute)(struct rt_workload *w, rt_exec *x, const rt_op *op,
+                          const float *const *inputs, ts_err *e);
     /* inputs[i] belongs to op->inputs[i]; out has msg_floats floats (zeroed). */
     int (*compute)(struct rt_workload *w, rt_exec *x, const rt_op *op, const float *const *inputs,
                    float *out, ts_err *e);
     int (*end_iteration)(struct rt_workload *w, rt_exec *x, int iteration, ts_err *e); /* may be NULL */
+    /* Compares what this rank computed with a single-process recomputation (NULL: nothing to
+     * check, as for timing). */
+    int (*check)(struct rt_workload *w, const rt_plan *p, int rank, rt_check *c, ts_err *e);
+    /* This rank's share of the last iteration's loss (NULL: the workload has no loss). */
+    double (*loss)(const struct rt_workload *w);
     void (*destroy)(struct rt_workload *w);
 } rt_workload;
 

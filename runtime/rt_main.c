@@ -2,12 +2,14 @@
  * all ranks and reported once; a failure while running ends the job with MPI_Abort and a message
  * naming the rank and the instance, so that no rank is left waiting. */
 #include <mpi.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rt_backend.h"
 #include "rt_exec.h"
+#include "rt_gather.h"
 #include "rt_options.h"
 #include "rt_plan.h"
 #include "rt_report.h"
@@ -41,7 +43,31 @@ typedef struct {
     MPI_Comm world;
 } rt_run;
 
-static int setup(rt_run *run, ts_err *e) {
+static int make_workload(rt_run *run, ts_err *e) {
+    const rt_options *o = &run->o;
+    rt_workload_opts wo = {o->size, o->unit_us, run->sched->nmicros, o->check};
+    switch (o->workload) {
+    case RT_WORK_DATAFLOW: return rt_dataflow_new(run->plan, run->rank, run->be, &wo, &run->w, e);
+    case RT_WORK_TRAIN: return rt_train_new(run->plan, run->rank, run->be, &wo, &run->w, e);
+    case RT_WORK_TIMING: return rt_timing_new(run->plan, run->be, &wo, &run->w, e);
+    }
+    return TS_OK;
+}
+
+/* The backend of this rank: CUDA (one GPU per rank) or the CPU's BLAS. */
+static int make_backend(rt_run *run, ts_err *e) {
+    if (run->o.backend == RT_BACKEND_CUDA) {
+#ifdef TS_HAVE_CUDA
+        return rt_cuda_backend_for_rank(run->world, &run->be, e);
+#else
+        return ts_fail(e, TS_EINPUT, "--backend cuda: this tessel-run was built without CUDA");
+#endif
+    }
+    return (run->be = rt_backend_cpu_new(e)) ? TS_OK : TS_ESYS;
+}
+
+/* The schedule to replay: the file, unrolled to --micro-batches, and valid. */
+static int load_schedule(rt_run *run, ts_err *e) {
     const rt_options *o = &run->o;
     ts_schedule *loaded = NULL;
     int rc = ts_schedule_load(o->schedule, &loaded, e);
@@ -58,12 +84,19 @@ static int setup(rt_run *run, ts_err *e) {
     }
     ts_schedule_free(loaded);
     if (rc != TS_OK) return rc;
-    const ts_placement *pl = run->sched->placement;
     ts_validate_opts vo = {0};
     ts_err sub = {0};
     if (ts_schedule_validate(run->sched, &vo, &sub) != TS_OK)
         return ts_fail(e, TS_ENOANSWER, "%s is not a valid schedule, refusing to replay it: %s",
                        o->schedule, sub.msg);
+    return TS_OK;
+}
+
+static int setup(rt_run *run, ts_err *e) {
+    const rt_options *o = &run->o;
+    int rc = load_schedule(run, e);
+    if (rc != TS_OK) return rc;
+    const ts_placement *pl = run->sched->placement;
     if (pl->ndevs != run->size)
         return ts_fail(e, TS_EINPUT,
                        "%s schedules %d devices but the job has %d ranks (run it with mpirun -np %d)",
@@ -82,23 +115,8 @@ static int setup(rt_run *run, ts_err *e) {
         return ts_fail(e, TS_EINPUT,
                        "%s needs message tags up to %ld but this MPI allows %d; use fewer "
                        "micro-batches", o->schedule, run->plan->max_tag, *(int *)ub);
-    if (o->backend == RT_BACKEND_CUDA) {
-#ifdef TS_HAVE_CUDA
-        rc = rt_cuda_backend_for_rank(run->world, &run->be, e);
-        if (rc != TS_OK) return rc;
-#else
-        return ts_fail(e, TS_EINPUT, "--backend cuda: this tessel-run was built without CUDA");
-#endif
-    } else if (!(run->be = rt_backend_cpu_new(e))) {
-        return TS_ESYS;
-    }
-    rt_workload_opts wo = {o->size, o->unit_us, run->sched->nmicros, o->check};
-    switch (o->workload) {
-    case RT_WORK_DATAFLOW: return rt_dataflow_new(run->plan, run->rank, run->be, &wo, &run->w, e);
-    case RT_WORK_TRAIN: return rt_train_new(run->plan, run->rank, run->be, &wo, &run->w, e);
-    case RT_WORK_TIMING: return rt_timing_new(run->plan, run->be, &wo, &run->w, e);
-    }
-    return TS_OK;
+    if ((rc = make_backend(run, e)) != TS_OK) return rc;
+    return make_workload(run, e);
 }
 
 static void teardown(rt_run *run) {
@@ -127,6 +145,79 @@ static void die(rt_run *run, const ts_err *e) {
     MPI_Abort(run->world, e->code ? e->code : TS_ESYS);
 }
 
+/* Options, schedule, plan, backend, workload and the replay loop's state, agreed on by all ranks.
+ * Returns TS_OK with *help set when there is nothing to run. */
+static int start(rt_run *run, rt_exec *x, int argc, char **argv, bool *help, ts_err *e) {
+    int rc = rt_options_parse(argc, argv, &run->o, e);
+    *help = rc == TS_OK && run->o.help;
+    if (*help) {
+        if (run->rank == 0) fputs(rt_options_usage(), stdout);
+        return TS_OK;
+    }
+    if (rc == TS_OK) rc = setup(run, e);
+    rc = agree(run, rc, e);
+    if (rc == TS_OK)
+        rc = agree(run, rt_exec_init(x, run->plan, run->world, run->o.timeout, run->be, run->w, e),
+                   e);
+    x->inject = run->o.inject;
+#ifdef TS_HAVE_CUDA
+    if (rc == TS_OK && run->o.backend == RT_BACKEND_CUDA)
+        rc = agree(run, rt_cuda_setup_groups(run->be, run->world, run->plan->ngroups, x->group_comm,
+                                             e),
+                   e);
+#endif
+    return rc;
+}
+
+/* The iterations: replay, gather, and on rank 0 analyse and print a row each. */
+static void run_iterations(rt_run *run, rt_exec *x, rt_gather *g, rt_summary *sum, ts_err *e) {
+    const rt_options *o = &run->o;
+    rt_iter_stats *stats = (rt_iter_stats *)sum->stats;
+    double *losses = (double *)sum->loss, *bsec = (double *)sum->block_seconds;
+    double unit_s = o->workload == RT_WORK_TIMING ? o->unit_us * 1e-6 : 0;
+    for (int it = 0; it < o->iterations; it++) {
+        if (rt_exec_iteration(x, it, e) != TS_OK) die(run, e);
+        double loss = run->w->loss ? run->w->loss(run->w) : 0;
+        if (rt_gather_iteration(g, x, loss, &losses[it], e) != TS_OK) die(run, e);
+        if (run->rank != 0) continue;
+        if (rt_report_iteration(run->plan, &g->tm, unit_s, bsec, &stats[it], e) != TS_OK)
+            die(run, e);
+        if (!o->json) {
+            if (it == 0) rt_summary_header(sum, stdout);
+            rt_summary_row(sum, it, stdout);
+        }
+    }
+}
+
+/* The workload's check and the loss trend; the exit code on rank 0. */
+static int verdict(rt_run *run, rt_exec *x, rt_summary *sum, char *first, size_t cap, ts_err *e) {
+    const rt_options *o = &run->o;
+    if (!o->check || !run->w->check) return 0;
+    if (rt_gather_check(x, run->w, sum, first, cap, e) != TS_OK) die(run, e);
+    int iters = o->iterations;
+    if (run->w->loss && iters >= 2 && !(sum->loss[iters - 1] < sum->loss[0])) sum->loss_ok = false;
+    sum->passed = sum->failed == 0 && sum->loss_ok;
+    return run->rank == 0 && !sum->passed ? 1 : 0;
+}
+
+/* Rank 0's trace file and final words. */
+static int finish(rt_run *run, const rt_gather *g, const rt_summary *sum, const char *first,
+                  int exit_code, ts_err *e) {
+    const rt_options *o = &run->o;
+    if (run->rank != 0) return exit_code;
+    if (o->trace && rt_report_trace(run->plan, &g->tm, o->trace, e) != TS_OK) {
+        fprintf(stderr, "tessel-run: %s\n", e->msg);
+        exit_code = exit_code ? exit_code : TS_ESYS;
+    }
+    if (o->json) rt_summary_json(sum, stdout);
+    else rt_summary_text(sum, stdout);
+    if (sum->failed) fprintf(stderr, "tessel-run: check failed: %s\n", first);
+    if (!sum->loss_ok)
+        fprintf(stderr, "tessel-run: check failed: the loss did not decrease (%g -> %g)\n",
+                sum->loss[0], sum->loss[o->iterations - 1]);
+    return exit_code;
+}
+
 int main(int argc, char **argv) {
     RT_LEAK_IGNORE_BEGIN(); /* MPI_Init's plugins allocate, then some are unloaded */
     MPI_Init(&argc, &argv);
@@ -138,26 +229,11 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(run.world, &run.rank);
     MPI_Comm_size(run.world, &run.size);
     ts_err e = {0};
-    int rc = rt_options_parse(argc, argv, &run.o, &e);
-    if (rc == TS_OK && run.o.help) {
-        if (run.rank == 0) fputs(rt_options_usage(), stdout);
-        RT_LEAK_CHECK();
-        MPI_Finalize();
-        return 0;
-    }
-    if (rc == TS_OK) rc = setup(&run, &e);
-    rc = agree(&run, rc, &e);
     rt_exec x;
     memset(&x, 0, sizeof x);
-    if (rc == TS_OK) rc = agree(&run, rt_exec_init(&x, run.plan, run.world, run.o.timeout, run.be,
-                                                   run.w, &e), &e);
-    x.inject = run.o.inject;
-#ifdef TS_HAVE_CUDA
-    if (rc == TS_OK && run.o.backend == RT_BACKEND_CUDA)
-        rc = agree(&run, rt_cuda_setup_groups(run.be, run.world, run.plan->ngroups, x.group_comm, &e),
-                   &e);
-#endif
-    if (rc != TS_OK) {
+    bool help = false;
+    int rc = start(&run, &x, argc, argv, &help, &e);
+    if (rc != TS_OK || help) {
         if (x.plan) rt_exec_destroy(&x);
         teardown(&run);
         RT_LEAK_CHECK();
@@ -165,113 +241,23 @@ int main(int argc, char **argv) {
         return rc;
     }
     const rt_plan *p = run.plan;
-    const rt_options *o = &run.o;
-    int R = run.size, nops = p->streams[run.rank].nops, iters = o->iterations;
-    /* gathered per iteration: ready, start, end per op, then finish, base, peak bytes */
-    int *counts = calloc((size_t)R, sizeof(int)), *displs = calloc((size_t)R, sizeof(int));
-    int total = 0;
-    for (int r = 0; r < R; r++) {
-        counts[r] = 3 * p->streams[r].nops + 3;
-        displs[r] = total;
-        total += counts[r];
-    }
-    double *mine = malloc(sizeof(double) * (size_t)(3 * nops + 3));
-    double *all = malloc(sizeof(double) * (size_t)total);
-    const double **rd = calloc((size_t)R, sizeof(double *)), **sd = calloc((size_t)R, sizeof(double *));
-    const double **ed = calloc((size_t)R, sizeof(double *));
-    double *fin = calloc((size_t)R, sizeof(double)), *bas = calloc((size_t)R, sizeof(double));
-    double *peak = calloc((size_t)R, sizeof(double));
+    int iters = run.o.iterations;
+    rt_gather g;
     double *bsec = calloc((size_t)p->nblocks + 1, sizeof(double));
     rt_iter_stats *stats = calloc((size_t)iters, sizeof(rt_iter_stats));
     double *losses = calloc((size_t)iters, sizeof(double));
-    if (!counts || !displs || !mine || !all || !rd || !sd || !ed || !fin || !bas || !peak || !bsec ||
-        !stats || !losses) {
+    if (rt_gather_init(&g, p, run.rank, run.size, &e) != TS_OK || !bsec || !stats || !losses) {
         ts_fail(&e, TS_ESYS, "rank %d: out of memory for measurements", run.rank);
         die(&run, &e);
     }
-    rt_timings tm = {R, rd, sd, ed, fin, bas};
-    rt_summary sum = {o, p, run.w->name, run.be->name, R, iters, stats, losses, bsec, peak,
-                      false, 0, 0, 0, true, true};
-    for (int it = 0; it < iters; it++) {
-        if (rt_exec_iteration(&x, it, &e) != TS_OK) die(&run, &e);
-        memcpy(mine, x.t_ready, sizeof(double) * (size_t)nops);
-        memcpy(mine + nops, x.t_start, sizeof(double) * (size_t)nops);
-        memcpy(mine + 2 * nops, x.t_end, sizeof(double) * (size_t)nops);
-        mine[3 * nops] = x.t_finish;
-        mine[3 * nops + 1] = x.t_base;
-        mine[3 * nops + 2] = (double)x.peak_bytes;
-        MPI_Request req[2];
-        MPI_Igatherv(mine, 3 * nops + 3, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, run.world,
-                     &req[0]);
-        double loss = o->workload == RT_WORK_TRAIN ? rt_train_loss(run.w) : 0, loss_sum = 0;
-        MPI_Ireduce(&loss, &loss_sum, 1, MPI_DOUBLE, MPI_SUM, 0, run.world, &req[1]);
-        x.cur = NULL;
-        if (rt_exec_wait(&x, 2, req, "the measurements of the other ranks", &e) != TS_OK) die(&run, &e);
-        if (run.rank != 0) continue;
-        for (int r = 0; r < R; r++) {
-            int n = p->streams[r].nops;
-            rd[r] = all + displs[r];
-            sd[r] = all + displs[r] + n;
-            ed[r] = all + displs[r] + 2 * n;
-            fin[r] = all[displs[r] + 3 * n];
-            bas[r] = all[displs[r] + 3 * n + 1];
-            if (all[displs[r] + 3 * n + 2] > peak[r]) peak[r] = all[displs[r] + 3 * n + 2];
-        }
-        double unit_s = o->workload == RT_WORK_TIMING ? o->unit_us * 1e-6 : 0;
-        if (rt_report_iteration(p, &tm, unit_s, bsec, &stats[it], &e) != TS_OK) die(&run, &e);
-        losses[it] = loss_sum;
-        if (!o->json) {
-            if (it == 0) rt_summary_header(&sum, stdout);
-            rt_summary_row(&sum, it, stdout);
-        }
-    }
-    int exit_code = 0;
+    rt_summary sum = {&run.o, p, run.w->name, run.be->name, run.size, iters, stats, losses, bsec,
+                      g.peak, false, 0, 0, 0, true, true};
+    run_iterations(&run, &x, &g, &sum, &e);
     char first[256] = "";
-    if (o->check && o->workload != RT_WORK_TIMING) {
-        rt_check c = {0};
-        if (o->workload == RT_WORK_DATAFLOW) rc = rt_dataflow_check(run.w, p, run.rank, &c, &e);
-        else rc = rt_train_check(run.w, p, run.rank, &c, &e);
-        if (rc != TS_OK) die(&run, &e);
-        sum.checked = true;
-        MPI_Reduce(&c.failed, &sum.failed, 1, MPI_LONG, MPI_SUM, 0, run.world);
-        MPI_Reduce(&c.compared, &sum.compared, 1, MPI_LONG, MPI_SUM, 0, run.world);
-        MPI_Reduce(&c.max_rel_error, &sum.max_rel_error, 1, MPI_DOUBLE, MPI_MAX, 0, run.world);
-        /* the first mismatch of the lowest rank that has one */
-        char *gather = run.rank == 0 ? malloc(sizeof c.first * (size_t)R) : NULL;
-        MPI_Gather(c.first, (int)sizeof c.first, MPI_CHAR, gather, (int)sizeof c.first, MPI_CHAR, 0,
-                   run.world);
-        for (int r = 0; gather && r < R && !first[0]; r++)
-            if (gather[sizeof c.first * r])
-                snprintf(first, sizeof first, "%.255s", gather + sizeof c.first * r);
-        free(gather);
-        if (o->workload == RT_WORK_TRAIN && iters >= 2 && !(losses[iters - 1] < losses[0]))
-            sum.loss_ok = false;
-        sum.passed = sum.failed == 0 && sum.loss_ok;
-        if (run.rank == 0 && !sum.passed) exit_code = 1;
-    }
-    if (run.rank == 0 && o->trace && rt_report_trace(p, &tm, o->trace, &e) != TS_OK) {
-        fprintf(stderr, "tessel-run: %s\n", e.msg);
-        exit_code = exit_code ? exit_code : TS_ESYS;
-    }
-    if (run.rank == 0) {
-        if (o->json) rt_summary_json(&sum, stdout);
-        else rt_summary_text(&sum, stdout);
-        if (sum.failed) fprintf(stderr, "tessel-run: check failed: %s\n", first);
-        if (!sum.loss_ok)
-            fprintf(stderr, "tessel-run: check failed: the loss did not decrease (%g -> %g)\n",
-                    losses[0], losses[iters - 1]);
-    }
+    int exit_code = verdict(&run, &x, &sum, first, sizeof first, &e);
+    exit_code = finish(&run, &g, &sum, first, exit_code, &e);
     MPI_Bcast(&exit_code, 1, MPI_INT, 0, run.world);
-    free(counts);
-    free(displs);
-    free(mine);
-    free(all);
-    free(rd);
-    free(sd);
-    free(ed);
-    free(fin);
-    free(bas);
-    free(peak);
+    rt_gather_free(&g);
     free(bsec);
     free(stats);
     free(losses);

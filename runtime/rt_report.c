@@ -37,10 +37,23 @@ int rt_report_iteration(const rt_plan *p, const rt_timings *t, double unit_s, do
         cnt[s->entries[i].block]++;
     }
     for (int b = 0; b < p->nblocks; b++) block_seconds[b] = cnt[b] ? sum[b] / cnt[b] : 0;
+    /* Delays in seconds: the timing workload waits them out (delay x unit); the others do not
+     * emulate them, their messages take what they take. */
+    const ts_placement *pl = s->placement;
+    double *delay = calloc((size_t)pl->nedges + 1, sizeof(double));
+    if (!delay) {
+        free(dur);
+        free(sum);
+        free(cnt);
+        return ts_fail(e, TS_ESYS, "report: out of memory");
+    }
+    for (int i = 0; i < pl->nedges; i++) delay[i] = pl->edges[i].delay * unit_s;
     ts_sim_opts so = {0};
     so.duration = block_seconds;
+    so.edge_delay = delay;
     ts_sim_result r;
     int rc = ts_simulate(s, &so, &r, e);
+    free(delay);
     if (rc == TS_OK) {
         st->predicted = r.makespan;
         ts_sim_result_free(&r);

@@ -24,7 +24,10 @@ typedef struct {
 } rt_iter_stats;
 
 /* block_seconds (nblocks): mean measured duration per block; a block on several devices counts
- * each instance once, by its shortest member (the others include waiting for it). */
+ * each instance once, by its shortest member (the others include waiting for it). unit_s: seconds
+ * per time unit of the timing workload, which emulates the edges' delays (the prediction counts
+ * them as delay x unit_s); 0 for the other workloads, which do not (the prediction leaves them
+ * out). */
 int rt_report_iteration(const rt_plan *p, const rt_timings *t, double unit_s, double *block_seconds,
                         rt_iter_stats *st, ts_err *e);
 /* One track per rank, one slice per instance, a flow per message. */

@@ -1,13 +1,17 @@
 /* The timing workload: each instance occupies its device for span x unit microseconds, and a block
- * on several devices ends with a collective so that it occupies them together. Messages carry one
- * float: only their order matters. The wait sleeps for all but the last stretch and spins that,
- * so that ranks sharing cores do not steal each other's time yet end on time. */
+ * on several devices ends with a collective so that it occupies them together. An edge's delay is
+ * emulated too: the consumer does not start before the producer's end plus delay x unit. For that a
+ * message carries the producer's end on the monotonic clock (a double in two floats' bytes; ranks
+ * on one host share that clock). The wait sleeps for all but the last
+ * stretch and spins that, so that ranks sharing cores do not steal each other's time yet end on
+ * time. */
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "rt_workloads.h"
 
-#define SPIN_TAIL 3e-4 /* seconds spun at the end of each instance */
+#define SPIN_TAIL 3e-4 /* seconds spun at the end of each wait */
 
 typedef struct {
     double unit_s;
@@ -16,9 +20,8 @@ typedef struct {
     float *one;
 } timing;
 
-static void occupy(double seconds) {
-    double end = rt_now() + seconds;
-    double sleep_for = seconds - SPIN_TAIL;
+static void wait_until(double end) {
+    double sleep_for = end - rt_now() - SPIN_TAIL;
     if (sleep_for > 0) {
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -32,18 +35,45 @@ static void occupy(double seconds) {
     }
 }
 
+/* Waits until every input's producer ended at least its edge's delay ago. The wait never exceeds
+ * the largest delay from now (the message left after its producer ended), so clocks that differ
+ * between hosts can only shorten a delay, never stall the replay. */
+static int tm_before(rt_workload *w, rt_exec *x, const rt_op *op, const float *const *inputs,
+                     ts_err *e) {
+    (void)x;
+    (void)e;
+    timing *t = w->state;
+    const ts_placement *pl = t->p->s->placement;
+    double need = 0, longest = 0;
+    for (int k = 0; k < op->ninputs; k++) {
+        double d = pl->edges[op->inputs[k].edge].delay * t->unit_s;
+        if (d <= 0) continue;
+        double end;
+        memcpy(&end, inputs[k], sizeof end);
+        double ready = end + d;
+        if (ready > need) need = ready;
+        if (d > longest) longest = d;
+    }
+    if (longest > 0) {
+        double now = rt_now(), until = need;
+        wait_until(until < now + longest ? until : now + longest);
+    }
+    return TS_OK;
+}
+
 static int tm_compute(rt_workload *w, rt_exec *x, const rt_op *op, const float *const *inputs,
                       float *out, ts_err *e) {
     (void)inputs;
     timing *t = w->state;
     const ts_block *blk = &t->p->s->placement->blocks[op->block];
-    occupy(blk->span * t->unit_s);
-    out[0] = 1.0f;
+    wait_until(rt_now() + blk->span * t->unit_s);
     if (blk->ndevices > 1) {
         int rc = x->be->upload(x->be, t->one, out, 1);
         if (rc != TS_OK) return rt_exec_fail(x, e, TS_ESYS, "backend copy failed");
-        return rt_exec_allreduce(x, op->block, t->one, 1, e);
+        if ((rc = rt_exec_allreduce(x, op->block, t->one, 1, e)) != TS_OK) return rc;
     }
+    double end = rt_now();
+    memcpy(out, &end, sizeof end);
     return TS_OK;
 }
 
@@ -67,7 +97,8 @@ int rt_timing_new(const rt_plan *p, rt_backend *be, const rt_workload_opts *o, r
     }
     w->state = t;
     w->name = "timing";
-    w->msg_floats = 1;
+    w->msg_floats = sizeof(double) / sizeof(float);
+    w->before_compute = tm_before;
     w->compute = tm_compute;
     w->destroy = tm_destroy;
     t->unit_s = o->unit_us * 1e-6;

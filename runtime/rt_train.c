@@ -195,6 +195,9 @@ static void tr_destroy(rt_workload *w) {
     free(w);
 }
 
+static int tr_check(rt_workload *w, const rt_plan *p, int rank, rt_check *c, ts_err *e);
+static double tr_loss(const rt_workload *w);
+
 int rt_train_new(const rt_plan *p, int rank, rt_backend *be, const rt_workload_opts *o,
                  rt_workload **out, ts_err *e) {
     *out = NULL;
@@ -210,6 +213,8 @@ int rt_train_new(const rt_plan *p, int rank, rt_backend *be, const rt_workload_o
     w->name = "train";
     w->compute = tr_compute;
     w->end_iteration = tr_end_iteration;
+    w->check = tr_check;
+    w->loss = tr_loss;
     w->destroy = tr_destroy;
     t->S = o->size;
     t->B = RT_TRAIN_BATCH;
@@ -263,11 +268,12 @@ int rt_train_new(const rt_plan *p, int rank, rt_backend *be, const rt_workload_o
     return TS_OK;
 }
 
-double rt_train_loss(const rt_workload *w) { return ((const train *)w->state)->loss_last; }
+/* This rank's share of the loss of the last iteration (sum over its loss-taking instances). */
+static double tr_loss(const rt_workload *w) { return ((const train *)w->state)->loss_last; }
 
 /* The single-process run: every micro-batch forward through all layers in topological order,
  * then backward in reverse, accumulating full gradients. */
-int rt_train_check(rt_workload *w, const rt_plan *p, int rank, rt_check *c, ts_err *e) {
+static int tr_check(rt_workload *w, const rt_plan *p, int rank, rt_check *c, ts_err *e) {
     train *t = w->state;
     const ts_placement *pl = p->s->placement;
     const rt_mirror *mir = &t->mir;

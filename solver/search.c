@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include "ts_encode.h"
+#include "ts_label.h"
 #include "ts_search_ctx.h"
 #include "ts_solver.h"
 
@@ -167,6 +168,8 @@ void ts_ctx_begin(ts_search_ctx *c, const ts_placement *p, const ts_search_opts 
 
 int ts_ctx_end(ts_search_ctx *c, int rc, ts_schedule *s)
 {
+    if (rc == TS_OK && s)
+        ts_search_label(c->p, c->o, s, c->st); /* before the clock stops: labelling is work */
     c->st->seconds = ts_ctx_elapsed(c);
     if (rc != TS_OK || !s)
         return rc;

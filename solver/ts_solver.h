@@ -68,7 +68,10 @@ extern const ts_search_option ts_search_options[TS_OPT_COUNT];
     X(COMPLETION, "completion")                                                                    \
     X(WARMUP, "warmup")                                                                            \
     X(COOLDOWN, "cooldown")                                                                        \
-    X(FALLBACK, "fallback")
+    X(FALLBACK, "fallback")                                                                        \
+    X(BASELINES, "baselines")                                                                      \
+    X(SEARCHES, "searches")                                                                        \
+    X(IMPROVE, "improve")
 
 typedef enum {
 #define TS_X_PHASE_ID(id, name) TS_PHASE_##id,
@@ -110,7 +113,13 @@ int ts_search_opts_set(ts_search_opts *o, ts_search_option_id id, double v);
     X(k, int, "k", INT, 0, "micro-batches one repetend touches (0 for full)")                     \
     X(period, long, "period", INT, 0, "repetend period (0 for full)")                              \
     X(bubbles, long, "bubbles_per_repetend", INT, 0, "period - max load; 0: optimal steady state") \
-    X(optimal, bool, "optimal", BOOL, false, "proven optimal for its sub-problem")                \
+    X(optimal, bool, "optimal", BOOL, false,                                                       \
+      "proven: the makespan at N meets the lower bound within the memory")                         \
+    X(period_optimal, bool, "period_optimal", BOOL, false,                                         \
+      "proven within the method's class: smallest period of a repetend with one micro-batch per "  \
+      "period (lazy, modulo), minimum makespan of monotone schedules (full)")                      \
+    X(gap_to_bound, double, "gap_to_bound", REAL, -1.0,                                            \
+      "makespan at N over the lower bound, minus 1 (-1: not measured)")                            \
     X(timed_out, bool, "timed_out", BOOL, false, "a time limit cut the search")                   \
     X(completion_optimal, bool, "completion_optimal", BOOL, false,                                 \
       "warm-up and cool-down steps proven minimal")                                                \
@@ -119,7 +128,9 @@ int ts_search_opts_set(ts_search_opts *o, ts_search_option_id id, double v);
     X(latency, long, "latency", COUNT, -1, "modulo: steps of one micro-batch, when measured")     \
     X(latency_optimal, bool, "latency_optimal", BOOL, false, "modulo: latency proven minimal")    \
     X(memory_bound, const char *, "memory_bound", TEXT, "exact",                                   \
-      "exact: the memory model is exact; safe: it may refuse feasible schedules")
+      "exact: the memory model is exact; safe: it may refuse feasible schedules")                 \
+    X(source, const char *, "source", TEXT, NULL, "auto: the baseline or method it kept")          \
+    X(improved, bool, "improved", BOOL, false, "auto: the improvement phase shortened it")
 
 typedef struct {
 #define TS_X_STAT_FIELD(f, t, key, kind, init, doc) t f;

@@ -1,5 +1,6 @@
 #include <stdlib.h>
 #include <string.h>
+#include "ts_bound.h"
 #include "ts_schedule.h"
 
 void ts_metrics_free(ts_metrics *m)
@@ -36,7 +37,8 @@ int ts_schedule_metrics(const ts_schedule *s, ts_metrics *m)
                 m->peak[d] = run;
         }
     }
-    m->lower_bound = ts_lower_bound(p, s->nmicros);
+    /* a schedule with capacities is bounded under them too (the memory term) */
+    m->lower_bound = ts_bound_value(p, s->nmicros, s->has_memory ? s->memory : NULL);
     free(off);
     free(order);
     return 0;

@@ -293,38 +293,3 @@ long ts_placement_max_load(const ts_placement *p)
     return m;
 }
 
-long ts_lower_bound(const ts_placement *p, int n)
-{
-    int nb = p->nblocks, nd = p->ndevs;
-    long *est = malloc((size_t)(nb ? nb : 1) * sizeof(long));
-    long *tail = malloc((size_t)(nb ? nb : 1) * sizeof(long));
-    long *load = malloc((size_t)(nd ? nd : 1) * sizeof(long));
-    long best = -1;
-    if (!est || !tail || !load)
-        goto out;
-    ts_placement_earliest(p, est);
-    ts_placement_tail(p, tail);
-    ts_placement_device_load(p, load);
-    best = 0;
-    for (int d = 0; d < nd; d++) {
-        long head = LONG_MAX, tl = LONG_MAX;
-        for (int b = 0; b < nb; b++) {
-            if (!ts_block_on(&p->blocks[b], d))
-                continue;
-            if (est[b] < head)
-                head = est[b];
-            if (tail[b] < tl)
-                tl = tail[b];
-        }
-        if (head == LONG_MAX)
-            continue; /* an idle device bounds nothing */
-        long lb = head + (long)n * load[d] + tl;
-        if (lb > best)
-            best = lb;
-    }
-out:
-    free(est);
-    free(tail);
-    free(load);
-    return best;
-}

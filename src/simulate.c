@@ -57,6 +57,12 @@ static uint64_t ts_splitmix(uint64_t *state)
     return z ^ (z >> 31);
 }
 
+static int ts_same_devices(const ts_block *a, const ts_block *b)
+{
+    return a->ndevices == b->ndevices &&
+           !memcmp(a->devices, b->devices, (size_t)a->ndevices * sizeof(int));
+}
+
 void ts_sim_result_free(ts_sim_result *r)
 {
     if (!r)
@@ -118,7 +124,11 @@ int ts_simulate(const ts_schedule *s, const ts_sim_opts *o, ts_sim_result *r, ts
                              p->blocks[a < 0 ? x->src : x->dst].id, a < 0 ? m - x->distance : m);
                 goto out;
             }
-            if (ts_graph_arc(&g, a, b, x->delay + o->comm_delay)) {
+            /* comm_delay models a transfer: blocks on the same devices pass data in place. */
+            double comm = ts_same_devices(&p->blocks[x->src], &p->blocks[x->dst]) ? 0.0
+                                                                                  : o->comm_delay;
+            double delay = o->edge_delay ? o->edge_delay[i] : (double)x->delay;
+            if (ts_graph_arc(&g, a, b, delay + comm)) {
                 rc = ts_fail(e, TS_ESYS, "out of memory");
                 goto out;
             }

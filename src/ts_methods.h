@@ -16,10 +16,11 @@
 
 /* X(ID, name, one-line description). The order is the --help order and the enum order. */
 #define TS_SEARCH_METHODS(X)                                                                       \
-    X(LAZY, lazy, "offset enumeration, minimum bubbles (default)")                                 \
+    X(LAZY, lazy, "offset enumeration, minimum bubbles")                                           \
     X(FAST, fast, "constructed repetend")                                                          \
     X(FULL, full, "all N micro-batches in one problem, minimum makespan")                          \
-    X(MODULO, modulo, "modulo schedule: smallest period, then shortest fill and drain")
+    X(MODULO, modulo, "modulo schedule: smallest period, then shortest fill and drain")            \
+    X(AUTO, auto, "portfolio for the makespan at N: baselines, searches, improvement (default)")
 
 typedef enum {
 #define TS_X_METHOD_ID(id, name, doc) TS_METHOD_##id,

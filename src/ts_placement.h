@@ -74,7 +74,8 @@ int ts_placement_chain_order(const ts_placement *p, int *order);
 /* Sum of spans of the blocks that occupy each device, for one micro-batch (ndevs entries). */
 void ts_placement_device_load(const ts_placement *p, long *load);
 long ts_placement_max_load(const ts_placement *p);
-/* Lower bound on the makespan of n micro-batches: max_d head(d) + n*load(d) + tail(d). */
+/* Lower bound on the makespan of n micro-batches without memory limits: the maximum of the
+ * sound bounds of ts_bound.h (load, critical path, recurrences, one machine per device). */
 long ts_lower_bound(const ts_placement *p, int n);
 
 /* JSON files (format "tessel-placement/1"). path "-" means stdin/stdout. */

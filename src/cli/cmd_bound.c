@@ -2,32 +2,84 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "cli.h"
+#include "ts_bound.h"
+
+static void ts_bound_print_json(const ts_placement *p, long n, bool has_memory, long memory,
+                                const ts_bound *b, const long *load)
+{
+    json_t *terms = json_object();
+    for (int t = 0; t < TS_BOUND_NTERMS; t++)
+        json_object_set_new(terms, ts_bound_term_name((ts_bound_term)t),
+                            b->term[t] >= 0 ? json_integer(b->term[t]) : json_null());
+    json_t *j = json_pack("{ss si so sI ss so so}", "placement", p->name, "micro_batches", (int)n,
+                          "memory", has_memory ? json_integer(memory) : json_string("none"),
+                          "lower_bound", (json_int_t)b->value, "binding",
+                          ts_bound_term_name(b->binding), "terms", terms, "load",
+                          ts_cli_long_array(load, p->ndevs));
+    json_object_set_new(j, "binding_device", b->device[b->binding] >= 0
+                                                 ? json_integer(b->device[b->binding])
+                                                 : json_null());
+    ts_cli_print_json(j);
+}
+
+static void ts_bound_print_text(const ts_placement *p, long n, const ts_bound *b,
+                                const long *load)
+{
+    printf("placement %s, %d devices, %d blocks\n", p->name, p->ndevs, p->nblocks);
+    printf("load per device:");
+    for (int d = 0; d < p->ndevs; d++)
+        printf(" %ld", load[d]);
+    printf("\nterms:");
+    for (int t = 0; t < TS_BOUND_NTERMS; t++)
+        if (b->term[t] >= 0)
+            printf(" %s %ld%s", ts_bound_term_name((ts_bound_term)t), b->term[t],
+                   t + 1 < TS_BOUND_NTERMS ? "," : "");
+    printf("\nlower bound on the makespan of %ld micro-batches: %ld (%s", n, b->value,
+           ts_bound_term_name(b->binding));
+    if (b->device[b->binding] >= 0)
+        printf(", device %d", b->device[b->binding]);
+    printf(")\n");
+}
 
 int ts_cmd_bound(int argc, char **argv)
 {
     static const struct option opts[] = {TS_CLI_PLACEMENT_OPTIONS,
                                          {"micro-batches", required_argument, 0, 'n'},
+                                         {"memory", required_argument, 0, 'm'},
                                          {"json", no_argument, 0, 'j'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *cmd = "bound";
     ts_cli_placement pl = {0};
-    long n = 0;
+    long n = 0, memory = 0;
+    bool has_memory = false;
     int json = 0, c;
-    while ((c = ts_cli_getopt_placement(cmd, argc, argv, "n:h", opts, &pl)) != -1) {
+    while ((c = ts_cli_getopt_placement(cmd, argc, argv, "n:m:h", opts, &pl)) != -1) {
         if (c == -2)
             return 2;
         if (c == 'h') {
             printf("usage: tessel bound (PLACEMENT | --placement NAME --ndevs D [--infer]) "
-                   "--micro-batches N [--json]\n\n"
-                   "Lower bound on the makespan of N micro-batches: max over devices d of\n"
-                   "head(d) + N*load(d) + tail(d).\n\n" TS_CLI_PLACEMENT_HELP
+                   "--micro-batches N [--memory M|none] [--json]\n\n"
+                   "Lower bound on the makespan of N micro-batches: no valid schedule is shorter.\n"
+                   "It is the largest of these terms (each sound on its own):\n"
+                   "  load           max over devices d of head(d) + N*load(d) + tail(d)\n"
+                   "  critical_path  the longest dependency path of one micro-batch\n"
+                   "  recurrence     the longest path of N micro-batches through distance edges\n"
+                   "  one_machine    each device alone, with every instance's earliest start and\n"
+                   "                 tail, preemption allowed (Jackson's schedule)\n"
+                   "  memory         with memory M: the micro-batches a device can hold at once,\n"
+                   "                 each held from an allocating block to a later block\n"
+                   "The output names the term that binds.\n\n" TS_CLI_PLACEMENT_HELP
                    "  -n, --micro-batches N  number of micro-batches\n"
+                   "  -m, --memory M|none  per-device memory capacity (default none)\n"
                    "  --json               print one JSON object\n");
             return 0;
         }
         if (c == 'n') {
             if (ts_cli_parse_long(cmd, "--micro-batches", optarg, 1, 1000000, &n))
+                return 2;
+        } else if (c == 'm') {
+            if (ts_cli_parse_memory(cmd, optarg, &has_memory, &memory))
                 return 2;
         } else if (c == 'j') {
             json = 1;
@@ -41,25 +93,26 @@ int ts_cmd_bound(int argc, char **argv)
     int rc = ts_cli_placement_load(cmd, &pl, &p);
     if (rc)
         return rc;
-    long lb = ts_lower_bound(p, (int)n);
     long *load = malloc((size_t)p->ndevs * sizeof(long));
-    if (!load) {
+    long *cap = malloc((size_t)p->ndevs * sizeof(long));
+    ts_bound b;
+    if (!load || !cap) {
+        fprintf(stderr, "tessel bound: out of memory\n");
+        free(load);
+        free(cap);
         ts_placement_free(p);
         return 3;
     }
+    for (int d = 0; d < p->ndevs; d++)
+        cap[d] = memory;
     ts_placement_device_load(p, load);
-    if (json) {
-        ts_cli_print_json(json_pack("{ss si sI so}", "placement", p->name, "micro_batches", (int)n,
-                                    "lower_bound", (json_int_t)lb, "load",
-                                    ts_cli_long_array(load, p->ndevs)));
-    } else {
-        printf("placement %s, %d devices, %d blocks\n", p->name, p->ndevs, p->nblocks);
-        printf("load per device:");
-        for (int d = 0; d < p->ndevs; d++)
-            printf(" %ld", load[d]);
-        printf("\nlower bound on the makespan of %ld micro-batches: %ld\n", n, lb);
-    }
+    ts_bound_compute(p, (int)n, has_memory ? cap : NULL, &b);
+    if (json)
+        ts_bound_print_json(p, n, has_memory, memory, &b, load);
+    else
+        ts_bound_print_text(p, n, &b, load);
     free(load);
+    free(cap);
     ts_placement_free(p);
     return 0;
 }

@@ -106,6 +106,7 @@ static int ts_search_parse(const char *cmd, int argc, char **argv, ts_search_arg
     int c;
     ts_search_opts_init(&a->so);
     while ((c = ts_cli_getopt_placement(cmd, argc, argv, "m:M:k:n:t:o:jph", opts, &a->pl)) != -1) {
+    a->so.method = TS_METHOD_AUTO; /* the command's default: the user's makespan at N */
         int rc = 0;
         switch (c) {
         case -2: return 2;
@@ -202,11 +203,13 @@ static void ts_search_print_text(const ts_search_args *a, const ts_placement *p,
     printf(": %.3f s%s\n", st->seconds, st->timed_out ? " (time limit hit)" : "");
     if (st->k > 0)
         printf("repetend: k = %d, period %ld, bubbles per repetend %ld (%s)\n", st->k,
-               st->period, st->bubbles, st->optimal ? "optimal" : "not proven optimal");
-    else
-        printf("makespan %s\n", st->optimal ? "optimal" : "not proven optimal");
-    printf("at N = %d: makespan %ld, lower bound %ld, bubble rate %.2f%%\n", at->nmicros,
-           m->makespan, m->lower_bound, 100.0 * m->bubble_rate);
+               st->period, st->bubbles,
+               st->period_optimal ? "smallest period of its class" : "period not proven minimal");
+    if (st->source)
+        printf("kept: %s%s\n", st->source, st->improved ? ", improved" : "");
+    printf("at N = %d: makespan %ld, lower bound %ld, bubble rate %.2f%%, %s\n", at->nmicros,
+           m->makespan, m->lower_bound, 100.0 * m->bubble_rate,
+           st->optimal ? "optimal (meets the lower bound)" : "not proven optimal");
     printf("peak memory:");
     for (int d = 0; d < p->ndevs; d++)
         printf(" %ld", m->peak[d]);

@@ -72,6 +72,6 @@ for line in open(sys.argv[1]):
         continue
     load = max(j["load"]) if isinstance(j.get("load"), list) else j.get("load")
     mk, lb = j["makespan"], j["lower_bound"]
-    print(f"{case:<15} {d:>3} {mem:>5} {j['period']:>6} {load:>5} {str(j['optimal']).lower():>7} "
+    print(f"{case:<15} {d:>3} {mem:>5} {j['period']:>6} {load:>5} {str(j['period_optimal']).lower():>7} "
           f"{j['k']:>3} {str(mk) + '/' + str(lb):>18} {mk / lb:6.3f} {wall:8.2f}")
 PY

@@ -64,7 +64,7 @@ for line in open(sys.argv[1]):
     secs = j["search_seconds"]["total"]
     ratio = f"{float(ref) / secs:.0f}x" if ref != "-" and secs > 0 else "-"
     mk = str(j["makespan"]) + ("" if int(n) == 128 else f" (N={n})")
-    opt = "" if j["optimal"] else "*"
+    opt = "" if j["period_optimal"] else "*"
     if j["timed_out"]:
         opt += " (time limit)"
     rep = m != "full"  # full has no repetend: its figures are the makespan at its own N

@@ -33,7 +33,7 @@ for n in 4 5 17 128; do
 done
 
 # human summary and progress lines
-"$tessel" search --placement kshape --ndevs 4 --memory 6 --progress >"$tmp/k.out" 2>"$tmp/k.err"
+"$tessel" search --placement kshape --ndevs 4 --memory 6 --method lazy --progress >"$tmp/k.out" 2>"$tmp/k.err"
 check "lazy kshape" 0 $?
 grep -q "bubbles per repetend 0" "$tmp/k.out" || { echo "FAIL: human summary"; cat "$tmp/k.out"; fail=1; }
 grep -q "\[lazy\]" "$tmp/k.err" || { echo "FAIL: --progress printed nothing"; fail=1; }

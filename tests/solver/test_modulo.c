@@ -111,9 +111,9 @@ static void test_paper_cases(void **state)
         snprintf(what, sizeof what, "%s%s", cases[i].name, cases[i].infer ? " infer" : "");
         if (mt_modulo(p, cases[i].memory, 30, &s, &st, &e))
             fail_msg("%s: %s", what, e.msg);
-        if (st.period != ts_placement_max_load(p) || !st.optimal || st.bubbles != 0)
+        if (st.period != ts_placement_max_load(p) || !st.period_optimal || st.bubbles != 0)
             fail_msg("%s: period %ld (load %ld), optimal %d", what, st.period,
-                     ts_placement_max_load(p), st.optimal);
+                     ts_placement_max_load(p), st.period_optimal);
         assert_true(s->has_repetend);
         assert_int_equal(s->rep.period, st.period);
         assert_int_equal(s->rep.k, st.k);
@@ -147,9 +147,9 @@ static void test_32_devices(void **state)
         ts_err e = {0};
         if (mt_modulo(p, 34, 60, &s, &st, &e))
             fail_msg("%s: %s", cases[i].name, e.msg);
-        if (st.period != cases[i].period || !st.optimal)
+        if (st.period != cases[i].period || !st.period_optimal)
             fail_msg("%s at 32 devices: period %ld (expected %ld), optimal %d", cases[i].name,
-                     st.period, cases[i].period, st.optimal);
+                     st.period, cases[i].period, st.period_optimal);
         mt_valid_range(s, 1, 2, cases[i].name);
         mt_valid_range(s, st.k, st.k + 2, cases[i].name);
         mt_valid_range(s, 128, 128, cases[i].name);
@@ -181,7 +181,7 @@ static void test_time_limit(void **state)
     if (rc == TS_OK) {
         mt_valid_range(s, st.k, st.k + 2, "xshape 8, 0.05 s");
         if (st.timed_out)
-            assert_false(st.optimal && st.period > ts_placement_max_load(p));
+            assert_false(st.period_optimal && st.period > ts_placement_max_load(p));
     } else {
         assert_non_null(strstr(e.msg, "time limit"));
     }
@@ -239,7 +239,7 @@ static void test_delays(void **state)
         ts_search_stats st;
         mt_check_any_n(p, 8, "vshape with delays", &st);
         assert_int_equal(st.period, 4);
-        assert_true(st.optimal);
+        assert_true(st.period_optimal);
         ts_placement_free(p);
     }
     /* Memory 4 is what 1F1B needs without delays; with delay 2 the round trip is longer, so
@@ -283,7 +283,7 @@ static void test_distance_edges(void **state)
         assert_int_equal(ts_modulo_recurrence_bound(p), 16 / dist);
         mt_check_any_n(p, -1, "vshape with a recurrence", &st);
         assert_int_equal(st.period, 16 / dist);
-        assert_true(st.optimal);
+        assert_true(st.period_optimal);
         ts_placement_free(p);
     }
 }
@@ -533,13 +533,13 @@ static void test_random_property(void **state)
         memset(&lst, 0, sizeof lst); /* ts_search_lazy reads it before filling it */
         ts_err le = {0};
         int lrc = ts_search_lazy(p, &o, &ls, &lst, &le);
-        if (lrc == TS_OK && lst.optimal && !lst.timed_out) {
+        if (lrc == TS_OK && lst.period_optimal && !lst.timed_out) {
             if (rc != TS_OK) {
                 ts_placement_save(p, "modulo-counterexample.json", &(ts_err){0});
                 fail_msg("%s: lazy finds period %ld, modulo none: %s (placement written to "
                          "modulo-counterexample.json)", what, lst.period, e.msg);
             }
-            if (st.optimal && st.period > lst.period) {
+            if (st.period_optimal && st.period > lst.period) {
                 ts_placement_save(p, "modulo-counterexample.json", &(ts_err){0});
                 fail_msg("%s: modulo period %ld > lazy period %ld (placement written to "
                          "modulo-counterexample.json)", what, st.period, lst.period);

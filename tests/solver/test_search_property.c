@@ -143,7 +143,7 @@ static void test_random_placements(void **state)
         assert_int_equal(rc, TS_OK);
         assert_int_equal(us->nmicros, N);
         assert_int_equal(tu_valid_range(us, N, N), 0);
-        if (ust.optimal && lst.optimal) {
+        if (ust.period_optimal && lst.period_optimal) {
             long lm = tu_makespan(ls, N, NULL);
             long um = tu_makespan(us, N, NULL);
             assert_true(lm > 0 && um > 0);

@@ -1,0 +1,309 @@
+/* auto: a portfolio for the makespan at the requested N within memory.
+ *
+ * Within its time limit it measures every hand-made baseline that fits the placement, then the
+ * searches (modulo, fast, and lazy where it is cheap), each at N: unrolled, or cut to the first
+ * N micro-batches when N is below the repetend's k, and replayed as early as each device's order
+ * allows. What overflows the memory is dropped. The best few go through the improvement phase
+ * (local search on the order of instances, ts_improve.h), and the best schedule found is
+ * returned. It stops as soon as a schedule meets the lower bound (ts_bound.h): nothing shorter
+ * exists. Without a time limit it spends at most TS_AUTO_DEFAULT_LIMIT seconds. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ts_baseline.h"
+#include "ts_bound.h"
+#include "ts_improve.h"
+#include "ts_search_ctx.h"
+
+#define TS_AUTO_DEFAULT_LIMIT 60.0
+#define TS_AUTO_POOL 3 /* candidates kept for the improvement phase */
+
+/* Shares of the time limit for the searches, in the order they run: each may use up to this
+ * fraction of the whole limit (never more than what is left). */
+static const struct {
+    ts_method method;
+    double share;
+} ts_auto_searches[] = {
+    {TS_METHOD_FAST, 0.15}, /* first: quick, and its refusal names the memory a schedule needs */
+    {TS_METHOD_MODULO, 0.30},
+    {TS_METHOD_LAZY, 0.15},
+};
+
+typedef struct {
+    ts_schedule *at;   /* at N, replayed; owned */
+    ts_schedule *orig; /* the schedule as the method returned it (repetend), owned, may be NULL */
+    long makespan;
+    const char *source; /* static: a baseline's or a method's name */
+    bool improved;
+    ts_search_stats sub; /* the search's statistics (repetend claims), when from a search */
+    bool from_search;
+} ts_auto_cand;
+
+typedef struct {
+    ts_search_ctx *c;
+    int n;       /* N */
+    long *cap;   /* per device, or NULL */
+    long bound;  /* the lower bound at N within the memory */
+    ts_auto_cand pool[TS_AUTO_POOL]; /* best first; makespan 0: empty */
+    ts_err why;      /* the first search's refusal: auto's own when nothing fits */
+    long min_memory; /* the smallest feasible capacity a search reported, -1 */
+} ts_auto;
+
+static void ts_auto_cand_free(ts_auto_cand *x)
+{
+    ts_schedule_free(x->at);
+    ts_schedule_free(x->orig);
+    memset(x, 0, sizeof *x);
+}
+
+/* s measured at N (unrolled or cut, replayed). Returns the makespan, or -1 when it cannot be
+ * taken to N or overflows the memory. *at receives the replayed schedule with the capacities. */
+static long ts_auto_measure(const ts_auto *a, const ts_schedule *s, ts_schedule **at)
+{
+    ts_err e = {0};
+    ts_schedule *u = NULL;
+    *at = NULL;
+    if (s->nmicros == a->n)
+        u = ts_schedule_clone(s);
+    else if (ts_schedule_unroll(s, a->n, &u, &e) != TS_OK)
+        return -1;
+    if (!u)
+        return -1;
+    ts_schedule_clear_repetend(u);
+    ts_schedule_set_memory(u, a->cap);
+    ts_schedule *t = ts_schedule_clone(u);
+    if (t && ts_schedule_tighten(t, &e) == TS_OK) {
+        ts_schedule_free(u);
+        u = t;
+    } else {
+        ts_schedule_free(t);
+    }
+    ts_validate_opts vo = {0};
+    ts_metrics m;
+    if (ts_schedule_validate(u, &vo, &e) != TS_OK || ts_schedule_metrics(u, &m)) {
+        ts_schedule_free(u);
+        return -1;
+    }
+    long mk = m.makespan;
+    ts_metrics_free(&m);
+    *at = u;
+    return mk;
+}
+
+/* Offers a candidate (takes at and orig); the pool keeps the best TS_AUTO_POOL by makespan,
+ * the earlier one on a tie. */
+static void ts_auto_offer(ts_auto *a, ts_schedule *at, ts_schedule *orig, long mk,
+                          const char *source, const ts_search_stats *sub)
+{
+    int k = 0;
+    while (k < TS_AUTO_POOL && a->pool[k].at && a->pool[k].makespan <= mk)
+        k++;
+    if (k == TS_AUTO_POOL) {
+        ts_schedule_free(at);
+        ts_schedule_free(orig);
+        return;
+    }
+    ts_auto_cand_free(&a->pool[TS_AUTO_POOL - 1]);
+    memmove(&a->pool[k + 1], &a->pool[k], (size_t)(TS_AUTO_POOL - 1 - k) * sizeof a->pool[0]);
+    ts_auto_cand *x = &a->pool[k];
+    memset(x, 0, sizeof *x);
+    x->at = at;
+    x->orig = orig;
+    x->makespan = mk;
+    x->source = source;
+    if (sub) {
+        x->sub = *sub;
+        x->from_search = true;
+    }
+}
+
+static bool ts_auto_done(const ts_auto *a)
+{
+    return (a->pool[0].at && a->pool[0].makespan <= a->bound) || ts_ctx_over(a->c);
+}
+
+static void ts_auto_baselines(ts_auto *a)
+{
+    for (int i = 0; i < ts_baseline_count() && !ts_auto_done(a); i++) {
+        const char *kind = ts_baseline_at(i)->name;
+        ts_schedule *s = NULL, *at;
+        ts_err e = {0};
+        if (ts_baseline_fits(kind, a->c->p, a->n, &e) != TS_OK ||
+            ts_baseline_make(kind, a->c->p, a->n, &s, &e) != TS_OK)
+            continue;
+        long mk = ts_auto_measure(a, s, &at);
+        ts_schedule_free(s);
+        if (mk >= 0)
+            ts_auto_offer(a, at, NULL, mk, kind, NULL);
+        ts_ctx_progress(a->c, TS_PHASE_BASELINES, i + 1, ts_baseline_count(), -1, false);
+    }
+}
+
+static void ts_auto_searches_run(ts_auto *a)
+{
+    ts_search_ctx *c = a->c;
+    long total = (long)(sizeof ts_auto_searches / sizeof ts_auto_searches[0]);
+    double limit = c->o->time_limit > 0 ? c->o->time_limit : TS_AUTO_DEFAULT_LIMIT;
+    for (size_t i = 0; i < sizeof ts_auto_searches / sizeof ts_auto_searches[0]; i++) {
+        ts_method m = ts_auto_searches[i].method;
+        /* lazy enumerates offsets: cheap only on small placements */
+        if (m == TS_METHOD_LAZY && (c->p->ndevs > 8 || c->p->nblocks > 24))
+            continue;
+        if (ts_auto_done(a))
+            return;
+        ts_ctx_progress(c, TS_PHASE_SEARCHES, (long)i, total, -1, true);
+        ts_search_opts so = *c->o;
+        so.method = m;
+        so.progress = NULL;
+        so.time_limit = fmin(ts_auto_searches[i].share * limit, ts_budget_left(&c->budget));
+        if (so.time_limit < 0.05)
+            return;
+        ts_schedule *s = NULL, *at;
+        ts_search_stats st;
+        ts_err e = {0};
+        int rc = ts_search(c->p, &so, &s, &st, &e);
+        if (rc != TS_OK || !s) {
+            if (!a->why.code)
+                a->why = e;
+            if (st.min_memory >= 0 && a->min_memory < 0)
+                a->min_memory = st.min_memory;
+            ts_schedule_free(s);
+            if (rc == TS_EINPUT || (rc == TS_ENOANSWER && st.min_memory >= 0))
+                return; /* the request itself is refused, or no schedule fits the memory */
+            continue;
+        }
+        long mk = ts_auto_measure(a, s, &at);
+        if (mk >= 0)
+            ts_auto_offer(a, at, s, mk, ts_method_name(m), &st);
+        else
+            ts_schedule_free(s);
+    }
+}
+
+/* The improvement phase: rounds over the pool, each candidate improved for a slice of what is
+ * left, until the time is up, the bound is met, or no candidate improves any more. */
+static void ts_auto_improve(ts_auto *a)
+{
+    ts_search_ctx *c = a->c;
+    bool stalled[TS_AUTO_POOL] = {false};
+    for (int round = 0; !ts_auto_done(a); round++) {
+        int live = 0;
+        for (int k = 0; k < TS_AUTO_POOL; k++)
+            live += a->pool[k].at && !stalled[k];
+        if (live == 0)
+            return;
+        for (int k = 0; k < TS_AUTO_POOL && !ts_auto_done(a); k++) {
+            ts_auto_cand *x = &a->pool[k];
+            if (!x->at || stalled[k])
+                continue;
+            ts_ctx_progress(c, TS_PHASE_IMPROVE, round, 0, -1, true);
+            double left = ts_budget_left(&c->budget);
+            double slice = round == 0 && k == 0 ? left / 2 : left / (2.0 * live);
+            ts_improve_opts io = {ts_now() + fmax(slice, 0.05), 0, a->bound,
+                                  0x7E55E1ULL + (unsigned long long)(round * 7 + k),
+                                  20000 + 4L * x->at->nentries};
+            ts_improve_stats ist;
+            ts_schedule *r = NULL;
+            ts_err e = {0};
+            if (ts_improve(x->at, &io, &r, &ist, &e) != TS_OK || ist.after >= x->makespan) {
+                ts_schedule_free(r);
+                stalled[k] = true;
+                continue;
+            }
+            ts_schedule_free(x->at);
+            x->at = r;
+            x->makespan = ist.after;
+            x->improved = true;
+            stalled[k] = ist.stalled;
+        }
+        /* keep the pool best first (insertion sort of three) */
+        for (int i = 1; i < TS_AUTO_POOL; i++)
+            for (int j = i; j > 0 && a->pool[j].at &&
+                            (!a->pool[j - 1].at || a->pool[j].makespan < a->pool[j - 1].makespan);
+                 j--) {
+                ts_auto_cand t = a->pool[j];
+                a->pool[j] = a->pool[j - 1];
+                a->pool[j - 1] = t;
+                bool b = stalled[j];
+                stalled[j] = stalled[j - 1];
+                stalled[j - 1] = b;
+            }
+    }
+}
+
+/* What auto returns: the repetend schedule as its method found it when that is the winner
+ * unchanged and unrolls to N; the schedule at N otherwise. Fills the statistics. */
+static ts_schedule *ts_auto_finish(ts_auto *a)
+{
+    ts_auto_cand *x = &a->pool[0];
+    ts_search_stats *st = a->c->st;
+    ts_schedule *out;
+    bool keep_rep = x->from_search && !x->improved && x->orig && x->orig->nmicros <= a->n;
+    if (keep_rep) {
+        out = x->orig;
+        x->orig = NULL;
+        st->k = x->sub.k;
+        st->period = x->sub.period;
+        st->bubbles = x->sub.bubbles;
+        st->period_optimal = x->sub.optimal;
+        st->completion_optimal = x->sub.completion_optimal;
+    } else {
+        out = x->at;
+        x->at = NULL;
+    }
+    st->source = x->source;
+    st->improved = x->improved;
+    /* proven for this N and memory only when the bound is met */
+    st->optimal = x->makespan <= a->bound;
+    st->gap_to_bound = a->bound > 0 ? (double)(x->makespan - a->bound) / (double)a->bound : 0;
+    return out;
+}
+
+int ts_search_auto(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
+                   ts_search_stats *st, ts_err *e)
+{
+    ts_search_ctx c;
+    ts_search_opts local = *o;
+    if (local.time_limit <= 0)
+        local.time_limit = TS_AUTO_DEFAULT_LIMIT;
+    ts_ctx_begin(&c, p, &local, st);
+    *out = NULL;
+    ts_auto a = {0};
+    a.c = &c;
+    a.min_memory = -1;
+    a.n = o->micro_batches > 0 ? o->micro_batches : TS_DEFAULT_MICRO_BATCHES;
+    if (o->has_memory) {
+        a.cap = malloc((size_t)p->ndevs * sizeof(long));
+        if (!a.cap)
+            return ts_ctx_end(&c, ts_fail(e, TS_ESYS, "auto: out of memory"), NULL);
+        for (int d = 0; d < p->ndevs; d++)
+            a.cap[d] = o->memory;
+    }
+    double t0 = ts_now();
+    a.bound = ts_bound_value(p, a.n, a.cap);
+    t0 = ts_ctx_lap(&c, TS_PHASE_BOUNDS, t0);
+    ts_auto_baselines(&a);
+    t0 = ts_ctx_lap(&c, TS_PHASE_BASELINES, t0);
+    ts_auto_searches_run(&a);
+    t0 = ts_ctx_lap(&c, TS_PHASE_SEARCHES, t0);
+    ts_auto_improve(&a);
+    ts_ctx_lap(&c, TS_PHASE_IMPROVE, t0);
+    int rc = TS_OK;
+    char mem[48] = "without a memory limit";
+    if (o->has_memory)
+        snprintf(mem, sizeof mem, "within memory %ld", o->memory);
+    c.st->min_memory = a.min_memory;
+    if (!a.pool[0].at && a.why.code)
+        rc = ts_fail(e, a.why.code, "%s", a.why.msg);
+    else if (!a.pool[0].at)
+        rc = ts_fail(e, TS_ENOANSWER,
+                     "auto: no baseline or search found a schedule of '%s' at N = %d %s in %.3g s",
+                     p->name, a.n, mem, local.time_limit);
+    else
+        *out = ts_auto_finish(&a);
+    c.st->timed_out = ts_ctx_over(&c) && !c.st->optimal;
+    for (int k = 0; k < TS_AUTO_POOL; k++)
+        ts_auto_cand_free(&a.pool[k]);
+    free(a.cap);
+    return ts_ctx_end(&c, rc, *out);
+}

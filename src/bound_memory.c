@@ -1,0 +1,189 @@
+/* The memory term of the lower bound (the makespan form of the memory-implied period).
+ *
+ * On device d, take an allocating block a and a block f that depends on it (through any path).
+ * From the start of (a, m) to the start of (f, m) micro-batch m has started a and every ancestor
+ * of a, and not f or any descendant of f; the blocks in between may or may not have started. So
+ * it holds at least h = mem(ancestors of a, a) + the least the blocks in between can hold.
+ * Any other micro-batch holds at least hold_min (the least memory a set of its blocks closed
+ * under dependencies can hold, bounded below by crediting each freeing block with what its
+ * allocating ancestors gave). With x windows open at once, x*h + (N - x)*hold_min <= capacity,
+ * so x <= c. Windows are intervals: at most c at once means they split into c chains of
+ * disjoint windows, so one chain has ceil(N / c) windows, each at least the longest path L from
+ * the start of a to the start of f. The next window of a chain opens with an a that starts no
+ * earlier than the f that closed the previous one, and both run on the device, so it waits for
+ * that f to end. Hence
+ *     makespan >= est(a) + ceil(N / c) * (L + span(f)) + tail(f). */
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bound_internal.h"
+
+typedef struct {
+    const ts_placement *p;
+    int nb, words;
+    uint64_t *desc; /* nb rows of `words`: descendants through distance-0 edges */
+    int *topo, *off, *list;
+    long *dist;     /* longest path from the start of one block to the start of each block */
+} ts_mctx;
+
+#define TS_BIT(row, i) (((row)[(i) >> 6] >> ((i) & 63)) & 1u)
+
+static bool ts_reaches(const ts_mctx *c, int x, int y)
+{
+    return TS_BIT(c->desc + (size_t)x * c->words, y);
+}
+
+static int ts_mctx_make(ts_mctx *c, const ts_placement *p)
+{
+    c->p = p;
+    c->nb = p->nblocks;
+    c->words = (c->nb + 63) / 64;
+    c->desc = calloc((size_t)c->nb * c->words, sizeof(uint64_t));
+    c->topo = malloc((size_t)c->nb * sizeof(int));
+    c->dist = malloc((size_t)c->nb * sizeof(long));
+    if (!c->desc || !c->topo || !c->dist || ts_bound_out_edges(p, &c->off, &c->list) ||
+        ts_placement_topo(p, c->topo))
+        return -1;
+    for (int i = c->nb - 1; i >= 0; i--) {
+        int x = c->topo[i];
+        uint64_t *row = c->desc + (size_t)x * c->words;
+        for (int k = c->off[x]; k < c->off[x + 1]; k++) {
+            const ts_edge *e = &p->edges[c->list[k]];
+            if (e->distance)
+                continue;
+            const uint64_t *sub = c->desc + (size_t)e->dst * c->words;
+            row[e->dst >> 6] |= (uint64_t)1 << (e->dst & 63);
+            for (int w = 0; w < c->words; w++)
+                row[w] |= sub[w];
+        }
+    }
+    return 0;
+}
+
+static void ts_mctx_free(ts_mctx *c)
+{
+    free(c->desc);
+    free(c->topo);
+    free(c->off);
+    free(c->list);
+    free(c->dist);
+}
+
+/* Longest start-to-start path from a to every block (LONG_MIN where unreachable). */
+static void ts_mctx_dist(ts_mctx *c, int a)
+{
+    for (int b = 0; b < c->nb; b++)
+        c->dist[b] = LONG_MIN;
+    c->dist[a] = 0;
+    for (int i = 0; i < c->nb; i++) {
+        int x = c->topo[i];
+        if (c->dist[x] == LONG_MIN)
+            continue;
+        for (int k = c->off[x]; k < c->off[x + 1]; k++) {
+            const ts_edge *e = &c->p->edges[c->list[k]];
+            long t = c->dist[x] + c->p->blocks[x].span + e->delay;
+            if (!e->distance && t > c->dist[e->dst])
+                c->dist[e->dst] = t;
+        }
+    }
+}
+
+/* The least memory one micro-batch can hold on a device in a set of its blocks that is closed
+ * under dependencies, counting only blocks with in[j] set (<= 0): each freeing block, in
+ * topological order, is credited with what its allocating ancestors have not yet given. */
+static long ts_hold_min(const ts_mctx *c, const int *on, int non, const char *in, long *budget)
+{
+    long hold = 0;
+    for (int i = 0; i < non; i++)
+        budget[i] = in[i] && c->p->blocks[on[i]].memory > 0 ? c->p->blocks[on[i]].memory : 0;
+    for (int i = 0; i < non; i++) {
+        long need = in[i] ? -(long)c->p->blocks[on[i]].memory : 0;
+        for (int j = 0; j < non && need > 0; j++)
+            if (budget[j] > 0 && ts_reaches(c, on[j], on[i])) {
+                long g = budget[j] < need ? budget[j] : need;
+                budget[j] -= g;
+                need -= g;
+            }
+        if (need > 0)
+            hold -= need;
+    }
+    return hold;
+}
+
+/* The bound of one device: on[] are its blocks in topological order. */
+static long ts_device_memory_bound(ts_mctx *c, int n, long cap, const int *on, int non,
+                                   const long *est, const long *tail, long *budget, char *in)
+{
+    const ts_block *B = c->p->blocks;
+    memset(in, 1, (size_t)non);
+    long hold_min = ts_hold_min(c, on, non, in, budget), best = -1;
+    for (int i = 0; i < non; i++) {
+        int a = on[i];
+        if (B[a].memory <= 0)
+            continue;
+        long base = 0; /* a and its ancestors on the device: started */
+        for (int j = 0; j < non; j++)
+            if (on[j] == a || ts_reaches(c, on[j], a))
+                base += B[on[j]].memory;
+        ts_mctx_dist(c, a);
+        for (int k = 0; k < non; k++) {
+            int f = on[k];
+            if (f == a || !ts_reaches(c, a, f))
+                continue;
+            for (int j = 0; j < non; j++) {
+                int x = on[j];
+                in[j] = !(x == a || x == f || ts_reaches(c, x, a) || ts_reaches(c, f, x));
+            }
+            long h = base + ts_hold_min(c, on, non, in, budget); /* the blocks in between */
+            if (h <= 0 || h - hold_min <= 0)
+                continue;
+            long room = cap - (long)n * hold_min;
+            if (room < h - hold_min)
+                continue; /* not even one window fits: no schedule; other checks say so */
+            long cw = room / (h - hold_min);
+            if (cw >= n)
+                continue;
+            long v = est[a] + ((n + cw - 1) / cw) * (c->dist[f] + B[f].span) + tail[f];
+            if (v > best)
+                best = v;
+        }
+    }
+    return best;
+}
+
+int ts_bound_memory_term(const ts_placement *p, int n, const long *cap, const long *est,
+                         const long *tail, long *out, int *dev)
+{
+    *out = -1;
+    *dev = -1;
+    if (p->nblocks > TS_BOUND_MEM_MAX_BLOCKS)
+        return 0;
+    ts_mctx c = {0};
+    int *on = malloc((size_t)p->nblocks * sizeof(int) + 1);
+    long *budget = malloc((size_t)p->nblocks * sizeof(long) + 1);
+    char *in = malloc((size_t)p->nblocks + 1);
+    int rc = -1;
+    if (!on || !budget || !in || ts_mctx_make(&c, p))
+        goto out;
+    for (int d = 0; d < p->ndevs; d++) {
+        int non = 0;
+        for (int i = 0; i < p->nblocks; i++)
+            if (ts_block_on(&p->blocks[c.topo[i]], d))
+                on[non++] = c.topo[i];
+        if (non > TS_BOUND_MEM_MAX_ON_DEVICE)
+            continue; /* cubic in the blocks of the device: skipped there */
+        long v = ts_device_memory_bound(&c, n, cap[d], on, non, est, tail, budget, in);
+        if (v > *out) {
+            *out = v;
+            *dev = d;
+        }
+    }
+    rc = 0;
+out:
+    free(on);
+    free(budget);
+    free(in);
+    ts_mctx_free(&c);
+    return rc;
+}

@@ -1,0 +1,37 @@
+/* The lower bound on the makespan of N micro-batches: the maximum of several sound bounds, each
+ * of which no valid schedule can beat. Which term binds tells a user where the time goes. */
+#ifndef TS_BOUND_H
+#define TS_BOUND_H
+
+#include "ts_placement.h"
+
+typedef enum {
+    TS_BOUND_LOAD = 0,      /* max_d head(d) + N*load(d) + tail(d) (the first, simple bound) */
+    TS_BOUND_CRITICAL_PATH, /* the longest path of one micro-batch */
+    TS_BOUND_RECURRENCE,    /* the longest path of N micro-batches through distance edges */
+    TS_BOUND_ONE_MACHINE,   /* per device: Jackson's preemptive schedule, releases and tails */
+    TS_BOUND_MEMORY,        /* per device: micro-batches in flight limited by the capacity */
+    TS_BOUND_NTERMS
+} ts_bound_term;
+
+typedef struct {
+    long value;                  /* max of the computed terms */
+    long term[TS_BOUND_NTERMS];  /* -1 where a term was not computed (too large, no memory) */
+    ts_bound_term binding;       /* the first term that reaches value */
+    int device[TS_BOUND_NTERMS]; /* the device a per-device term was taken on, -1 otherwise */
+} ts_bound;
+
+const char *ts_bound_term_name(ts_bound_term t);
+
+/* Computes every term for n >= 1 micro-batches. cap: per-device memory capacity (ndevs
+ * entries), or NULL for unconstrained memory (no memory term). Returns 0, or -1 on allocation
+ * failure (b->value then holds the load bound, which needs no memory). */
+int ts_bound_compute(const ts_placement *p, int n, const long *cap, ts_bound *b);
+
+/* Convenience: the bound's value (with per-device capacities, or NULL). */
+long ts_bound_value(const ts_placement *p, int n, const long *cap);
+
+/* The first, simple bound alone: max_d head(d) + n*load(d) + tail(d). */
+long ts_lower_bound_load(const ts_placement *p, int n);
+
+#endif

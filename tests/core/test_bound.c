@@ -1,0 +1,268 @@
+/* The lower bound (ts_bound.h) and the improvement phase (ts_improve.h).
+ *
+ * Soundness is a property: on random placements (branches, joins, blocks on several devices,
+ * delays, distance edges, signed memory) and on the built-ins, every valid schedule we can make
+ * -- every fitting baseline, a sequential schedule, and the many schedules the local search
+ * walks through -- is at least as long as the bound taken under that schedule's own peak memory
+ * (a schedule fits the capacity equal to its peak, so the memory term must hold for it too). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ts_baseline.h"
+#include "ts_bound.h"
+#include "ts_improve.h"
+#include "ts_schedule.h"
+
+static uint64_t rnd(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return *s >> 33;
+}
+
+static int rint_(uint64_t *s, int lo, int hi)
+{
+    return lo + (int)(rnd(s) % (uint64_t)(hi - lo + 1));
+}
+
+/* Block i depends on one or two earlier blocks; memory balanced so that no device keeps memory
+ * from a micro-batch (the last block of a device frees what is left). */
+static ts_placement *random_placement(uint64_t *seed)
+{
+    int D = rint_(seed, 1, 4), nb = rint_(seed, 2, 8);
+    ts_placement *p = ts_placement_new("random", D);
+    for (int i = 0; i < nb; i++) {
+        int nd = rint_(seed, 0, 4) == 0 ? rint_(seed, 1, D) : 1, first = rint_(seed, 0, D - 1);
+        int devs[4];
+        for (int j = 0; j < nd; j++)
+            devs[j] = (first + j) % D;
+        char id[16];
+        snprintf(id, sizeof id, "b%d", i);
+        assert_int_equal(ts_placement_add_block(p, id, TS_KIND_OTHER, rint_(seed, 1, 4),
+                                                rint_(seed, -1, 3), nd, devs),
+                         i);
+        if (i > 0) {
+            int a = rint_(seed, 0, i - 1), c = rint_(seed, 0, i - 1);
+            ts_placement_add_edge(p, a, i, rint_(seed, 0, 3) == 0 ? rint_(seed, 1, 3) : 0, 0);
+            if (c != a && rint_(seed, 0, 2) == 0)
+                ts_placement_add_edge(p, c, i, 0, 0);
+        }
+    }
+    if (nb > 1 && rint_(seed, 0, 3) == 0)
+        ts_placement_add_edge(p, nb - 1, rint_(seed, 0, nb - 2), 0, rint_(seed, 1, 2));
+    for (int d = 0; d < D; d++) {
+        int net = 0, last = -1;
+        for (int i = 0; i < nb; i++)
+            if (ts_block_on(&p->blocks[i], d)) {
+                net += p->blocks[i].memory;
+                last = i;
+            }
+        if (net > 0 && last >= 0)
+            p->blocks[last].memory -= net;
+    }
+    ts_err e = {0};
+    assert_int_equal(ts_placement_check(p, "random", &e), TS_OK);
+    return p;
+}
+
+/* Micro-batch after micro-batch, each block after the previous one: valid by construction. */
+static ts_schedule *sequential(const ts_placement *p, int n)
+{
+    int *topo = malloc((size_t)p->nblocks * sizeof(int));
+    assert_int_equal(ts_placement_topo(p, topo), 0);
+    ts_schedule *s = ts_schedule_new(p, n);
+    long t = 0;
+    for (int m = 0; m < n; m++)
+        for (int i = 0; i < p->nblocks; i++) {
+            int b = topo[i];
+            long delay = 0;
+            for (int j = 0; j < p->nedges; j++)
+                if (p->edges[j].dst == b && p->edges[j].delay > delay)
+                    delay = p->edges[j].delay;
+            t += delay;
+            assert_int_equal(ts_schedule_add(s, b, m, t), 0);
+            t += p->blocks[b].span;
+        }
+    free(topo);
+    return s;
+}
+
+/* The property for one schedule; returns its makespan. */
+static long check_sound(const ts_schedule *s, const char *what)
+{
+    ts_err e = {0};
+    ts_validate_opts vo = {0};
+    vo.ignore_memory = true;
+    if (ts_schedule_validate(s, &vo, &e))
+        fail_msg("%s: not valid: %s", what, e.msg);
+    ts_metrics m;
+    assert_int_equal(ts_schedule_metrics(s, &m), 0);
+    ts_bound b;
+    assert_int_equal(ts_bound_compute(s->placement, s->nmicros, m.peak, &b), 0);
+    if (m.makespan < b.value)
+        fail_msg("%s: %s N=%d makespan %ld below the bound %ld (term %s)", what,
+                 s->placement->name, s->nmicros, m.makespan, b.value,
+                 ts_bound_term_name(b.binding));
+    long mk = m.makespan;
+    ts_metrics_free(&m);
+    return mk;
+}
+
+/* Checks s, then walks the local search from it in short legs, checking every stop. */
+static void check_walk(ts_schedule *s, const char *what, uint64_t seed)
+{
+    long mk = check_sound(s, what);
+    ts_metrics m;
+    assert_int_equal(ts_schedule_metrics(s, &m), 0);
+    ts_schedule_set_memory(s, m.peak); /* the walk must stay within the start's peak */
+    ts_metrics_free(&m);
+    ts_schedule *cur = ts_schedule_clone(s);
+    for (int leg = 0; leg < 6; leg++) {
+        ts_improve_opts io = {0, 40, 0, seed + (uint64_t)leg, 0};
+        ts_improve_stats st;
+        ts_schedule *r = NULL;
+        ts_err e = {0};
+        assert_int_equal(ts_improve(cur, &io, &r, &st, &e), TS_OK);
+        ts_validate_opts vo = {0};
+        if (ts_schedule_validate(r, &vo, &e)) /* memory included: within the start's peak */
+            fail_msg("%s: improved schedule not valid: %s", what, e.msg);
+        long now = check_sound(r, what);
+        assert_true(now <= mk);
+        assert_int_equal(now, st.after);
+        mk = now;
+        ts_schedule_free(cur);
+        cur = r;
+    }
+    ts_schedule_free(cur);
+}
+
+static void test_bound_random(void **state)
+{
+    (void)state;
+    uint64_t seed = 12345;
+    const int ns[] = {1, 2, 5, 9};
+    for (int it = 0; it < 150; it++) {
+        ts_placement *p = random_placement(&seed);
+        int n = ns[it % 4];
+        ts_schedule *s = sequential(p, n);
+        check_walk(s, "sequential", seed);
+        ts_schedule_free(s);
+        ts_placement_free(p);
+    }
+}
+
+static void test_bound_builtins(void **state)
+{
+    (void)state;
+    const char *shapes[] = {"vshape", "xshape", "mshape", "nnshape", "kshape"};
+    const int ns[] = {1, 3, 8, 17};
+    for (int i = 0; i < 5; i++)
+        for (int D = 2; D <= 8; D += 2)
+            for (int k = 0; k < 4; k++) {
+                ts_builtin_opts o = {D, k == 3, 0};
+                ts_placement *p = NULL;
+                ts_err e = {0};
+                assert_int_equal(ts_builtin_make(shapes[i], &o, &p, &e), TS_OK);
+                for (int b = 0; b < ts_baseline_count(); b++) {
+                    ts_schedule *s = NULL;
+                    ts_err_clear(&e);
+                    if (ts_baseline_make(ts_baseline_at(b)->name, p, ns[k], &s, &e) != TS_OK)
+                        continue;
+                    check_walk(s, ts_baseline_at(b)->name, 7);
+                    ts_schedule_free(s);
+                }
+                ts_placement_free(p);
+            }
+}
+
+static void test_bound_terms(void **state)
+{
+    (void)state;
+    ts_builtin_opts o = {32, false, 0};
+    ts_placement *p = NULL;
+    ts_err e = {0};
+    assert_int_equal(ts_builtin_make("mshape", &o, &p, &e), TS_OK);
+    ts_bound b;
+    assert_int_equal(ts_bound_compute(p, 8, NULL, &b), 0);
+    /* one micro-batch crosses 32 devices forwards and backwards: far above N * load */
+    assert_true(b.term[TS_BOUND_CRITICAL_PATH] > b.term[TS_BOUND_LOAD]);
+    assert_true(b.value >= b.term[TS_BOUND_CRITICAL_PATH]);
+    assert_int_equal(b.value, b.term[b.binding]);
+    assert_int_equal(b.term[TS_BOUND_MEMORY], -1); /* no capacity, no memory term */
+    assert_int_equal(b.term[TS_BOUND_LOAD], ts_lower_bound_load(p, 8));
+    ts_placement_free(p);
+    /* a tight capacity binds: two devices, F +1 then B -1, one micro-batch in flight */
+    o.ndevs = 4;
+    assert_int_equal(ts_builtin_make("vshape", &o, &p, &e), TS_OK);
+    long cap[4] = {1, 1, 1, 1};
+    assert_int_equal(ts_bound_compute(p, 16, cap, &b), 0);
+    assert_int_equal(b.binding, TS_BOUND_MEMORY);
+    /* device 0 holds a micro-batch from F0 until B0 starts: one micro-batch at a time, and the
+     * sequential schedule is optimal */
+    ts_schedule *s = sequential(p, 16);
+    ts_metrics m;
+    assert_int_equal(ts_schedule_metrics(s, &m), 0);
+    assert_int_equal(b.value, m.makespan);
+    assert_int_equal(m.makespan, 16 * b.term[TS_BOUND_CRITICAL_PATH]);
+    ts_metrics_free(&m);
+    ts_schedule_free(s);
+    ts_placement_free(p);
+}
+
+static void test_improve_beats_gpipe(void **state)
+{
+    (void)state;
+    ts_builtin_opts o = {8, false, 0};
+    ts_placement *p = NULL;
+    ts_err e = {0};
+    assert_int_equal(ts_builtin_make("nnshape", &o, &p, &e), TS_OK);
+    ts_schedule *s = NULL;
+    assert_int_equal(ts_baseline_make("gpipe", p, 8, &s, &e), TS_OK);
+    ts_metrics m;
+    assert_int_equal(ts_schedule_metrics(s, &m), 0);
+    ts_schedule_set_memory(s, m.peak);
+    ts_improve_opts io = {0, 20000, ts_lower_bound(p, 8), 1, 0};
+    ts_improve_stats st;
+    ts_schedule *r = NULL;
+    assert_int_equal(ts_improve(s, &io, &r, &st, &e), TS_OK);
+    ts_validate_opts vo = {0};
+    assert_int_equal(ts_schedule_validate(r, &vo, &e), TS_OK);
+    /* GPipe waits for every forward before the first backward; interleaving them is shorter */
+    assert_true(st.after < m.makespan);
+    ts_metrics_free(&m);
+    ts_schedule_free(s);
+    ts_schedule_free(r);
+    ts_placement_free(p);
+}
+
+static void test_improve_refuses_incomplete(void **state)
+{
+    (void)state;
+    ts_builtin_opts o = {2, false, 0};
+    ts_placement *p = NULL;
+    ts_err e = {0};
+    assert_int_equal(ts_builtin_make("vshape", &o, &p, &e), TS_OK);
+    ts_schedule *s = sequential(p, 2);
+    s->nentries--; /* drop the last instance */
+    ts_improve_opts io = {0, 10, 0, 1, 0};
+    ts_schedule *r = NULL;
+    assert_int_equal(ts_improve(s, &io, &r, NULL, &e), TS_EINPUT);
+    assert_null(r);
+    assert_non_null(strstr(e.msg, "instances"));
+    ts_schedule_free(s);
+    ts_placement_free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bound_random),     cmocka_unit_test(test_bound_builtins),
+        cmocka_unit_test(test_bound_terms),      cmocka_unit_test(test_improve_beats_gpipe),
+        cmocka_unit_test(test_improve_refuses_incomplete),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
