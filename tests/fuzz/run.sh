@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer target of a TESSEL_FUZZ build for SECONDS each (a smoke test in CI; longer
+# by hand), seeded from tests/fixtures and tests/bad. A crash, sanitizer report, broken invariant,
+# timeout (10 s per input) or memory blow-up (2 GB) fails the run; the input that did it is left in
+# BUILD/fuzz/artifacts/ and belongs in tests/bad once fixed.
+#   tests/fuzz/run.sh BUILD [SECONDS] [TARGET...]
+set -euo pipefail
+build=${1:?usage: tests/fuzz/run.sh BUILD [SECONDS] [TARGET...]}
+secs=${2:-60}
+shift $(( $# >= 2 ? 2 : 1 ))
+here=$(cd "$(dirname "$0")" && pwd)
+tests=$(dirname "$here")
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(placement schedule pyimport sweep_spec)
+mkdir -p "$build/fuzz/artifacts"
+fail=0
+for t in "${targets[@]}"; do
+  corpus="$build/fuzz/corpus-$t"
+  mkdir -p "$corpus"
+  echo "== fuzz_$t for ${secs} s"
+  if ! "$build/bin/fuzz_$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+       -dict="$here/json.dict" -artifact_prefix="$build/fuzz/artifacts/$t-" \
+       -print_final_stats=1 "$corpus" "$tests/fixtures" "$tests/bad" \
+       >"$build/fuzz/$t.log" 2>&1; then
+    echo "FAIL: fuzz_$t (log: $build/fuzz/$t.log)"; tail -40 "$build/fuzz/$t.log"; fail=1
+  fi
+  grep -E "^#[0-9]+.*(DONE|pulse)" "$build/fuzz/$t.log" | tail -1 || true
+  grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$build/fuzz/$t.log" || true
+done
+exit $fail
