@@ -10,8 +10,9 @@
 #include "ts_serve.h"
 #include "ts_solver.h"
 
-/* Most instances a view, trace or baseline may unroll: keeps one request's work and answer small. */
-#define TS_API_MAX_INSTANCES (1L << 20)
+/* Most instances a view, trace or baseline may unroll: keeps one answer (an SVG of about 250
+ * bytes per box) within tens of megabytes. 32 devices x 128 micro-batches of vshape is 8,192. */
+#define TS_API_MAX_INSTANCES 200000L
 
 static int ts_api_refuse(ts_api_request *rq, int status, ts_err *e, const char *msg)
 {
@@ -323,8 +324,8 @@ int ts_api_parse(const char *method, const char *url, const char *body, size_t l
     strcpy(rq->file, "placement.json");
     rq->micro_batches = 128;
     rq->http_status = 400;
-    if (!method || !url)
-        return ts_api_refuse(rq, 400, e, "request: no method or path");
+    if (!method || !url || (!body && len))
+        return ts_api_refuse(rq, 400, e, "request: no method, path or body");
     if (len > TS_API_MAX_BODY)
         return ts_api_refuse(rq, 413, e, "request: body larger than the limit");
     if (ts_api_route_of(method, url, rq, e))

@@ -148,6 +148,8 @@ function showFieldMessage(msg) {
     if (tr) target = tr.cells[0].firstChild;
   }
   if (!target && /ndevs/.test(msg)) target = $('pl-ndevs');
+  if (!target && /field 'memory'|memory\[\d+\]/.test(msg)) target = $('k-memory');
+  if (!target && /micro_batches/.test(msg)) target = $('k-n');
   if (!target) return;
   target.classList.add('bad');
   const d = document.createElement('div');
@@ -208,6 +210,12 @@ function progressText(j) {
   return t;
 }
 
+// One job at a time from the page: its buttons wait while one runs; Cancel is the way out.
+function setBusy(on) {
+  for (const id of ['search', 'compare', 'whatif', 'baseline']) $(id).disabled = on;
+  $('cancel').disabled = !on;
+}
+
 async function runJob(body, onDone) {
   if (!(await check())) return;
   const st = $('job-status');
@@ -216,19 +224,21 @@ async function runJob(body, onDone) {
     id = (await api('/api/jobs', Object.assign({ placement: placementJson(), file: state.file }, knobs(), body))).id;
   } catch (e) { st.className = 'msg err'; st.textContent = e.message; return; }
   state.job = id;
-  $('cancel').disabled = false;
+  setBusy(true);
   st.className = 'msg';
   st.dataset.state = 'running';
   for (;;) {
     await new Promise((res) => setTimeout(res, 150));
     if (state.job !== id) return;
     let j;
-    try { j = await api(`/api/jobs/${id}`); } catch (e) { st.textContent = e.message; break; }
+    try { j = await api(`/api/jobs/${id}`); } catch (e) {
+      st.className = 'msg err'; st.textContent = e.message; state.job = null; setBusy(false); break;
+    }
     st.textContent = progressText(j);
     if (j.state === 'running') continue;
     st.dataset.state = j.state;
     state.job = null;
-    $('cancel').disabled = true;
+    setBusy(false);
     if (j.state === 'done') { st.className = 'msg ok'; await onDone(j.result); }
     else { st.className = 'msg err'; st.textContent = `${j.job} ${j.state}: ${j.error || ''}`; }
     break;
@@ -239,7 +249,7 @@ async function cancelJob() {
   const id = state.job;
   if (!id) return;
   state.job = null;
-  $('cancel').disabled = true;
+  setBusy(false);
   const st = $('job-status');
   try {
     const j = await api(`/api/jobs/${id}/cancel`, {});
