@@ -6,6 +6,7 @@
 #include <string.h>
 #include "cli.h"
 #include "ts_baseline.h"
+#include "ts_methods.h"
 
 static void ts_baseline_help(void)
 {
@@ -22,11 +23,12 @@ static void ts_baseline_help(void)
         printf("  %-12s %s\n  %-12s fits: %s\n", b->name, b->description, "", b->fits);
     }
     printf("\nOptions:\n" TS_CLI_PLACEMENT_HELP
-           "  -n, --micro-batches N  micro-batches (default 128)\n"
+           "  -n, --micro-batches N  micro-batches (default %d)\n"
            "  -o, --output SCHED   write the schedule (tessel-schedule/1) there and print a\n"
            "                       summary; without -o the schedule goes to stdout\n"
            "  --json               with -o: print the summary as one JSON object\n"
-           "  --list               list the kinds and the placements each fits\n");
+           "  --list               list the kinds and the placements each fits\n",
+           TS_DEFAULT_MICRO_BATCHES);
 }
 
 int ts_cmd_baseline(int argc, char **argv)
@@ -40,7 +42,7 @@ int ts_cmd_baseline(int argc, char **argv)
                                          {0, 0, 0, 0}};
     const char *cmd = "baseline";
     ts_cli_placement pl = {0};
-    long n = 128;
+    long n = TS_DEFAULT_MICRO_BATCHES;
     const char *out = NULL;
     int json = 0, list = 0, c;
     while ((c = ts_cli_getopt_placement(cmd, argc, argv, "n:o:h", opts, &pl)) != -1) {
