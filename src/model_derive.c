@@ -134,6 +134,20 @@ int ts_model_derive(const ts_model *m, const ts_hardware *h, const ts_derive_opt
                  o->infer ? "-infer" : "");
         rc = ts_d_quantise(&c, name, out, info, e);
     }
+    if (!rc) { /* stated in the file: `tessel search` takes the capacity from it */
+        ts_placement *p = *out;
+        p->has_capacity = true;
+        p->capacity = info->capacity;
+        p->time_unit_s = info->time_unit_s;
+        p->memory_unit_bytes = malloc((size_t)c.D * sizeof(double));
+        if (!p->memory_unit_bytes) {
+            ts_placement_free(p);
+            *out = NULL;
+            rc = ts_fail(e, TS_ESYS, "out of memory");
+        } else {
+            memcpy(p->memory_unit_bytes, info->memory_unit_dev, (size_t)c.D * sizeof(double));
+        }
+    }
 done:
     free(c.lc);
     free(c.lsh);

@@ -44,6 +44,7 @@ void ts_placement_free(ts_placement *p)
     }
     free(p->blocks);
     free(p->edges);
+    free(p->memory_unit_bytes);
     free(p->name);
     free(p);
 }
@@ -63,6 +64,8 @@ ts_placement *ts_placement_clone(const ts_placement *p)
         if (ts_placement_add_edge(q, x->src, x->dst, x->delay, x->distance) < 0)
             goto fail;
     }
+    if (ts_placement_units_copy(q, p))
+        goto fail;
     return q;
 fail:
     ts_placement_free(q);

@@ -18,8 +18,9 @@ typedef struct {
     int *gid_of;   /* block -> matched gid index, -1 */
     int *rank;     /* block -> the reference's gid for it */
     long nodes;
-    int fail_g;    /* the deepest gid at which every candidate failed */
-    char why[320]; /* the dependency that failed there */
+    int fail_g;    /* the gid whose dependency failed (see why) */
+    bool keep_why; /* why already holds the failure under the reference's own numbering */
+    char why[320]; /* a dependency that failed */
 } ts_matcher;
 
 int ts_py_gids(const ts_placement *p, int *gid_of)
@@ -50,7 +51,7 @@ static int ts_edge_holds(ts_matcher *mt, const ts_edge *x, int gs, int gd, int g
         long ss = mt->steps[gs * pl->nmids + m - x->distance], sd = mt->steps[gd * pl->nmids + m];
         if (sd >= ss + src->span + x->delay)
             continue;
-        if (g >= mt->fail_g) {
+        if (!mt->keep_why && g >= mt->fail_g) {
             mt->fail_g = g;
             snprintf(mt->why, sizeof mt->why,
                      "%s/%d (gid %ld, step %ld) starts before %s/%d (gid %ld, step %ld) is done",
@@ -97,6 +98,36 @@ static int ts_match_dfs(ts_matcher *mt, int g)
             pl->gids[g].block = -1;
         }
     return 0;
+}
+
+/* The reference's own numbering, when it fits the signatures: 1 when it keeps every dependency;
+ * 0 when not, with the first broken dependency kept as the one to report (the likeliest cause is a
+ * damaged file, not a different numbering); -1 when the numbering does not fit. */
+static int ts_match_preferred(ts_matcher *mt)
+{
+    ts_pyplan *pl = (ts_pyplan *)mt->pl;
+    int ok = 1;
+    for (int g = 0; g < pl->ngids; g++) {
+        int b = 0;
+        while (b < mt->p->nblocks && mt->rank[b] != pl->gids[g].gid)
+            b++;
+        if (b == mt->p->nblocks || !ts_sig_eq(&pl->gids[g], &mt->p->blocks[b]))
+            ok = -1;
+        else
+            pl->gids[g].block = b;
+    }
+    for (int g = 0; g < pl->ngids && ok == 1; g++) {
+        if (!ts_match_ok(mt, g, pl->gids[g].block)) {
+            ok = 0;
+            mt->keep_why = true;
+        }
+        mt->gid_of[pl->gids[g].block] = g;
+    }
+    for (int g = 0; g < pl->ngids && ok < 1; g++)
+        pl->gids[g].block = -1;
+    for (int b = 0; b < mt->p->nblocks && ok < 1; b++)
+        mt->gid_of[b] = -1;
+    return ok;
 }
 
 /* Every gid has a look-alike block and every block a look-alike gid, in equal numbers. */
@@ -163,7 +194,7 @@ int ts_py_match(ts_pyplan *pl, const ts_placement *p, ts_err *e)
         mt.steps[pl->inst[i].g * pl->nmids + pl->inst[i].mid] = pl->inst[i].step;
     for (int b = 0; b < p->nblocks; b++)
         mt.gid_of[b] = -1;
-    int r = ts_match_dfs(&mt, 0);
+    int r = ts_match_preferred(&mt) == 1 ? 1 : ts_match_dfs(&mt, 0);
     if (r < 0) {
         rc = ts_fail(e, TS_ENOANSWER, "%s: more than %ld tries to match look-alike gids; gave up",
                      pl->path, TS_MATCH_MAX_NODES);

@@ -39,6 +39,12 @@ typedef struct {
     ts_block *blocks;
     int nedges, cap_edges;
     ts_edge *edges;
+    /* Stated by derived placements (placement_units.c): the per-device memory capacity in the
+     * file's units, which `tessel search` takes when no --memory is given, and the units. */
+    bool has_capacity;
+    long capacity;
+    double time_unit_s;         /* seconds per span step, 0 when not stated */
+    double *memory_unit_bytes;  /* bytes per memory unit on each device, or NULL */
 } ts_placement;
 
 const char *ts_kind_name(ts_kind k);
@@ -77,6 +83,12 @@ long ts_placement_max_load(const ts_placement *p);
 /* Lower bound on the makespan of n micro-batches without memory limits: the maximum of the
  * sound bounds of ts_bound.h (load, critical path, recurrences, one machine per device). */
 long ts_lower_bound(const ts_placement *p, int n);
+
+/* The optional "capacity" and "units" keys (placement_units.c); j is the placement's object. */
+struct json_t;
+int ts_placement_units_from_json(ts_placement *p, struct json_t *j, const char *where, ts_err *e);
+void ts_placement_units_to_json(const ts_placement *p, struct json_t *j);
+int ts_placement_units_copy(ts_placement *q, const ts_placement *p); /* -1: out of memory */
 
 /* JSON files (format "tessel-placement/1"). path "-" means stdin/stdout. */
 int ts_placement_load(const char *path, ts_placement **out, ts_err *e);

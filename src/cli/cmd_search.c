@@ -41,7 +41,8 @@ static void ts_search_help(void)
            "device, writes it (a tessel-schedule/1 file with its repetend, so that it\n"
            "unrolls to any N >= k) and summarises it at N micro-batches.\n\n"
            TS_CLI_PLACEMENT_HELP
-           "  --memory M|none      per-device memory capacity, or none (unconstrained)\n"
+           "  --memory M|none      per-device memory capacity, or none (unconstrained);\n"
+           "                       default: the capacity the placement file states\n"
            "  --method METHOD      one of:\n");
     for (int i = 0; i < TS_METHOD_COUNT; i++)
         printf("                         %-7s %s\n", ts_method_names[i], ts_method_docs[i]);
@@ -142,9 +143,7 @@ static int ts_search_parse(const char *cmd, int argc, char **argv, ts_search_arg
     }
     if (ts_cli_placement_arg(cmd, argc, argv, &a->pl))
         return 2;
-    if (!a->memory)
-        return ts_cli_usage_error(cmd, "--memory is required: a per-device capacity, or none");
-    if (ts_cli_parse_memory(cmd, a->memory, &a->so.has_memory, &a->so.memory))
+    if (a->memory && ts_cli_parse_memory(cmd, a->memory, &a->so.has_memory, &a->so.memory))
         return 2;
     return 0;
 }
@@ -272,6 +271,15 @@ int ts_cmd_search(int argc, char **argv)
     ts_placement *p;
     if ((rc = ts_cli_placement_load(cmd, &a.pl, &p)))
         return rc;
+    if (!a.memory && !p->has_capacity) {
+        ts_placement_free(p);
+        return ts_cli_usage_error(cmd, "--memory is required: a per-device capacity, or none "
+                                       "(a placement file may state its own capacity)");
+    }
+    if (!a.memory) { /* the capacity a derived placement states (tessel placement --model) */
+        a.so.has_memory = true;
+        a.so.memory = p->capacity;
+    }
     rc = ts_search_run(cmd, &a, p);
     ts_placement_free(p);
     return rc;

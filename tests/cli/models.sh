@@ -41,6 +41,16 @@ derive() { # derive NAME ARGS...: writes $tmp/NAME.json and $tmp/NAME.info
 derive g13 --model gpt3-13b --hardware a100-80gb --gpus 8 --strategy 1f1b
 derive g175 --model gpt3-175b --hardware a100-80gb --gpus 64 --tensor-parallel 8 --strategy 1f1b
 derive mt5 --model mt5 --hardware a100-80gb --gpus 8 --strategy mshape
+if [[ $solver == 1 ]]; then # the capacity stated in the file is the search's default
+  "$tessel" search "$tmp/g13.json" --method modulo --micro-batches 16 --json >"$tmp/cap.out"
+  check "search with the file's capacity" 0 $?
+  [[ $(json_get "$tmp/cap.out" "['memory']") == $(json_get "$tmp/g13.info" "['capacity']") ]] ||
+    { echo "FAIL: search did not take the file's capacity"; fail=1; }
+fi
+[[ $(json_get "$tmp/g13.json" "['capacity']") == $(json_get "$tmp/g13.info" "['capacity']") ]] ||
+  { echo "FAIL: capacity not in the placement file"; fail=1; }
+[[ $(json_get "$tmp/g13.json" "['units']['memory_bytes'].__len__()") == 8 ]] ||
+  { echo "FAIL: memory units per GPU not in the placement file"; fail=1; }
 [[ $(json_get "$tmp/g175.info" "['stages']") == 8 ]] || { echo "FAIL: 175B stages"; fail=1; }
 [[ $(json_get "$tmp/g175.json" "['ndevs']") == 64 ]] || { echo "FAIL: 175B ndevs"; fail=1; }
 [[ $(json_get "$tmp/g175.json" "['blocks'][0]['devices']") == "[0, 1, 2, 3, 4, 5, 6, 7]" ]] ||

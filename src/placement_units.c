@@ -1,0 +1,83 @@
+/* What a derived placement states about its units: the per-device memory capacity (in the file's
+ * memory units) that `tessel search` takes when no --memory is given, the time of one span step
+ * and the bytes of one memory unit on each device. Optional keys "capacity" and "units". */
+#include <stdlib.h>
+#include <string.h>
+#include "ts_json.h"
+#include "ts_jsonutil.h"
+
+static int ts_units_number(json_t *v, const char *where, const char *what, double *out, ts_err *e)
+{
+    if (!json_is_number(v) || !(json_number_value(v) > 0))
+        return ts_fail(e, TS_EINPUT, "%s: %s must be a positive number", where, what);
+    *out = json_number_value(v);
+    return TS_OK;
+}
+
+int ts_placement_units_from_json(ts_placement *p, json_t *j, const char *where, ts_err *e)
+{
+    static const char *const keys[] = {"time_s", "memory_bytes", NULL};
+    long cap;
+    if (json_object_get(j, "capacity")) {
+        if (ts_jint(j, "capacity", where, 0, TS_MAX_MEMORY, &cap, e))
+            return TS_EINPUT;
+        p->has_capacity = true;
+        p->capacity = cap;
+    }
+    json_t *u = json_object_get(j, "units"), *t, *m;
+    if (!u)
+        return TS_OK;
+    if (!json_is_object(u))
+        return ts_fail(e, TS_EINPUT, "%s: field 'units' must be an object, got %s", where,
+                       ts_jtype(u));
+    if (ts_jkeys(u, where, keys, e))
+        return TS_EINPUT;
+    if ((t = json_object_get(u, "time_s")) &&
+        ts_units_number(t, where, "units.time_s", &p->time_unit_s, e))
+        return TS_EINPUT;
+    if (!(m = json_object_get(u, "memory_bytes")))
+        return TS_OK;
+    if (!json_is_array(m) || json_array_size(m) != (size_t)p->ndevs)
+        return ts_fail(e, TS_EINPUT, "%s: units.memory_bytes must be an array of %d numbers "
+                                     "(one per device)", where, p->ndevs);
+    free(p->memory_unit_bytes);
+    if (!(p->memory_unit_bytes = calloc((size_t)p->ndevs, sizeof(double))))
+        return ts_fail(e, TS_ESYS, "%s: out of memory", where);
+    for (int d = 0; d < p->ndevs; d++)
+        if (ts_units_number(json_array_get(m, (size_t)d), where, "units.memory_bytes[]",
+                            &p->memory_unit_bytes[d], e))
+            return TS_EINPUT;
+    return TS_OK;
+}
+
+void ts_placement_units_to_json(const ts_placement *p, json_t *j)
+{
+    if (p->has_capacity)
+        json_object_set_new(j, "capacity", json_integer(p->capacity));
+    if (!p->time_unit_s && !p->memory_unit_bytes)
+        return;
+    json_t *u = json_object();
+    if (p->time_unit_s)
+        json_object_set_new(u, "time_s", json_real(p->time_unit_s));
+    if (p->memory_unit_bytes) {
+        json_t *m = json_array();
+        for (int d = 0; d < p->ndevs; d++)
+            json_array_append_new(m, json_real(p->memory_unit_bytes[d]));
+        json_object_set_new(u, "memory_bytes", m);
+    }
+    json_object_set_new(j, "units", u);
+}
+
+int ts_placement_units_copy(ts_placement *q, const ts_placement *p)
+{
+    q->has_capacity = p->has_capacity;
+    q->capacity = p->capacity;
+    q->time_unit_s = p->time_unit_s;
+    if (!p->memory_unit_bytes || q->ndevs != p->ndevs)
+        return 0;
+    q->memory_unit_bytes = malloc((size_t)p->ndevs * sizeof(double));
+    if (!q->memory_unit_bytes)
+        return -1;
+    memcpy(q->memory_unit_bytes, p->memory_unit_bytes, (size_t)p->ndevs * sizeof(double));
+    return 0;
+}
