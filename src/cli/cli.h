@@ -26,7 +26,9 @@ struct option;
 int ts_cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
                   const struct option *longopts);
 /* Parses --memory M|none: "none" clears *has_memory (leaving *memory as it is), a whole number in
- * [0, TS_MAX_MEMORY] sets both. Returns 0, or 2 after reporting a usage error. */
+ * [0, TS_MAX_MEMORY] sets both, and so does a list "8,8,8,4" (a capacity per device), as its
+ * smallest value (its largest for `bound`), with a note on stderr. Returns 0, or 2 after reporting
+ * a usage error. */
 int ts_cli_parse_memory(const char *cmd, const char *arg, bool *has_memory, long *memory);
 
 /* A placement named on the command line: a file, or a built-in with its device count. */

@@ -86,13 +86,44 @@ int ts_cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
     return c;
 }
 
+/* A capacity per device, "8,8,8,4" (as schedule files store them). The solver takes one capacity
+ * for all devices, so a list stands for its smallest value: a schedule within it fits every
+ * device. For `bound` the largest instead, since a lower bound must hold for the roomiest device
+ * too. Said on stderr, since it is an approximation. */
+static int ts_cli_parse_memory_list(const char *cmd, const char *arg, long *memory)
+{
+    bool largest = !strcmp(cmd, "bound");
+    char item[32];
+    int n = 0;
+    for (const char *s = arg; *s; n++) {
+        size_t len = strcspn(s, ",");
+        if (len == 0 || len >= sizeof item)
+            return ts_cli_usage_error(cmd, "--memory: '%s' is not a list of capacities", arg);
+        memcpy(item, s, len);
+        item[len] = '\0';
+        long v;
+        if (ts_cli_parse_long(cmd, "--memory", item, 0, TS_MAX_MEMORY, &v))
+            return 2;
+        if (n == 0 || (largest ? v > *memory : v < *memory))
+            *memory = v;
+        s += len;
+        if (*s == ',' && !*++s)
+            return ts_cli_usage_error(cmd, "--memory: '%s' ends with a comma", arg);
+    }
+    fprintf(stderr, "tessel %s: --memory %s: %d capacities; %s holds every device to the %s, %ld\n",
+            cmd, arg, n, largest ? "the bound" : "the search", largest ? "largest" : "smallest",
+            *memory);
+    return 0;
+}
+
 int ts_cli_parse_memory(const char *cmd, const char *arg, bool *has_memory, long *memory)
 {
     if (!strcmp(arg, "none")) {
         *has_memory = false;
         return 0;
     }
-    if (ts_cli_parse_long(cmd, "--memory", arg, 0, TS_MAX_MEMORY, memory))
+    if (strchr(arg, ',') ? ts_cli_parse_memory_list(cmd, arg, memory)
+                         : ts_cli_parse_long(cmd, "--memory", arg, 0, TS_MAX_MEMORY, memory))
         return 2;
     *has_memory = true;
     return 0;

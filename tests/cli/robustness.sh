@@ -79,4 +79,11 @@ m, lb = map(float, '$four'.split()); m2, lb2 = map(float, '$scaled'.split())
 sys.exit(0 if abs(m2 - 2 * m) < 1e-9 and abs(lb2 - 2 * lb) < 1e-9 else 1)" ||
   bad "--scale 2 on every block: makespan and lower bound $scaled, unscaled $four"
 
+# --- --memory with a capacity per device
+run search --placement vshape --ndevs 4 --memory 8,8,8,4 --time-limit 5 -o "$tmp/mem.json"
+[[ $rc -eq 0 ]] && grep -q "smallest, 4" "$tmp/err" || bad "--memory 8,8,8,4: rc $rc, $(cat "$tmp/err")"
+"$tessel" validate -q "$tmp/mem.json" || bad "the schedule of --memory 8,8,8,4 does not validate"
+run search --placement vshape --ndevs 4 --memory 8,,4
+[[ $rc -eq 2 ]] || bad "--memory 8,,4 is accepted (rc $rc)"
+
 exit $fail
