@@ -194,7 +194,7 @@ bool ts_repetend_construct(const ts_placement *p, const int *chain, const int *m
 int ts_fast_construct(const ts_placement *p, const int *chain, bool has_memory, long cap,
                       int *mids, long *start, long *period, bool *fits, ts_err *e);
 
-/* ---- helpers shared by methods ------------------------------------------------------------ */
+/* ---- memory arithmetic (memory.c) and the fallback schedule (fallback.c) -------------------- */
 
 /* Per-device memory level left by running instances (b, m) for m < mids[b]: sum of memory *
  * mids[b] over the blocks on each device. */
@@ -212,7 +212,11 @@ void ts_net_memory(const ts_placement *p, long *net);
  * floor may be lower); otherwise it asks Z3 for the exact floor (*exact false on a timeout). */
 int ts_memory_floor(const ts_placement *p, long cap, const ts_budget *b, long *floor_cap,
                     bool *exact, ts_err *e);
-/* A timetable that always exists when memory >= the floor: one micro-batch at a time in a
+/* ts_memory_floor that also leaves the order reaching the floor: the starts of one micro-batch
+ * (nblocks entries) in start. */
+int ts_memory_floor_order(const ts_placement *p, long cap, const ts_budget *b, long *floor_cap,
+                          bool *exact, long *start, ts_err *e);
+/* fallback.c: a timetable that always exists when memory >= the floor: one micro-batch at a time in a
  * memory-minimal order, as a k = 1 repetend. */
 int ts_sequential_schedule(const ts_placement *p, bool has_memory, long cap, ts_schedule **out,
                            ts_err *e);

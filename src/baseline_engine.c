@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "baseline_internal.h"
+#include "ts_replay.h"
 
 int ts_bl_refuse(ts_err *e, const ts_baseline_info *info, const ts_placement *p,
                  const char *why)
@@ -73,72 +74,55 @@ void ts_bl_preds_free(ts_bl_preds *pr)
 }
 
 /* Earliest start of every listed instance (id = block * n + micro) given each device's order:
- * an instance starts once it heads the list of every device it occupies, those devices are free
- * and its inputs are done. Unlisted instances keep start -1. Fails when the orders deadlock. */
+ * the core's replay (ts_replay.h). Unlisted instances keep start -1. Fails when the orders
+ * deadlock. */
 int ts_bl_asap(const ts_placement *p, int n, const ts_bl_seq *ord, long *start, const char *kind,
                ts_err *e)
 {
-    int D = p->ndevs;
-    long total = (long)p->nblocks * n;
-    for (long i = 0; i < total; i++)
-        start[i] = -1;
-    ts_bl_preds pr = {0};
-    int *head = calloc((size_t)D, sizeof(int));
-    long *free_at = calloc((size_t)D, sizeof(long));
+    int D = p->ndevs, total = p->nblocks * n, len = 0, stuck = -1;
+    for (int d = 0; d < D; d++)
+        len += ord[d].len;
+    int *inst = malloc((size_t)(total > 0 ? total : 1) * sizeof(int));
+    int *off = malloc((size_t)(D + 1) * sizeof(int));
+    int *order = malloc((size_t)(len > 0 ? len : 1) * sizeof(int));
+    double *dur = malloc((size_t)(total > 0 ? total : 1) * sizeof(double));
+    double *st = malloc((size_t)(total > 0 ? total : 1) * sizeof(double));
     int rc = TS_OK;
-    if (ts_bl_preds_make(p, &pr) != 0 || !head || !free_at) {
+    if (!inst || !off || !order || !dur || !st) {
         rc = ts_fail(e, TS_ESYS, "baseline %s: out of memory", kind);
         goto out;
     }
-    for (bool progress = true; progress;) {
-        progress = false;
-        for (int d = 0; d < D; d++) {
-            while (head[d] < ord[d].len) {
-                int x = ord[d].v[head[d]];
-                int b = x / n, m = x % n;
-                const ts_block *blk = &p->blocks[b];
-                long s = 0;
-                bool ok = true;
-                for (int j = 0; j < blk->ndevices && ok; j++) {
-                    int dd = blk->devices[j];
-                    ok = head[dd] < ord[dd].len && ord[dd].v[head[dd]] == x;
-                    if (ok && free_at[dd] > s)
-                        s = free_at[dd];
-                }
-                for (int j = pr.off[b]; j < pr.off[b + 1] && ok; j++) {
-                    const ts_edge *ed = &p->edges[pr.in[j]];
-                    long ps = start[(long)ed->src * n + m];
-                    ok = ps >= 0;
-                    if (ok && ps + p->blocks[ed->src].span + ed->delay > s)
-                        s = ps + p->blocks[ed->src].span + ed->delay;
-                }
-                if (!ok)
-                    break;
-                start[x] = s;
-                for (int j = 0; j < blk->ndevices; j++) {
-                    int dd = blk->devices[j];
-                    free_at[dd] = s + blk->span;
-                    head[dd]++;
-                }
-                progress = true;
-            }
-        }
+    for (int x = 0; x < total; x++) {
+        inst[x] = -1;
+        dur[x] = (double)p->blocks[x / n].span;
     }
-    for (int d = 0; d < D; d++)
-        if (head[d] < ord[d].len) {
-            int x = ord[d].v[head[d]];
-            rc = ts_fail(e, TS_ESYS,
-                         "baseline %s: internal error: device orders deadlock at device %d, "
-                         "instance %s micro-batch %d",
-                         kind, d, p->blocks[x / n].id, x % n);
-            break;
+    off[0] = 0;
+    for (int d = 0; d < D; d++) {
+        for (int i = 0; i < ord[d].len; i++) {
+            int x = ord[d].v[i];
+            order[off[d] + i] = x;
+            inst[x] = x;
         }
+        off[d + 1] = off[d] + ord[d].len;
+    }
+    ts_replay_in in = {p, n, total, inst, off, order, dur, NULL};
+    rc = ts_replay(&in, st, &stuck, e);
+    if (rc == TS_ENOANSWER)
+        rc = ts_fail(e, TS_ESYS,
+                     "baseline %s: internal error: device orders deadlock at instance %s "
+                     "micro-batch %d",
+                     kind, p->blocks[stuck / n].id, stuck % n);
+    for (int x = 0; rc == TS_OK && x < total; x++)
+        start[x] = inst[x] >= 0 ? (long)st[x] : -1;
 out:
-    ts_bl_preds_free(&pr);
-    free(head);
-    free(free_at);
+    free(inst);
+    free(off);
+    free(order);
+    free(dur);
+    free(st);
     return rc;
 }
+
 /* ---------------------------------------------------------------- pipeline view of a placement */
 
 
