@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "ts_baseline.h"
+#include "ts_methods.h"
 #ifdef TS_HAVE_SOLVER
 #include "ts_solver.h"
 #endif
@@ -38,14 +39,11 @@ static double ts_cmp_now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static const char *const ts_search_methods[] = {"lazy", "fast", "full", "modulo"};
-
+/* The search methods are those of the registry (ts_methods.h). */
 static bool ts_is_search_method(const char *m)
 {
-    for (size_t i = 0; i < sizeof ts_search_methods / sizeof ts_search_methods[0]; i++)
-        if (!strcmp(m, ts_search_methods[i]))
-            return true;
-    return false;
+    ts_method x;
+    return ts_method_parse(m, &x) == 0;
 }
 
 /* Measures the schedule as run at n micro-batches (ts_cli_schedule_at) into the row. */
@@ -337,7 +335,7 @@ int ts_cmd_compare(int argc, char **argv)
                                          {0, 0, 0, 0}};
     const char *cmd = "compare";
     ts_cli_placement pl = {0};
-    long n = 128, memory = 0;
+    long n = TS_DEFAULT_MICRO_BATCHES, memory = 0;
     bool has_memory = false, memory_given = false;
     double limit = 60;
     const char *methods = NULL;
@@ -410,8 +408,8 @@ int ts_cmd_compare(int argc, char **argv)
     } else {
         for (int i = 0; i < ts_baseline_count(); i++)
             strcpy(names[nnames++], ts_baseline_at(i)->name);
-        for (size_t i = 0; i < sizeof ts_search_methods / sizeof ts_search_methods[0]; i++)
-            strcpy(names[nnames++], ts_search_methods[i]);
+        for (int i = 0; i < TS_METHOD_COUNT && nnames < TS_CMP_MAX_ROWS; i++)
+            strcpy(names[nnames++], ts_method_names[i]);
     }
 
     ts_placement *p;
