@@ -50,6 +50,13 @@ function placementJson() {
 }
 window.tsPlacementJson = placementJson;
 
+// A new placement starts with an empty timeline: the old one drew another placement.
+function clearResults() {
+  state.schedule = null;
+  state.view = null;
+  for (const id of ['summary', 'timeline', 'memory', 'view-info']) $(id).textContent = '';
+}
+
 function fromPlacementJson(j) {
   const edges = [];
   for (const e of j.edges || []) {
@@ -518,6 +525,7 @@ function openFile(file) {
   rd.onload = () => {
     try {
       state.file = file.name;
+      clearResults();
       fromPlacementJson(JSON.parse(rd.result));
     } catch (e) {
       $('check-msg').className = 'msg err';
@@ -534,6 +542,7 @@ async function loadBuiltin() {
     const r = await api('/api/builtin', { name: $('bi-name').value, ndevs: intOrText($('bi-ndevs').value),
       infer: $('bi-infer').checked, chunks: parseInt($('bi-chunks').value, 10) || 0 });
     state.file = 'placement.json';
+    clearResults();
     fromPlacementJson(r.placement);
     setStatus(`loaded ${$('bi-name').value} on ${$('bi-ndevs').value} devices`);
   } catch (e) { setStatus(e.message); }
