@@ -6,6 +6,12 @@
  *                   Pure: no server state, no I/O, no solver. This is the function a fuzz target
  *                   drives: any input yields either TS_OK and a request to free, or an error with
  *                   the HTTP status in rq->http_status and a one-line message in e.
+ *                   A fuzz target links tessel_serve and does, per input:
+ *                     ts_api_request rq; ts_err e = {0};
+ *                     if (ts_api_parse("POST", "/api/check", data, size, &rq, &e) == TS_OK)
+ *                         ts_api_request_free(&rq);
+ *                   (any route: /api/builtin, /api/check, /api/baseline, /api/view, /api/trace,
+ *                   /api/jobs; the parse starts nothing, so job bodies are safe to fuzz too).
  *   ts_api_handle   one parsed request -> a JSON answer and an HTTP status (jobs run in workers).
  *   ts_serve_main   the `tessel serve` command: options, the daemon, Ctrl-C. */
 #ifndef TS_SERVE_H
