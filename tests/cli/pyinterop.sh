@@ -101,11 +101,12 @@ if "$tessel" search --placement vshape --ndevs 4 --memory none --method modulo -
       same_schedule "$tmp/s.json" "$tmp/back.json" || { echo "FAIL: round trip changed $what"; fail=1; }
     done
   done
-  "$tessel" validate "$tmp/s.json" --micro-batches 12 >/dev/null
+  "$tessel" search --placement kshape --ndevs 4 --memory none --method modulo -o "$tmp/s.json" \
+    >/dev/null
   "$tessel" export --python "$tmp/s.json" -n 12 -o "$tmp/py.json"; check "export -n 12" 0 $?
   [[ $(json_get "$tmp/py.json" "['blocks'][0]['mid'] * 0 + max(b['mid'] for b in j['blocks'])") == 11 ]] ||
     { echo "FAIL: export -n 12 holds other micro-batches"; fail=1; }
-  "$tessel" import "$tmp/py.json" --placement xshape_zb --ndevs 4 -o "$tmp/back.json"
+  "$tessel" import "$tmp/py.json" --placement kshape --ndevs 4 -o "$tmp/back.json"
   check "import export -n 12" 0 $?
   [[ $(json_get "$tmp/back.json" "['nmicros']") == 12 ]] || { echo "FAIL: -n 12 round trip"; fail=1; }
 else
