@@ -165,8 +165,11 @@ else
     say "no point recorded within 30 s"
 fi
 
-# 4. --mpi without mpirun: a single rank runs the sweep itself.
-"$TESSEL" sweep "$FAST" -o "$TMP/single" --mpi -j 2 >"$TMP/single.out" 2>&1
+# 4. --mpi without mpirun: a single rank runs the sweep itself. (Open MPI's start as a singleton
+# leaks memory in components it unloads at MPI_Finalize, which LeakSanitizer cannot name for a
+# suppression: leak checking is off for this one run under ASan.)
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+    "$TESSEL" sweep "$FAST" -o "$TMP/single" --mpi -j 2 >"$TMP/single.out" 2>&1
 rc=$?
 [ "$rc" -eq 0 ] || { say "--mpi without mpirun: exit $rc"; cat "$TMP/single.out"; }
 check "$FAST" "$TMP/single"
