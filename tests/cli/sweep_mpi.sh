@@ -117,9 +117,9 @@ for x in bad:
 sys.exit(1 if bad else 0)
 PY
 
-# 2. kill -9 of worker rank 1 while it runs a point: rank 0 hears nothing from it for 3 s, puts
+# 2. kill -9 of worker rank 1 while it runs a point: rank 0 hears nothing from it for 5 s, puts
 # its point back in the queue, and rank 2 runs it.
-"${MPI[@]}" "$TESSEL" sweep "$SLOW" -o "$TMP/kill1" --mpi --mpi-timeout 3 >"$TMP/kill1.out" 2>&1 &
+"${MPI[@]}" "$TESSEL" sweep "$SLOW" -o "$TMP/kill1" --mpi --mpi-timeout 5 >"$TMP/kill1.out" 2>&1 &
 TIMEOUT_PID=$!
 JOB_PIDS=$TIMEOUT_PID
 mpirun_started() { MPIRUN_PID=$(ps -o pid= --ppid "$TIMEOUT_PID" | tr -d ' '); [ -n "$MPIRUN_PID" ]; }
