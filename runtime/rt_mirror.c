@@ -42,6 +42,87 @@ static void kind_depths(const ts_placement *p, const int *topo, ts_kind kind, bo
     }
 }
 
+/* Only forward and backward blocks, and no edges between micro-batches. */
+static int check_kinds(const ts_placement *p, ts_err *e) {
+    for (int b = 0; b < p->nblocks; b++)
+        if (p->blocks[b].kind == TS_KIND_OTHER)
+            return ts_fail(e, TS_EINPUT,
+                           "placement '%s' is not mirror-shaped: block %s is neither forward nor "
+                           "backward, so the train workload cannot map it to a layer",
+                           p->name, p->blocks[b].id);
+    for (int k = 0; k < p->nedges; k++)
+        if (p->edges[k].distance != 0)
+            return ts_fail(e, TS_EINPUT,
+                           "placement '%s': the train workload does not support edges between "
+                           "micro-batches (%s -> %s)",
+                           p->name, p->blocks[p->edges[k].src].id, p->blocks[p->edges[k].dst].id);
+    return TS_OK;
+}
+
+/* Each backward block's one forward partner: same devices, forward height = backward depth. */
+static int pair_blocks(const ts_placement *p, const int *hf, const int *db, rt_mirror *m,
+                       ts_err *e) {
+    int n = p->nblocks;
+    for (int b = 0; b < n; b++) m->partner[b] = -1;
+    for (int b = 0; b < n; b++) {
+        if (p->blocks[b].kind != TS_KIND_BACKWARD) continue;
+        int found = -1, count = 0;
+        for (int f = 0; f < n; f++)
+            if (p->blocks[f].kind == TS_KIND_FORWARD && hf[f] == db[b] &&
+                same_devices(&p->blocks[f], &p->blocks[b])) {
+                found = f;
+                count++;
+            }
+        if (count != 1 || m->partner[found] >= 0)
+            return ts_fail(e, TS_EINPUT,
+                           "placement '%s' is not mirror-shaped: backward block %s has %s forward "
+                           "block on the same devices at the mirrored position",
+                           p->name, p->blocks[b].id, count == 0 ? "no" : "more than one");
+        m->partner[b] = found;
+        m->partner[found] = b;
+    }
+    return TS_OK;
+}
+
+/* Why edge a -> c breaks the mirror (NULL when it agrees); marks forward sources and sinks. */
+static const char *edge_breaks_mirror(const ts_placement *p, rt_mirror *m, int a, int c) {
+    ts_kind ka = p->blocks[a].kind, kc = p->blocks[c].kind;
+    if (ka == TS_KIND_FORWARD && kc == TS_KIND_FORWARD) {
+        m->sink[a] = false;
+        m->source[c] = false;
+        if (m->partner[a] >= 0 && (m->partner[c] < 0 || !has_edge(p, m->partner[c], m->partner[a])))
+            return "its gradient has no mirrored backward edge";
+        return NULL;
+    }
+    if (ka == TS_KIND_BACKWARD && kc == TS_KIND_BACKWARD)
+        return has_edge(p, m->partner[c], m->partner[a]) ? NULL : "it mirrors no forward edge";
+    if (ka == TS_KIND_FORWARD && kc == TS_KIND_BACKWARD)
+        return m->partner[a] == c ? NULL : "a forward output may only feed its own backward block";
+    return "a backward block feeds a forward block";
+}
+
+/* Every edge agrees with the pairing, and each last forward block feeds its own backward block. */
+static int check_edges(const ts_placement *p, rt_mirror *m, ts_err *e) {
+    for (int b = 0; b < p->nblocks; b++)
+        if (p->blocks[b].kind == TS_KIND_FORWARD) m->source[b] = m->sink[b] = true;
+    for (int k = 0; k < p->nedges; k++) {
+        int a = p->edges[k].src, c = p->edges[k].dst;
+        const char *why = edge_breaks_mirror(p, m, a, c);
+        if (why)
+            return ts_fail(e, TS_EINPUT, "placement '%s' is not mirror-shaped at edge %s -> %s: %s",
+                           p->name, p->blocks[a].id, p->blocks[c].id, why);
+    }
+    for (int b = 0; b < p->nblocks; b++) {
+        if (p->blocks[b].kind != TS_KIND_FORWARD || !m->sink[b]) continue;
+        if (m->partner[b] < 0 || !has_edge(p, b, m->partner[b]))
+            return ts_fail(e, TS_EINPUT,
+                           "placement '%s' is not mirror-shaped: the last forward block %s must "
+                           "feed its own backward block (where the loss is taken)",
+                           p->name, p->blocks[b].id);
+    }
+    return TS_OK;
+}
+
 int rt_mirror_build(const ts_placement *p, rt_mirror *m, ts_err *e) {
     memset(m, 0, sizeof *m);
     int n = p->nblocks;
@@ -53,90 +134,17 @@ int rt_mirror_build(const ts_placement *p, rt_mirror *m, ts_err *e) {
     int *hf = malloc(sizeof(int) * (size_t)n);
     int *db = malloc(sizeof(int) * (size_t)n);
     int rc = TS_OK;
-    if (!m->partner || !m->source || !m->sink || !topo || !hf || !db) {
+    if (!m->partner || !m->source || !m->sink || !topo || !hf || !db)
         rc = ts_fail(e, TS_ESYS, "train model: out of memory");
-        goto done;
-    }
-    for (int b = 0; b < n; b++) {
-        m->partner[b] = -1;
-        if (p->blocks[b].kind == TS_KIND_OTHER) {
-            rc = ts_fail(e, TS_EINPUT,
-                         "placement '%s' is not mirror-shaped: block %s is neither forward nor "
-                         "backward, so the train workload cannot map it to a layer",
-                         p->name, p->blocks[b].id);
-            goto done;
-        }
-    }
-    for (int k = 0; k < p->nedges; k++)
-        if (p->edges[k].distance != 0) {
-            rc = ts_fail(e, TS_EINPUT,
-                         "placement '%s': the train workload does not support edges between "
-                         "micro-batches (%s -> %s)",
-                         p->name, p->blocks[p->edges[k].src].id, p->blocks[p->edges[k].dst].id);
-            goto done;
-        }
-    if (ts_placement_topo(p, topo) != 0) {
+    if (rc == TS_OK) rc = check_kinds(p, e);
+    if (rc == TS_OK && ts_placement_topo(p, topo) != 0)
         rc = ts_fail(e, TS_EINPUT, "placement '%s' has a cycle", p->name);
-        goto done;
+    if (rc == TS_OK) {
+        kind_depths(p, topo, TS_KIND_FORWARD, true, hf);
+        kind_depths(p, topo, TS_KIND_BACKWARD, false, db);
+        rc = pair_blocks(p, hf, db, m, e);
     }
-    kind_depths(p, topo, TS_KIND_FORWARD, true, hf);
-    kind_depths(p, topo, TS_KIND_BACKWARD, false, db);
-    for (int b = 0; b < n; b++) {
-        if (p->blocks[b].kind != TS_KIND_BACKWARD) continue;
-        int found = -1, count = 0;
-        for (int f = 0; f < n; f++)
-            if (p->blocks[f].kind == TS_KIND_FORWARD && hf[f] == db[b] &&
-                same_devices(&p->blocks[f], &p->blocks[b])) {
-                found = f;
-                count++;
-            }
-        if (count != 1 || m->partner[found] >= 0) {
-            rc = ts_fail(e, TS_EINPUT,
-                         "placement '%s' is not mirror-shaped: backward block %s has %s forward "
-                         "block on the same devices at the mirrored position",
-                         p->name, p->blocks[b].id, count == 0 ? "no" : "more than one");
-            goto done;
-        }
-        m->partner[b] = found;
-        m->partner[found] = b;
-    }
-    for (int b = 0; b < n; b++) {
-        if (p->blocks[b].kind != TS_KIND_FORWARD) continue;
-        m->source[b] = m->sink[b] = true;
-    }
-    for (int k = 0; k < p->nedges; k++) {
-        int a = p->edges[k].src, c = p->edges[k].dst;
-        ts_kind ka = p->blocks[a].kind, kc = p->blocks[c].kind;
-        const char *why = NULL;
-        if (ka == TS_KIND_FORWARD && kc == TS_KIND_FORWARD) {
-            m->sink[a] = false;
-            m->source[c] = false;
-            if (m->partner[a] >= 0 && (m->partner[c] < 0 || !has_edge(p, m->partner[c], m->partner[a])))
-                why = "its gradient has no mirrored backward edge";
-        } else if (ka == TS_KIND_BACKWARD && kc == TS_KIND_BACKWARD) {
-            if (!has_edge(p, m->partner[c], m->partner[a])) why = "it mirrors no forward edge";
-        } else if (ka == TS_KIND_FORWARD && kc == TS_KIND_BACKWARD) {
-            if (m->partner[a] != c) why = "a forward output may only feed its own backward block";
-        } else {
-            why = "a backward block feeds a forward block";
-        }
-        if (why) {
-            rc = ts_fail(e, TS_EINPUT, "placement '%s' is not mirror-shaped at edge %s -> %s: %s",
-                         p->name, p->blocks[a].id, p->blocks[c].id, why);
-            goto done;
-        }
-    }
-    for (int b = 0; b < n; b++) {
-        if (p->blocks[b].kind != TS_KIND_FORWARD || !m->sink[b]) continue;
-        if (m->partner[b] < 0 || !has_edge(p, b, m->partner[b])) {
-            rc = ts_fail(e, TS_EINPUT,
-                         "placement '%s' is not mirror-shaped: the last forward block %s must feed "
-                         "its own backward block (where the loss is taken)",
-                         p->name, p->blocks[b].id);
-            goto done;
-        }
-    }
-done:
+    if (rc == TS_OK) rc = check_edges(p, m, e);
     free(topo);
     free(hf);
     free(db);

@@ -122,11 +122,7 @@ static int ts_read_chain(ts_placement *p, json_t *jc, const char *where, size_t 
     return TS_OK;
 }
 
-/* A device whose blocks free more memory than they allocate in one micro-batch would run below
- * zero, without bound, as micro-batches go by: no capacity means anything then, so such a file is
- * refused rather than scheduled (each micro-batch must leave a device's memory level as it found
- * it, or higher). */
-static int ts_check_memory_net(const ts_placement *p, const char *where, ts_err *e)
+int ts_placement_check_memory(const ts_placement *p, const char *where, ts_err *e)
 {
     long *net = calloc((size_t)p->ndevs, sizeof *net);
     if (!net)
@@ -187,7 +183,7 @@ int ts_placement_from_json(json_t *j, const char *where, ts_placement **out, ts_
     }
     if (ts_placement_units_from_json(p, j, where, e))
         goto fail;
-    if (ts_placement_check(p, where, e) || ts_check_memory_net(p, where, e))
+    if (ts_placement_check(p, where, e))
         goto fail;
     *out = p;
     return TS_OK;

@@ -64,6 +64,10 @@ bool ts_placement_has_distance_edges(const ts_placement *p);
 /* Structural check: unique ids, spans, devices, edges in range, no self-loop, and no cycle among
  * same-micro-batch (distance 0) edges. `where` names the file in messages. */
 int ts_placement_check(const ts_placement *p, const char *where, ts_err *e);
+/* TS_EINPUT when a device's blocks free more memory than they allocate in one micro-batch (its
+ * level would sink without bound as micro-batches go by): most likely a typo in a file. Kept out
+ * of ts_placement_check, since running sums stay well defined; the command line warns. */
+int ts_placement_check_memory(const ts_placement *p, const char *where, ts_err *e);
 
 /* Kahn's peeling over distance-0 edges: order receives the blocks that can be placed, indeg keeps
  * a positive count for blocks on or behind a cycle. Returns how many blocks were placed. */

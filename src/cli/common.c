@@ -164,6 +164,15 @@ int ts_cli_placement_arg(const char *cmd, int argc, char **argv, ts_cli_placemen
     return 0;
 }
 
+/* The library accepts a device whose blocks free more memory than they allocate per micro-batch;
+ * in a file that is most likely a typo, so the command line says so. */
+static void ts_cli_warn_memory(const char *cmd, const ts_placement *p, const char *where)
+{
+    ts_err e = {0};
+    if (ts_placement_check_memory(p, where, &e))
+        fprintf(stderr, "tessel %s: warning: %s\n", cmd, e.msg);
+}
+
 int ts_cli_placement_load(const char *cmd, ts_cli_placement *pl, ts_placement **out)
 {
     ts_err e = {0};
@@ -177,7 +186,10 @@ int ts_cli_placement_load(const char *cmd, ts_cli_placement *pl, ts_placement **
         if (pl->ndevs || pl->infer || pl->chunks)
             return ts_cli_usage_error(cmd, "--ndevs, --infer and --chunks apply to built-in "
                                            "placements (--placement NAME) only");
-        return ts_placement_load(pl->file, out, &e) ? ts_cli_report(cmd, &e) : 0;
+        if (ts_placement_load(pl->file, out, &e))
+            return ts_cli_report(cmd, &e);
+        ts_cli_warn_memory(cmd, *out, pl->file);
+        return 0;
     }
     if (!pl->ndevs)
         return ts_cli_usage_error(cmd, "--placement %s needs --ndevs D", pl->name);
@@ -196,6 +208,7 @@ int ts_cli_schedule_load(const char *cmd, const char *path, long n, ts_schedule 
     *out = NULL;
     if (ts_schedule_load(path, &s, &e))
         return ts_cli_report(cmd, &e);
+    ts_cli_warn_memory(cmd, s->placement, path);
     if (n > 0 && n != s->nmicros) {
         ts_schedule *u;
         int rc = ts_schedule_unroll(s, (int)n, &u, &e);

@@ -49,6 +49,11 @@ printf '{"format": "tessel-placement/1", "name": "\x01' >"$tmp/ctl.json"
 run bound "$tmp/ctl.json" -n 4
 [[ $rc -eq 2 && $(wc -l <"$tmp/err") -eq 1 ]] || bad "JSON error near a control character: rc $rc, $(cat -A "$tmp/err")"
 
+# --- a device whose blocks free more than they allocate per micro-batch (+1 then -3): a warning
+run bound "$tests/bad/memory_net_negative.json" -n 4
+[[ $rc -eq 0 ]] && grep -q "warning: .*device 0: the memory of one micro-batch's blocks sums to -2" "$tmp/err" ||
+  bad "negative memory sum: rc $rc, $(cat "$tmp/err")"
+
 # --- validate -n reports the cause (a broken dependency), not the duplicate it makes when unrolled
 run validate "$tests/bad/moved_entry.json" -n 16
 [[ $rc -eq 1 ]] && grep -q "dependency" "$tmp/err" && ! grep -q "appears twice" "$tmp/err" ||
