@@ -192,175 +192,213 @@ int ts_fast_construct(const ts_placement *p, const int *chain, bool has_memory, 
     return TS_OK;
 }
 
-int ts_search_fast(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
-                   ts_search_stats *st, ts_err *e)
+/* The fast method's state: its context and the repetend it builds. */
+typedef struct {
+    ts_search_ctx *c;
+    const ts_placement *p;
+    const ts_search_opts *o;
+    int n;
+    long maxload;
+    int *chain, *mids;
+    long *start, *level;
+    long P;
+    int k;
+    ts_rmodel *rm; /* the repetend model of the repair, built on first use */
+} ts_fast;
+
+/* Step 1: the compact window and the offsets of the backward walk. */
+static int ts_fast_build(ts_fast *F, ts_err *e)
 {
-    ts_search_ctx ctx;
-    ts_ctx_begin(&ctx, p, o, st);
-    st = ctx.st;
-    *out = NULL;
-    int n = p->nblocks;
-    const ts_budget b = ctx.budget;
-    long maxload = ts_placement_max_load(p);
-    int *chain = malloc((size_t)n * sizeof *chain + 1);
-    int *mids = calloc((size_t)n + 1, sizeof *mids);
-    long *start = calloc((size_t)n + 1, sizeof *start);
-    long *level = calloc((size_t)p->ndevs + 1, sizeof *level);
-    ts_rmodel *rm = NULL;
-    int rc = TS_OK;
-    if (!chain || !mids || !start || !level) {
+    const ts_placement *p = F->p;
+    if (ts_placement_chain_order(p, F->chain))
+        return ts_fail(e, TS_EINPUT, "fast: the placement '%s' has a dependency cycle", p->name);
+    double t0 = ts_now();
+    int rc = ts_fast_pack(p, F->chain, F->start, &F->P, e);
+    if (rc)
+        return rc;
+    if (ts_fast_offsets(p, F->chain, F->start, F->P, F->mids))
+        return ts_fail(e, TS_EINPUT,
+                       "fast: the construction cannot meet the edges between micro-batches of "
+                       "'%s'; use --method modulo",
+                       p->name);
+    ts_ctx_lap(F->c, TS_PHASE_CONSTRUCT, t0);
+    F->k = 0;
+    for (int i = 0; i < F->n; i++)
+        if (F->mids[i] + 1 > F->k)
+            F->k = F->mids[i] + 1;
+    F->c->st->candidates = 1;
+    return TS_OK;
+}
+
+/* One repair candidate: offsets cur, re-timed under memory with a period below *bestP. On a
+ * better period, mids, start, *bestP and *bestk take it. */
+static int ts_fast_repair_try(ts_fast *F, const int *cur, long *cstart, long *bestP, int *bestk,
+                              ts_err *e)
+{
+    const ts_placement *p = F->p;
+    const ts_search_opts *o = F->o;
+    ts_search_stats *st = F->c->st;
+    ts_mids_levels(p, cur, F->level);
+    for (int d = 0; d < p->ndevs; d++)
+        if (F->level[d] > o->memory)
+            return TS_OK;
+    bool feasible, unknown;
+    int rc = ts_complete_feasible(p, cur, true, o->memory,
+                                  ts_budget_call(&F->c->budget, TS_FAST_CALL_CAP) + 1e-3,
+                                  &feasible, &unknown, e);
+    if (rc || !feasible)
+        return rc;
+    if (!F->rm && (rc = ts_rmodel_new(p, true, o->memory, &F->rm, e)))
+        return rc;
+    ts_rres r;
+    long hi = *bestP == LONG_MAX ? -1 : *bestP - 1;
+    if ((rc = ts_rmodel_solve(F->rm, cur, F->maxload, hi, &F->c->budget, TS_FAST_CALL_CAP,
+                              cstart, &r, e)))
+        return rc;
+    if (r.timed_out)
+        st->timed_out = true;
+    if (r.found) {
+        *bestP = r.period;
+        *bestk = 0;
+        for (int i = 0; i < F->n; i++)
+            if (cur[i] + 1 > *bestk)
+                *bestk = cur[i] + 1;
+        memcpy(F->mids, cur, (size_t)F->n * sizeof *cur);
+        memcpy(F->start, cstart, (size_t)F->n * sizeof *cstart);
+    }
+    return TS_OK;
+}
+
+/* Step 2, under memory: re-time the same offsets, then clamp them (fewer micro-batches in
+ * flight); keep the smallest period, stop at zero bubbles. Two ways to lower the offsets to at
+ * most c, both monotone (so offsets still never grow along an edge): clamp them (the early blocks
+ * lose their lead), or scale them all. *ok: a repetend within memory stands. */
+static int ts_fast_repair(ts_fast *F, bool *ok, ts_err *e)
+{
+    int n = F->n, k = F->k;
+    long bestP = LONG_MAX;
+    int bestk = 0, rc = TS_OK;
+    int *cur = calloc((size_t)n + 1, sizeof *cur), *orig = calloc((size_t)n + 1, sizeof *orig);
+    long *cstart = calloc((size_t)n + 1, sizeof *cstart);
+    if (!cur || !cstart || !orig) {
         rc = ts_fail(e, TS_ESYS, "solver: out of memory");
         goto out;
     }
-    if (ts_placement_chain_order(p, chain)) {
-        rc = ts_fail(e, TS_EINPUT, "fast: the placement '%s' has a dependency cycle", p->name);
-        goto out;
+    memcpy(orig, F->mids, (size_t)n * sizeof *F->mids);
+    for (int step = 0; !*ok && step < 2 * k && bestP > F->maxload; step++) {
+        int clamp = k - 1 - step / 2, variant = step % 2;
+        if (variant == 1 && clamp == k - 1)
+            continue;
+        if (ts_ctx_cut(F->c))
+            break;
+        for (int i = 0; i < n; i++)
+            cur[i] = variant == 0 ? (orig[i] > clamp ? clamp : orig[i])
+                                  : (int)(((long)orig[i] * clamp + (k - 1) / 2) / (k - 1));
+        F->c->st->candidates++;
+        if ((rc = ts_fast_repair_try(F, cur, cstart, &bestP, &bestk, e)))
+            break;
     }
+    if (rc == TS_OK && bestP != LONG_MAX) {
+        *ok = true;
+        F->P = bestP;
+        F->k = bestk;
+    }
+out:
+    free(cur);
+    free(cstart);
+    free(orig);
+    return rc;
+}
+
+/* Step 2: does the constructed repetend fit the memory (window, warm-up and cool-down)? If not,
+ * the repair. *ok: a repetend within memory stands. */
+static int ts_fast_memory(ts_fast *F, bool *ok, ts_err *e)
+{
+    const ts_search_opts *o = F->o;
     double t0 = ts_now();
-    long P = 0;
-    if ((rc = ts_fast_pack(p, chain, start, &P, e)))
-        goto out;
-    if (ts_fast_offsets(p, chain, start, P, mids)) {
-        rc = ts_fail(e, TS_EINPUT,
-                     "fast: the construction cannot meet the edges between micro-batches of '%s'; "
-                     "use --method modulo",
-                     p->name);
-        goto out;
-    }
-    ts_ctx_phase(&ctx, TS_PHASE_CONSTRUCT, ts_now() - t0);
-    int k = 0;
-    for (int i = 0; i < n; i++)
-        if (mids[i] + 1 > k)
-            k = mids[i] + 1;
-    st->candidates = 1;
+    bool feasible = true, unknown = false;
+    *ok = ts_fast_window_fits(F->p, F->mids, F->start, o->memory, F->level);
+    int rc = TS_OK;
+    if (*ok && (rc = ts_complete_feasible(F->p, F->mids, true, o->memory,
+                                          ts_budget_call(&F->c->budget, TS_FAST_CALL_CAP) + 1e-3,
+                                          &feasible, &unknown, e)))
+        return rc;
+    *ok = *ok && feasible;
+    rc = ts_fast_repair(F, ok, e);
+    ts_ctx_lap(F->c, TS_PHASE_REPAIR, t0);
+    return rc;
+}
 
-    bool ok = true;
-    if (o->has_memory) {
-        t0 = ts_now();
-        bool feasible = true, unknown = false;
-        ok = ts_fast_window_fits(p, mids, start, o->memory, level);
-        if (ok && (rc = ts_complete_feasible(p, mids, true, o->memory,
-                                             ts_budget_call(&b, TS_FAST_CALL_CAP) + 1e-3, &feasible,
-                                             &unknown, e)))
-            goto out;
-        ok = ok && feasible;
-        /* Repair: re-time the same offsets under memory, then clamp them (fewer micro-batches
-         * in flight); keep the smallest period, stop at zero bubbles. */
-        long bestP = LONG_MAX;
-        int bestk = 0;
-        int *cur = calloc((size_t)n + 1, sizeof *cur);
-        long *cstart = calloc((size_t)n + 1, sizeof *cstart);
-        if (!cur || !cstart) {
-            free(cur);
-            free(cstart);
-            rc = ts_fail(e, TS_ESYS, "solver: out of memory");
-            goto out;
-        }
-        int *orig = calloc((size_t)n + 1, sizeof *orig);
-        if (!orig) {
-            free(cur);
-            free(cstart);
-            rc = ts_fail(e, TS_ESYS, "solver: out of memory");
-            goto out;
-        }
-        memcpy(orig, mids, (size_t)n * sizeof *mids);
-        /* Two ways to lower the offsets to at most c, both monotone (so offsets still never grow
-         * along an edge): clamp them (the early blocks lose their lead), or scale them all. */
-        for (int step = 0; !ok && step < 2 * k && bestP > maxload; step++) {
-            int clamp = k - 1 - step / 2, variant = step % 2;
-            if (variant == 1 && clamp == k - 1)
-                continue;
-            if (ts_budget_over(&b)) {
-                st->timed_out = true;
-                break;
-            }
-            for (int i = 0; i < n; i++)
-                cur[i] = variant == 0 ? (orig[i] > clamp ? clamp : orig[i])
-                                      : (int)(((long)orig[i] * clamp + (k - 1) / 2) / (k - 1));
-            st->candidates++;
-            ts_mids_levels(p, cur, level);
-            bool lvl_ok = true;
-            for (int d = 0; d < p->ndevs; d++)
-                if (level[d] > o->memory)
-                    lvl_ok = false;
-            if (!lvl_ok)
-                continue;
-            if ((rc = ts_complete_feasible(p, cur, true, o->memory,
-                                           ts_budget_call(&b, TS_FAST_CALL_CAP) + 1e-3, &feasible,
-                                           &unknown, e)))
-                break;
-            if (!feasible)
-                continue;
-            if (!rm && (rc = ts_rmodel_new(p, true, o->memory, &rm, e)))
-                break;
-            ts_rres r;
-            long hi = bestP == LONG_MAX ? -1 : bestP - 1;
-            if ((rc = ts_rmodel_solve(rm, cur, maxload, hi, &b, TS_FAST_CALL_CAP, cstart, &r, e)))
-                break;
-            if (r.timed_out)
-                st->timed_out = true;
-            if (r.found) {
-                bestP = r.period;
-                bestk = 0;
-                for (int i = 0; i < n; i++)
-                    if (cur[i] + 1 > bestk)
-                        bestk = cur[i] + 1;
-                memcpy(mids, cur, (size_t)n * sizeof *cur);
-                memcpy(start, cstart, (size_t)n * sizeof *cstart);
-            }
-        }
-        free(cur);
-        free(cstart);
-        free(orig);
-        if (rc)
-            goto out;
-        if (bestP != LONG_MAX) {
-            ok = true;
-            P = bestP;
-            k = bestk;
-        }
-        ts_ctx_phase(&ctx, TS_PHASE_REPAIR, ts_now() - t0);
-        if (!ok) {
-            /* Nothing with these offsets: one micro-batch at a time, if anything fits. */
-            long floor_cap;
-            bool exact;
-            if ((rc = ts_memory_floor(p, o->memory, &b, &floor_cap, &exact, e)))
-                goto out;
-            if ((rc = ts_floor_refusal(p, o->memory, floor_cap, exact, st, e)))
-                goto out;
-            if ((rc = ts_sequential_fallback(p, true, o->memory, maxload, out, st, e)))
-                goto out;
-            st->optimal = st->bubbles == 0;
-            goto out;
-        }
-    }
+/* Nothing with these offsets: one micro-batch at a time, if anything fits. */
+static int ts_fast_fallback(ts_fast *F, ts_schedule **out, ts_err *e)
+{
+    const ts_search_opts *o = F->o;
+    ts_search_stats *st = F->c->st;
+    long floor_cap;
+    bool exact;
+    int rc = ts_memory_floor(F->p, o->memory, &F->c->budget, &floor_cap, &exact, e);
+    if (rc || (rc = ts_floor_refusal(F->p, o->memory, floor_cap, exact, st, e)))
+        return rc;
+    if ((rc = ts_sequential_fallback(F->p, true, o->memory, F->maxload, out, st, e)))
+        return rc;
+    st->optimal = st->bubbles == 0;
+    return TS_OK;
+}
 
-    t0 = ts_now();
-    ts_complete_repetend rep = {P, mids, start};
+/* Step 3: warm-up and cool-down, minimised down to the accept bound. */
+static int ts_fast_complete(ts_fast *F, ts_schedule **out, ts_err *e)
+{
+    const ts_search_opts *o = F->o;
+    ts_search_stats *st = F->c->st;
+    ts_complete_repetend rep = {F->P, F->mids, F->start};
     ts_complete_opts co;
     ts_complete_opts_init(&co);
     co.has_memory = o->has_memory;
     co.memory = o->memory;
     co.accept = o->accept;
     co.micro_batches = o->micro_batches;
-    co.time_limit = o->time_limit > 0 ? ts_budget_left(&b) + 0.001 : 0;
+    co.time_limit = o->time_limit > 0 ? ts_budget_left(&F->c->budget) + 0.001 : 0;
     ts_complete_stats cst;
-    rc = ts_complete(p, &rep, &co, out, &cst, e);
-    ts_ctx_phase(&ctx, TS_PHASE_WARMUP, cst.warmup_seconds);
-    ts_ctx_phase(&ctx, TS_PHASE_COOLDOWN, cst.cooldown_seconds);
+    int rc = ts_complete(F->p, &rep, &co, out, &cst, e);
+    ts_ctx_phase(F->c, TS_PHASE_WARMUP, cst.warmup_seconds);
+    ts_ctx_phase(F->c, TS_PHASE_COOLDOWN, cst.cooldown_seconds);
     if (rc)
-        goto out;
-    st->k = k;
-    st->period = P;
-    st->bubbles = P - maxload;
-    st->optimal = P <= maxload;
+        return rc;
+    st->k = F->k;
+    st->period = F->P;
+    st->bubbles = F->P - F->maxload;
+    st->optimal = F->P <= F->maxload;
     st->timed_out = st->timed_out || cst.timed_out;
     st->completion_optimal = cst.warmup_optimal && cst.cooldown_optimal;
-out:
-    ts_rmodel_free(rm);
-    free(chain);
-    free(mids);
-    free(start);
-    free(level);
+    return TS_OK;
+}
+
+int ts_search_fast(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
+                   ts_search_stats *st, ts_err *e)
+{
+    ts_search_ctx ctx;
+    ts_ctx_begin(&ctx, p, o, st);
+    *out = NULL;
+    int n = p->nblocks;
+    ts_fast F = {&ctx, p, o, n, ts_placement_max_load(p), NULL, NULL, NULL, NULL, 0, 0, NULL};
+    F.chain = malloc((size_t)n * sizeof *F.chain + 1);
+    F.mids = calloc((size_t)n + 1, sizeof *F.mids);
+    F.start = calloc((size_t)n + 1, sizeof *F.start);
+    F.level = calloc((size_t)p->ndevs + 1, sizeof *F.level);
+    int rc = TS_OK;
+    bool ok = true;
+    if (!F.chain || !F.mids || !F.start || !F.level)
+        rc = ts_fail(e, TS_ESYS, "solver: out of memory");
+    if (rc == TS_OK)
+        rc = ts_fast_build(&F, e);
+    if (rc == TS_OK && o->has_memory)
+        rc = ts_fast_memory(&F, &ok, e);
+    if (rc == TS_OK)
+        rc = ok ? ts_fast_complete(&F, out, e) : ts_fast_fallback(&F, out, e);
+    ts_rmodel_free(F.rm);
+    free(F.chain);
+    free(F.mids);
+    free(F.start);
+    free(F.level);
     return ts_ctx_end(&ctx, rc, *out);
 }

@@ -355,52 +355,65 @@ out:
     return rc;
 }
 
-int ts_search_lazy(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
-                   ts_search_stats *st, ts_err *e)
+/* The search's arrays, the chain order and the position of each block in it. */
+static int ts_lazy_init(ts_lazy *L, ts_search_ctx *c, ts_err *e)
 {
-    ts_search_ctx ctx;
-    ts_ctx_begin(&ctx, p, o, st);
-    st = ctx.st;
-    *out = NULL;
-    ts_lazy L;
-    memset(&L, 0, sizeof L);
-    L.p = p;
-    L.c = &ctx;
-    L.o = o;
-    L.st = st;
-    L.n = p->nblocks;
-    L.maxload = ts_placement_max_load(p);
-    L.best_period = LONG_MAX;
-    L.proven = true;
+    const ts_placement *p = c->p;
     int nb = p->nblocks;
-    int rc = TS_OK;
-    L.chain = malloc((size_t)nb * sizeof *L.chain + 1);
-    L.pos = malloc((size_t)nb * sizeof *L.pos + 1);
-    L.level = calloc((size_t)p->ndevs + 1, sizeof *L.level);
-    L.lp = calloc((size_t)nb * (size_t)nb + 1, sizeof *L.lp);
-    L.best_mids = calloc((size_t)nb + 1, sizeof *L.best_mids);
-    L.best_start = calloc((size_t)nb + 1, sizeof *L.best_start);
-    L.start = calloc((size_t)nb + 1, sizeof *L.start);
-    L.seed_period = LONG_MAX;
-    L.seed_mids = calloc((size_t)nb + 1, sizeof *L.seed_mids);
-    L.seed_start = calloc((size_t)nb + 1, sizeof *L.seed_start);
-    if (!L.chain || !L.pos || !L.level || !L.lp || !L.best_mids || !L.best_start || !L.start ||
-        !L.seed_mids || !L.seed_start) {
-        rc = ts_fail(e, TS_ESYS, "solver: out of memory");
-        goto out;
-    }
-    if (ts_placement_chain_order(p, L.chain)) {
-        rc = ts_fail(e, TS_EINPUT, "lazy: the placement '%s' has a dependency cycle", p->name);
-        goto out;
-    }
+    memset(L, 0, sizeof *L);
+    L->p = p;
+    L->c = c;
+    L->o = c->o;
+    L->st = c->st;
+    L->n = nb;
+    L->maxload = ts_placement_max_load(p);
+    L->best_period = LONG_MAX;
+    L->seed_period = LONG_MAX;
+    L->proven = true;
+    L->chain = malloc((size_t)nb * sizeof *L->chain + 1);
+    L->pos = malloc((size_t)nb * sizeof *L->pos + 1);
+    L->level = calloc((size_t)p->ndevs + 1, sizeof *L->level);
+    L->lp = calloc((size_t)nb * (size_t)nb + 1, sizeof *L->lp);
+    L->best_mids = calloc((size_t)nb + 1, sizeof *L->best_mids);
+    L->best_start = calloc((size_t)nb + 1, sizeof *L->best_start);
+    L->start = calloc((size_t)nb + 1, sizeof *L->start);
+    L->seed_mids = calloc((size_t)nb + 1, sizeof *L->seed_mids);
+    L->seed_start = calloc((size_t)nb + 1, sizeof *L->seed_start);
+    if (!L->chain || !L->pos || !L->level || !L->lp || !L->best_mids || !L->best_start ||
+        !L->start || !L->seed_mids || !L->seed_start)
+        return ts_fail(e, TS_ESYS, "solver: out of memory");
+    if (ts_placement_chain_order(p, L->chain))
+        return ts_fail(e, TS_EINPUT, "lazy: the placement '%s' has a dependency cycle", p->name);
     for (int i = 0; i < nb; i++)
-        L.pos[L.chain[i]] = i;
-    /* All-pairs longest start-to-start paths over same-micro-batch edges, in chain order (which
-     * is topological). */
+        L->pos[L->chain[i]] = i;
+    return TS_OK;
+}
+
+static void ts_lazy_free(ts_lazy *L)
+{
+    ts_rmodel_free(L->rm);
+    free(L->chain);
+    free(L->pos);
+    free(L->level);
+    free(L->lp);
+    free(L->best_mids);
+    free(L->best_start);
+    free(L->start);
+    free(L->seed_mids);
+    free(L->seed_start);
+    ts_schedule_free(L->seed_sched);
+}
+
+/* All-pairs longest start-to-start paths over same-micro-batch edges, in chain order (which is
+ * topological): the screen's period bound. */
+static void ts_lazy_paths(ts_lazy *L)
+{
+    const ts_placement *p = L->p;
+    int nb = L->n;
     for (int a = 0; a < nb; a++) {
-        long *row = L.lp + (size_t)a * (size_t)nb;
-        for (int i = L.pos[a]; i < nb; i++) {
-            int x = L.chain[i];
+        long *row = L->lp + (size_t)a * (size_t)nb;
+        for (int i = L->pos[a]; i < nb; i++) {
+            int x = L->chain[i];
             if (x != a && row[x] <= 0)
                 continue;
             for (int ei = 0; ei < p->nedges; ei++) {
@@ -414,171 +427,218 @@ int ts_search_lazy(const ts_placement *p, const ts_search_opts *o, ts_schedule *
         }
         row[a] = 0;
     }
+}
 
-    /* Memory floor: below it nothing fits; at or above it k = 1 always does. */
-    if (o->has_memory) {
-        double t0 = ts_now();
-        long floor_cap;
-        bool exact;
-        rc = ts_memory_floor(p, o->memory, &L.c->budget, &floor_cap, &exact, e);
-        ts_ctx_phase(L.c, TS_PHASE_FLOOR, ts_now() - t0);
-        if (rc)
-            goto out;
-        if ((rc = ts_floor_refusal(p, o->memory, floor_cap, exact, st, e)))
-            goto out;
+/* Memory floor: below it nothing fits (refused here); at or above it k = 1 always does. */
+static int ts_lazy_floor(ts_lazy *L, ts_err *e)
+{
+    const ts_search_opts *o = L->o;
+    if (!o->has_memory)
+        return TS_OK;
+    double t0 = ts_now();
+    long floor_cap;
+    bool exact;
+    int rc = ts_memory_floor(L->p, o->memory, &L->c->budget, &floor_cap, &exact, e);
+    ts_ctx_lap(L->c, TS_PHASE_FLOOR, t0);
+    return rc ? rc : ts_floor_refusal(L->p, o->memory, floor_cap, exact, L->st, e);
+}
+
+/* Seed from the fast construction when it fits (its window, warm-up and cool-down). */
+static int ts_lazy_seed(ts_lazy *L, ts_err *e)
+{
+    const ts_search_opts *o = L->o;
+    double t0 = ts_now();
+    bool fits = false;
+    int rc = ts_fast_construct(L->p, L->chain, o->has_memory, o->memory, L->seed_mids,
+                               L->seed_start, &L->seed_period, &fits, e);
+    if (rc)
+        return rc;
+    int sk = 0;
+    for (int i = 0; i < L->n; i++)
+        if (L->seed_mids[i] + 1 > sk)
+            sk = L->seed_mids[i] + 1;
+    bool ok = fits && (o->k == 0 || sk == o->k);
+    if (ok && (rc = ts_lazy_greedy_ok(L, sk, L->seed_mids, &ok, e)))
+        return rc;
+    L->seed_k = sk;
+    if (!ok)
+        L->seed_period = LONG_MAX;
+    ts_ctx_lap(L->c, TS_PHASE_SEED, t0);
+    return TS_OK;
+}
+
+/* A search too large to finish gets a better seed: the fast method with its memory repair (a
+ * quarter of the time limit at most). */
+static void ts_lazy_seed_fast(ts_lazy *L)
+{
+    const ts_search_opts *o = L->o;
+    int nb = L->n;
+    double t0 = ts_now();
+    ts_search_opts fo = *o;
+    fo.method = TS_METHOD_FAST;
+    fo.progress = NULL;
+    fo.time_limit = o->time_limit > 0 ? ts_budget_left(&L->c->budget) / 4 + 1e-3 : 30;
+    ts_schedule *fs = NULL;
+    ts_search_stats fst;
+    ts_err fe = {0};
+    if (ts_search_fast(L->p, &fo, &fs, &fst, &fe) == TS_OK && fs->has_repetend &&
+        fs->rep.period < L->seed_period) {
+        L->seed_period = fs->rep.period;
+        L->seed_k = fs->rep.k;
+        memcpy(L->seed_mids, fs->rep.mids, (size_t)nb * sizeof *L->seed_mids);
+        for (int i = 0; i < fs->nentries; i++) {
+            const ts_entry *x = &fs->entries[i];
+            if (x->step >= fs->rep.start && x->step < fs->rep.end &&
+                x->micro == fs->rep.mids[x->block])
+                L->seed_start[x->block] = x->step - fs->rep.start;
+        }
+        L->seed_sched = fs;
+        fs = NULL;
     }
+    ts_schedule_free(fs);
+    ts_ctx_lap(L->c, TS_PHASE_SEED, t0);
+}
 
-    int kmin = o->k > 0 ? o->k : 1;
-    int kmax = o->k > 0 ? o->k : nb;
-    if (kmin > nb) {
+/* Every k from kmin to kmax, candidates of each; stops at zero bubbles, at the time limit, or
+ * where memory runs out. */
+static int ts_lazy_enumerate(ts_lazy *L, int kmin, int kmax, ts_err *e)
+{
+    for (int k = kmin; k <= kmax; k++) {
+        L->total += ts_binom(L->n - 1, k - 1);
+        if (L->total > LONG_MAX / 4)
+            L->total = LONG_MAX / 4; /* saturate: the count only has to be "huge" */
+    }
+    if (L->total > TS_LAZY_LARGE && L->seed_period > L->maxload && L->o->k == 0)
+        ts_lazy_seed_fast(L);
+    /* A zero-bubble seed ends a search too large to finish: enumerating would only look for
+     * the same period at a smaller k. */
+    bool stop = L->total > TS_LAZY_LARGE && L->seed_period <= L->maxload;
+    for (int k = kmin; k <= kmax && !stop; k++) {
+        bool any = false;
+        int rc = ts_lazy_k(L, k, &stop, &any, e);
+        if (rc)
+            return rc;
+        /* More micro-batches in flight only raise the levels: stop where memory runs out. */
+        if (!any && L->o->has_memory && k > kmin)
+            break;
+    }
+    ts_lazy_progress(L, true);
+    return TS_OK;
+}
+
+/* No candidate and no seed: one micro-batch at a time when the time limit cut the search,
+ * otherwise the reason there is none. */
+static int ts_lazy_none(ts_lazy *L, ts_schedule **out, ts_err *e)
+{
+    const ts_placement *p = L->p;
+    const ts_search_opts *o = L->o;
+    if (L->st->timed_out) {
+        double t0 = ts_now();
+        int rc = ts_sequential_fallback(p, o->has_memory, o->memory, L->maxload, out, L->st, e);
+        ts_ctx_lap(L->c, TS_PHASE_FALLBACK, t0);
+        return rc;
+    }
+    if (ts_placement_has_distance_edges(p)) /* lazy's cuts meet them only in part */
+        return ts_fail(e, TS_EINPUT,
+                       "lazy found no repetend of '%s' within memory %ld, but its edges between "
+                       "micro-batches (distance > 0) are more than lazy can take: use --method "
+                       "modulo", p->name, o->memory);
+    if (o->k > 0)
+        return ts_fail(e, TS_ENOANSWER,
+                       "no repetend of '%s' with k = %d fits memory %ld (warm-up, repetend and "
+                       "cool-down together)",
+                       p->name, o->k, o->memory);
+    return ts_fail(e, TS_ENOANSWER, "no repetend of '%s' fits memory %ld", p->name, o->memory);
+}
+
+/* Completes the best candidate (warm-up and cool-down with minimum steps); one micro-batch at a
+ * time when no time is left for it. Returns TS_OK with *fell_back when the fallback stands. */
+static int ts_lazy_complete(ts_lazy *L, ts_schedule **out, bool *fell_back, ts_err *e)
+{
+    const ts_search_opts *o = L->o;
+    ts_search_stats *st = L->st;
+    ts_complete_repetend rep = {L->best_period, L->best_mids, L->best_start};
+    ts_complete_opts co;
+    ts_complete_opts_init(&co);
+    co.has_memory = o->has_memory;
+    co.memory = o->memory;
+    co.time_limit = o->time_limit > 0 ? ts_budget_left(&L->c->budget) + 0.001 : 0;
+    co.micro_batches = o->micro_batches;
+    ts_complete_stats cst;
+    ts_ctx_progress(L->c, TS_PHASE_COMPLETION, L->tried, L->total, L->best_period - L->maxload,
+                    true);
+    int rc = ts_complete(L->p, &rep, &co, out, &cst, e);
+    ts_ctx_phase(L->c, TS_PHASE_WARMUP, cst.warmup_seconds);
+    ts_ctx_phase(L->c, TS_PHASE_COOLDOWN, cst.cooldown_seconds);
+    if (rc == TS_ENOANSWER && ts_budget_over(&L->c->budget)) {
+        ts_err_clear(e);
+        st->timed_out = true;
+        *fell_back = true;
+        return ts_sequential_fallback(L->p, o->has_memory, o->memory, L->maxload, out, st, e);
+    }
+    if (rc)
+        return rc;
+    if (cst.timed_out)
+        st->timed_out = true;
+    st->completion_optimal = cst.warmup_optimal && cst.cooldown_optimal;
+    return TS_OK;
+}
+
+/* The schedule of the best candidate, or of the seed when no candidate reached its period. */
+static int ts_lazy_result(ts_lazy *L, ts_schedule **out, ts_err *e)
+{
+    ts_search_stats *st = L->st;
+    int nb = L->n;
+    bool from_seed = false, fell_back = false;
+    if (L->best_period == LONG_MAX && L->seed_period != LONG_MAX) {
+        L->best_period = L->seed_period;
+        L->best_k = L->seed_k;
+        memcpy(L->best_mids, L->seed_mids, (size_t)nb * sizeof *L->seed_mids);
+        memcpy(L->best_start, L->seed_start, (size_t)nb * sizeof *L->seed_start);
+        from_seed = true;
+    }
+    if (L->best_period == LONG_MAX)
+        return ts_lazy_none(L, out, e);
+    if (from_seed && L->seed_sched) { /* the fast method completed it already */
+        *out = L->seed_sched;
+        L->seed_sched = NULL;
+        st->completion_optimal = false;
+    } else {
+        int rc = ts_lazy_complete(L, out, &fell_back, e);
+        if (rc || fell_back)
+            return rc;
+    }
+    st->k = L->best_k;
+    st->period = L->best_period;
+    st->bubbles = L->best_period - L->maxload;
+    st->optimal = L->best_period <= L->maxload || (L->proven && !from_seed);
+    return TS_OK;
+}
+
+int ts_search_lazy(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
+                   ts_search_stats *st, ts_err *e)
+{
+    ts_search_ctx ctx;
+    ts_ctx_begin(&ctx, p, o, st);
+    *out = NULL;
+    ts_lazy L;
+    int rc = ts_lazy_init(&L, &ctx, e);
+    int kmin = o->k > 0 ? o->k : 1, kmax = o->k > 0 ? o->k : p->nblocks;
+    if (rc == TS_OK) {
+        ts_lazy_paths(&L);
+        rc = ts_lazy_floor(&L, e);
+    }
+    if (rc == TS_OK && kmin > p->nblocks)
         rc = ts_fail(e, TS_ENOANSWER,
                      "lazy: k = %d needs at least %d blocks in the chain; '%s' has %d, so there is "
                      "no candidate",
-                     kmin, kmin, p->name, nb);
-        goto out;
-    }
-    /* Seed from the fast construction when it fits (its window, warm-up and cool-down). */
-    {
-        double t0 = ts_now();
-        bool fits = false;
-        if ((rc = ts_fast_construct(p, L.chain, o->has_memory, o->memory, L.seed_mids,
-                                    L.seed_start, &L.seed_period, &fits, e)))
-            goto out;
-        int sk = 0;
-        for (int i = 0; i < nb; i++)
-            if (L.seed_mids[i] + 1 > sk)
-                sk = L.seed_mids[i] + 1;
-        bool ok = fits && (o->k == 0 || sk == o->k);
-        if (ok && (rc = ts_lazy_greedy_ok(&L, sk, L.seed_mids, &ok, e)))
-            goto out;
-        L.seed_k = sk;
-        if (!ok)
-            L.seed_period = LONG_MAX;
-        ts_ctx_phase(L.c, TS_PHASE_SEED, ts_now() - t0);
-    }
-    for (int k = kmin; k <= kmax; k++) {
-        L.total += ts_binom(nb - 1, k - 1);
-        if (L.total > LONG_MAX / 4)
-            L.total = LONG_MAX / 4; /* saturate: the count only has to be "huge" */
-    }
-    /* A search too large to finish gets a better seed: the fast method with its memory repair
-     * (a quarter of the time limit at most). */
-    if (L.total > TS_LAZY_LARGE && L.seed_period > L.maxload && o->k == 0) {
-        double t0 = ts_now();
-        ts_search_opts fo = *o;
-        fo.method = TS_METHOD_FAST;
-        fo.progress = NULL;
-        fo.time_limit = o->time_limit > 0 ? ts_budget_left(&L.c->budget) / 4 + 1e-3 : 30;
-        ts_schedule *fs = NULL;
-        ts_search_stats fst;
-        memset(&fst, 0, sizeof fst);
-        ts_err fe = {0};
-        if (ts_search_fast(p, &fo, &fs, &fst, &fe) == TS_OK && fs->has_repetend &&
-            fs->rep.period < L.seed_period) {
-            L.seed_period = fs->rep.period;
-            L.seed_k = fs->rep.k;
-            memcpy(L.seed_mids, fs->rep.mids, (size_t)nb * sizeof *L.seed_mids);
-            for (int i = 0; i < fs->nentries; i++) {
-                const ts_entry *x = &fs->entries[i];
-                if (x->step >= fs->rep.start && x->step < fs->rep.end &&
-                    x->micro == fs->rep.mids[x->block])
-                    L.seed_start[x->block] = x->step - fs->rep.start;
-            }
-            L.seed_sched = fs;
-            fs = NULL;
-        }
-        ts_schedule_free(fs);
-        ts_ctx_phase(L.c, TS_PHASE_SEED, ts_now() - t0);
-    }
-    /* A zero-bubble seed ends a search too large to finish: enumerating would only look for
-     * the same period at a smaller k. */
-    bool stop = L.total > TS_LAZY_LARGE && L.seed_period <= L.maxload;
-    for (int k = kmin; k <= kmax && !stop; k++) {
-        bool any = false;
-        if ((rc = ts_lazy_k(&L, k, &stop, &any, e)))
-            goto out;
-        /* More micro-batches in flight only raise the levels: stop where memory runs out. */
-        if (!any && o->has_memory && k > kmin)
-            break;
-    }
-    ts_lazy_progress(&L, true);
-
-    bool from_seed = false;
-    if (L.best_period == LONG_MAX && L.seed_period != LONG_MAX) {
-        /* No chain-cut candidate reached the constructed repetend's period. */
-        L.best_period = L.seed_period;
-        L.best_k = L.seed_k;
-        memcpy(L.best_mids, L.seed_mids, (size_t)nb * sizeof *L.seed_mids);
-        memcpy(L.best_start, L.seed_start, (size_t)nb * sizeof *L.seed_start);
-        from_seed = true;
-    }
-    if (L.best_period == LONG_MAX) {
-        if (st->timed_out) {
-            /* Nothing found in time: one micro-batch at a time always works. */
-            double t0 = ts_now();
-            rc = ts_sequential_fallback(p, o->has_memory, o->memory, L.maxload, out, st, e);
-            ts_ctx_phase(L.c, TS_PHASE_FALLBACK, ts_now() - t0);
-            goto out;
-        }
-        if (o->k > 0)
-            rc = ts_fail(e, TS_ENOANSWER,
-                         "no repetend of '%s' with k = %d fits memory %ld (warm-up, repetend and "
-                         "cool-down together)",
-                         p->name, o->k, o->memory);
-        else
-            rc = ts_fail(e, TS_ENOANSWER, "no repetend of '%s' fits memory %ld", p->name,
-                         o->memory);
-        goto out;
-    }
-
-    if (from_seed && L.seed_sched) {
-        /* The fast method completed it already. */
-        *out = L.seed_sched;
-        L.seed_sched = NULL;
-        st->completion_optimal = false;
-    } else {
-        /* Complete the best candidate. */
-        ts_complete_repetend rep = {L.best_period, L.best_mids, L.best_start};
-        ts_complete_opts co;
-        ts_complete_opts_init(&co);
-        co.has_memory = o->has_memory;
-        co.memory = o->memory;
-        co.time_limit = o->time_limit > 0 ? ts_budget_left(&L.c->budget) + 0.001 : 0;
-        co.micro_batches = o->micro_batches;
-        ts_complete_stats cst;
-        ts_ctx_progress(&ctx, TS_PHASE_COMPLETION, L.tried, L.total, L.best_period - L.maxload,
-                        true);
-        rc = ts_complete(p, &rep, &co, out, &cst, e);
-        ts_ctx_phase(L.c, TS_PHASE_WARMUP, cst.warmup_seconds);
-        ts_ctx_phase(L.c, TS_PHASE_COOLDOWN, cst.cooldown_seconds);
-        if (rc == TS_ENOANSWER && ts_budget_over(&L.c->budget)) {
-            /* No time left to complete it: one micro-batch at a time. */
-            ts_err_clear(e);
-            st->timed_out = true;
-            rc = ts_sequential_fallback(p, o->has_memory, o->memory, L.maxload, out, st, e);
-            goto out;
-        }
-        if (rc)
-            goto out;
-        if (cst.timed_out)
-            st->timed_out = true;
-        st->completion_optimal = cst.warmup_optimal && cst.cooldown_optimal;
-    }
-    st->k = L.best_k;
-    st->period = L.best_period;
-    st->bubbles = L.best_period - L.maxload;
-    st->optimal = L.best_period <= L.maxload || (L.proven && !from_seed);
-out:
-    ts_rmodel_free(L.rm);
-    free(L.chain);
-    free(L.pos);
-    free(L.level);
-    free(L.lp);
-    free(L.best_mids);
-    free(L.best_start);
-    free(L.start);
-    free(L.seed_mids);
-    free(L.seed_start);
-    ts_schedule_free(L.seed_sched);
+                     kmin, kmin, p->name, p->nblocks);
+    if (rc == TS_OK)
+        rc = ts_lazy_seed(&L, e);
+    if (rc == TS_OK)
+        rc = ts_lazy_enumerate(&L, kmin, kmax, e);
+    if (rc == TS_OK)
+        rc = ts_lazy_result(&L, out, e);
+    ts_lazy_free(&L);
     return ts_ctx_end(&ctx, rc, *out);
 }
