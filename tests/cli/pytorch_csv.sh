@@ -63,7 +63,8 @@ check "zb-v rank 0: stages 0 and 7 only" bash -c "! head -1 '$tmp/v.csv' | tr ',
 check "zb-v uses I and W" bash -c "grep -q '7I0' '$tmp/v.csv' && grep -q '7W0' '$tmp/v.csv'"
 
 # A searched schedule (when the solver is built in).
-if "$tessel" search --placement vshape --ndevs 4 --memory 3 -o "$tmp/s.json" >/dev/null 2>&1; then
+if "$tessel" search --placement vshape --ndevs 4 --memory 3 -n 8 -o "$tmp/s.json" >/dev/null 2>&1
+then
   check "searched round trip" roundtrip vshape 4 "$tmp/s.json"
   check "searched well formed" well_formed "$tmp/a.csv" 4
 fi

@@ -27,7 +27,8 @@ run 1f1b
 run zb-h1
 "$tessel" baseline zb-v --placement vshape_v_zb --ndevs 4 -n 8 -o "$tmp/zb-v.json" >/dev/null
 run zb-v
-if "$tessel" search --placement vshape --ndevs 4 --memory 3 -o "$tmp/s.json" >/dev/null 2>&1; then
-  run s -n 8
+if "$tessel" search --placement vshape --ndevs 4 --memory 3 -n 8 -o "$tmp/s.json" >/dev/null 2>&1
+then
+  run s
 fi
 exit $fail
