@@ -370,7 +370,8 @@ static int print_summary(const ts_sweep_run *s, const sweep_opts *o, const ts_sw
     }
     char how[64];
     if (m->active && m->size > 1)
-        snprintf(how, sizeof how, "-j %ld on %d worker ranks", o->jobs, m->size - 1);
+        snprintf(how, sizeof how, "-j %ld on %d worker rank%s", o->jobs, m->size - 1,
+                 m->size == 2 ? "" : "s");
     else
         snprintf(how, sizeof how, "-j %ld", o->jobs);
     printf("sweep %s: %d/%d points recorded (ok %d, infeasible %d, timeout %d, error %d); "
