@@ -8,6 +8,7 @@ static const ts_cli_cmd ts_commands[] = {
     {"placements", "list the built-in placements", ts_cmd_placements},
     {"placement", "write a built-in placement as a file", ts_cmd_placement},
     {"model", "a model's per-layer FLOPs, parameters, activations (models/)", ts_cmd_model},
+    {"plan", "rank parallel plans for a model on GPUs, in seconds, GB and MFU", ts_cmd_plan},
     {"validate", "check a schedule: exclusivity, dependencies, memory, completeness", ts_cmd_validate},
     {"show", "print a schedule as a text timeline", ts_cmd_show},
     {"simulate", "replay each device's order and report makespan, bubbles, memory", ts_cmd_simulate},

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 int ts_cmd_model(int argc, char **argv);
+int ts_cmd_plan(int argc, char **argv); /* cmd_plan.c */
 /* `tessel placement` hands its arguments here when they contain --model. */
 int ts_cmd_placement_model(int argc, char **argv);
 /* True when argv holds --model (or --model=...). */
