@@ -73,8 +73,8 @@ class Page:
 
     def checked(self):
         """Waits for the editor's check of the current state; returns LB or the error text."""
-        time.sleep(0.2)  # the page checks 150 ms after the last edit
         return self.wait("const m = document.getElementById('check-msg');"
+                         "if (m.dataset.pending) return null;"
                          "return m.className.includes('err') ? 'error: ' + m.textContent"
                          " : (m.dataset.lb || null)", "the placement check")
 

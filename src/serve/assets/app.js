@@ -177,24 +177,35 @@ function knobs() {
            method: $('k-method').value, time_limit: parseFloat($('k-time').value) };
 }
 
+// Checks 150 ms after the last edit. data-pending on the message says a newer answer is due, so
+// that nobody (a user, the browser test) reads a message about an older state.
 function scheduleCheck() {
   clearTimeout(state.checkTimer);
-  state.checkTimer = setTimeout(check, 150);
+  $('check-msg').dataset.pending = '1';
+  state.checkTimer = setTimeout(() => { state.checkTimer = 0; check(); }, 150);
 }
 
 async function check() {
-  clearFieldMessages();
+  const seq = state.checkSeq = (state.checkSeq || 0) + 1;
   const k = knobs();
   const msg = $('check-msg');
+  const done = () => {
+    if (seq !== state.checkSeq) return false; // a newer check answers instead
+    clearFieldMessages();
+    if (!state.checkTimer) delete msg.dataset.pending;
+    return true;
+  };
   try {
     const r = await api('/api/check', { placement: placementJson(), file: state.file,
       memory: k.memory, micro_batches: k.micro_batches });
+    if (!done()) return true;
     msg.className = 'msg ok';
     msg.textContent = `${r.nblocks} blocks, ${r.nedges} edges on ${r.ndevs} devices; ` +
       `load ${r.load.join(' ')}; LB(${r.micro_batches}) = ${r.lower_bound}`;
     msg.dataset.lb = r.lower_bound;
     return true;
   } catch (e) {
+    if (!done()) return false;
     msg.className = 'msg err';
     msg.textContent = e.message;
     delete msg.dataset.lb;
