@@ -160,6 +160,84 @@ out:
     return rc;
 }
 
+/* The warm-up, the window and the cool-down solved apart, as one k-micro-batch schedule. */
+typedef struct {
+    int nw, nc;
+    const ts_inst *winst, *cinst;
+    const long *wstart, *cstart;
+    long wsteps;
+} ts_complete_parts;
+
+/* Composes warm-up, a gap for communication delays, the window, the gap, the cool-down; the
+ * schedule starts at step 0 unless the window would then begin before 0 (its first instance may
+ * start late when one that runs past the window end covers its first steps). */
+static int ts_complete_compose(const ts_placement *p, const ts_complete_repetend *rep, int k,
+                               const ts_complete_opts *o, const ts_complete_parts *pt,
+                               ts_schedule **out, ts_err *e)
+{
+    int nb = p->nblocks;
+    long gap = 0;
+    for (int ei = 0; ei < p->nedges; ei++)
+        if (p->edges[ei].delay > gap)
+            gap = p->edges[ei].delay;
+    long base = pt->wsteps + (pt->wsteps > 0 ? gap : 0);
+    long maxend = 0;
+    for (int i = 0; i < nb; i++)
+        if (rep->start[i] + p->blocks[i].span > maxend)
+            maxend = rep->start[i] + p->blocks[i].span;
+    long cbase = base + (maxend > rep->period ? maxend : rep->period) + gap;
+    ts_schedule *s = ts_schedule_new(p, k);
+    if (!s)
+        return ts_fail(e, TS_ESYS, "solver: out of memory");
+    if (o->has_memory)
+        ts_schedule_set_uniform_memory(s, o->memory);
+    int bad = 0;
+    for (int x = 0; x < pt->nw && !bad; x++)
+        bad = ts_schedule_add(s, pt->winst[x].block, pt->winst[x].micro, pt->wstart[x]);
+    for (int i = 0; i < nb && !bad; i++)
+        bad = ts_schedule_add(s, i, rep->mids[i], base + rep->start[i]);
+    for (int x = 0; x < pt->nc && !bad; x++)
+        bad = ts_schedule_add(s, pt->cinst[x].block, pt->cinst[x].micro, cbase + pt->cstart[x]);
+    if (bad || ts_schedule_set_repetend(s, base, base + rep->period, rep->mids)) {
+        ts_schedule_free(s);
+        return ts_fail(e, TS_ESYS, "solver: out of memory");
+    }
+    ts_schedule_sort(s);
+    long first, last;
+    ts_schedule_span(s, &first, &last);
+    long shift = first < base ? first : base;
+    for (int i = 0; i < s->nentries; i++)
+        s->entries[i].step -= shift;
+    s->rep.start -= shift;
+    s->rep.end -= shift;
+    *out = s;
+    return TS_OK;
+}
+
+/* The parts were solved apart: check the whole, once as it is and once unrolled, so that a bug
+ * here can never hand out an invalid timetable. */
+static int ts_complete_check(const ts_schedule *s, int k, ts_err *e)
+{
+    ts_validate_opts vo = {0};
+    ts_err ve = {0};
+    if (ts_schedule_validate(s, &vo, &ve) != TS_OK)
+        return ts_fail(e, TS_EINPUT,
+                       "completion: the composed schedule is invalid (the repetend breaks a "
+                       "requirement of ts_complete.h, e.g. its memory): %s",
+                       ve.msg);
+    ts_schedule *u = NULL;
+    if (ts_schedule_unroll(s, k + 2, &u, &ve) == TS_OK) {
+        int v = ts_schedule_validate(u, &vo, &ve);
+        ts_schedule_free(u);
+        if (v != TS_OK)
+            return ts_fail(e, TS_EINPUT,
+                           "completion: the unrolled schedule is invalid (the repetend breaks a "
+                           "requirement of ts_complete.h): %s",
+                           ve.msg);
+    }
+    return TS_OK;
+}
+
 int ts_complete(const ts_placement *p, const ts_complete_repetend *rep, const ts_complete_opts *o,
                 ts_schedule **out, ts_complete_stats *st, ts_err *e)
 {
@@ -239,71 +317,9 @@ int ts_complete(const ts_placement *p, const ts_complete_repetend *rep, const ts
     st->cooldown_optimal = cr.optimal;
     st->timed_out = ts_budget_over(&b);
 
-    /* Compose: warm-up, a gap for communication delays, the window, the gap, the cool-down. */
-    long gap = 0;
-    for (int ei = 0; ei < p->nedges; ei++)
-        if (p->edges[ei].delay > gap)
-            gap = p->edges[ei].delay;
-    long base = wr.steps + (wr.steps > 0 ? gap : 0);
-    long maxend = 0;
-    for (int i = 0; i < nb; i++)
-        if (rep->start[i] + p->blocks[i].span > maxend)
-            maxend = rep->start[i] + p->blocks[i].span;
-    long cbase = base + (maxend > rep->period ? maxend : rep->period) + gap;
-    s = ts_schedule_new(p, k);
-    if (!s) {
-        rc = ts_fail(e, TS_ESYS, "solver: out of memory");
+    ts_complete_parts pt = {nw, nc, winst, cinst, wstart, cstart, wr.steps};
+    if ((rc = ts_complete_compose(p, rep, k, o, &pt, &s, e)) || (rc = ts_complete_check(s, k, e)))
         goto out;
-    }
-    if (o->has_memory)
-        ts_schedule_set_uniform_memory(s, o->memory);
-    int bad = 0;
-    for (int x = 0; x < nw && !bad; x++)
-        bad = ts_schedule_add(s, winst[x].block, winst[x].micro, wstart[x]);
-    for (int i = 0; i < nb && !bad; i++)
-        bad = ts_schedule_add(s, i, rep->mids[i], base + rep->start[i]);
-    for (int x = 0; x < nc && !bad; x++)
-        bad = ts_schedule_add(s, cinst[x].block, cinst[x].micro, cbase + cstart[x]);
-    if (bad || ts_schedule_set_repetend(s, base, base + rep->period, rep->mids)) {
-        rc = ts_fail(e, TS_ESYS, "solver: out of memory");
-        goto out;
-    }
-    ts_schedule_sort(s);
-    /* Start at step 0, unless the window would then begin before 0 (its first instance may
-     * start late when one that runs past the window end covers its first steps). */
-    {
-        long first, last;
-        ts_schedule_span(s, &first, &last);
-        long shift = first < base ? first : base;
-        for (int i = 0; i < s->nentries; i++)
-            s->entries[i].step -= shift;
-        s->rep.start -= shift;
-        s->rep.end -= shift;
-    }
-
-    /* The parts were solved apart: check the whole, once as it is and once unrolled, so that a
-     * bug here can never hand out an invalid timetable. */
-    ts_validate_opts vo = {0};
-    ts_err ve = {0};
-    if (ts_schedule_validate(s, &vo, &ve) != TS_OK) {
-        rc = ts_fail(e, TS_EINPUT,
-                     "completion: the composed schedule is invalid (the repetend breaks a "
-                     "requirement of ts_complete.h, e.g. its memory): %s",
-                     ve.msg);
-        goto out;
-    }
-    ts_schedule *u = NULL;
-    if (ts_schedule_unroll(s, k + 2, &u, &ve) == TS_OK) {
-        int v = ts_schedule_validate(u, &vo, &ve);
-        ts_schedule_free(u);
-        if (v != TS_OK) {
-            rc = ts_fail(e, TS_EINPUT,
-                         "completion: the unrolled schedule is invalid (the repetend breaks a "
-                         "requirement of ts_complete.h): %s",
-                         ve.msg);
-            goto out;
-        }
-    }
     *out = s;
     s = NULL;
 out:

@@ -92,6 +92,124 @@ void ts_imodel_free(ts_imodel *m)
     memset(m, 0, sizeof *m);
 }
 
+/* Exclusivity: one literal per free pair, created on the first device the pair shares. */
+static void ts_imodel_exclusive(ts_imodel *m, ts_pairmap *pm)
+{
+    const ts_iset *s = m->s;
+    const ts_placement *p = s->p;
+    ts_z3 *z = &m->z;
+    for (int d = 0; d < p->ndevs; d++) {
+        for (int i = s->doff[d]; i < s->doff[d + 1]; i++) {
+            for (int j = i + 1; j < s->doff[d + 1]; j++) {
+                int x = s->dlist[i], y = s->dlist[j];
+                if (x > y) {
+                    int t = x;
+                    x = y;
+                    y = t;
+                }
+                if (ts_iset_prec(s, x, y) || ts_iset_prec(s, y, x))
+                    continue;
+                const ts_block *bx = &p->blocks[s->inst[x].block];
+                const ts_block *by = &p->blocks[s->inst[y].block];
+                if (ts_first_shared(bx, by) != d)
+                    continue;
+                Z3_ast o = ts_z3_bool_var(z, "o");
+                *ts_pairmap_slot(pm, x, y) = o;
+                ts_z3_assert(z, ts_z3_implies(z, o, ts_z3_diff(z, m->t[x], bx->span, m->t[y])));
+                ts_z3_assert(z, ts_z3_implies(z, ts_z3_not(z, o),
+                                              ts_z3_diff(z, m->t[y], by->span, m->t[x])));
+            }
+        }
+    }
+}
+
+/* Redundant load constraints that let the solver count a device's work instead of discovering
+ * it pair by pair: everything before x on a device runs between the device's earliest start and
+ * t[x]; everything after x runs between x's end and H. bef and aft have room for n + 2 terms. */
+static void ts_imodel_loads(ts_imodel *m, ts_pairmap *pm, Z3_ast *bef, Z3_ast *aft)
+{
+    const ts_iset *s = m->s;
+    const ts_placement *p = s->p;
+    ts_z3 *z = &m->z;
+    Z3_ast zero = ts_z3_num(z, 0);
+    for (int d = 0; d < p->ndevs; d++) {
+        long head = -1;
+        for (int i = s->doff[d]; i < s->doff[d + 1]; i++)
+            if (head < 0 || s->est[s->dlist[i]] < head)
+                head = s->est[s->dlist[i]];
+        for (int i = s->doff[d]; i < s->doff[d + 1]; i++) {
+            int x = s->dlist[i];
+            long cb = head, ca = p->blocks[s->inst[x].block].span;
+            int nb = 0, na = 0;
+            for (int j = s->doff[d]; j < s->doff[d + 1]; j++) {
+                int y = s->dlist[j];
+                if (y == x)
+                    continue;
+                long sp = p->blocks[s->inst[y].block].span;
+                if (ts_iset_prec(s, y, x)) {
+                    cb += sp;
+                    continue;
+                }
+                if (ts_iset_prec(s, x, y)) {
+                    ca += sp;
+                    continue;
+                }
+                Z3_ast o = *ts_pairmap_slot(pm, x < y ? x : y, x < y ? y : x);
+                Z3_ast v = ts_z3_num(z, sp);
+                /* o(x,y) true: x before y */
+                Z3_ast first = Z3_mk_ite(z->ctx, o, v, zero);  /* counts when o holds */
+                Z3_ast second = Z3_mk_ite(z->ctx, o, zero, v); /* counts when it fails */
+                bef[nb++] = y < x ? first : second;
+                aft[na++] = y < x ? second : first;
+            }
+            bef[nb++] = ts_z3_num(z, cb);
+            aft[na++] = ts_z3_num(z, ca);
+            ts_z3_assert(z, ts_z3_le(z, ts_z3_add(z, nb, bef), m->t[x]));
+            ts_z3_assert(z, ts_z3_le(z, ts_z3_add2(z, m->t[x], ts_z3_add(z, na, aft)), m->H));
+        }
+    }
+}
+
+/* Memory: at each positive instance's start, level + everything started no later <= C. terms
+ * has room for n + 1 terms. */
+static void ts_imodel_memory(ts_imodel *m, ts_pairmap *pm, const ts_memspec *ms, Z3_ast *terms)
+{
+    const ts_iset *s = m->s;
+    const ts_placement *p = s->p;
+    ts_z3 *z = &m->z;
+    Z3_ast zero = ts_z3_num(z, 0);
+    for (int d = 0; d < p->ndevs; d++) {
+        long level = ms->level ? ms->level[d] : 0;
+        for (int i = s->doff[d]; i < s->doff[d + 1]; i++) {
+            int x = s->dlist[i];
+            const ts_block *bx = &p->blocks[s->inst[x].block];
+            if (bx->memory <= 0)
+                continue;
+            long c = level + bx->memory;
+            int nt = 0;
+            for (int j = s->doff[d]; j < s->doff[d + 1]; j++) {
+                int y = s->dlist[j];
+                const ts_block *by = &p->blocks[s->inst[y].block];
+                if (y == x || by->memory == 0)
+                    continue;
+                if (ts_iset_prec(s, y, x)) {
+                    c += by->memory;
+                    continue;
+                }
+                if (ts_iset_prec(s, x, y))
+                    continue;
+                Z3_ast o = *ts_pairmap_slot(pm, x < y ? x : y, x < y ? y : x);
+                Z3_ast mem = ts_z3_num(z, by->memory);
+                /* o(x,y) true: x before y, so y does not count. */
+                terms[nt++] = y < x ? Z3_mk_ite(z->ctx, o, mem, zero)
+                                    : Z3_mk_ite(z->ctx, o, zero, mem);
+            }
+            terms[nt++] = ts_z3_num(z, c);
+            ts_z3_assert(z, ts_z3_le(z, ts_z3_add(z, nt, terms), m->C));
+        }
+    }
+}
+
 int ts_imodel_build(ts_imodel *m, const ts_iset *s, const ts_memspec *ms, bool fix_cap, ts_err *e)
 {
     memset(m, 0, sizeof *m);
@@ -126,128 +244,25 @@ int ts_imodel_build(ts_imodel *m, const ts_iset *s, const ts_memspec *ms, bool f
     for (int a = 0; a < s->narcs; a++)
         ts_z3_assert(z, ts_z3_diff(z, m->t[s->arcs[a].x], s->arcs[a].lag, m->t[s->arcs[a].y]));
 
-    /* Exclusivity: one literal per free pair, created on the first device the pair shares. */
-    for (int d = 0; d < p->ndevs; d++) {
-        for (int i = s->doff[d]; i < s->doff[d + 1]; i++) {
-            for (int j = i + 1; j < s->doff[d + 1]; j++) {
-                int x = s->dlist[i], y = s->dlist[j];
-                if (x > y) {
-                    int t = x;
-                    x = y;
-                    y = t;
-                }
-                if (ts_iset_prec(s, x, y) || ts_iset_prec(s, y, x))
-                    continue;
-                const ts_block *bx = &p->blocks[s->inst[x].block];
-                const ts_block *by = &p->blocks[s->inst[y].block];
-                if (ts_first_shared(bx, by) != d)
-                    continue;
-                Z3_ast o = ts_z3_bool_var(z, "o");
-                *ts_pairmap_slot(&pm, x, y) = o;
-                ts_z3_assert(z, ts_z3_implies(z, o, ts_z3_diff(z, m->t[x], bx->span, m->t[y])));
-                ts_z3_assert(z, ts_z3_implies(z, ts_z3_not(z, o),
-                                              ts_z3_diff(z, m->t[y], by->span, m->t[x])));
-            }
-        }
-    }
-
-    /* Redundant load constraints that let the solver count a device's work instead of
-     * discovering it pair by pair: everything before x on a device runs between the device's
-     * earliest start and t[x]; everything after x runs between x's end and H. */
-    {
-        Z3_ast *bef = malloc((size_t)(n + 2) * sizeof *bef);
-        Z3_ast *aft = malloc((size_t)(n + 2) * sizeof *aft);
-        if (!bef || !aft) {
-            free(bef);
-            free(aft);
-            ts_pairmap_free(&pm);
-            ts_imodel_free(m);
-            return ts_fail(e, TS_ESYS, "solver: out of memory encoding loads");
-        }
-        Z3_ast zero = ts_z3_num(z, 0);
-        for (int d = 0; d < p->ndevs; d++) {
-            long head = -1;
-            for (int i = s->doff[d]; i < s->doff[d + 1]; i++)
-                if (head < 0 || s->est[s->dlist[i]] < head)
-                    head = s->est[s->dlist[i]];
-            for (int i = s->doff[d]; i < s->doff[d + 1]; i++) {
-                int x = s->dlist[i];
-                long cb = head, ca = p->blocks[s->inst[x].block].span;
-                int nb = 0, na = 0;
-                for (int j = s->doff[d]; j < s->doff[d + 1]; j++) {
-                    int y = s->dlist[j];
-                    if (y == x)
-                        continue;
-                    long sp = p->blocks[s->inst[y].block].span;
-                    if (ts_iset_prec(s, y, x)) {
-                        cb += sp;
-                        continue;
-                    }
-                    if (ts_iset_prec(s, x, y)) {
-                        ca += sp;
-                        continue;
-                    }
-                    Z3_ast o = *ts_pairmap_slot(&pm, x < y ? x : y, x < y ? y : x);
-                    Z3_ast v = ts_z3_num(z, sp);
-                    /* o(x,y) true: x before y */
-                    Z3_ast first = Z3_mk_ite(z->ctx, o, v, zero);  /* counts when o holds */
-                    Z3_ast second = Z3_mk_ite(z->ctx, o, zero, v); /* counts when it fails */
-                    bef[nb++] = y < x ? first : second;
-                    aft[na++] = y < x ? second : first;
-                }
-                bef[nb++] = ts_z3_num(z, cb);
-                aft[na++] = ts_z3_num(z, ca);
-                ts_z3_assert(z, ts_z3_le(z, ts_z3_add(z, nb, bef), m->t[x]));
-                ts_z3_assert(z, ts_z3_le(z, ts_z3_add2(z, m->t[x], ts_z3_add(z, na, aft)), m->H));
-            }
-        }
+    ts_imodel_exclusive(m, &pm);
+    /* Scratch for the load and memory sums (one term per instance of a device, and a constant). */
+    Z3_ast *bef = malloc((size_t)(n + 2) * sizeof *bef);
+    Z3_ast *aft = malloc((size_t)(n + 2) * sizeof *aft);
+    if (!bef || !aft) {
         free(bef);
         free(aft);
+        ts_pairmap_free(&pm);
+        ts_imodel_free(m);
+        return ts_fail(e, TS_ESYS, "solver: out of memory encoding loads");
     }
-
-    /* Memory: at each positive instance's start, level + everything started no later <= C. */
+    ts_imodel_loads(m, &pm, bef, aft);
     if (ms && ms->has_memory) {
-        Z3_ast *terms = malloc((size_t)(n + 1) * sizeof *terms);
-        if (!terms) {
-            ts_pairmap_free(&pm);
-            ts_imodel_free(m);
-            return ts_fail(e, TS_ESYS, "solver: out of memory encoding memory");
-        }
-        Z3_ast zero = ts_z3_num(z, 0);
-        for (int d = 0; d < p->ndevs; d++) {
-            long level = ms->level ? ms->level[d] : 0;
-            for (int i = s->doff[d]; i < s->doff[d + 1]; i++) {
-                int x = s->dlist[i];
-                const ts_block *bx = &p->blocks[s->inst[x].block];
-                if (bx->memory <= 0)
-                    continue;
-                long c = level + bx->memory;
-                int nt = 0;
-                for (int j = s->doff[d]; j < s->doff[d + 1]; j++) {
-                    int y = s->dlist[j];
-                    const ts_block *by = &p->blocks[s->inst[y].block];
-                    if (y == x || by->memory == 0)
-                        continue;
-                    if (ts_iset_prec(s, y, x)) {
-                        c += by->memory;
-                        continue;
-                    }
-                    if (ts_iset_prec(s, x, y))
-                        continue;
-                    Z3_ast o = *ts_pairmap_slot(&pm, x < y ? x : y, x < y ? y : x);
-                    Z3_ast mem = ts_z3_num(z, by->memory);
-                    /* o(x,y) true: x before y, so y does not count. */
-                    terms[nt++] = y < x ? Z3_mk_ite(z->ctx, o, mem, zero)
-                                        : Z3_mk_ite(z->ctx, o, zero, mem);
-                }
-                terms[nt++] = ts_z3_num(z, c);
-                ts_z3_assert(z, ts_z3_le(z, ts_z3_add(z, nt, terms), m->C));
-            }
-        }
-        free(terms);
+        ts_imodel_memory(m, &pm, ms, bef);
         if (fix_cap)
             ts_z3_assert(z, Z3_mk_eq(z->ctx, m->C, ts_z3_num(z, ms->cap)));
     }
+    free(bef);
+    free(aft);
     ts_pairmap_free(&pm);
     int rc = ts_z3_error(z, "encoding an instance set", e);
     if (rc)

@@ -66,6 +66,98 @@ static int ts_iset_topo(const ts_iset *s, const int *aoff, const int *aout, int 
     return tailq == n ? 0 : -1;
 }
 
+/* The arcs: placement edges between instances of the set (delays, distances) and, with
+ * monotone, (b, m) before (b, m') for m < m'. index maps (block, micro - minm) to an instance or
+ * -1 (nm micro-batches per block). -1 on allocation failure. */
+static int ts_iset_arcs(ts_iset *s, const int *index, int nm, int minm, int maxm, bool monotone)
+{
+    const ts_placement *p = s->p;
+    int n = s->n, acap = 0;
+    for (int ei = 0; ei < p->nedges; ei++) {
+        const ts_edge *ed = &p->edges[ei];
+        long lag = (long)p->blocks[ed->src].span + ed->delay;
+        for (int y = 0; y < n; y++) {
+            if (s->inst[y].block != ed->dst)
+                continue;
+            int m = s->inst[y].micro - ed->distance;
+            if (m < minm || m > maxm)
+                continue;
+            int x = index[(size_t)ed->src * (size_t)nm + (size_t)(m - minm)];
+            if (x >= 0 && ts_iset_add_arc(s, &acap, x, y, lag))
+                return -1;
+        }
+    }
+    for (int b = 0; monotone && b < p->nblocks; b++) {
+        int prev = -1;
+        for (int m = 0; m < nm; m++) {
+            int x = index[(size_t)b * (size_t)nm + (size_t)m];
+            if (x < 0)
+                continue;
+            if (prev >= 0 && ts_iset_add_arc(s, &acap, prev, x, p->blocks[b].span))
+                return -1;
+            prev = x;
+        }
+    }
+    return 0;
+}
+
+/* Earliest starts forward, tails and forced orders backward, over the topological order. */
+static void ts_iset_bounds(ts_iset *s, const int *aoff, const int *aout, const int *order)
+{
+    const ts_placement *p = s->p;
+    int n = s->n;
+    for (int i = 0; i < n; i++) {
+        int x = order[i];
+        for (int j = aoff[x]; j < aoff[x + 1]; j++) {
+            const ts_arc *a = &s->arcs[aout[j]];
+            s->est[a->y] = ts_lmax(s->est[a->y], s->est[x] + a->lag);
+        }
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        int x = order[i];
+        long t = p->blocks[s->inst[x].block].span;
+        uint64_t *row = s->prec + (size_t)x * (size_t)s->words;
+        for (int j = aoff[x]; j < aoff[x + 1]; j++) {
+            const ts_arc *a = &s->arcs[aout[j]];
+            t = ts_lmax(t, a->lag + s->tail[a->y]);
+            const uint64_t *ry = s->prec + (size_t)a->y * (size_t)s->words;
+            for (int w = 0; w < s->words; w++)
+                row[w] |= ry[w];
+            row[a->y >> 6] |= (uint64_t)1 << (a->y & 63);
+        }
+        s->tail[x] = t;
+    }
+}
+
+/* Instances per device (doff, dlist). -1 on allocation failure. */
+static int ts_iset_devices(ts_iset *s)
+{
+    const ts_placement *p = s->p;
+    int n = s->n, D = p->ndevs;
+    for (int x = 0; x < n; x++) {
+        const ts_block *b = &p->blocks[s->inst[x].block];
+        for (int i = 0; i < b->ndevices; i++)
+            s->doff[b->devices[i] + 1]++;
+    }
+    for (int d = 0; d < D; d++)
+        s->doff[d + 1] += s->doff[d];
+    s->dlist = malloc((size_t)s->doff[D] * sizeof *s->dlist + 1);
+    int *fill = calloc((size_t)D + 1, sizeof *fill);
+    if (!s->dlist || !fill) {
+        free(fill);
+        return -1;
+    }
+    for (int x = 0; x < n; x++) {
+        const ts_block *b = &p->blocks[s->inst[x].block];
+        for (int i = 0; i < b->ndevices; i++) {
+            int d = b->devices[i];
+            s->dlist[s->doff[d] + fill[d]++] = x;
+        }
+    }
+    free(fill);
+    return 0;
+}
+
 int ts_iset_build(const ts_placement *p, int n, const ts_inst *inst, bool monotone, ts_iset *s,
                   ts_err *e)
 {
@@ -99,34 +191,8 @@ int ts_iset_build(const ts_placement *p, int n, const ts_inst *inst, bool monoto
     for (int x = 0; x < n; x++)
         index[(size_t)inst[x].block * (size_t)nm + (size_t)(inst[x].micro - minm)] = x;
 
-    int acap = 0;
-    for (int ei = 0; ei < p->nedges; ei++) {
-        const ts_edge *ed = &p->edges[ei];
-        long lag = (long)p->blocks[ed->src].span + ed->delay;
-        for (int y = 0; y < n; y++) {
-            if (inst[y].block != ed->dst)
-                continue;
-            int m = inst[y].micro - ed->distance;
-            if (m < minm || m > maxm)
-                continue;
-            int x = index[(size_t)ed->src * (size_t)nm + (size_t)(m - minm)];
-            if (x >= 0 && ts_iset_add_arc(s, &acap, x, y, lag))
-                goto oom;
-        }
-    }
-    if (monotone) {
-        for (int b = 0; b < nb; b++) {
-            int prev = -1;
-            for (int m = 0; m < nm; m++) {
-                int x = index[(size_t)b * (size_t)nm + (size_t)m];
-                if (x < 0)
-                    continue;
-                if (prev >= 0 && ts_iset_add_arc(s, &acap, prev, x, p->blocks[b].span))
-                    goto oom;
-                prev = x;
-            }
-        }
-    }
+    if (ts_iset_arcs(s, index, nm, minm, maxm, monotone))
+        goto oom;
 
     /* Outgoing arcs in CSR form. */
     aoff = calloc((size_t)n + 2, sizeof *aoff);
@@ -155,52 +221,9 @@ int ts_iset_build(const ts_placement *p, int n, const ts_inst *inst, bool monoto
         ts_fail(e, TS_EINPUT, "solver: the dependencies between instances form a cycle");
         goto fail;
     }
-    for (int i = 0; i < n; i++) {
-        int x = order[i];
-        for (int j = aoff[x]; j < aoff[x + 1]; j++) {
-            const ts_arc *a = &s->arcs[aout[j]];
-            s->est[a->y] = ts_lmax(s->est[a->y], s->est[x] + a->lag);
-        }
-    }
-    for (int i = n - 1; i >= 0; i--) {
-        int x = order[i];
-        long t = p->blocks[inst[x].block].span;
-        uint64_t *row = s->prec + (size_t)x * (size_t)s->words;
-        for (int j = aoff[x]; j < aoff[x + 1]; j++) {
-            const ts_arc *a = &s->arcs[aout[j]];
-            t = ts_lmax(t, a->lag + s->tail[a->y]);
-            const uint64_t *ry = s->prec + (size_t)a->y * (size_t)s->words;
-            for (int w = 0; w < s->words; w++)
-                row[w] |= ry[w];
-            row[a->y >> 6] |= (uint64_t)1 << (a->y & 63);
-        }
-        s->tail[x] = t;
-    }
-
-    /* Instances per device. */
-    for (int x = 0; x < n; x++) {
-        const ts_block *b = &p->blocks[inst[x].block];
-        for (int i = 0; i < b->ndevices; i++)
-            s->doff[b->devices[i] + 1]++;
-    }
-    for (int d = 0; d < D; d++)
-        s->doff[d + 1] += s->doff[d];
-    s->dlist = malloc((size_t)s->doff[D] * sizeof *s->dlist + 1);
-    if (!s->dlist)
+    ts_iset_bounds(s, aoff, aout, order);
+    if (ts_iset_devices(s))
         goto oom;
-    {
-        int *fill = calloc((size_t)D + 1, sizeof *fill);
-        if (!fill)
-            goto oom;
-        for (int x = 0; x < n; x++) {
-            const ts_block *b = &p->blocks[inst[x].block];
-            for (int i = 0; i < b->ndevices; i++) {
-                int d = b->devices[i];
-                s->dlist[s->doff[d] + fill[d]++] = x;
-            }
-        }
-        free(fill);
-    }
     free(index);
     free(aoff);
     free(aout);
