@@ -13,16 +13,19 @@
 #include <unistd.h>
 #include "cli.h"
 #include "ts_baseline.h"
+#include "ts_bound.h"
 #include "ts_methods.h"
 #ifdef TS_HAVE_SOLVER
 #include "ts_solver.h"
 #endif
 
-#define TS_CMP_MAX_ROWS 16
+#define TS_CMP_MAX_ROWS 32
 
 typedef struct {
     char method[24];
     bool search;
+    bool greedy;       /* full's greedy fallback (too large for the solver): not a search result */
+    bool best;         /* the shortest makespan among the rows that fit */
     bool ok;           /* figures below are valid */
     char status[160];  /* "ok", "timed out (best found)", or why there is no number */
     long k, period;    /* -1 when not applicable */
@@ -129,13 +132,19 @@ static void ts_cmp_search(const char *name, const ts_placement *p, long n, long 
     }
     r->k = st.k > 0 ? st.k : -1;
     r->period = st.period > 0 ? st.period : -1;
-    bool too_large = false;
     for (int i = 0; i < st.nphases; i++)
-        too_large |= !strcmp(st.phases[i].name, "too_large");
-    strcpy(r->status, st.timed_out  ? "timed out (best found)"
-                      : too_large   ? "too large for the solver (greedy schedule)"
-                      : st.optimal  ? "ok (optimal)"
-                                    : "ok");
+        r->greedy |= !strcmp(st.phases[i].name, "too_large");
+    if (r->greedy)
+        snprintf(r->method, sizeof r->method, "%s (greedy)", name);
+    char kept[64] = "";
+    if (st.source)
+        snprintf(kept, sizeof kept, ", kept %s%s", st.source, st.improved ? " improved" : "");
+    snprintf(r->status, sizeof r->status, "%s%s",
+             st.timed_out ? "timed out (best found)"
+             : r->greedy  ? "not searched: too large for the solver, a greedy schedule"
+             : st.optimal ? "ok (optimal: meets the lower bound)"
+                          : "ok",
+             kept);
     ts_cmp_measure(s, n, memory, has_memory, r);
     ts_schedule_free(s);
 }
@@ -245,14 +254,13 @@ static void ts_cmp_search_guarded(const char *name, const ts_placement *p, long 
 #endif
 
 static void ts_cmp_print_table(const ts_placement *p, long n, long memory, bool has_memory,
-                               const ts_cmp_row *rows, int nrows)
+                               const ts_bound *lb, const ts_cmp_row *rows, int nrows)
 {
-    long lb = ts_lower_bound(p, (int)n);
     printf("placement %s, %d devices, N = %ld micro-batches, memory %s", p->name, p->ndevs, n,
            has_memory ? "" : "unlimited");
     if (has_memory)
         printf("%ld", memory);
-    printf(", lower bound %ld\n\n", lb);
+    printf(", lower bound %ld (%s)\n\n", lb->value, ts_bound_term_name(lb->binding));
     int pw = 11;
     for (int i = 0; i < nrows; i++)
         if (rows[i].ok) {
@@ -262,8 +270,8 @@ static void ts_cmp_print_table(const ts_placement *p, long n, long memory, bool 
             if (w > pw)
                 pw = w;
         }
-    printf("%-12s %4s %7s %9s %7s %7s  %-*s %4s %9s  %s\n", "method", "k", "period", "makespan",
-           "/LB", "bubble", pw, "peak memory", "fits", "seconds", "status");
+    printf("  %-14s %4s %7s %9s %7s %7s  %-*s %4s %9s  %s\n", "method", "k", "period",
+           "makespan", "/LB", "bubble", pw, "peak memory", "fits", "seconds", "status");
     for (int i = 0; i < nrows; i++) {
         const ts_cmp_row *r = &rows[i];
         char k[16] = "-", per[24] = "-";
@@ -272,8 +280,8 @@ static void ts_cmp_print_table(const ts_placement *p, long n, long memory, bool 
         if (r->period > 0)
             snprintf(per, sizeof per, "%ld", r->period);
         if (!r->ok) {
-            printf("%-12s %4s %7s %9s %7s %7s  %-*s %4s %9.2f  %s\n", r->method, k, per, "-", "-",
-                   "-", pw, "-", "-", r->seconds, r->status);
+            printf("  %-14s %4s %7s %9s %7s %7s  %-*s %4s %9.2f  %s\n", r->method, k, per, "-",
+                   "-", "-", pw, "-", "-", r->seconds, r->status);
             continue;
         }
         char peak[512] = "";
@@ -281,18 +289,20 @@ static void ts_cmp_print_table(const ts_placement *p, long n, long memory, bool 
         for (int d = 0; d < p->ndevs && off < sizeof peak - 24; d++)
             off += (size_t)snprintf(peak + off, sizeof peak - off, "%s%ld", d ? " " : "",
                                     r->peak[d]);
-        printf("%-12s %4s %7s %9ld %7.3f %6.2f%%  %-*s %4s %9.2f  %s\n", r->method, k, per,
+        printf("%c %-14s %4s %7s %9ld %7.3f %6.2f%%  %-*s %4s %9.2f  %s\n", r->best ? '*' : ' ',
+               r->method, k, per,
                r->makespan, r->lower_bound > 0 ? (double)r->makespan / r->lower_bound : 0.0,
                100.0 * r->bubble_rate, pw, peak, has_memory ? (r->fits ? "yes" : "no") : "-",
                r->seconds, r->status);
     }
+    printf("\n* the shortest makespan at N among the rows that fit the memory\n");
 }
 
 static void ts_cmp_print_csv(const ts_placement *p, long n, long memory, bool has_memory,
                              const ts_cmp_row *rows, int nrows)
 {
     printf("placement,ndevs,micro_batches,memory,method,source,k,period,makespan,lower_bound,"
-           "makespan_over_lb,bubble_rate,peak_memory,fits,seconds,status\n");
+           "makespan_over_lb,bubble_rate,peak_memory,fits,best,seconds,status\n");
     for (int i = 0; i < nrows; i++) {
         const ts_cmp_row *r = &rows[i];
         printf("%s,%d,%ld,", p->name, p->ndevs, n);
@@ -300,7 +310,7 @@ static void ts_cmp_print_csv(const ts_placement *p, long n, long memory, bool ha
             printf("%ld", memory);
         else
             printf("none");
-        printf(",%s,%s,", r->method, r->search ? "search" : "baseline");
+        printf(",%s,%s,", r->method, r->greedy ? "greedy" : r->search ? "search" : "baseline");
         if (r->k > 0)
             printf("%ld", r->k);
         printf(",");
@@ -310,17 +320,37 @@ static void ts_cmp_print_csv(const ts_placement *p, long n, long memory, bool ha
             printf(",%ld,%ld,%.4f,%.4f,", r->makespan, r->lower_bound,
                    r->lower_bound > 0 ? (double)r->makespan / r->lower_bound : 0.0,
                    r->bubble_rate);
+            /* spaces, as in the sweep's CSV */
             for (int d = 0; d < p->ndevs; d++)
-                printf("%s%ld", d ? ";" : "", r->peak[d]);
-            printf(",%s", has_memory ? (r->fits ? "yes" : "no") : "");
+                printf("%s%ld", d ? " " : "", r->peak[d]);
+            printf(",%s,%s", has_memory ? (r->fits ? "yes" : "no") : "", r->best ? "yes" : "");
         } else {
-            printf(",,,,,,");
+            printf(",,,,,,,");
         }
         printf(",%.3f,\"", r->seconds);
         for (const char *c = r->status; *c; c++)
             putchar(*c == '"' ? '\'' : *c == '\n' ? ' ' : *c);
         printf("\"\n");
     }
+}
+
+/* One lower bound for every row (at N, within the memory), and the best row marked. */
+static void ts_cmp_finish(const ts_placement *p, long n, long memory, bool has_memory,
+                          ts_cmp_row *rows, int nrows, ts_bound *lb)
+{
+    long *cap = has_memory ? malloc((size_t)p->ndevs * sizeof(long)) : NULL;
+    for (int d = 0; cap && d < p->ndevs; d++)
+        cap[d] = memory;
+    ts_bound_compute(p, (int)n, cap, lb);
+    free(cap);
+    long best = -1;
+    for (int i = 0; i < nrows; i++) {
+        rows[i].lower_bound = lb->value;
+        if (rows[i].ok && (!has_memory || rows[i].fits) && (best < 0 || rows[i].makespan < best))
+            best = rows[i].makespan;
+    }
+    for (int i = 0; i < nrows; i++)
+        rows[i].best = rows[i].ok && (!has_memory || rows[i].fits) && rows[i].makespan == best;
 }
 
 int ts_cmd_compare(int argc, char **argv)
@@ -351,14 +381,17 @@ int ts_cmd_compare(int argc, char **argv)
                    "prints one table: method, k and period of the repetend, makespan at N\n"
                    "micro-batches and its ratio to the lower bound, bubble rate, peak memory per\n"
                    "device and whether it fits M, seconds spent, status. Every schedule is\n"
-                   "measured the same way: unrolled to N, replayed as early as each device's\n"
-                   "order allows. A method without an answer shows why instead of numbers.\n\n"
+                   "measured the same way: unrolled to N (or cut to its first N micro-batches),\n"
+                   "replayed as early as each device's order allows. One lower bound, at N within\n"
+                   "M, for every row; * marks the shortest row that fits. A method without an\n"
+                   "answer shows why instead of numbers; full's greedy schedule for a problem too\n"
+                   "large for the solver shows as 'full (greedy)'.\n\n"
                    TS_CLI_PLACEMENT_HELP
                    "  -m, --memory M|none  per-device memory capacity for the searches\n"
                    "  -n, --micro-batches N  micro-batches (default 128)\n"
                    "  --methods LIST       comma-separated baseline kinds and search methods\n"
-                   "                       (default: every baseline that fits, then lazy, fast,\n"
-                   "                       full, modulo)\n"
+                   "                       (default: every baseline that fits, then every search\n"
+                   "                       method: lazy, fast, full, modulo, auto)\n"
                    "  -t, --time-limit S   seconds per search method (default 60)\n"
                    "  --csv                one CSV row per method instead of the table\n");
             return 0;
@@ -445,10 +478,12 @@ int ts_cmd_compare(int argc, char **argv)
         strcpy(r->status, "unavailable: this build has no solver (Z3 was not found)");
 #endif
     }
+    ts_bound lb;
+    ts_cmp_finish(p, n, memory, has_memory, rows, nrows, &lb);
     if (csv)
         ts_cmp_print_csv(p, n, memory, has_memory, rows, nrows);
     else
-        ts_cmp_print_table(p, n, memory, has_memory, rows, nrows);
+        ts_cmp_print_table(p, n, memory, has_memory, &lb, rows, nrows);
     for (int i = 0; i < nrows; i++)
         free(rows[i].peak);
     ts_placement_free(p);

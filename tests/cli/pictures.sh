@@ -90,18 +90,36 @@ expect_rc 2 "--unit-us" trace "$s" --unit-us 0
 # compare: baselines only (no solver needed), CSV has a header and one row per method
 out=$("$tessel" compare --placement vshape --ndevs 4 --memory 4 --methods gpipe,1f1b,chimera --csv)
 check "compare csv rows" test "$(wc -l <<<"$out")" -eq 4
-check "compare 1f1b row" grep -q '^vshape,4,128,4,1f1b,baseline,,,524,524,1.0000,0.0229,4;3;2;1,yes,' \
+# peak memory space-separated (as in the sweep's CSV); the shortest row that fits is marked best
+check "compare 1f1b row" grep -q '^vshape,4,128,4,1f1b,baseline,,,524,524,1.0000,0.0229,4 3 2 1,yes,yes,' \
   <<<"$out"
+check "compare gpipe not best" grep -q ',gpipe,baseline,.*,no,,' <<<"$out"
 check "compare gpipe does not fit memory 4" grep -q ',gpipe,baseline,.*,no,' <<<"$out"
 check "compare chimera refused in its row" grep -q ',chimera,.*does not fit' <<<"$out"
 table=$("$tessel" compare --placement xshape --ndevs 4 --memory none --methods gpipe,chimera)
-check "compare table" grep -q '^chimera' <<<"$table"
+check "compare table" grep -Eq '^[* ] chimera' <<<"$table"
+check "compare table marks the best row" grep -Eq '^\* gpipe' <<<"$table"
 # a search row goes through the child process that guards its time limit (or says the build
 # has no solver)
 out=$("$tessel" compare --placement vshape --ndevs 4 --memory 4 --methods 1f1b,modulo --csv \
   --time-limit 60)
 check "compare with a search method: 3 lines" test "$(wc -l <<<"$out")" -eq 3
 check "compare modulo row" grep -Eq ',modulo,search,.*(ok|unavailable)' <<<"$out"
+if "$tessel" search --help >/dev/null 2>&1; then
+  # N below the repetend's k: every row at exactly N, against the one bound at N within M
+  out=$("$tessel" compare --placement vshape --ndevs 8 --memory 10 -n 3 --methods modulo,auto \
+    --csv --time-limit 20)
+  lb=$("$tessel" bound --placement vshape --ndevs 8 -n 3 --memory 10 --json |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["lower_bound"])')
+  check "compare rows at N = 3" test "$(grep -c "^vshape,8,3,10,[a-z]*,search,.*,$lb,[0-9.]*,[0-9.]*," \
+    <<<"$out")" -eq 2
+  check "compare: no row measured at another N" bash -c '! grep -q "at N =" <<<"$1"' _ "$out"
+  check "compare auto row" grep -q ',auto,search,.*kept' <<<"$out"
+  # full too large for the solver: its greedy schedule is labelled as such, k and period blank
+  out=$("$tessel" compare --placement mshape --ndevs 16 --memory 18 --methods full --csv \
+    --time-limit 5)
+  check "compare full greedy row" grep -q '^mshape,16,128,18,full (greedy),greedy,,,' <<<"$out"
+fi
 expect_rc 2 "--memory M" compare --placement vshape --ndevs 4
 expect_rc 2 "unknown method" compare --placement vshape --ndevs 4 --memory 4 --methods gpipe,foo
 

@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# Schedule quality beyond the paper's regime: `tessel search --method auto` against the best
+# hand-made schedule that fits, and against the lower bound, at the requested N within memory.
+#
+# usage: tests/bench/quality.sh TESSEL_BIN [TIME_LIMIT]   (TIME_LIMIT: seconds per case, 60)
+#
+# Cases:
+#  - matrix: vshape, xshape, mshape, nnshape, kshape x D in {4, 8, 16, 32} x N in {8, 32, 128},
+#    memory D + 2;
+#  - tight: the same with the smallest capacity that works (fast's floor: one micro-batch alone)
+#    plus 1;
+#  - delay: vshape and mshape with a delay of 1 on every edge between different devices,
+#    D x N as above, memory D + 2.
+# Per case: the lower bound (new, and the old load bound), the best fitting baseline, auto's
+# makespan and wall seconds. Last lines: per set and over all, the cases where auto is worse than
+# the best baseline, where it is strictly better, and the geometric mean of makespan / LB (new
+# and old). A figure-printing benchmark: it asserts nothing. QUALITY_SETS=matrix,tight,delay
+# and QUALITY_SHAPES / QUALITY_DEVS / QUALITY_NS narrow the run.
+set -u
+tessel=${1:?usage: quality.sh TESSEL_BIN [TIME_LIMIT]}
+limit=${2:-60}
+sets=${QUALITY_SETS:-matrix,tight,delay}
+shapes=${QUALITY_SHAPES:-vshape xshape mshape nnshape kshape}
+devs=${QUALITY_DEVS:-4 8 16 32}
+ns=${QUALITY_NS:-8 32 128}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+baselines=$("$tessel" baseline --list | awk '{print $1}' | paste -sd, -)
+
+# Placement args of a case: a built-in, or a file with cross-device delays of 1.
+placement_args() { # shape D set
+  if [[ $3 == delay ]]; then
+    local f="$tmp/$1-$2-delay.json"
+    if [[ ! -f $f ]]; then
+      "$tessel" placement "$1" --ndevs "$2" | python3 -c '
+import json, sys
+p = json.load(sys.stdin)
+dev = {b["id"]: set(b["devices"]) for b in p["blocks"]}
+edges = []
+for e in p.get("edges", []):
+    a, b = (e[0], e[1]) if isinstance(e, list) else (e["from"], e["to"])
+    x = e if isinstance(e, dict) else {"from": a, "to": b}
+    if dev[a] != dev[b]:
+        x = dict(x, delay=1)
+    edges.append(x)
+p["edges"] = edges
+p["name"] = p["name"] + "_delay1"
+json.dump(p, sys.stdout)' >"$f"
+    fi
+    echo "$f"
+  else
+    echo "--placement $1 --ndevs $2"
+  fi
+}
+
+run_case() { # set shape D N
+  local set=$1 shape=$2 D=$3 N=$4 mem
+  local pa
+  pa=$(placement_args "$shape" "$D" "$set")
+  if [[ $set == tight ]]; then
+    # shellcheck disable=SC2086
+    mem=$("$tessel" search $pa --memory 0 --method fast --json 2>/dev/null |
+      python3 -c 'import json,sys; print(json.load(sys.stdin).get("min_memory") or "")')
+    [[ -n $mem ]] || { echo "$set $shape $D $N - - - - - - no floor"; return; }
+    mem=$((mem + 1))
+  else
+    mem=$((D + 2))
+  fi
+  # shellcheck disable=SC2086
+  "$tessel" bound $pa -n "$N" --memory "$mem" --json >"$tmp/b.json" 2>/dev/null
+  # shellcheck disable=SC2086
+  "$tessel" compare $pa -n "$N" --memory "$mem" --methods "$baselines" --csv \
+    >"$tmp/c.csv" 2>/dev/null
+  local t0 t1
+  t0=$(date +%s.%N)
+  # shellcheck disable=SC2086
+  "$tessel" search $pa -n "$N" --memory "$mem" --method auto --time-limit "$limit" --json \
+    >"$tmp/a.json" 2>/dev/null
+  t1=$(date +%s.%N)
+  python3 - "$set" "$shape" "$D" "$N" "$mem" "$tmp" "$t0" "$t1" <<'EOF'
+import csv, json, sys
+st, shape, D, N, mem, tmp, t0, t1 = sys.argv[1:]
+b = json.load(open(f"{tmp}/b.json"))
+lb, old = b["lower_bound"], b["terms"]["load"]
+best, bname = None, "-"
+for r in csv.DictReader(open(f"{tmp}/c.csv")):
+    if r["fits"] == "yes" and r["makespan"]:
+        mk = int(r["makespan"])
+        if best is None or mk < best:
+            best, bname = mk, r["method"]
+try:
+    a = json.load(open(f"{tmp}/a.json"))
+    amk = a["makespan"] if a.get("feasible") else None
+    src = (a.get("source") or "?") + ("+imp" if a.get("improved") else "")
+except Exception:
+    amk, src = None, "error"
+wall = float(t1) - float(t0)
+print(f"{st} {shape} {D} {N} {mem} {lb} {old} {bname} {best if best is not None else '-'} "
+      f"{amk if amk is not None else '-'} {wall:.1f} {src} {b['binding']}")
+EOF
+}
+
+echo "# tessel search --method auto, time limit ${limit}s per case, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores"
+for set in ${sets//,/ }; do
+  for shape in $shapes; do
+    [[ $set == delay && $shape != vshape && $shape != mshape ]] && continue
+    for D in $devs; do
+      for N in $ns; do
+        run_case "$set" "$shape" "$D" "$N"
+      done
+    done
+  done
+done | tee "$tmp/rows" | python3 -c '
+import math, sys
+rows = [l.split() for l in sys.stdin if l.strip()]
+hdr = ["set", "shape", "D", "N", "mem", "LB", "LB_old", "baseline", "base_mk", "auto_mk",
+       "auto_s", "kept", "binding", "mk/LB", "vs_base"]
+out = []
+for r in rows:
+    if len(r) < 13:
+        out.append(r + [""] * (len(hdr) - len(r)))
+        continue
+    lb, base, amk = r[5], r[8], r[9]
+    ratio = f"{int(amk) / int(lb):.3f}" if amk != "-" and int(lb) > 0 else "-"
+    if amk == "-":
+        vs = "no-auto"
+    elif base == "-":
+        vs = "only-auto"
+    else:
+        vs = "worse" if int(amk) > int(base) else ("better" if int(amk) < int(base) else "equal")
+    out.append(r + [ratio, vs])
+w = [max(len(h), *(len(x[i]) for x in out)) for i, h in enumerate(hdr)] if out else []
+print("  ".join(h.rjust(w[i]) for i, h in enumerate(hdr)))
+for x in out:
+    print("  ".join(c.rjust(w[i]) for i, c in enumerate(x)))
+def summary(name, sel):
+    sel = [x for x in sel if len(x) == len(hdr)]
+    worse = sum(x[14] in ("worse", "no-auto") for x in sel)
+    better = sum(x[14] == "better" for x in sel)
+    r_new = [int(x[9]) / int(x[5]) for x in sel if x[9] != "-" and int(x[5]) > 0]
+    r_old = [int(x[9]) / int(x[6]) for x in sel if x[9] != "-" and int(x[6]) > 0]
+    g = lambda v: math.exp(sum(map(math.log, v)) / len(v)) if v else float("nan")
+    slow = max((float(x[10]) for x in sel), default=0)
+    print(f"SUMMARY {name}: {len(sel)} cases, auto worse than the best baseline in {worse}, "
+          f"strictly better in {better}; geomean makespan/LB {g(r_new):.3f} "
+          f"(old LB {g(r_old):.3f}); slowest case {slow:.1f} s")
+print()
+for s in ("matrix", "tight", "delay"):
+    sub = [x for x in out if x[0] == s]
+    if sub:
+        summary(s, sub)
+summary("all", out)
+'
