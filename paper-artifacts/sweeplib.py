@@ -45,7 +45,25 @@ def run_sweep(tessel, spec, outdir, jobs=2, time_limit=None, skip_run=False):
         rc = subprocess.call(cmd)
         if rc not in (0, 1):  # 1: some point is an error, which the tables show as such
             sys.exit("tessel sweep failed with exit status %d" % rc)
-    return read_records(os.path.join(outdir, "results.jsonl"))
+    jsonl = os.path.join(outdir, "results.jsonl")
+    if skip_run and not os.path.exists(jsonl):
+        sys.exit("--no-run: %s is missing; the raw sweep records are made on this machine, not kept "
+                 "in the repository: run the script without --no-run (it runs `tessel sweep %s -o "
+                 "%s --resume`), then --no-run redraws from them"
+                 % (os.path.relpath(jsonl), os.path.relpath(spec), os.path.relpath(outdir)))
+    return read_records(jsonl)
+
+
+def provenance():
+    """Where a table comes from: the checkout's commit (-dirty with uncommitted changes) and the
+    command that wrote it, so that a table can be checked against the code."""
+    try:
+        commit = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"],
+                                capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = "unknown"
+    script = os.path.relpath(os.path.abspath(sys.argv[0]), ROOT)
+    return "Made at commit %s by `python3 %s`." % (commit, " ".join([script] + sys.argv[1:]))
 
 
 def read_records(path):
@@ -127,6 +145,9 @@ def md_table(header, rows):
 
 
 def write(path, text):
+    """Writes an artifact; a Markdown table ends with its provenance line."""
+    if path.endswith(".md"):
+        text = text.rstrip("\n") + "\n\n" + provenance() + "\n"
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w") as f:
         f.write(text)

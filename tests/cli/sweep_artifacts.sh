@@ -38,6 +38,14 @@ python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$TMP/out/se
 # The reasons are drawn, not bars: the timed-out lazy k = 2 point has no bar of 30.5 s.
 grep -q ">timeout<" "$TMP/out/search-time.svg" || say "the plot does not show the timeout"
 if grep -q "lazy k=2: 30" "$TMP/out/search-time.svg"; then say "the timed-out point is drawn as a bar"; fi
+# Each table says where it comes from: the commit and the command.
+grep -q "^Made at commit .* by \`python3 paper-artifacts/search_time.py .*--no-run" "$md" ||
+    say "search-time.md does not record its commit and command"
+# --no-run without the raw records says what is missing and how to make them, without a traceback.
+python3 "$ROOT/paper-artifacts/bubbles.py" --tessel "$TESSEL" --no-run --sweep "$TMP/none" \
+    --out "$TMP/out" 2>"$TMP/stderr" && say "bubbles.py --no-run without records succeeded"
+grep -q "results.jsonl is missing.*tessel sweep" "$TMP/stderr" && ! grep -q Traceback "$TMP/stderr" ||
+    { say "bubbles.py --no-run without records:"; cat "$TMP/stderr"; }
 
 [ "$fail" -eq 0 ] && echo "sweep_artifacts: ok"
 exit "$fail"
