@@ -27,6 +27,49 @@ static int ts_cmp_long(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Memory from the level the offsets leave, checked at every positive start. */
+static bool ts_construct_memory_fits(const ts_placement *p, const int *mids, const long *start,
+                                     long cap, long *level)
+{
+    ts_mids_levels(p, mids, level);
+    for (int i = 0; i < p->nblocks; i++) {
+        const ts_block *a = &p->blocks[i];
+        if (a->memory <= 0)
+            continue;
+        for (int x = 0; x < a->ndevices; x++) {
+            int d = a->devices[x];
+            long v = level[d];
+            for (int j = 0; j < p->nblocks; j++)
+                if (ts_block_on(&p->blocks[j], d) && start[j] <= start[i])
+                    v += p->blocks[j].memory;
+            if (v > cap)
+                return false;
+        }
+    }
+    return true;
+}
+
+/* No fully idle step (only possible above the max load); false also when P is too large to
+ * check. */
+static bool ts_construct_covered(const ts_placement *p, const long *start, long P)
+{
+    if (P <= ts_placement_max_load(p))
+        return true;
+    if (P > 65536)
+        return false;
+    char *cov = calloc((size_t)P, 1);
+    if (!cov)
+        return false;
+    for (int i = 0; i < p->nblocks; i++)
+        for (long t = 0; t < p->blocks[i].span && t < P; t++)
+            cov[(start[i] + t) % P] = 1;
+    bool full = true;
+    for (long t = 0; t < P; t++)
+        full = full && cov[t];
+    free(cov);
+    return full;
+}
+
 bool ts_repetend_construct(const ts_placement *p, const int *chain, const int *mids, long P,
                            bool has_memory, long cap, long *start)
 {
@@ -89,41 +132,9 @@ bool ts_repetend_construct(const ts_placement *p, const int *chain, const int *m
                                                           ed->delay)
             goto out;
     }
-    /* Memory from the level the offsets leave, checked at every positive start. */
-    if (has_memory) {
-        ts_mids_levels(p, mids, level);
-        for (int i = 0; i < n; i++) {
-            const ts_block *a = &p->blocks[i];
-            if (a->memory <= 0)
-                continue;
-            for (int x = 0; x < a->ndevices; x++) {
-                int d = a->devices[x];
-                long v = level[d];
-                for (int j = 0; j < n; j++)
-                    if (ts_block_on(&p->blocks[j], d) && start[j] <= start[i])
-                        v += p->blocks[j].memory;
-                if (v > cap)
-                    goto out;
-            }
-        }
-    }
-    /* No fully idle step (only possible above the max load). */
-    if (P > ts_placement_max_load(p)) {
-        if (P > 65536)
-            goto out;
-        char *cov = calloc((size_t)P, 1);
-        if (!cov)
-            goto out;
-        for (int i = 0; i < n; i++)
-            for (long t = 0; t < p->blocks[i].span && t < P; t++)
-                cov[(start[i] + t) % P] = 1;
-        bool full = true;
-        for (long t = 0; t < P; t++)
-            full = full && cov[t];
-        free(cov);
-        if (!full)
-            goto out;
-    }
+    if ((has_memory && !ts_construct_memory_fits(p, mids, start, cap, level)) ||
+        !ts_construct_covered(p, start, P))
+        goto out;
     ok = true;
 out:
     free(placed);

@@ -91,6 +91,61 @@ static Z3_ast ts_before(ts_rmodel *m, Z3_ast *ord, int j, int i)
     return ts_z3_not(&m->z, ord[i * n + j]);
 }
 
+/* No fully idle step: on the circle, the step after every block's end is covered by some block
+ * (a gap would begin right after some end). terms has room for 2 * nblocks terms. */
+static void ts_rmodel_no_idle(ts_rmodel *m, Z3_ast *terms)
+{
+    const ts_placement *p = m->p;
+    ts_z3 *z = &m->z;
+    int n = p->nblocks;
+    for (int i = 0; i < n; i++) {
+        Z3_ast end = ts_z3_addc(z, m->s[i], p->blocks[i].span);
+        int nt = 0;
+        for (int j = 0; j < n; j++) {
+            Z3_ast sj = m->s[j];
+            long sp = p->blocks[j].span;
+            if (j != i) {
+                Z3_ast in[2] = {ts_z3_le(z, sj, end),
+                                ts_z3_le(z, ts_z3_addc(z, end, 1), ts_z3_addc(z, sj, sp))};
+                terms[nt++] = ts_z3_and(z, 2, in);
+            }
+            Z3_ast sjp = ts_z3_add2(z, sj, m->P);
+            Z3_ast wrap[2] = {ts_z3_le(z, sjp, end),
+                              ts_z3_le(z, ts_z3_addc(z, end, 1), ts_z3_addc(z, sjp, sp))};
+            terms[nt++] = ts_z3_and(z, 2, wrap);
+        }
+        ts_z3_assert(z, ts_z3_or(z, nt, terms));
+    }
+}
+
+/* Memory sums: for each positive block on each of its devices, its own memory plus that of every
+ * block on the device that starts before it. The candidate's level bounds them. */
+static void ts_rmodel_memory_sums(ts_rmodel *m, Z3_ast *ord, Z3_ast *terms)
+{
+    const ts_placement *p = m->p;
+    ts_z3 *z = &m->z;
+    int n = p->nblocks;
+    Z3_ast zero = ts_z3_num(z, 0);
+    for (int i = 0; i < n; i++) {
+        const ts_block *a = &p->blocks[i];
+        if (a->memory <= 0)
+            continue;
+        for (int x = 0; x < a->ndevices; x++) {
+            int d = a->devices[x];
+            int nt = 0;
+            for (int j = 0; j < n; j++) {
+                const ts_block *c = &p->blocks[j];
+                if (j == i || c->memory == 0 || !ts_block_on(c, d))
+                    continue;
+                terms[nt++] = Z3_mk_ite(z->ctx, ts_before(m, ord, j, i), ts_z3_num(z, c->memory),
+                                        zero);
+            }
+            terms[nt++] = ts_z3_num(z, a->memory);
+            m->mem[m->memoff[i] + x] = ts_z3_add(z, nt, terms);
+        }
+    }
+}
+
 int ts_rmodel_new(const ts_placement *p, bool has_memory, long cap, ts_rmodel **out, ts_err *e)
 {
     *out = NULL;
@@ -153,49 +208,9 @@ int ts_rmodel_new(const ts_placement *p, bool has_memory, long cap, ts_rmodel **
             ts_z3_assert(z, ts_z3_implies(z, o, ts_z3_and(z, 2, ij)));
             ts_z3_assert(z, ts_z3_implies(z, ts_z3_not(z, o), ts_z3_and(z, 2, ji)));
         }
-    /* No fully idle step: on the circle, the step after every block's end is covered by some
-     * block (a gap would begin right after some end). */
-    for (int i = 0; i < n; i++) {
-        Z3_ast end = ts_z3_addc(z, m->s[i], p->blocks[i].span);
-        int nt = 0;
-        for (int j = 0; j < n; j++) {
-            Z3_ast sj = m->s[j];
-            long sp = p->blocks[j].span;
-            if (j != i) {
-                Z3_ast in[2] = {ts_z3_le(z, sj, end),
-                                ts_z3_le(z, ts_z3_addc(z, end, 1), ts_z3_addc(z, sj, sp))};
-                terms[nt++] = ts_z3_and(z, 2, in);
-            }
-            Z3_ast sjp = ts_z3_add2(z, sj, m->P);
-            Z3_ast wrap[2] = {ts_z3_le(z, sjp, end),
-                              ts_z3_le(z, ts_z3_addc(z, end, 1), ts_z3_addc(z, sjp, sp))};
-            terms[nt++] = ts_z3_and(z, 2, wrap);
-        }
-        ts_z3_assert(z, ts_z3_or(z, nt, terms));
-    }
-    /* Memory sums: for each positive block on each of its devices, its own memory plus that of
-     * every block on the device that starts before it. The candidate's level bounds them. */
-    if (has_memory) {
-        Z3_ast zero = ts_z3_num(z, 0);
-        for (int i = 0; i < n; i++) {
-            const ts_block *a = &p->blocks[i];
-            if (a->memory <= 0)
-                continue;
-            for (int x = 0; x < a->ndevices; x++) {
-                int d = a->devices[x];
-                int nt = 0;
-                for (int j = 0; j < n; j++) {
-                    const ts_block *c = &p->blocks[j];
-                    if (j == i || c->memory == 0 || !ts_block_on(c, d))
-                        continue;
-                    terms[nt++] = Z3_mk_ite(z->ctx, ts_before(m, ord, j, i),
-                                            ts_z3_num(z, c->memory), zero);
-                }
-                terms[nt++] = ts_z3_num(z, a->memory);
-                m->mem[m->memoff[i] + x] = ts_z3_add(z, nt, terms);
-            }
-        }
-    }
+    ts_rmodel_no_idle(m, terms);
+    if (has_memory)
+        ts_rmodel_memory_sums(m, ord, terms);
     free(ord);
     free(terms);
     int rc = ts_z3_error(z, "encoding the repetend", e);

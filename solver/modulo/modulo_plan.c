@@ -129,6 +129,159 @@ static int ts_pair_flow(int np, int nn, const long *supply, const long *demand,
     return 0;
 }
 
+/* What ts_mplan_build's steps share. */
+typedef struct {
+    const ts_placement *p;
+    ts_mplan *mp;
+    int *order, *pos, *seen, *stack, *pl, *nl; /* chain order and position; scratch */
+    ts_adj adj;
+    int stamp, cap_ent, cap_forced;
+} ts_mplan_state;
+
+/* Appends the forced order t[after] >= t[before]. -1 on allocation failure. */
+static int ts_mplan_force(ts_mplan_state *S, int before, int after)
+{
+    ts_mplan *mp = S->mp;
+    if (mp->nforced == S->cap_forced) {
+        S->cap_forced = S->cap_forced ? 2 * S->cap_forced : 8;
+        int *nbf = realloc(mp->before, (size_t)S->cap_forced * sizeof(int));
+        if (nbf)
+            mp->before = nbf;
+        int *naf = realloc(mp->after, (size_t)S->cap_forced * sizeof(int));
+        if (naf)
+            mp->after = naf;
+        if (!nbf || !naf)
+            return -1;
+    }
+    mp->before[mp->nforced] = before;
+    mp->after[mp->nforced] = after;
+    mp->nforced++;
+    mp->exact = false;
+    return 0;
+}
+
+/* After what the dependencies pair: forced pairs for the rest of each positive unit, in chain
+ * order (frees later in the chain first, then any). A unit left over means the device gains
+ * memory with every micro-batch. */
+static int ts_mplan_force_rest(ts_mplan_state *S, int d, int np, int nn, long *left_s,
+                               long *left_d, long *flow, ts_err *e)
+{
+    const ts_placement *p = S->p;
+    const int *pl = S->pl, *nl = S->nl;
+    for (int i = 0; i < np; i++) {
+        for (int pass = 0; pass < 2 && left_s[i] > 0; pass++)
+            for (int j = 0; j < nn && left_s[i] > 0; j++) {
+                if (left_d[j] <= 0 || (pass == 0 && S->pos[nl[j]] < S->pos[pl[i]]))
+                    continue;
+                long f = left_s[i] < left_d[j] ? left_s[i] : left_d[j];
+                flow[i * nn + j] += f;
+                left_s[i] -= f;
+                left_d[j] -= f;
+                if (ts_mplan_force(S, pl[i], nl[j]))
+                    return ts_fail(e, TS_ESYS, "out of memory");
+            }
+        if (left_s[i] > 0)
+            return ts_fail(e, TS_ENOANSWER,
+                           "placement '%s': device %d allocates %ld more memory units per "
+                           "micro-batch than it frees (block '%s'), so no capacity holds for "
+                           "every number of micro-batches",
+                           p->name, d, left_s[i], p->blocks[pl[i]].id);
+    }
+    return TS_OK;
+}
+
+/* The entries of device d: every positive unit, and each free with what it was paired with. */
+static int ts_mplan_entries(ts_mplan_state *S, int d, int np, int nn, const long *flow, ts_err *e)
+{
+    ts_mplan *mp = S->mp;
+    int need = mp->off[d] + np + nn;
+    if (need > S->cap_ent) {
+        int nc = S->cap_ent ? S->cap_ent : 16;
+        while (nc < need)
+            nc *= 2;
+        int *nbk = realloc(mp->block, (size_t)nc * sizeof(int));
+        if (nbk)
+            mp->block = nbk;
+        long *ncf = realloc(mp->coef, (size_t)nc * sizeof(long));
+        if (ncf)
+            mp->coef = ncf;
+        if (!nbk || !ncf)
+            return ts_fail(e, TS_ESYS, "out of memory");
+        S->cap_ent = nc;
+    }
+    int k = mp->off[d];
+    for (int i = 0; i < np; i++) {
+        mp->block[k] = S->pl[i];
+        mp->coef[k++] = S->p->blocks[S->pl[i]].memory;
+    }
+    for (int j = 0; j < nn; j++) {
+        long used = 0;
+        for (int i = 0; i < np; i++)
+            used += flow[i * nn + j];
+        if (used) {
+            mp->block[k] = S->nl[j];
+            mp->coef[k++] = -used;
+        }
+    }
+    mp->off[d + 1] = k;
+    return TS_OK;
+}
+
+/* The plan of device d: its positive units (pl) and frees (nl) in chain order, paired through
+ * dependencies by a flow, then by forced orders. */
+static int ts_mplan_device(ts_mplan_state *S, int d, ts_err *e)
+{
+    const ts_placement *p = S->p;
+    int np = 0, nn = 0, nb = p->nblocks, rc = TS_OK;
+    for (int i = 0; i < nb; i++) {
+        int b = S->order[i];
+        if (!ts_block_on(&p->blocks[b], d) || p->blocks[b].memory == 0)
+            continue;
+        if (p->blocks[b].memory > 0)
+            S->pl[np++] = b;
+        else
+            S->nl[nn++] = b;
+    }
+    S->mp->off[d + 1] = S->mp->off[d];
+    if (!np && !nn)
+        return TS_OK;
+    long *supply = malloc((size_t)(np ? np : 1) * sizeof(long));
+    long *demand = malloc((size_t)(nn ? nn : 1) * sizeof(long));
+    char *reach = calloc((size_t)(np ? np : 1) * (size_t)(nn ? nn : 1), 1);
+    long *flow = calloc((size_t)(np ? np : 1) * (size_t)(nn ? nn : 1), sizeof(long));
+    if (!supply || !demand || !reach || !flow) {
+        rc = ts_fail(e, TS_ESYS, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < np; i++) {
+        supply[i] = p->blocks[S->pl[i]].memory;
+        ts_reach(&S->adj, S->pl[i], S->seen, ++S->stamp, S->stack);
+        for (int j = 0; j < nn; j++)
+            reach[i * nn + j] = S->seen[S->nl[j]] == S->stamp;
+    }
+    for (int j = 0; j < nn; j++)
+        demand[j] = -(long)p->blocks[S->nl[j]].memory;
+    if (np && nn && ts_pair_flow(np, nn, supply, demand, reach, flow)) {
+        rc = ts_fail(e, TS_ESYS, "out of memory");
+        goto out;
+    }
+    /* What is left of each unit after the dependencies' pairing. */
+    for (int i = 0; i < np; i++)
+        for (int j = 0; j < nn; j++) {
+            supply[i] -= flow[i * nn + j];
+            demand[j] -= flow[i * nn + j];
+        }
+    rc = ts_mplan_force_rest(S, d, np, nn, supply, demand, flow, e);
+    for (int j = 0; j < nn; j++)
+        if (demand[j] > 0)
+            S->mp->exact = false; /* dropped units: the bound is safe but not tight */
+    if (rc == TS_OK)
+        rc = ts_mplan_entries(S, d, np, nn, flow, e);
+out:
+    free(supply), free(demand), free(reach), free(flow);
+    return rc;
+}
+
 int ts_mplan_build(const ts_placement *p, bool has_memory, ts_mplan *mp, ts_err *e)
 {
     memset(mp, 0, sizeof *mp);
@@ -141,150 +294,22 @@ int ts_mplan_build(const ts_placement *p, bool has_memory, ts_mplan *mp, ts_err 
         return ts_fail(e, TS_ESYS, "out of memory");
     if (!has_memory)
         return TS_OK;
-
     /* Position of each block in the chain order: the tie-break of forced pairings. */
-    int *order = malloc((size_t)(nb ? nb : 1) * sizeof(int));
-    int *pos = malloc((size_t)(nb ? nb : 1) * sizeof(int));
-    int *seen = calloc((size_t)(nb ? nb : 1), sizeof(int));
-    int *stack = malloc((size_t)(nb ? nb : 1) * sizeof(int));
-    int *pl = malloc((size_t)(nb ? nb : 1) * sizeof(int));
-    int *nl = malloc((size_t)(nb ? nb : 1) * sizeof(int));
-    long *coef = calloc((size_t)(nb ? nb : 1), sizeof(long));
-    ts_adj adj = {0};
-    int rc = TS_OK, stamp = 0, cap_ent = 0, cap_forced = 0;
-    if (!order || !pos || !seen || !stack || !pl || !nl || !coef || ts_adj_build(p, &adj)) {
+    size_t sz = (size_t)(nb ? nb : 1);
+    ts_mplan_state S = {p, mp, malloc(sz * sizeof(int)), malloc(sz * sizeof(int)),
+                        calloc(sz, sizeof(int)), malloc(sz * sizeof(int)), malloc(sz * sizeof(int)),
+                        malloc(sz * sizeof(int)), {0}, 0, 0, 0};
+    int rc = TS_OK;
+    if (!S.order || !S.pos || !S.seen || !S.stack || !S.pl || !S.nl || ts_adj_build(p, &S.adj))
         rc = ts_fail(e, TS_ESYS, "out of memory");
-        goto done;
-    }
-    if (ts_placement_chain_order(p, order)) {
+    else if (ts_placement_chain_order(p, S.order))
         rc = ts_fail(e, TS_EINPUT, "placement '%s': dependencies form a cycle", p->name);
-        goto done;
-    }
-    for (int i = 0; i < nb; i++)
-        pos[order[i]] = i;
-
-    for (int d = 0; d < nd; d++) {
-        int np = 0, nn = 0;
-        for (int i = 0; i < nb; i++) {
-            int b = order[i];
-            if (!ts_block_on(&p->blocks[b], d) || p->blocks[b].memory == 0)
-                continue;
-            if (p->blocks[b].memory > 0)
-                pl[np++] = b;
-            else
-                nl[nn++] = b;
-        }
-        mp->off[d + 1] = mp->off[d];
-        if (!np && !nn)
-            continue;
-        long *supply = malloc((size_t)(np ? np : 1) * sizeof(long));
-        long *demand = malloc((size_t)(nn ? nn : 1) * sizeof(long));
-        char *reach = calloc((size_t)(np ? np : 1) * (size_t)(nn ? nn : 1), 1);
-        long *flow = calloc((size_t)(np ? np : 1) * (size_t)(nn ? nn : 1), sizeof(long));
-        if (!supply || !demand || !reach || !flow) {
-            free(supply), free(demand), free(reach), free(flow);
-            rc = ts_fail(e, TS_ESYS, "out of memory");
-            goto done;
-        }
-        for (int i = 0; i < np; i++) {
-            supply[i] = p->blocks[pl[i]].memory;
-            ts_reach(&adj, pl[i], seen, ++stamp, stack);
-            for (int j = 0; j < nn; j++)
-                reach[i * nn + j] = seen[nl[j]] == stamp;
-        }
-        for (int j = 0; j < nn; j++)
-            demand[j] = -(long)p->blocks[nl[j]].memory;
-        if (np && nn && ts_pair_flow(np, nn, supply, demand, reach, flow)) {
-            free(supply), free(demand), free(reach), free(flow);
-            rc = ts_fail(e, TS_ESYS, "out of memory");
-            goto done;
-        }
-        /* What the dependencies pair, then forced pairs for the rest, in chain order. */
-        long *left_s = supply, *left_d = demand;
-        for (int i = 0; i < np; i++)
-            for (int j = 0; j < nn; j++) {
-                left_s[i] -= flow[i * nn + j];
-                left_d[j] -= flow[i * nn + j];
-            }
-        for (int i = 0; i < np && rc == TS_OK; i++) {
-            /* Prefer frees later in the chain; fall back to any. */
-            for (int pass = 0; pass < 2 && left_s[i] > 0; pass++)
-                for (int j = 0; j < nn && left_s[i] > 0; j++) {
-                    if (left_d[j] <= 0 || (pass == 0 && pos[nl[j]] < pos[pl[i]]))
-                        continue;
-                    long f = left_s[i] < left_d[j] ? left_s[i] : left_d[j];
-                    flow[i * nn + j] += f;
-                    left_s[i] -= f;
-                    left_d[j] -= f;
-                    if (mp->nforced == cap_forced) {
-                        cap_forced = cap_forced ? 2 * cap_forced : 8;
-                        int *nbf = realloc(mp->before, (size_t)cap_forced * sizeof(int));
-                        if (nbf)
-                            mp->before = nbf;
-                        int *naf = realloc(mp->after, (size_t)cap_forced * sizeof(int));
-                        if (naf)
-                            mp->after = naf;
-                        if (!nbf || !naf) {
-                            rc = ts_fail(e, TS_ESYS, "out of memory");
-                            break;
-                        }
-                    }
-                    mp->before[mp->nforced] = pl[i];
-                    mp->after[mp->nforced] = nl[j];
-                    mp->nforced++;
-                    mp->exact = false;
-                }
-            if (rc == TS_OK && left_s[i] > 0)
-                rc = ts_fail(e, TS_ENOANSWER,
-                             "placement '%s': device %d allocates %ld more memory units per "
-                             "micro-batch than it frees (block '%s'), so no capacity holds for "
-                             "every number of micro-batches",
-                             p->name, d, left_s[i], p->blocks[pl[i]].id);
-        }
-        for (int j = 0; j < nn; j++)
-            if (left_d[j] > 0)
-                mp->exact = false; /* dropped units: the bound is safe but not tight */
-        /* Entries of device d. */
-        int need = mp->off[d] + np + nn;
-        if (rc == TS_OK && need > cap_ent) {
-            int nc = cap_ent ? cap_ent : 16;
-            while (nc < need)
-                nc *= 2;
-            int *nbk = realloc(mp->block, (size_t)nc * sizeof(int));
-            if (nbk)
-                mp->block = nbk;
-            long *ncf = realloc(mp->coef, (size_t)nc * sizeof(long));
-            if (ncf)
-                mp->coef = ncf;
-            if (!nbk || !ncf)
-                rc = ts_fail(e, TS_ESYS, "out of memory");
-            else
-                cap_ent = nc;
-        }
-        if (rc == TS_OK) {
-            int k = mp->off[d];
-            for (int i = 0; i < np; i++) {
-                mp->block[k] = pl[i];
-                mp->coef[k++] = p->blocks[pl[i]].memory;
-            }
-            for (int j = 0; j < nn; j++) {
-                long used = 0;
-                for (int i = 0; i < np; i++)
-                    used += flow[i * nn + j];
-                if (used) {
-                    mp->block[k] = nl[j];
-                    mp->coef[k++] = -used;
-                }
-            }
-            mp->off[d + 1] = k;
-        }
-        free(supply), free(demand), free(reach), free(flow);
-        if (rc != TS_OK)
-            goto done;
-    }
-done:
-    free(order), free(pos), free(seen), free(stack), free(pl), free(nl), free(coef);
-    free(adj.off), free(adj.to);
+    for (int i = 0; rc == TS_OK && i < nb; i++)
+        S.pos[S.order[i]] = i;
+    for (int d = 0; rc == TS_OK && d < nd; d++)
+        rc = ts_mplan_device(&S, d, e);
+    free(S.order), free(S.pos), free(S.seen), free(S.stack), free(S.pl), free(S.nl);
+    free(S.adj.off), free(S.adj.to);
     if (rc != TS_OK)
         ts_mplan_free(mp);
     return rc;

@@ -167,41 +167,16 @@ static int ts_collect_pairs(ts_mz *z)
     return 0;
 }
 
-ts_mz *ts_mz_new(const ts_placement *p, const ts_mplan *mp, long P, bool has_memory, long cap,
-                 int anchor, ts_err *e)
+/* The context and the solver; false when Z3 cannot make them. */
+static bool ts_mz_open(ts_mz *z)
 {
-    ts_mz *z = calloc(1, sizeof *z);
-    int nb = p->nblocks;
-    if (!z) {
-        ts_fail(e, TS_ESYS, "out of memory");
-        return NULL;
-    }
-    z->p = p;
-    z->P = P;
-    z->q = calloc((size_t)(nb ? nb : 1), sizeof(Z3_ast));
-    z->r = calloc((size_t)(nb ? nb : 1), sizeof(Z3_ast));
-    z->t = calloc((size_t)(nb ? nb : 1), sizeof(Z3_ast));
-    if (!z->q || !z->r || !z->t || ts_collect_pairs(z)) {
-        ts_mz_free(z);
-        ts_fail(e, TS_ESYS, "out of memory");
-        return NULL;
-    }
-    z->o = calloc((size_t)(z->npairs ? z->npairs : 1), sizeof(Z3_ast));
     Z3_config cfg = Z3_mk_config();
-    if (!z->o || !cfg) {
-        if (cfg)
-            Z3_del_config(cfg);
-        ts_mz_free(z);
-        ts_fail(e, TS_ESYS, "out of memory");
-        return NULL;
-    }
+    if (!cfg)
+        return false;
     z->ctx = Z3_mk_context(cfg);
     Z3_del_config(cfg);
-    if (!z->ctx) {
-        ts_mz_free(z);
-        ts_fail(e, TS_ESYS, "cannot create a Z3 context");
-        return NULL;
-    }
+    if (!z->ctx)
+        return false;
     Z3_set_error_handler(z->ctx, ts_mz_on_error);
     /* The solver set up for QF_LIA: measured against the default solver on mshape at 32
      * devices, period 6, every residue hinted, it answers in 0.5 s instead of 12-16 s (the
@@ -210,13 +185,18 @@ ts_mz *ts_mz_new(const ts_placement *p, const ts_mplan *mp, long P, bool has_mem
     z->solver = Z3_mk_solver_for_logic(z->ctx, Z3_mk_string_symbol(z->ctx, "QF_LIA"));
     Z3_solver_inc_ref(z->ctx, z->solver);
     z->isort = Z3_mk_int_sort(z->ctx);
+    return true;
+}
 
-    /* Horizon: how far from the anchor a block may start. Without memory limits a compact
-     * timetable needs less than span + delay + P of slack per edge, so the sum below is enough.
-     * With them, a block may have to wait for memory: each pair may hold up to cap copies, so
-     * cap + 1 periods per block are added. The horizon bounds what a refusal by Z3 covers (the
-     * memory bound of modulo_bound.c has no horizon); it is generous on purpose, and measured
-     * to cost nothing on the paper cases. */
+/* Horizon: how far from the anchor (in periods) a block may start. Without memory limits a
+ * compact timetable needs less than span + delay + P of slack per edge, so the sum below is
+ * enough. With them, a block may have to wait for memory: each pair may hold up to cap copies,
+ * so cap + 1 periods per block are added. The horizon bounds what a refusal by Z3 covers (the
+ * memory bound of modulo_bound.c has no horizon); it is generous on purpose, and measured to
+ * cost nothing on the paper cases. */
+static long ts_mz_horizon(const ts_placement *p, long P, bool has_memory, long cap)
+{
+    int nb = p->nblocks;
     long H = P;
     for (int b = 0; b < nb; b++)
         H += p->blocks[b].span + P;
@@ -224,8 +204,14 @@ ts_mz *ts_mz_new(const ts_placement *p, const ts_mplan *mp, long P, bool has_mem
         H += p->edges[i].delay + (long)p->edges[i].distance * P;
     if (has_memory && cap > 0 && cap < 1000000)
         H += (long)nb * (cap + 1) * P;
-    long Q = H / P + 2;
+    return H / P + 2;
+}
 
+/* t[b] = q[b] * P + r[b] with 0 <= r < P and |q| <= Q; the anchor at 0. */
+static void ts_mz_starts(ts_mz *z, long Q, int anchor)
+{
+    int nb = z->p->nblocks;
+    long P = z->P;
     char name[48];
     for (int b = 0; b < nb; b++) {
         snprintf(name, sizeof name, "q%d", b);
@@ -243,7 +229,14 @@ ts_mz *ts_mz_new(const ts_placement *p, const ts_mplan *mp, long P, bool has_mem
         ts_assert(z, Z3_mk_eq(z->ctx, z->q[anchor], ts_int(z, 0)));
         ts_assert(z, Z3_mk_eq(z->ctx, z->r[anchor], ts_int(z, 0)));
     }
-    /* Exclusivity on the circle. */
+}
+
+/* Exclusivity on the circle, dependencies, and the plan's forced orders. */
+static void ts_mz_orders(ts_mz *z, const ts_mplan *mp)
+{
+    const ts_placement *p = z->p;
+    long P = z->P;
+    char name[48];
     for (int i = 0; i < z->npairs; i++) {
         int a = z->pairs[i].a, b = z->pairs[i].b;
         long sa = p->blocks[a].span, sb = p->blocks[b].span;
@@ -259,7 +252,6 @@ ts_mz *ts_mz_new(const ts_placement *p, const ts_mplan *mp, long P, bool has_mem
         ts_assert(z, Z3_mk_implies(z->ctx, z->o[i], ab));
         ts_assert(z, Z3_mk_implies(z->ctx, Z3_mk_not(z->ctx, z->o[i]), ba));
     }
-    /* Dependencies. */
     for (int i = 0; i < p->nedges; i++) {
         const ts_edge *x = &p->edges[i];
         long need = p->blocks[x->src].span + (long)x->delay - (long)x->distance * P;
@@ -267,42 +259,74 @@ ts_mz *ts_mz_new(const ts_placement *p, const ts_mplan *mp, long P, bool has_mem
     }
     for (int i = 0; i < mp->nforced; i++)
         ts_assert(z, Z3_mk_ge(z->ctx, z->t[mp->after[i]], z->t[mp->before[i]]));
-    /* Memory. */
-    if (has_memory)
-        for (int d = 0; d < mp->ndevs; d++)
-            for (int i = mp->off[d]; i < mp->off[d + 1]; i++) {
-                if (mp->coef[i] <= 0)
+}
+
+/* Memory: at the start of each positive entry of a device, the plan's bound within cap. */
+static int ts_mz_memory(ts_mz *z, const ts_mplan *mp, long cap, ts_err *e)
+{
+    for (int d = 0; d < mp->ndevs; d++)
+        for (int i = mp->off[d]; i < mp->off[d + 1]; i++) {
+            if (mp->coef[i] <= 0)
+                continue;
+            int a = mp->block[i], n = 0;
+            Z3_ast *terms = malloc((size_t)(mp->off[d + 1] - mp->off[d]) * sizeof(Z3_ast));
+            if (!terms)
+                return ts_fail(e, TS_ESYS, "out of memory");
+            for (int j = mp->off[d]; j < mp->off[d + 1]; j++) {
+                int b = mp->block[j];
+                if (b == a)
                     continue;
-                int a = mp->block[i], n = 0;
-                Z3_ast *terms = malloc((size_t)(mp->off[d + 1] - mp->off[d]) * sizeof(Z3_ast));
-                if (!terms) {
-                    ts_mz_free(z);
-                    ts_fail(e, TS_ESYS, "out of memory");
-                    return NULL;
+                Z3_ast before = ts_before(z, a, b);
+                if (!before) {
+                    free(terms);
+                    return ts_fail(e, TS_ESYS, "internal: blocks %d and %d share device %d but "
+                                   "no pair", a, b, d);
                 }
-                for (int j = mp->off[d]; j < mp->off[d + 1]; j++) {
-                    int b = mp->block[j];
-                    if (b == a)
-                        continue;
-                    Z3_ast before = ts_before(z, a, b);
-                    if (!before) {
-                        free(terms);
-                        ts_mz_free(z);
-                        ts_fail(e, TS_ESYS, "internal: blocks %d and %d share device %d but no "
-                                "pair", a, b, d);
-                        return NULL;
-                    }
-                    Z3_ast copies = ts_sub2(z, ts_sub2(z, z->q[a], z->q[b]), before);
-                    terms[n++] = Z3_mk_mul(z->ctx, 2, (Z3_ast[]){ts_int(z, mp->coef[j]), copies});
-                }
-                if (n) {
-                    Z3_ast sum = n == 1 ? terms[0] : Z3_mk_add(z->ctx, (unsigned)n, terms);
-                    ts_assert(z, Z3_mk_le(z->ctx, sum, ts_int(z, cap)));
-                } else if (cap < 0) {
-                    ts_assert(z, Z3_mk_false(z->ctx));
-                }
-                free(terms);
+                Z3_ast copies = ts_sub2(z, ts_sub2(z, z->q[a], z->q[b]), before);
+                terms[n++] = Z3_mk_mul(z->ctx, 2, (Z3_ast[]){ts_int(z, mp->coef[j]), copies});
             }
+            if (n) {
+                Z3_ast sum = n == 1 ? terms[0] : Z3_mk_add(z->ctx, (unsigned)n, terms);
+                ts_assert(z, Z3_mk_le(z->ctx, sum, ts_int(z, cap)));
+            } else if (cap < 0) {
+                ts_assert(z, Z3_mk_false(z->ctx));
+            }
+            free(terms);
+        }
+    return TS_OK;
+}
+
+ts_mz *ts_mz_new(const ts_placement *p, const ts_mplan *mp, long P, bool has_memory, long cap,
+                 int anchor, ts_err *e)
+{
+    ts_mz *z = calloc(1, sizeof *z);
+    int nb = p->nblocks;
+    if (!z) {
+        ts_fail(e, TS_ESYS, "out of memory");
+        return NULL;
+    }
+    z->p = p;
+    z->P = P;
+    z->q = calloc((size_t)(nb ? nb : 1), sizeof(Z3_ast));
+    z->r = calloc((size_t)(nb ? nb : 1), sizeof(Z3_ast));
+    z->t = calloc((size_t)(nb ? nb : 1), sizeof(Z3_ast));
+    if (!z->q || !z->r || !z->t || ts_collect_pairs(z) ||
+        !(z->o = calloc((size_t)(z->npairs ? z->npairs : 1), sizeof(Z3_ast)))) {
+        ts_mz_free(z);
+        ts_fail(e, TS_ESYS, "out of memory");
+        return NULL;
+    }
+    if (!ts_mz_open(z)) {
+        ts_mz_free(z);
+        ts_fail(e, TS_ESYS, "cannot create a Z3 context");
+        return NULL;
+    }
+    ts_mz_starts(z, ts_mz_horizon(p, P, has_memory, cap), anchor);
+    ts_mz_orders(z, mp);
+    if (has_memory && ts_mz_memory(z, mp, cap, e)) {
+        ts_mz_free(z);
+        return NULL;
+    }
     /* Latency bounds. */
     z->lhi = Z3_mk_const(z->ctx, Z3_mk_string_symbol(z->ctx, "lat_hi"), z->isort);
     z->llo = Z3_mk_const(z->ctx, Z3_mk_string_symbol(z->ctx, "lat_lo"), z->isort);
