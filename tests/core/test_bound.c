@@ -122,7 +122,7 @@ static void check_walk(ts_schedule *s, const char *what, uint64_t seed)
     ts_metrics_free(&m);
     ts_schedule *cur = ts_schedule_clone(s);
     for (int leg = 0; leg < 6; leg++) {
-        ts_improve_opts io = {0, 40, 0, seed + (uint64_t)leg, 0};
+        ts_improve_opts io = {.max_moves = 40, .seed = seed + (uint64_t)leg};
         ts_improve_stats st;
         ts_schedule *r = NULL;
         ts_err e = {0};
@@ -225,7 +225,7 @@ static void test_improve_beats_gpipe(void **state)
     ts_metrics m;
     assert_int_equal(ts_schedule_metrics(s, &m), 0);
     ts_schedule_set_memory(s, m.peak);
-    ts_improve_opts io = {0, 20000, ts_lower_bound(p, 8), 1, 0};
+    ts_improve_opts io = {.max_moves = 20000, .target = ts_lower_bound(p, 8), .seed = 1};
     ts_improve_stats st;
     ts_schedule *r = NULL;
     assert_int_equal(ts_improve(s, &io, &r, &st, &e), TS_OK);
@@ -248,7 +248,7 @@ static void test_improve_refuses_incomplete(void **state)
     assert_int_equal(ts_builtin_make("vshape", &o, &p, &e), TS_OK);
     ts_schedule *s = sequential(p, 2);
     s->nentries--; /* drop the last instance */
-    ts_improve_opts io = {0, 10, 0, 1, 0};
+    ts_improve_opts io = {.max_moves = 10, .seed = 1};
     ts_schedule *r = NULL;
     assert_int_equal(ts_improve(s, &io, &r, NULL, &e), TS_EINPUT);
     assert_null(r);
