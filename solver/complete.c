@@ -85,6 +85,56 @@ static int ts_phase_solve(const ts_iset *s, const ts_memspec *ms, bool minimise,
 }
 
 /* Checks the requirements of ts_complete.h on a repetend. */
+int ts_rep_alloc(ts_rep *r, int nblocks)
+{
+    r->period = 0;
+    r->k = 1;
+    r->mids = calloc((size_t)nblocks + 1, sizeof *r->mids);
+    r->start = calloc((size_t)nblocks + 1, sizeof *r->start);
+    if (r->mids && r->start)
+        return 0;
+    ts_rep_free(r);
+    return -1;
+}
+
+void ts_rep_free(ts_rep *r)
+{
+    free(r->mids);
+    free(r->start);
+    r->mids = NULL;
+    r->start = NULL;
+}
+
+void ts_rep_copy(ts_rep *dst, const ts_rep *src, int nblocks)
+{
+    dst->period = src->period;
+    dst->k = src->k;
+    memcpy(dst->mids, src->mids, (size_t)nblocks * sizeof *src->mids);
+    memcpy(dst->start, src->start, (size_t)nblocks * sizeof *src->start);
+}
+
+int ts_rep_k(const int *mids, int nblocks)
+{
+    int k = 0;
+    for (int b = 0; b < nblocks; b++)
+        if (mids[b] + 1 > k)
+            k = mids[b] + 1;
+    return k;
+}
+
+void ts_rep_from_schedule(const ts_schedule *s, ts_rep *r)
+{
+    int nb = s->placement->nblocks;
+    r->period = s->rep.period;
+    r->k = s->rep.k;
+    memcpy(r->mids, s->rep.mids, (size_t)nb * sizeof *r->mids);
+    for (int i = 0; i < s->nentries; i++) {
+        const ts_entry *x = &s->entries[i];
+        if (x->step >= s->rep.start && x->step < s->rep.end && x->micro == s->rep.mids[x->block])
+            r->start[x->block] = x->step - s->rep.start;
+    }
+}
+
 static int ts_check_repetend(const ts_placement *p, const int *mids, const long *start,
                              long period, int *k, ts_err *e)
 {
@@ -171,7 +221,7 @@ typedef struct {
 /* Composes warm-up, a gap for communication delays, the window, the gap, the cool-down; the
  * schedule starts at step 0 unless the window would then begin before 0 (its first instance may
  * start late when one that runs past the window end covers its first steps). */
-static int ts_complete_compose(const ts_placement *p, const ts_complete_repetend *rep, int k,
+static int ts_complete_compose(const ts_placement *p, const ts_rep *rep, int k,
                                const ts_complete_opts *o, const ts_complete_parts *pt,
                                ts_schedule **out, ts_err *e)
 {
@@ -238,7 +288,7 @@ static int ts_complete_check(const ts_schedule *s, int k, ts_err *e)
     return TS_OK;
 }
 
-int ts_complete(const ts_placement *p, const ts_complete_repetend *rep, const ts_complete_opts *o,
+int ts_complete(const ts_placement *p, const ts_rep *rep, const ts_complete_opts *o,
                 ts_schedule **out, ts_complete_stats *st, ts_err *e)
 {
     *out = NULL;

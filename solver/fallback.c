@@ -128,7 +128,7 @@ int ts_sequential_schedule(const ts_placement *p, bool has_memory, long cap, ts_
     }
     if ((rc = ts_sequential_replay(p, start, compact, e)))
         goto out;
-    ts_complete_repetend rep = {ts_sequential_period(p, compact), mids, compact};
+    ts_rep rep = {.start = compact, .period = ts_sequential_period(p, compact), .k = 1, .mids = mids};
     ts_complete_opts co;
     ts_complete_opts_init(&co);
     co.has_memory = has_memory;

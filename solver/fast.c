@@ -350,7 +350,7 @@ static int ts_fast_complete(ts_fast *F, ts_schedule **out, ts_err *e)
 {
     const ts_search_opts *o = F->o;
     ts_search_stats *st = F->c->st;
-    ts_complete_repetend rep = {F->P, F->mids, F->start};
+    ts_rep rep = {.start = F->start, .period = F->P, .k = F->k, .mids = F->mids};
     ts_complete_opts co;
     ts_complete_opts_init(&co);
     co.has_memory = o->has_memory;

@@ -46,17 +46,11 @@ typedef struct {
     long *lp;       /* nblocks^2: longest start-to-start dependency path, 0 when none */
     ts_rmodel *rm;
     /* incumbent */
-    long best_period;
-    int best_k;
-    int *best_mids;
-    long *best_start;
+    ts_rep best;    /* period LONG_MAX: none yet */
     long *start;    /* scratch */
     /* seed: the fast construction, a bound that only candidates at least as good pass, and the
      * answer when no candidate reaches it (e.g. when the time limit cuts a large search) */
-    long seed_period;
-    int seed_k;
-    int *seed_mids;
-    long *seed_start;
+    ts_rep seed;    /* period LONG_MAX: none */
     ts_schedule *seed_sched; /* the fast method's whole schedule when the seed came from it */
     bool proven;    /* no candidate was cut by a time limit */
     long tried, total;
@@ -78,16 +72,16 @@ static int ts_cmp_cand(const void *a, const void *b)
 /* Candidates must reach a period below this: better than the incumbent, no worse than the seed. */
 static long ts_lazy_bound(const ts_lazy *L)
 {
-    long b = L->best_period;
-    if (L->seed_period != LONG_MAX && L->seed_period + 1 < b)
-        b = L->seed_period + 1;
+    long b = L->best.period;
+    if (L->seed.period != LONG_MAX && L->seed.period + 1 < b)
+        b = L->seed.period + 1;
     return b;
 }
 
 static void ts_lazy_progress(ts_lazy *L, bool force)
 {
     ts_ctx_progress(L->c, TS_PHASE_REPETEND, L->tried, L->total,
-                    L->best_period == LONG_MAX ? -1 : L->best_period - L->maxload, force);
+                    L->best.period == LONG_MAX ? -1 : L->best.period - L->maxload, force);
 }
 
 /* C(n, r) saturated at LONG_MAX / 4. */
@@ -220,10 +214,10 @@ static int ts_lazy_try(ts_lazy *L, int k, ts_cand *c, bool construct_only, bool 
     }
     if (!r.proven)
         L->proven = false;
-    L->best_period = r.period;
-    L->best_k = k;
-    memcpy(L->best_mids, c->mids, (size_t)p->nblocks * sizeof *c->mids);
-    memcpy(L->best_start, L->start, (size_t)p->nblocks * sizeof *L->start);
+    L->best.period = r.period;
+    L->best.k = k;
+    memcpy(L->best.mids, c->mids, (size_t)p->nblocks * sizeof *c->mids);
+    memcpy(L->best.start, L->start, (size_t)p->nblocks * sizeof *L->start);
     ts_lazy_progress(L, true);
     if (r.period <= L->maxload)
         *stop = true;
@@ -367,20 +361,15 @@ static int ts_lazy_init(ts_lazy *L, ts_search_ctx *c, ts_err *e)
     L->st = c->st;
     L->n = nb;
     L->maxload = ts_placement_max_load(p);
-    L->best_period = LONG_MAX;
-    L->seed_period = LONG_MAX;
     L->proven = true;
     L->chain = malloc((size_t)nb * sizeof *L->chain + 1);
     L->pos = malloc((size_t)nb * sizeof *L->pos + 1);
     L->level = calloc((size_t)p->ndevs + 1, sizeof *L->level);
     L->lp = calloc((size_t)nb * (size_t)nb + 1, sizeof *L->lp);
-    L->best_mids = calloc((size_t)nb + 1, sizeof *L->best_mids);
-    L->best_start = calloc((size_t)nb + 1, sizeof *L->best_start);
     L->start = calloc((size_t)nb + 1, sizeof *L->start);
-    L->seed_mids = calloc((size_t)nb + 1, sizeof *L->seed_mids);
-    L->seed_start = calloc((size_t)nb + 1, sizeof *L->seed_start);
-    if (!L->chain || !L->pos || !L->level || !L->lp || !L->best_mids || !L->best_start ||
-        !L->start || !L->seed_mids || !L->seed_start)
+    int bad = ts_rep_alloc(&L->best, nb) | ts_rep_alloc(&L->seed, nb);
+    L->best.period = L->seed.period = LONG_MAX;
+    if (bad || !L->chain || !L->pos || !L->level || !L->lp || !L->start)
         return ts_fail(e, TS_ESYS, "solver: out of memory");
     if (ts_placement_chain_order(p, L->chain))
         return ts_fail(e, TS_EINPUT, "lazy: the placement '%s' has a dependency cycle", p->name);
@@ -396,11 +385,9 @@ static void ts_lazy_free(ts_lazy *L)
     free(L->pos);
     free(L->level);
     free(L->lp);
-    free(L->best_mids);
-    free(L->best_start);
+    ts_rep_free(&L->best);
     free(L->start);
-    free(L->seed_mids);
-    free(L->seed_start);
+    ts_rep_free(&L->seed);
     ts_schedule_free(L->seed_sched);
 }
 
@@ -449,20 +436,17 @@ static int ts_lazy_seed(ts_lazy *L, ts_err *e)
     const ts_search_opts *o = L->o;
     double t0 = ts_now();
     bool fits = false;
-    int rc = ts_fast_construct(L->p, L->chain, o->has_memory, o->memory, L->seed_mids,
-                               L->seed_start, &L->seed_period, &fits, e);
+    int rc = ts_fast_construct(L->p, L->chain, o->has_memory, o->memory, L->seed.mids,
+                               L->seed.start, &L->seed.period, &fits, e);
     if (rc)
         return rc;
-    int sk = 0;
-    for (int i = 0; i < L->n; i++)
-        if (L->seed_mids[i] + 1 > sk)
-            sk = L->seed_mids[i] + 1;
+    int sk = ts_rep_k(L->seed.mids, L->n);
     bool ok = fits && (o->k == 0 || sk == o->k);
-    if (ok && (rc = ts_lazy_greedy_ok(L, sk, L->seed_mids, &ok, e)))
+    if (ok && (rc = ts_lazy_greedy_ok(L, sk, L->seed.mids, &ok, e)))
         return rc;
-    L->seed_k = sk;
+    L->seed.k = sk;
     if (!ok)
-        L->seed_period = LONG_MAX;
+        L->seed.period = LONG_MAX;
     ts_ctx_lap(L->c, TS_PHASE_SEED, t0);
     return TS_OK;
 }
@@ -472,7 +456,6 @@ static int ts_lazy_seed(ts_lazy *L, ts_err *e)
 static void ts_lazy_seed_fast(ts_lazy *L)
 {
     const ts_search_opts *o = L->o;
-    int nb = L->n;
     double t0 = ts_now();
     ts_search_opts fo = *o;
     fo.method = TS_METHOD_FAST;
@@ -482,16 +465,8 @@ static void ts_lazy_seed_fast(ts_lazy *L)
     ts_search_stats fst;
     ts_err fe = {0};
     if (ts_search_fast(L->p, &fo, &fs, &fst, &fe) == TS_OK && fs->has_repetend &&
-        fs->rep.period < L->seed_period) {
-        L->seed_period = fs->rep.period;
-        L->seed_k = fs->rep.k;
-        memcpy(L->seed_mids, fs->rep.mids, (size_t)nb * sizeof *L->seed_mids);
-        for (int i = 0; i < fs->nentries; i++) {
-            const ts_entry *x = &fs->entries[i];
-            if (x->step >= fs->rep.start && x->step < fs->rep.end &&
-                x->micro == fs->rep.mids[x->block])
-                L->seed_start[x->block] = x->step - fs->rep.start;
-        }
+        fs->rep.period < L->seed.period) {
+        ts_rep_from_schedule(fs, &L->seed);
         L->seed_sched = fs;
         fs = NULL;
     }
@@ -508,11 +483,11 @@ static int ts_lazy_enumerate(ts_lazy *L, int kmin, int kmax, ts_err *e)
         if (L->total > LONG_MAX / 4)
             L->total = LONG_MAX / 4; /* saturate: the count only has to be "huge" */
     }
-    if (L->total > TS_LAZY_LARGE && L->seed_period > L->maxload && L->o->k == 0)
+    if (L->total > TS_LAZY_LARGE && L->seed.period > L->maxload && L->o->k == 0)
         ts_lazy_seed_fast(L);
     /* A zero-bubble seed ends a search too large to finish: enumerating would only look for
      * the same period at a smaller k. */
-    bool stop = L->total > TS_LAZY_LARGE && L->seed_period <= L->maxload;
+    bool stop = L->total > TS_LAZY_LARGE && L->seed.period <= L->maxload;
     for (int k = kmin; k <= kmax && !stop; k++) {
         bool any = false;
         int rc = ts_lazy_k(L, k, &stop, &any, e);
@@ -557,7 +532,6 @@ static int ts_lazy_complete(ts_lazy *L, ts_schedule **out, bool *fell_back, ts_e
 {
     const ts_search_opts *o = L->o;
     ts_search_stats *st = L->st;
-    ts_complete_repetend rep = {L->best_period, L->best_mids, L->best_start};
     ts_complete_opts co;
     ts_complete_opts_init(&co);
     co.has_memory = o->has_memory;
@@ -565,9 +539,9 @@ static int ts_lazy_complete(ts_lazy *L, ts_schedule **out, bool *fell_back, ts_e
     co.time_limit = o->time_limit > 0 ? ts_budget_left(&L->c->budget) + 0.001 : 0;
     co.micro_batches = o->micro_batches;
     ts_complete_stats cst;
-    ts_ctx_progress(L->c, TS_PHASE_COMPLETION, L->tried, L->total, L->best_period - L->maxload,
+    ts_ctx_progress(L->c, TS_PHASE_COMPLETION, L->tried, L->total, L->best.period - L->maxload,
                     true);
-    int rc = ts_complete(L->p, &rep, &co, out, &cst, e);
+    int rc = ts_complete(L->p, &L->best, &co, out, &cst, e);
     ts_ctx_phase(L->c, TS_PHASE_WARMUP, cst.warmup_seconds);
     ts_ctx_phase(L->c, TS_PHASE_COOLDOWN, cst.cooldown_seconds);
     if (rc == TS_ENOANSWER && ts_budget_over(&L->c->budget)) {
@@ -590,14 +564,11 @@ static int ts_lazy_result(ts_lazy *L, ts_schedule **out, ts_err *e)
     ts_search_stats *st = L->st;
     int nb = L->n;
     bool from_seed = false, fell_back = false;
-    if (L->best_period == LONG_MAX && L->seed_period != LONG_MAX) {
-        L->best_period = L->seed_period;
-        L->best_k = L->seed_k;
-        memcpy(L->best_mids, L->seed_mids, (size_t)nb * sizeof *L->seed_mids);
-        memcpy(L->best_start, L->seed_start, (size_t)nb * sizeof *L->seed_start);
+    if (L->best.period == LONG_MAX && L->seed.period != LONG_MAX) {
+        ts_rep_copy(&L->best, &L->seed, nb);
         from_seed = true;
     }
-    if (L->best_period == LONG_MAX)
+    if (L->best.period == LONG_MAX)
         return ts_lazy_none(L, out, e);
     if (from_seed && L->seed_sched) { /* the fast method completed it already */
         *out = L->seed_sched;
@@ -608,10 +579,10 @@ static int ts_lazy_result(ts_lazy *L, ts_schedule **out, ts_err *e)
         if (rc || fell_back)
             return rc;
     }
-    st->k = L->best_k;
-    st->period = L->best_period;
-    st->bubbles = L->best_period - L->maxload;
-    st->optimal = L->best_period <= L->maxload || (L->proven && !from_seed);
+    st->k = L->best.k;
+    st->period = L->best.period;
+    st->bubbles = L->best.period - L->maxload;
+    st->optimal = L->best.period <= L->maxload || (L->proven && !from_seed);
     return TS_OK;
 }
 

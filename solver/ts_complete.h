@@ -23,11 +23,27 @@
 #include "ts_methods.h"
 #include "ts_schedule.h"
 
+/* The solver's one repetend value: every method hands its answer to the completion in this
+ * shape (lazy and fast build it directly, modulo converts its timetable with ts_modulo_repetend,
+ * the fallback builds a k = 1 one). For every block b: its micro-batch offset mids[b] in the
+ * window and its start start[b] in [0, period). k = max(mids) + 1. */
 typedef struct {
-    long period;        /* P > 0 */
-    const int *mids;    /* nblocks offsets, min 0 */
-    const long *start;  /* nblocks starts in [0, P) */
-} ts_complete_repetend;
+    long *start; /* nblocks starts in [0, period) */
+    long period; /* P > 0 */
+    int k;       /* max(mids) + 1 */
+    int *mids;   /* nblocks offsets, min 0 */
+} ts_rep;
+
+/* Arrays for nblocks blocks, zeroed (period 0, k 1). -1 on allocation failure. */
+int ts_rep_alloc(ts_rep *r, int nblocks);
+void ts_rep_free(ts_rep *r);
+/* dst takes src's figures (both allocated for nblocks). */
+void ts_rep_copy(ts_rep *dst, const ts_rep *src, int nblocks);
+/* k of offsets: max(mids) + 1. */
+int ts_rep_k(const int *mids, int nblocks);
+/* The repetend that a schedule's window declares (its instances inside the window), into r
+ * (allocated for the placement's blocks). */
+void ts_rep_from_schedule(const ts_schedule *s, ts_rep *r);
 
 typedef struct {
     bool has_memory;    /* false: unconstrained */
@@ -56,7 +72,7 @@ typedef struct {
  * to any N >= k. Returns TS_ENOANSWER when the warm-up or the cool-down cannot fit the memory,
  * TS_EINPUT when the repetend breaks a requirement above, TS_ESYS on allocation or solver
  * failure. st may be NULL. */
-int ts_complete(const ts_placement *p, const ts_complete_repetend *r, const ts_complete_opts *o,
+int ts_complete(const ts_placement *p, const ts_rep *r, const ts_complete_opts *o,
                 ts_schedule **out, ts_complete_stats *st, ts_err *e);
 
 /* Whether the warm-up and the cool-down that mids imply can fit the memory (they depend on the

@@ -220,23 +220,17 @@ static void ts_modulo_complete(ts_mctx *c, long P, const long *t, double budget,
     int n = c->o->micro_batches > 0 ? c->o->micro_batches : TS_DEFAULT_MICRO_BATCHES;
     if (budget <= 0.01)
         return;
-    int *mids = malloc((size_t)nb * sizeof(int));
-    long *start = malloc((size_t)nb * sizeof(long));
-    if (!mids || !start) {
-        free(mids);
-        free(start);
+    ts_rep rep;
+    if (ts_rep_alloc(&rep, nb))
         return;
-    }
-    long qmax = ts_modulo_repetend(p, P, t, 0, mids, start, NULL) - 1;
+    long qmax = ts_modulo_repetend(p, P, t, 0, &rep, NULL) - 1;
     /* Measured on the paper cases (2 cores): with more than ~64 warm-up and cool-down
      * instances the completion takes seconds whatever its time limit, and it never shortened
      * those schedules (xshape, 32 instances, is where it helps: 1033 -> 1031). */
     if ((long)nb * qmax > TS_MODULO_COMPLETE_MAX) {
-        free(mids);
-        free(start);
+        ts_rep_free(&rep);
         return;
     }
-    ts_complete_repetend rep = {P, mids, start};
     ts_complete_opts co;
     ts_complete_opts_init(&co);
     co.has_memory = c->o->has_memory;
@@ -261,8 +255,7 @@ static void ts_modulo_complete(ts_mctx *c, long P, const long *t, double budget,
         }
     }
     ts_schedule_free(cs);
-    free(mids);
-    free(start);
+    ts_rep_free(&rep);
 }
 
 /* Step 1: the memory plan, the chain order and the period bounds. */

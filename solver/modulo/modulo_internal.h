@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "ts_complete.h"
 #include "ts_placement.h"
 #include "ts_schedule.h"
 
@@ -93,13 +94,13 @@ ts_mz_result ts_mz_solve(ts_mz *z, double timeout, const long *hint_r, long max_
 /* The plain modulo timetable for n micro-batches (no repetend), shifted so it starts at 0. */
 ts_schedule *ts_modulo_timetable(const ts_placement *p, long P, const long *t, int n);
 
-/* The one conversion from a modulo timetable to a repetend: the window [W, W + P),
- * W = max(t div P) * P + delta (t shifted to start at 0, 0 <= delta < P; other delta: 0), holds
- * micro-batch mids[b] = max(t div P) - t[b] div P (+1 when t[b] mod P < delta) of block b, which
- * starts start[b] in [0, P) steps into it. Fills mids (nblocks), start (may be NULL) and *wstart
- * (may be NULL); returns k = max(mids) + 1. */
-int ts_modulo_repetend(const ts_placement *p, long P, const long *t, long delta, int *mids,
-                       long *start, long *wstart);
+/* The one conversion from a modulo timetable to the solver's repetend value: the window
+ * [W, W + P), W = max(t div P) * P + delta (t shifted to start at 0, 0 <= delta < P; other
+ * delta: 0), holds micro-batch mids[b] = max(t div P) - t[b] div P (+1 when t[b] mod P < delta)
+ * of block b, which starts start[b] in [0, P) steps into it. Fills r (its arrays allocated for
+ * nblocks; r->start may be NULL) and *wstart (may be NULL); returns k = max(mids) + 1. */
+int ts_modulo_repetend(const ts_placement *p, long P, const long *t, long delta, ts_rep *r,
+                       long *wstart);
 
 /* The schedule of t with its repetend window [W, W + P), W = max(t div P) * P + delta (t shifted
  * to start at 0, 0 <= delta < P): block b's instance in the window is micro-batch

@@ -483,9 +483,11 @@ ts_schedule *ts_modulo_timetable(const ts_placement *p, long P, const long *t, i
     return s;
 }
 
-int ts_modulo_repetend(const ts_placement *p, long P, const long *t, long delta, int *mids,
-                       long *start, long *wstart)
+int ts_modulo_repetend(const ts_placement *p, long P, const long *t, long delta, ts_rep *r,
+                       long *wstart)
 {
+    int *mids = r->mids;
+    long *start = r->start;
     int nb = p->nblocks;
     long lo = ts_min_start(p, t), qmax = 0;
     if (delta < 0 || delta >= P)
@@ -507,6 +509,8 @@ int ts_modulo_repetend(const ts_placement *p, long P, const long *t, long delta,
     }
     if (wstart)
         *wstart = W;
+    r->period = P;
+    r->k = k;
     return k;
 }
 
@@ -516,7 +520,8 @@ ts_schedule *ts_modulo_repetend_schedule(const ts_placement *p, long P, const lo
     if (!mids)
         return NULL;
     long W;
-    int k = ts_modulo_repetend(p, P, t, delta, mids, NULL, &W);
+    ts_rep r = {.start = NULL, .mids = mids};
+    int k = ts_modulo_repetend(p, P, t, delta, &r, &W);
     ts_schedule *s = ts_modulo_timetable(p, P, t, k);
     if (!s || ts_schedule_set_repetend(s, W, W + P, mids)) {
         ts_schedule_free(s);

@@ -26,7 +26,7 @@ static void test_complete_simple(void **state)
     ts_placement *p = two_blocks(1, 2);
     int mids[2] = {1, 0};
     long start[2] = {0, 1};
-    ts_complete_repetend r = {3, mids, start};
+    ts_rep r = {.start = start, .period = 3, .mids = mids};
     ts_complete_opts o;
     ts_complete_opts_init(&o);
     o.has_memory = true;
@@ -60,7 +60,7 @@ static void test_complete_overhang(void **state)
     ts_placement *p = two_blocks(2, 2);
     int mids[2] = {1, 0};
     long start[2] = {3, 1}; /* a runs [3, 5): past the window end, wrapping onto [0, 1) */
-    ts_complete_repetend r = {4, mids, start};
+    ts_rep r = {.start = start, .period = 4, .mids = mids};
     ts_complete_opts o;
     ts_complete_opts_init(&o);
     ts_schedule *s = NULL;
@@ -81,16 +81,16 @@ static void test_complete_refuses(void **state)
     ts_err e = {0};
     int m1[2] = {2, 1};
     long s1[2] = {0, 1};
-    ts_complete_repetend r1 = {3, m1, s1};
+    ts_rep r1 = {.start = s1, .period = 3, .mids = m1};
     assert_int_equal(ts_complete(p, &r1, &o, &s, NULL, &e), TS_EINPUT); /* min offset 1 */
     int m2[2] = {0, 1};
-    ts_complete_repetend r2 = {3, m2, s1};
+    ts_rep r2 = {.start = s1, .period = 3, .mids = m2};
     ts_err_clear(&e);
     assert_int_equal(ts_complete(p, &r2, &o, &s, NULL, &e), TS_EINPUT); /* offset grows on edge */
     assert_non_null(strstr(e.msg, "goes back"));
     int m3[2] = {1, 0};
     long s3[2] = {0, 3};
-    ts_complete_repetend r3 = {3, m3, s3};
+    ts_rep r3 = {.start = s3, .period = 3, .mids = m3};
     ts_err_clear(&e);
     assert_int_equal(ts_complete(p, &r3, &o, &s, NULL, &e), TS_EINPUT); /* start outside */
     assert_null(s);
