@@ -57,7 +57,32 @@ static double ts_sim_lower_bound(const ts_placement *p, int n, const double *sca
     return -1;
 }
 
-int ts_cmd_simulate(int argc, char **argv)
+/* What the command line asked for. */
+typedef struct {
+    long n, seed;
+    int json, nscale;
+    const char *scales[256];
+    ts_sim_opts so;
+} ts_sim_args;
+
+static void ts_simulate_usage(void)
+{
+    printf("usage: tessel simulate SCHED [--micro-batches N] [--json] [--noise X] [--seed S]\n"
+           "                        [--comm-delay T] [--scale BLOCK=F ...]\n\n"
+           "Replays each device's order of the schedule with given block durations: an\n"
+           "instance starts when its devices are free and its inputs are ready. Reports the\n"
+           "makespan a runtime following that order reaches.\n"
+           "  -n, --micro-batches N  unroll the repetend to N micro-batches first\n"
+           "  --noise X            each duration times 1 + U(-X, X) (seeded)\n"
+           "  --seed S             seed of the noise (default 1)\n"
+           "  --comm-delay T       extra delay on every edge between different devices\n"
+           "  --scale BLOCK=F      multiply BLOCK's duration by F (repeatable)\n"
+           "The lower bound reported is the one of the replayed durations and delays.\n"
+           "  --json               print one JSON object\n");
+}
+
+/* Options up to the schedule argument. Returns 0, -1 after --help, or the exit code. */
+static int ts_simulate_parse(const char *cmd, int argc, char **argv, ts_sim_args *a)
 {
     static const struct option opts[] = {{"micro-batches", required_argument, 0, 'n'},
                                          {"json", no_argument, 0, 'j'},
@@ -67,112 +92,114 @@ int ts_cmd_simulate(int argc, char **argv)
                                          {"scale", required_argument, 0, 4},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    const char *cmd = "simulate";
-    long n = 0, seed = 1;
-    int json = 0, c, nscale = 0;
-    const char *scales[256];
-    ts_sim_opts so = {0};
+    int c;
     while ((c = ts_cli_getopt(cmd, argc, argv, "n:jh", opts)) != -1) {
         switch (c) {
         case -2: return 2;
-        case 'h':
-            printf("usage: tessel simulate SCHED [--micro-batches N] [--json] [--noise X] [--seed S]\n"
-                   "                        [--comm-delay T] [--scale BLOCK=F ...]\n\n"
-                   "Replays each device's order of the schedule with given block durations: an\n"
-                   "instance starts when its devices are free and its inputs are ready. Reports the\n"
-                   "makespan a runtime following that order reaches.\n"
-                   "  -n, --micro-batches N  unroll the repetend to N micro-batches first\n"
-                   "  --noise X            each duration times 1 + U(-X, X) (seeded)\n"
-                   "  --seed S             seed of the noise (default 1)\n"
-                   "  --comm-delay T       extra delay on every edge between different devices\n"
-                   "  --scale BLOCK=F      multiply BLOCK's duration by F (repeatable)\n"
-                   "The lower bound reported is the one of the replayed durations and delays.\n"
-                   "  --json               print one JSON object\n");
-            return 0;
+        case 'h': ts_simulate_usage(); return -1;
         case 'n':
-            if (ts_cli_parse_long(cmd, "--micro-batches", optarg, 1, 1000000, &n))
+            if (ts_cli_parse_long(cmd, "--micro-batches", optarg, 1, 1000000, &a->n))
                 return 2;
             break;
-        case 'j': json = 1; break;
+        case 'j': a->json = 1; break;
         case 1:
-            if (ts_cli_parse_double(cmd, "--noise", optarg, 0.0, 0.99, &so.noise))
+            if (ts_cli_parse_double(cmd, "--noise", optarg, 0.0, 0.99, &a->so.noise))
                 return 2;
             break;
         case 2:
-            if (ts_cli_parse_long(cmd, "--seed", optarg, 0, 2147483647L, &seed))
+            if (ts_cli_parse_long(cmd, "--seed", optarg, 0, 2147483647L, &a->seed))
                 return 2;
             break;
         case 3:
-            if (ts_cli_parse_double(cmd, "--comm-delay", optarg, 0.0, 1e9, &so.comm_delay))
+            if (ts_cli_parse_double(cmd, "--comm-delay", optarg, 0.0, 1e9, &a->so.comm_delay))
                 return 2;
             break;
         case 4:
-            if (nscale == 256)
+            if (a->nscale == 256)
                 return ts_cli_usage_error(cmd, "too many --scale options");
-            scales[nscale++] = optarg;
+            a->scales[a->nscale++] = optarg;
             break;
         }
     }
-    const char *path;
-    ts_schedule *s;
-    int rc = ts_cli_schedule_arg(cmd, argc, argv, n, &path, &s);
-    if (rc)
-        return rc;
+    a->so.seed = (unsigned long long)a->seed;
+    return 0;
+}
+
+/* The replay's figures: JSON, or a few lines and a table per device. */
+static void ts_simulate_print(const char *path, const ts_schedule *s, const ts_sim_args *a,
+                              const ts_sim_result *r, const ts_metrics *m, double lb)
+{
     const ts_placement *p = s->placement;
+    double busy = 0;
+    for (int i = 0; i < s->nentries; i++)
+        busy += (r->finish[i] - r->start[i]) * p->blocks[s->entries[i].block].ndevices;
+    double bubble = r->makespan > 0 ? 1.0 - busy / (p->ndevs * r->makespan) : 0.0;
+    if (a->json) {
+        json_t *j = json_pack("{ss si sf sI sf sf so so}", "placement", p->name, "micro_batches",
+                              s->nmicros, "makespan", r->makespan, "planned_makespan",
+                              (json_int_t)m->makespan, "bubble_rate", bubble, "lower_bound", lb,
+                              "peak_memory", ts_cli_long_array(m->peak, p->ndevs), "load",
+                              ts_cli_long_array(m->load, p->ndevs));
+        ts_cli_print_json(j);
+        return;
+    }
+    printf("%s: %d micro-batches of '%s' on %d devices\n", path, s->nmicros, p->name, p->ndevs);
+    printf("simulated makespan %.6g (planned %ld, lower bound %.6g%s, ratio %.4f)\n", r->makespan,
+           m->makespan, lb, lb != (double)m->lower_bound ? " with these durations" : "",
+           lb > 0 ? r->makespan / lb : 0.0);
+    printf("bubble rate %.2f%%\n", 100.0 * bubble);
+    printf("%-8s %8s %8s\n", "device", "load", "peak");
+    for (int d = 0; d < p->ndevs; d++)
+        printf("%-8d %8ld %8ld\n", d, m->load[d], m->peak[d]);
+}
+
+/* Per-block factors of --scale (1 where none is given). Returns 0, 2 (usage) or 3 (memory). */
+static int ts_simulate_scales(const char *cmd, const ts_sim_args *a, const ts_placement *p,
+                              double **out)
+{
     double *scale = malloc((size_t)p->nblocks * sizeof(double));
+    *out = scale;
+    if (!scale)
+        return 3;
+    for (int b = 0; b < p->nblocks; b++)
+        scale[b] = 1.0;
+    for (int i = 0; i < a->nscale; i++)
+        if (ts_parse_scale(cmd, a->scales[i], p, scale))
+            return 2;
+    return 0;
+}
+
+int ts_cmd_simulate(int argc, char **argv)
+{
+    const char *cmd = "simulate", *path;
+    ts_sim_args a;
+    memset(&a, 0, sizeof a);
+    a.seed = 1;
+    int rc = ts_simulate_parse(cmd, argc, argv, &a);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    ts_schedule *s;
+    if ((rc = ts_cli_schedule_arg(cmd, argc, argv, a.n, &path, &s)))
+        return rc;
+    double *scale;
     ts_err e = {0};
     ts_metrics m = {0};
     ts_sim_result r = {0};
-    if (!scale) {
-        ts_schedule_free(s);
-        return 3;
-    }
-    for (int b = 0; b < p->nblocks; b++)
-        scale[b] = 1.0;
-    for (int i = 0; i < nscale; i++)
-        if (ts_parse_scale(cmd, scales[i], p, scale)) {
-            rc = 2;
-            goto out;
-        }
-    so.scale = scale;
-    so.seed = (unsigned long long)seed;
+    if ((rc = ts_simulate_scales(cmd, &a, s->placement, &scale)))
+        goto out;
+    a.so.scale = scale;
     if (ts_schedule_validate(s, NULL, &e)) {
         fprintf(stderr, "tessel simulate: %s: invalid: %s\n", path, e.msg);
         rc = e.code;
-        goto out;
-    }
-    if (ts_simulate(s, &so, &r, &e)) {
+    } else if (ts_simulate(s, &a.so, &r, &e)) {
         rc = ts_cli_report(cmd, &e);
-        goto out;
-    }
-    if (ts_schedule_metrics(s, &m)) {
+    } else if (ts_schedule_metrics(s, &m)) {
         rc = 3;
-        goto out;
-    }
-    double lb = (double)m.lower_bound;
-    if (nscale || so.comm_delay > 0)
-        lb = ts_sim_lower_bound(p, s->nmicros, scale, so.comm_delay);
-    double busy = 0;
-    for (int i = 0; i < s->nentries; i++)
-        busy += (r.finish[i] - r.start[i]) * p->blocks[s->entries[i].block].ndevices;
-    double bubble = r.makespan > 0 ? 1.0 - busy / (p->ndevs * r.makespan) : 0.0;
-    if (json) {
-        json_t *j = json_pack("{ss si sf sI sf sf so so}", "placement", p->name, "micro_batches",
-                              s->nmicros, "makespan", r.makespan, "planned_makespan",
-                              (json_int_t)m.makespan, "bubble_rate", bubble, "lower_bound", lb,
-                              "peak_memory",
-                              ts_cli_long_array(m.peak, p->ndevs), "load",
-                              ts_cli_long_array(m.load, p->ndevs));
-        ts_cli_print_json(j);
     } else {
-        printf("%s: %d micro-batches of '%s' on %d devices\n", path, s->nmicros, p->name, p->ndevs);
-        printf("simulated makespan %.6g (planned %ld, lower bound %.6g%s, ratio %.4f)\n",
-               r.makespan, m.makespan, lb, lb != (double)m.lower_bound ? " with these durations" : "",
-               lb > 0 ? r.makespan / lb : 0.0);
-        printf("bubble rate %.2f%%\n", 100.0 * bubble);
-        printf("%-8s %8s %8s\n", "device", "load", "peak");
-        for (int d = 0; d < p->ndevs; d++)
-            printf("%-8d %8ld %8ld\n", d, m.load[d], m.peak[d]);
+        double lb = (double)m.lower_bound;
+        if (a.nscale || a.so.comm_delay > 0)
+            lb = ts_sim_lower_bound(s->placement, s->nmicros, scale, a.so.comm_delay);
+        ts_simulate_print(path, s, &a, &r, &m, lb);
     }
 out:
     ts_sim_result_free(&r);
