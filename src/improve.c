@@ -1,5 +1,6 @@
 /* Local search on the instance sequence of a complete schedule (see ts_improve.h). */
 #define _POSIX_C_SOURCE 200809L
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,16 @@ typedef struct {
     int *chain;      /* scratch: the critical chain */
     long *ck_free, *ck_mem, *ck_mk; /* checkpoints of the replay (see ts_imp_save) */
     int *ck_last, *ck_at;
+    /* A trial replay keeps what it overwrites, so that a rejected move is undone by copying
+     * back (ts_imp_undo) rather than by a second replay: positions [t_k0, t_k1) (by instance:
+     * bk_*) and checkpoints (t_c0, t_c1] (bck_*). */
+    bool trial;
+    int t_k0, t_k1, t_c0, t_c1;
+    int *bk_id, *bk_why;
+    long *bk_start;
+    char *bk_dev;
+    long *bck_free, *bck_mem, *bck_mk;
+    int *bck_last, *bck_at;
     uint64_t rng;
 } ts_imp;
 
@@ -66,6 +77,15 @@ static void ts_imp_free(ts_imp *q)
     free(q->ck_mk);
     free(q->ck_last);
     free(q->ck_at);
+    free(q->bk_id);
+    free(q->bk_why);
+    free(q->bk_start);
+    free(q->bk_dev);
+    free(q->bck_free);
+    free(q->bck_mem);
+    free(q->bck_mk);
+    free(q->bck_last);
+    free(q->bck_at);
 }
 
 /* Predecessor and successor arcs of every instance, from the placement's edges. */
@@ -125,6 +145,15 @@ static int ts_imp_arcs(ts_imp *q)
 static void ts_imp_save(ts_imp *q, int c, long mk, int last)
 {
     int nd = q->p->ndevs;
+    if (q->trial && c > q->t_c0) {
+        size_t at = (size_t)c * nd, n = (size_t)nd;
+        memcpy(q->bck_free + at, q->ck_free + at, n * sizeof(long));
+        memcpy(q->bck_mem + at, q->ck_mem + at, n * sizeof(long));
+        memcpy(q->bck_last + at, q->ck_last + at, n * sizeof(int));
+        q->bck_mk[c] = q->ck_mk[c];
+        q->bck_at[c] = q->ck_at[c];
+        q->t_c1 = c;
+    }
     memcpy(q->ck_free + (size_t)c * nd, q->dev_free, (size_t)nd * sizeof(long));
     memcpy(q->ck_mem + (size_t)c * nd, q->dev_mem, (size_t)nd * sizeof(long));
     memcpy(q->ck_last + (size_t)c * nd, q->dev_last, (size_t)nd * sizeof(int));
@@ -181,9 +210,10 @@ static int ts_imp_place(ts_imp *q, int x)
     return rc;
 }
 
-/* Replays the sequence from position `from` on (0: all of it). Returns the makespan, or -1
- * when memory overflows somewhere (the replay then stops there). */
-static long ts_imp_replay(ts_imp *q, int from, int *last)
+/* Replays the sequence from position `from` on (0: all of it). Returns the makespan, -1 when
+ * memory overflows somewhere, or -2 as soon as an instance ends after `limit` (the replay then
+ * stops there). In trial mode what it overwrites is kept for ts_imp_undo. */
+static long ts_imp_replay(ts_imp *q, int from, long limit, int *last)
 {
     long mk = 0;
     *last = -1;
@@ -197,19 +227,50 @@ static long ts_imp_replay(ts_imp *q, int from, int *last)
     } else {
         ts_imp_restore(q, c, &mk, last);
     }
+    q->t_k0 = q->t_k1 = c * TS_IMP_CHECK;
+    q->t_c0 = q->t_c1 = c;
     for (int k = c * TS_IMP_CHECK; k < q->ni; k++) {
         if (k % TS_IMP_CHECK == 0)
             ts_imp_save(q, k / TS_IMP_CHECK, mk, *last);
         int x = q->seq[k];
+        if (q->trial) {
+            q->bk_id[k] = x;
+            q->bk_start[k] = q->start[x];
+            q->bk_why[k] = q->why[x];
+            q->bk_dev[k] = q->why_dev[x];
+            q->t_k1 = k + 1;
+        }
         if (ts_imp_place(q, x))
             return -1;
         long end = q->start[x] + q->p->blocks[x % q->nb].span;
         if (end > mk) {
             mk = end;
             *last = x;
+            if (mk > limit)
+                return -2;
         }
     }
     return mk;
+}
+
+/* Copies back what the last trial replay overwrote (the sequence must be restored first). */
+static void ts_imp_undo(ts_imp *q)
+{
+    for (int k = q->t_k0; k < q->t_k1; k++) {
+        int x = q->bk_id[k];
+        q->start[x] = q->bk_start[k];
+        q->why[x] = q->bk_why[k];
+        q->why_dev[x] = q->bk_dev[k];
+    }
+    int nd = q->p->ndevs;
+    for (int c = q->t_c0 + 1; c <= q->t_c1; c++) {
+        size_t at = (size_t)c * nd, n = (size_t)nd;
+        memcpy(q->ck_free + at, q->bck_free + at, n * sizeof(long));
+        memcpy(q->ck_mem + at, q->bck_mem + at, n * sizeof(long));
+        memcpy(q->ck_last + at, q->bck_last + at, n * sizeof(int));
+        q->ck_mk[c] = q->bck_mk[c];
+        q->ck_at[c] = q->bck_at[c];
+    }
 }
 
 /* Moves the instance at sequence position from to position to. */
@@ -306,9 +367,19 @@ static int ts_imp_make(ts_imp *q, const ts_schedule *s)
     q->ck_last = malloc(nc * nd * sizeof(int));
     q->ck_mk = malloc(nc * sizeof(long));
     q->ck_at = malloc(nc * sizeof(int));
+    q->bk_id = malloc(ni * sizeof(int));
+    q->bk_why = malloc(ni * sizeof(int));
+    q->bk_start = malloc(ni * sizeof(long));
+    q->bk_dev = malloc(ni);
+    q->bck_free = malloc(nc * nd * sizeof(long));
+    q->bck_mem = malloc(nc * nd * sizeof(long));
+    q->bck_last = malloc(nc * nd * sizeof(int));
+    q->bck_mk = malloc(nc * sizeof(long));
+    q->bck_at = malloc(nc * sizeof(int));
     if (!q->seq || !q->pos || !q->start || !q->why || !q->why_dev || !q->chain || !q->dev_free ||
         !q->dev_mem || !q->dev_last || !q->ck_free || !q->ck_mem || !q->ck_last || !q->ck_mk ||
-        !q->ck_at || ts_imp_arcs(q))
+        !q->ck_at || !q->bk_id || !q->bk_why || !q->bk_start || !q->bk_dev || !q->bck_free ||
+        !q->bck_mem || !q->bck_last || !q->bck_mk || !q->bck_at || ts_imp_arcs(q))
         return -1;
     return 0;
 }
@@ -381,7 +452,7 @@ int ts_improve(const ts_schedule *s, const ts_improve_opts *o, ts_schedule **out
     }
     if ((rc = ts_imp_seed(&q, s, e)))
         goto out;
-    long best = ts_imp_replay(&q, 0, &last);
+    long best = ts_imp_replay(&q, 0, LONG_MAX, &last);
     if (best < 0) {
         rc = ts_fail(e, TS_EINPUT, "improve: the schedule does not fit its memory");
         goto out;
@@ -402,7 +473,9 @@ int ts_improve(const ts_schedule *s, const ts_improve_opts *o, ts_schedule **out
             continue;
         ts_imp_move(&q, from, to);
         int low = from < to ? from : to;
-        long mk = ts_imp_replay(&q, low, &nlast);
+        q.trial = true;
+        long mk = ts_imp_replay(&q, low, best, &nlast);
+        q.trial = false;
         if (mk >= 0 && mk <= best) {
             st->kept++;
             if (mk < best)
@@ -412,7 +485,7 @@ int ts_improve(const ts_schedule *s, const ts_improve_opts *o, ts_schedule **out
             continue;
         }
         ts_imp_move(&q, to, from);
-        ts_imp_replay(&q, low, &last); /* restores the starts, chain and checkpoints */
+        ts_imp_undo(&q); /* the starts, the chain and the checkpoints of the kept sequence */
     }
     st->after = best;
     rc = ts_imp_result(&q, s, out, e);
