@@ -150,9 +150,9 @@ static int on_result(coord *c, int r, const char *buf, int len, ts_err *e)
 
 static int on_message(coord *c, int r, int tag, const char *buf, int len, ts_err *e)
 {
-    rank_state *rs = &c->ranks[r];
-    if (r <= 0 || r >= c->m->size || rs->state == RANK_GONE)
+    if (r <= 0 || r >= c->m->size || c->ranks[r].state == RANK_GONE)
         return TS_OK; /* a rank given up is not heard again */
+    rank_state *rs = &c->ranks[r];
     rs->heard = now();
     if (tag == TS_TAG_HELLO && rs->state == RANK_WAITING) {
         if (len > 0) {
