@@ -134,6 +134,11 @@ static int on_result(coord *c, int r, const char *buf, int len, ts_err *e)
         fprintf(stderr, "tessel sweep: rank %d: a malformed record for %s, dropped\n", r, p->id);
         return TS_OK;
     }
+    /* A record names only files that came with it. */
+    if (!f.nschedule)
+        json_object_set_new(rec, "schedule", json_null());
+    if (!f.nlog)
+        json_object_set_new(rec, "log", json_null());
     const char *outdir = c->s->exec.outdir;
     int rc = TS_OK;
     if (f.nschedule && json_is_string(json_object_get(rec, "schedule")))
