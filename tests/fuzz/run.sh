@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every libFuzzer target of a TESSEL_FUZZ build for SECONDS each (a smoke test in CI; longer
-# by hand), seeded from tests/fixtures and tests/bad. A crash, sanitizer report, broken invariant,
+# by hand), seeded from tests/fixtures, tests/bad and tests/fuzz/seeds. A crash, sanitizer report, broken invariant,
 # timeout (10 s per input) or memory blow-up (2 GB) fails the run; the input that did it is left in
 # BUILD/fuzz/artifacts/ and belongs in tests/bad once fixed.
 #   tests/fuzz/run.sh BUILD [SECONDS] [TARGET...]
@@ -11,7 +11,9 @@ shift $(( $# >= 2 ? 2 : 1 ))
 here=$(cd "$(dirname "$0")" && pwd)
 tests=$(dirname "$here")
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(placement schedule pyimport sweep_spec)
+if [ ${#targets[@]} -eq 0 ]; then # every target built (fuzz_api_request only with `tessel serve`)
+  for bin in "$build"/bin/fuzz_*; do [ -x "$bin" ] && targets+=("${bin##*/fuzz_}"); done
+fi
 mkdir -p "$build/fuzz/artifacts"
 fail=0
 for t in "${targets[@]}"; do
@@ -20,7 +22,7 @@ for t in "${targets[@]}"; do
   echo "== fuzz_$t for ${secs} s"
   if ! "$build/bin/fuzz_$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
        -dict="$here/json.dict" -artifact_prefix="$build/fuzz/artifacts/$t-" \
-       -print_final_stats=1 "$corpus" "$tests/fixtures" "$tests/bad" \
+       -print_final_stats=1 "$corpus" "$tests/fixtures" "$tests/bad" "$here/seeds" \
        >"$build/fuzz/$t.log" 2>&1; then
     echo "FAIL: fuzz_$t (log: $build/fuzz/$t.log)"; tail -40 "$build/fuzz/$t.log"; fail=1
   fi
