@@ -137,10 +137,8 @@ static void ts_model_summary(const ts_model *m)
     double P = ts_model_params(m), F = ts_model_fwd_flops(m);
     printf("%s: %s\nsource: %s\n", m->name, m->description, m->source);
     printf("parameters %.3fB (%.1f GB at 16 B/param for mixed-precision Adam); forward %.2f "
-           "TFLOP per sample%s; training %.2f TFLOP per sample (3x forward",
-           P / 1e9, P * 16 / 1e9, F / 1e12, m->seq ? "" : "", 3 * F * m->recycles / 1e12);
-    if (m->recycles > 1)
-        printf(", %d forward rounds", m->recycles);
+           "TFLOP per sample; training %.2f TFLOP per sample (forward x %d + backward 2x forward",
+           P / 1e9, P * 16 / 1e9, F / 1e12, F * (m->recycles + 2) / 1e12, m->recycles);
     printf(")\nstrategies:");
     for (int i = 0; i < m->nstrategies; i++)
         printf(" %s", m->strategies[i]);
