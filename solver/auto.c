@@ -124,7 +124,12 @@ static bool ts_auto_done(const ts_auto *a)
 
 static void ts_auto_baselines(ts_auto *a)
 {
+    double limit = a->c->o->time_limit;
     for (int i = 0; i < ts_baseline_count() && !ts_auto_done(a); i++) {
+        /* on a huge input one baseline can take seconds: past a third of the limit, the rest
+         * is left to the searches and the improvement */
+        if (a->pool[0].at && ts_ctx_elapsed(a->c) > limit / 3)
+            break;
         const char *kind = ts_baseline_at(i)->name;
         ts_schedule *s = NULL, *at;
         ts_err e = {0};
