@@ -48,9 +48,9 @@ static int ts_derive_check(const ts_model *m, const ts_hardware *h, const ts_der
     double have = o->gpus * (h->hbm_gb - h->workspace_gb) * 1e9;
     if (need > have)
         return ts_fail(e, TS_ENOANSWER,
-                       "model '%s' does not fit: its weights%s need %.0f GB (%.1fB parameters x "
-                       "%.0f bytes%s), but %d x %s give %.0f GB (%d x %.0f GB, less %.0f GB "
-                       "workspace each)",
+                       "model '%s' does not fit: its weights%s need %.0f GB (%.1fB parameters held, "
+                       "tied copies included, x %.0f bytes%s), but %d x %s give %.0f GB (%d x "
+                       "%.0f GB, less %.0f GB workspace each)",
                        m->name, o->infer ? "" : " and optimizer state", need / 1e9,
                        need / per / 1e9 / (strcmp(o->strategy, "chimera") ? 1 : 2), per,
                        strcmp(o->strategy, "chimera") ? "" : ", two replicas", o->gpus, h->name,
