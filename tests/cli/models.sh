@@ -27,13 +27,12 @@ derive() { # derive NAME ARGS...: writes $tmp/NAME.json and $tmp/NAME.info
   local name=$1; shift
   t placement "$@" -o "$tmp/$name.json" --json >"$tmp/$name.info"
   check "placement $name" 0 $?
-  "$tessel" validate --help >/dev/null 2>&1
   if [[ $solver == 1 ]]; then
     local cap; cap=$(json_get "$tmp/$name.info" "['capacity']")
     "$tessel" search "$tmp/$name.json" --memory "$cap" --method modulo --micro-batches 32 \
       --time-limit 20 --json -o "$tmp/$name.sched" >"$tmp/$name.out"
     check "search $name" 0 $?
-    [[ $(json_get "$tmp/$name.out" "['peak_memory'].__iter__().__next__() <= $cap and max(j['peak_memory']) <= $cap") == True ]] ||
+    [[ $(json_get "$tmp/$name.out" "['peak_memory'] and max(j['peak_memory']) <= $cap") == True ]] ||
       { echo "FAIL: $name peak memory above $cap"; fail=1; }
     "$tessel" validate "$tmp/$name.sched" >/dev/null; check "validate $name" 0 $?
   fi
