@@ -5,10 +5,6 @@
 #include "ts_complete.h"
 #include "ts_encode.h"
 
-/* Seconds one minimisation call may take, and one phase's minimisation in all. A cut
- * minimisation keeps its best schedule and reports it as not proven minimal. */
-#define TS_COMPLETE_CALL_CAP 3.0
-#define TS_COMPLETE_PHASE_CAP 8.0
 
 void ts_complete_opts_init(ts_complete_opts *o)
 {

@@ -17,7 +17,6 @@
 #include "ts_complete.h"
 #include "ts_encode.h"
 
-#define TS_FAST_CALL_CAP 30.0
 
 /* Earliest t >= 0 where [t, t + span) is free on every device of the block. */
 static long ts_first_fit(const ts_placement *p, int b, const long *start, const char *placed)

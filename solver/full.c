@@ -6,7 +6,6 @@
 #include <string.h>
 #include "ts_encode.h"
 
-#define TS_FULL_CALL_CAP 120.0
 
 /* The exact minimisation of the makespan from lb (steps: the greedy schedule's, when g == 0).
  * Fills start and res; TS_ENOANSWER when nothing was found. */
@@ -103,7 +102,7 @@ int ts_search_full(const ts_placement *p, const ts_search_opts *o, ts_schedule *
     *out = NULL;
     int N = o->micro_batches > 0 ? o->micro_batches : TS_DEFAULT_MICRO_BATCHES;
     int nb = p->nblocks;
-    if ((long)N * nb > 200000)
+    if ((long)N * nb > TS_FULL_MAX_INSTANCES)
         return ts_fail(e, TS_EINPUT, "full: %d micro-batches x %d blocks is too large a problem", N,
                        nb);
     size_t n = (size_t)N * (size_t)nb;

@@ -21,9 +21,6 @@
 #include "ts_complete.h"
 #include "ts_encode.h"
 
-#define TS_LAZY_BATCH 4096
-#define TS_LAZY_CALL_CAP 60.0 /* seconds per repetend check when there is no overall limit */
-#define TS_LAZY_LARGE 200000  /* candidates beyond which the search is seeded by fast */
 
 typedef struct {
     int *mids;      /* nblocks */

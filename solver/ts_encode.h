@@ -140,10 +140,8 @@ typedef struct {
 } ts_imodel;
 
 int ts_imodel_build(ts_imodel *m, const ts_iset *s, const ts_memspec *ms, bool fix_cap, ts_err *e);
-/* Rough size of that model in terms (order literals, memory and load sums): building one much
- * above TS_IMODEL_MAX_TERMS costs tens of seconds and gigabytes, so callers keep their greedy
- * schedule instead (reported as not optimal). */
-#define TS_IMODEL_MAX_TERMS 400000L
+/* Rough size of that model in terms (order literals, memory and load sums); see
+ * TS_IMODEL_MAX_TERMS. */
 long ts_imodel_size(const ts_iset *s);
 void ts_imodel_free(ts_imodel *m);
 

@@ -27,6 +27,29 @@ bool ts_budget_over(const ts_budget *b);
 /* Seconds one solver call may take: what is left, capped by cap (cap <= 0: no cap). */
 double ts_budget_call(const ts_budget *b, double cap);
 
+/* ---- caps: every limit on a search's effort, in one table --------------------------------- */
+
+/* Seconds one solver call may take when the search has no time limit (with one, a call gets
+ * at most what is left). A cut call keeps the best answer so far, reported as not proven. */
+#define TS_LAZY_CALL_CAP 60.0      /* one repetend check of lazy */
+#define TS_FAST_CALL_CAP 30.0      /* one check of fast's memory repair */
+#define TS_FULL_CALL_CAP 120.0     /* one makespan bound of full (with a limit: a sixth of it) */
+#define TS_MODULO_CALL_CAP 600.0   /* one period of modulo */
+#define TS_COMPLETE_CALL_CAP 3.0   /* one step bound of the completion */
+/* Seconds of a whole step. */
+#define TS_COMPLETE_PHASE_CAP 8.0  /* the warm-up's or the cool-down's minimisation */
+#define TS_MODULO_LATENCY_CAP 30.0 /* modulo's latency minimisation and completion, no limit */
+/* Sizes beyond which a step is skipped or refused (measured; see the file that uses each). */
+#define TS_LAZY_BATCH 4096               /* candidates screened together */
+#define TS_LAZY_LARGE 200000             /* candidates beyond which lazy is seeded by fast */
+#define TS_FULL_MAX_INSTANCES 200000L    /* N x blocks that full takes at all */
+#define TS_IMODEL_MAX_TERMS 400000L      /* instance model terms: above, the greedy stands
+                                            (building one costs tens of seconds and GBs) */
+#define TS_MODULO_COMPLETE_MAX 64        /* warm-up and cool-down instances modulo completes */
+#define TS_BOUND_MAX_COMBOS 200000L      /* placements of multi-device blocks in modulo's
+                                            memory bound */
+#define TS_GREEDY_MAX_CELLS (64L * 1024 * 1024) /* modulo greedy's reservation table */
+
 /* ---- the context --------------------------------------------------------------------------- */
 
 typedef struct {

@@ -24,12 +24,6 @@
 #include "ts_search_ctx.h"
 #include "ts_solver.h"
 
-/* Without a time limit, no single solver call runs longer than this. */
-#define TS_MODULO_CALL_CAP 600.0
-/* The completion is tried only up to this many warm-up and cool-down instances. */
-#define TS_MODULO_COMPLETE_MAX 64
-/* Without a time limit, the latency minimisation stops after this long. */
-#define TS_MODULO_LATENCY_CAP 30.0
 
 /* The modulo search's state: its context, and what the steps share. */
 typedef struct {

@@ -18,8 +18,6 @@
 #include <string.h>
 #include "modulo_internal.h"
 
-/* Enumeration limit on the placements of multi-device blocks. */
-#define TS_BOUND_MAX_COMBOS 200000L
 
 typedef struct {
     int dev, p, n;

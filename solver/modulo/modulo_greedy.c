@@ -13,8 +13,6 @@
 #include <string.h>
 #include "modulo_internal.h"
 
-/* Reservation tables larger than this are not worth a heuristic. */
-#define TS_GREEDY_MAX_CELLS (64L * 1024 * 1024)
 
 static bool ts_arc_free(const ts_block *b, const char *busy, long P, long r)
 {

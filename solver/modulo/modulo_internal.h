@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include "ts_complete.h"
 #include "ts_placement.h"
+#include "ts_search_ctx.h"
 #include "ts_schedule.h"
 
 /* floor(a / b) for b > 0, also for negative a. */

@@ -1,0 +1,66 @@
+/* ts_search: the input checks every method shares, and the dispatch to the method that the
+ * registry (ts_methods.h) names. The methods run in the search context of search.c. */
+#include <stdlib.h>
+#include "ts_encode.h"
+#include "ts_solver.h"
+
+/* A device that keeps memory from every micro-batch overflows any capacity. */
+static int ts_check_memory_growth(const ts_placement *p, ts_err *e)
+{
+    long *net = calloc((size_t)p->ndevs + 1, sizeof *net);
+    if (!net)
+        return ts_fail(e, TS_ESYS, "solver: out of memory");
+    ts_net_memory(p, net);
+    for (int d = 0; d < p->ndevs; d++)
+        if (net[d] > 0) {
+            long v = net[d];
+            free(net);
+            return ts_fail(e, TS_ENOANSWER,
+                           "no schedule of '%s' fits a memory limit: device %d keeps %ld units "
+                           "from every micro-batch (its blocks' memory does not sum to 0 or "
+                           "less), so memory grows without bound",
+                           p->name, d, v);
+        }
+    free(net);
+    return TS_OK;
+}
+
+static int ts_search_check(const ts_placement *p, const ts_search_opts *o, ts_err *e)
+{
+    if (ts_placement_check(p, p->name ? p->name : "placement", e))
+        return e ? e->code : TS_EINPUT;
+    if (p->nblocks == 0)
+        return ts_fail(e, TS_EINPUT, "search: the placement '%s' has no blocks", p->name);
+    if (o->has_memory && o->memory < 0)
+        return ts_fail(e, TS_EINPUT, "search: the memory capacity must be >= 0, not %ld",
+                       o->memory);
+    if (o->k < 0 || o->micro_batches < 0)
+        return ts_fail(e, TS_EINPUT, "search: k and N must not be negative");
+    return o->has_memory ? ts_check_memory_growth(p, e) : TS_OK;
+}
+
+typedef int (*ts_search_fn)(const ts_placement *, const ts_search_opts *, ts_schedule **,
+                            ts_search_stats *, ts_err *);
+
+static const ts_search_fn ts_search_fns[TS_METHOD_COUNT] = {
+#define TS_X_METHOD_ROW(id, name, doc) [TS_METHOD_##id] = ts_search_##name,
+    TS_SEARCH_METHODS(TS_X_METHOD_ROW)
+#undef TS_X_METHOD_ROW
+};
+
+int ts_search(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
+              ts_search_stats *st, ts_err *e)
+{
+    *out = NULL;
+    ts_search_stats local;
+    if (!st)
+        st = &local;
+    ts_search_stats_reset(st);
+    int rc = ts_search_check(p, o, e);
+    if (rc)
+        return rc;
+    if ((int)o->method < 0 || o->method >= TS_METHOD_COUNT)
+        return ts_fail(e, TS_EINPUT, "search: unknown method %d", (int)o->method);
+    /* The method runs in its own context, which records its seconds and attaches the record. */
+    return ts_search_fns[o->method](p, o, out, st, e);
+}
