@@ -112,7 +112,8 @@ static int ts_fast_pack(const ts_placement *p, const int *chain, long *start, lo
     return TS_OK;
 }
 
-/* Offsets by the backward walk; -1 when an edge between micro-batches cannot be met. */
+/* Offsets by the backward walk; -1 when an edge between micro-batches cannot be met, -2 when an
+ * offset would exceed TS_MAX_DISTANCE (more micro-batches in flight than a schedule holds). */
 static int ts_fast_offsets(const ts_placement *p, const int *chain, const long *start, long P,
                            int *mids)
 {
@@ -130,7 +131,7 @@ static int ts_fast_offsets(const ts_placement *p, const int *chain, const long *
                 m = mids[ed->dst] + delta;
         }
         if (m > TS_MAX_DISTANCE)
-            return -1;
+            return -2;
         mids[b] = (int)m;
     }
     for (int ei = 0; ei < p->nedges; ei++) {
@@ -215,7 +216,13 @@ static int ts_fast_build(ts_fast *F, ts_err *e)
     int rc = ts_fast_pack(p, F->chain, F->start, &F->P, e);
     if (rc)
         return rc;
-    if (ts_fast_offsets(p, F->chain, F->start, F->P, F->mids))
+    rc = ts_fast_offsets(p, F->chain, F->start, F->P, F->mids);
+    if (rc == -2)
+        return ts_fail(e, TS_EINPUT,
+                       "fast: the construction of '%s' would keep more than %d micro-batches in "
+                       "flight; use --method modulo",
+                       p->name, TS_MAX_DISTANCE);
+    if (rc)
         return ts_fail(e, TS_EINPUT,
                        "fast: the construction cannot meet the edges between micro-batches of "
                        "'%s'; use --method modulo",

@@ -175,6 +175,12 @@ static int ts_lazy_try(ts_lazy *L, int k, ts_cand *c, bool construct_only, bool 
         L->constructed++;
         L->tried++;
         c->done = true;
+    } else if ((long)p->nblocks * p->nblocks > TS_RMODEL_MAX_PAIRS) {
+        /* The model would take more memory and time than any limit allows: the candidate
+         * stays undecided (the construction answered what it could). */
+        L->proven = false;
+        c->done = true;
+        return TS_OK;
     } else {
         L->tried++;
         c->done = true;
@@ -282,7 +288,10 @@ static int ts_lazy_k(ts_lazy *L, int k, bool *stop, bool *any, ts_err *e)
     while (more && !*stop) {
         int nbatch = 0;
         while (more && nbatch < TS_LAZY_BATCH) {
-            if ((L->st->candidates & 1023) == 0 && ts_budget_over(&L->c->budget)) {
+            /* The clock every 1024 candidates, or every one when a screen costs more than the
+             * clock (its path bound is quadratic in the blocks). */
+            if ((L->st->candidates & (L->n > 256 ? 0 : 1023)) == 0 &&
+                ts_budget_over(&L->c->budget)) {
                 L->proven = false;
                 L->st->timed_out = true;
                 *stop = true;
@@ -389,21 +398,35 @@ static void ts_lazy_free(ts_lazy *L)
 }
 
 /* All-pairs longest start-to-start paths over same-micro-batch edges, in chain order (which is
- * topological): the screen's period bound. */
-static void ts_lazy_paths(ts_lazy *L)
+ * topological): the screen's period bound. Each block's outgoing edges are indexed first, so a
+ * row costs O(blocks + edges). A row the time limit leaves out stays 0 (no path known), which
+ * only weakens the bound. -1 on allocation failure. */
+static int ts_lazy_paths(ts_lazy *L)
 {
     const ts_placement *p = L->p;
     int nb = L->n;
-    for (int a = 0; a < nb; a++) {
+    int *oo = calloc((size_t)nb + 2, sizeof *oo), *oe = malloc((size_t)p->nedges * sizeof *oe + 1);
+    if (!oo || !oe) {
+        free(oo);
+        free(oe);
+        return -1;
+    }
+    for (int ei = 0; ei < p->nedges; ei++)
+        if (p->edges[ei].distance == 0)
+            oo[p->edges[ei].src + 2]++;
+    for (int b = 0; b < nb; b++)
+        oo[b + 2] += oo[b + 1];
+    for (int ei = 0; ei < p->nedges; ei++) /* oo[b + 1] runs ahead while filling */
+        if (p->edges[ei].distance == 0)
+            oe[oo[p->edges[ei].src + 1]++] = ei;
+    for (int a = 0; a < nb && !((a & 63) == 63 && ts_ctx_over(L->c)); a++) {
         long *row = L->lp + (size_t)a * (size_t)nb;
         for (int i = L->pos[a]; i < nb; i++) {
             int x = L->chain[i];
             if (x != a && row[x] <= 0)
                 continue;
-            for (int ei = 0; ei < p->nedges; ei++) {
-                const ts_edge *ed = &p->edges[ei];
-                if (ed->src != x || ed->distance != 0)
-                    continue;
+            for (int j = oo[x]; j < oo[x + 1]; j++) {
+                const ts_edge *ed = &p->edges[oe[j]];
                 long v = row[x] + p->blocks[x].span + ed->delay;
                 if (v > row[ed->dst])
                     row[ed->dst] = v;
@@ -411,6 +434,9 @@ static void ts_lazy_paths(ts_lazy *L)
         }
         row[a] = 0;
     }
+    free(oo);
+    free(oe);
+    return 0;
 }
 
 /* Memory floor: below it nothing fits (refused here); at or above it k = 1 always does. */
@@ -592,10 +618,10 @@ int ts_search_lazy(const ts_placement *p, const ts_search_opts *o, ts_schedule *
     ts_lazy L;
     int rc = ts_lazy_init(&L, &ctx, e);
     int kmin = o->k > 0 ? o->k : 1, kmax = o->k > 0 ? o->k : p->nblocks;
-    if (rc == TS_OK) {
-        ts_lazy_paths(&L);
+    if (rc == TS_OK && ts_lazy_paths(&L))
+        rc = ts_fail(e, TS_ESYS, "solver: out of memory");
+    if (rc == TS_OK)
         rc = ts_lazy_floor(&L, e);
-    }
     if (rc == TS_OK && kmin > p->nblocks)
         rc = ts_fail(e, TS_ENOANSWER,
                      "lazy: k = %d needs at least %d blocks in the chain; '%s' has %d, so there is "
