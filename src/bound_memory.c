@@ -12,7 +12,9 @@
  * the start of a to the start of f. The next window of a chain opens with an a that starts no
  * earlier than the f that closed the previous one, and both run on the device, so it waits for
  * that f to end. Hence
- *     makespan >= est(a) + ceil(N / c) * (L + span(f)) + tail(f). */
+ *     makespan >= est(a) + ceil(N / c) * (L + span(f)) + tail(f).
+ * Where several allocations share a device (two pipelines through it), the area form below
+ * counts them together. */
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -111,6 +113,41 @@ static long ts_hold_min(const ts_mctx *c, const int *on, int non, const char *in
     return hold;
 }
 
+/* The area form: pair every unit a block allocates with a unit a descendant frees (each freeing
+ * block, in topological order, takes from its allocating ancestors). A micro-batch then holds a
+ * unit from the start of its allocation to the start of its release, at least the longest path
+ * between them: the memory-time it needs on the device is at least A = the sum over pairs. The
+ * device never holds more than the capacity, so N micro-batches take at least N * A / capacity.
+ * Only when every unit is paired (otherwise what a micro-batch holds is not bounded below). */
+static long ts_device_memory_area(ts_mctx *c, int n, long cap, const int *on, int non,
+                                  long *budget)
+{
+    const ts_block *B = c->p->blocks;
+    if (cap <= 0)
+        return -1;
+    for (int i = 0; i < non; i++)
+        budget[i] = B[on[i]].memory > 0 ? B[on[i]].memory : 0;
+    long area = 0;
+    for (int i = 0; i < non; i++) {
+        long need = -(long)B[on[i]].memory;
+        for (int j = 0; j < non && need > 0; j++) {
+            if (budget[j] <= 0 || !ts_reaches(c, on[j], on[i]))
+                continue;
+            long g = budget[j] < need ? budget[j] : need;
+            ts_mctx_dist(c, on[j]);
+            area += g * c->dist[on[i]];
+            budget[j] -= g;
+            need -= g;
+        }
+        if (need > 0)
+            return -1;
+    }
+    for (int i = 0; i < non; i++)
+        if (budget[i] > 0)
+            return -1;
+    return ((long)n * area + cap - 1) / cap;
+}
+
 /* The bound of one device: on[] are its blocks in topological order. */
 static long ts_device_memory_bound(ts_mctx *c, int n, long cap, const int *on, int non,
                                    const long *est, const long *tail, long *budget, char *in)
@@ -174,6 +211,9 @@ int ts_bound_memory_term(const ts_placement *p, int n, const long *cap, const lo
         if (non > TS_BOUND_MEM_MAX_ON_DEVICE)
             continue; /* cubic in the blocks of the device: skipped there */
         long v = ts_device_memory_bound(&c, n, cap[d], on, non, est, tail, budget, in);
+        long w = ts_device_memory_area(&c, n, cap[d], on, non, budget);
+        if (w > v)
+            v = w;
         if (v > *out) {
             *out = v;
             *dev = d;
