@@ -106,8 +106,8 @@ static int ts_search_parse(const char *cmd, int argc, char **argv, ts_search_arg
     long v;
     int c;
     ts_search_opts_init(&a->so);
-    while ((c = ts_cli_getopt_placement(cmd, argc, argv, "m:M:k:n:t:o:jph", opts, &a->pl)) != -1) {
     a->so.method = TS_METHOD_AUTO; /* the command's default: the user's makespan at N */
+    while ((c = ts_cli_getopt_placement(cmd, argc, argv, "m:M:k:n:t:o:jph", opts, &a->pl)) != -1) {
         int rc = 0;
         switch (c) {
         case -2: return 2;
