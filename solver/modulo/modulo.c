@@ -164,7 +164,7 @@ static long ts_checked_makespan(const ts_schedule *s, int n)
 }
 
 /* The k-micro-batch schedule of timetable t with its repetend: the plain one or the one with
- * tightened fill and drain, whichever is shorter at opts->micro_batches (default 128) among
+ * tightened fill and drain, whichever is shorter at opts->micro_batches (N) among
  * those that validate. *mk receives that makespan (-1 when neither validates, which the
  * verified timetable rules out). NULL on allocation failure. */
 static ts_schedule *ts_modulo_build(ts_mctx *c, long P, const long *t, long *mk)
@@ -447,9 +447,9 @@ static int ts_modulo_schedule(ts_mctx *c, double tp, ts_schedule **out, ts_err *
     ts_schedule *s = ts_modulo_build(c, P, c->t, &mk);
     if (!s)
         return ts_fail(e, TS_ESYS, "out of memory");
-    int nmb = c->o->micro_batches > 0 ? c->o->micro_batches : TS_DEFAULT_MICRO_BATCHES;
+    int N = c->o->micro_batches > 0 ? c->o->micro_batches : TS_DEFAULT_MICRO_BATCHES;
     /* mk is measured at max(N, k) micro-batches (the schedule cannot be shorter than k). */
-    long lbn = ts_lower_bound(c->p, nmb > s->nmicros ? nmb : s->nmicros);
+    long lbn = ts_lower_bound(c->p, N > s->nmicros ? N : s->nmicros);
     c->st->latency = ts_modulo_latency(c->p, c->t);
     double tl = ts_ctx_lap(c->c, TS_PHASE_SCHEDULE, tp);
     if (mk != lbn) {
