@@ -174,20 +174,27 @@ static int on_message(coord *c, int r, int tag, const char *buf, int len, ts_err
     return TS_OK;
 }
 
+/* Reads every message waiting. A rank that stalls in the middle of one is given up, and the
+ * draining goes on, so that the others' heartbeats queued meanwhile count before any silence is
+ * judged. */
 static int drain_messages(coord *c, ts_err *e)
 {
-    int src, tag, len, got;
+    int src = 0, tag, len, got;
     char *buf;
-    while ((got = ts_sweep_mpi_poll(&src, &tag, &buf, &len, c->timeout)) == 1) {
-        int rc = on_message(c, src, tag, buf, len, e);
-        free(buf);
+    while ((got = ts_sweep_mpi_poll(&src, &tag, &buf, &len, c->timeout)) != 0) {
+        if (got == -1)
+            return ts_fail(e, TS_ESYS, "--mpi: receiving from the worker ranks failed");
+        int rc = TS_OK;
+        if (got == 1) {
+            rc = on_message(c, src, tag, buf, len, e);
+            free(buf);
+        } else if (src > 0 && src < c->m->size && c->ranks[src].state != RANK_GONE) {
+            rc = give_up(c, src, "stopped in the middle of a message", e);
+        }
         if (rc)
             return rc;
     }
-    if (got == -2 && src > 0 && src < c->m->size && c->ranks[src].state != RANK_GONE)
-        return give_up(c, src, "stopped in the middle of a message", e);
-    return got == -1 ? ts_fail(e, TS_ESYS, "--mpi: receiving from the worker ranks failed")
-                     : TS_OK;
+    return TS_OK;
 }
 
 /* Hands queued points to ranks with free slots, the freest rank first. */
