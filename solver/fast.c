@@ -18,29 +18,83 @@
 #include "ts_encode.h"
 
 
-/* Earliest t >= 0 where [t, t + span) is free on every device of the block. */
-static long ts_first_fit(const ts_placement *p, int b, const long *start, const char *placed)
+/* The intervals placed on one device, sorted by start. They never overlap (every block is placed
+ * where its devices are free), so they are sorted by end too. */
+typedef struct {
+    long *s, *e;
+    int n, cap;
+} ts_busy;
+
+/* The end of the last interval that starts before t + span, when it ends after t: the furthest
+ * end among the intervals that meet [t, t + span). -1 when none meets it. */
+static long ts_busy_conflict(const ts_busy *d, long t, long span)
+{
+    int lo = 0, hi = d->n; /* the intervals starting before t + span are [0, lo) */
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (d->s[mid] < t + span)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo > 0 && d->e[lo - 1] > t ? d->e[lo - 1] : -1;
+}
+
+/* Inserts [s, e) in order. -1 on allocation failure. */
+static int ts_busy_add(ts_busy *d, long s, long e)
+{
+    if (d->n == d->cap) {
+        int cap = d->cap ? 2 * d->cap : 16;
+        long *ns = realloc(d->s, (size_t)cap * sizeof *ns);
+        if (ns)
+            d->s = ns;
+        long *ne = realloc(d->e, (size_t)cap * sizeof *ne);
+        if (ne)
+            d->e = ne;
+        if (!ns || !ne)
+            return -1;
+        d->cap = cap;
+    }
+    int i = d->n;
+    while (i > 0 && d->s[i - 1] > s)
+        i--;
+    memmove(d->s + i + 1, d->s + i, (size_t)(d->n - i) * sizeof *d->s);
+    memmove(d->e + i + 1, d->e + i, (size_t)(d->n - i) * sizeof *d->e);
+    d->s[i] = s;
+    d->e[i] = e;
+    d->n++;
+    return 0;
+}
+
+/* Earliest t >= 0 where [t, t + span) is free on every device of the block: from t = 0, jump to
+ * the furthest end of what meets [t, t + span) until nothing does. */
+static long ts_first_fit(const ts_placement *p, int b, const ts_busy *busy)
 {
     const ts_block *bl = &p->blocks[b];
     long t = 0;
     for (;;) {
         long moved = t;
-        for (int j = 0; j < p->nblocks; j++) {
-            if (!placed[j])
-                continue;
-            const ts_block *o = &p->blocks[j];
-            bool share = false;
-            for (int i = 0; i < bl->ndevices && !share; i++)
-                share = ts_block_on(o, bl->devices[i]);
-            if (!share)
-                continue;
-            if (start[j] < t + bl->span && t < start[j] + o->span && start[j] + o->span > moved)
-                moved = start[j] + o->span;
+        for (int i = 0; i < bl->ndevices; i++) {
+            long end = ts_busy_conflict(&busy[bl->devices[i]], t, bl->span);
+            if (end > moved)
+                moved = end;
         }
         if (moved == t)
             return t;
         t = moved;
     }
+}
+
+/* Places block b at its first fit. -1 on allocation failure. */
+static int ts_fast_place(const ts_placement *p, int b, ts_busy *busy, long *start, char *placed)
+{
+    const ts_block *bl = &p->blocks[b];
+    start[b] = ts_first_fit(p, b, busy);
+    placed[b] = 1;
+    for (int i = 0; i < bl->ndevices; i++)
+        if (ts_busy_add(&busy[bl->devices[i]], start[b], start[b] + bl->span))
+            return -1;
+    return 0;
 }
 
 typedef struct {
@@ -64,20 +118,18 @@ static int ts_fast_pack(const ts_placement *p, const int *chain, long *start, lo
     long *est = calloc((size_t)n + 1, sizeof *est);
     char *placed = calloc((size_t)n + 1, 1);
     ts_fast_item *it = malloc((size_t)n * sizeof *it + 1);
-    if (!est || !placed || !it) {
-        free(est);
-        free(placed);
-        free(it);
-        return ts_fail(e, TS_ESYS, "solver: out of memory");
+    ts_busy *busy = calloc((size_t)p->ndevs + 1, sizeof *busy);
+    int bad = 0;
+    if (!est || !placed || !it || !busy) {
+        bad = 1;
+        goto out;
     }
     ts_placement_earliest(p, est);
     /* 1. blocks on several devices, except backward ones, in chain order */
     for (int i = 0; i < n; i++) {
         int b = chain[i];
-        if (p->blocks[b].ndevices > 1 && p->blocks[b].kind != TS_KIND_BACKWARD) {
-            start[b] = ts_first_fit(p, b, start, placed);
-            placed[b] = 1;
-        }
+        if (p->blocks[b].ndevices > 1 && p->blocks[b].kind != TS_KIND_BACKWARD)
+            bad |= ts_fast_place(p, b, busy, start, placed);
     }
     /* 2. single-device blocks by earliest start, reversed on odd devices */
     for (int d = 0; d < p->ndevs; d++) {
@@ -88,28 +140,30 @@ static int ts_fast_pack(const ts_placement *p, const int *chain, long *start, lo
                 it[m++] = (ts_fast_item){b, (d % 2 ? -1 : 1) * est[b] * (long)n + i};
         }
         qsort(it, (size_t)m, sizeof *it, ts_cmp_fast_item);
-        for (int i = 0; i < m; i++) {
-            start[it[i].block] = ts_first_fit(p, it[i].block, start, placed);
-            placed[it[i].block] = 1;
-        }
+        for (int i = 0; i < m; i++)
+            bad |= ts_fast_place(p, it[i].block, busy, start, placed);
     }
     /* 3. backward blocks on several devices last */
     for (int i = 0; i < n; i++) {
         int b = chain[i];
-        if (!placed[b]) {
-            start[b] = ts_first_fit(p, b, start, placed);
-            placed[b] = 1;
-        }
+        if (!placed[b])
+            bad |= ts_fast_place(p, b, busy, start, placed);
     }
     long P = 0;
     for (int b = 0; b < n; b++)
         if (start[b] + p->blocks[b].span > P)
             P = start[b] + p->blocks[b].span;
     *period = P;
+out:
+    for (int d = 0; busy && d < p->ndevs; d++) {
+        free(busy[d].s);
+        free(busy[d].e);
+    }
+    free(busy);
     free(est);
     free(placed);
     free(it);
-    return TS_OK;
+    return bad ? ts_fail(e, TS_ESYS, "solver: out of memory") : TS_OK;
 }
 
 /* Offsets by the backward walk; -1 when an edge between micro-batches cannot be met, -2 when an
