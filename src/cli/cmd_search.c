@@ -39,7 +39,8 @@ static void ts_search_help(void)
            "                     [-o SCHED] [--json] [--progress]\n\n"
            "Searches a schedule of the placement whose memory stays within M units per\n"
            "device, writes it (a tessel-schedule/1 file with its repetend, so that it\n"
-           "unrolls to any N >= k) and summarises it at N micro-batches.\n\n"
+           "unrolls to any N >= k; auto's improved schedule holds exactly N micro-batches)\n"
+           "and summarises it at N micro-batches (cut to the first N below k).\n\n"
            TS_CLI_PLACEMENT_HELP
            "  --memory M|none      per-device memory capacity, or none (unconstrained);\n"
            "                       default: the capacity the placement file states\n"
