@@ -101,7 +101,7 @@ static int ts_cli_parse_memory_list(const char *cmd, const char *arg, long *memo
             return ts_cli_usage_error(cmd, "--memory: '%s' is not a list of capacities", arg);
         memcpy(item, s, len);
         item[len] = '\0';
-        long v;
+        long v = 0;
         if (ts_cli_parse_long(cmd, "--memory", item, 0, TS_MAX_MEMORY, &v))
             return 2;
         if (n == 0 || (largest ? v > *memory : v < *memory))
