@@ -353,7 +353,42 @@ static void ts_cmp_finish(const ts_placement *p, long n, long memory, bool has_m
         rows[i].best = rows[i].ok && (!has_memory || rows[i].fits) && rows[i].makespan == best;
 }
 
-int ts_cmd_compare(int argc, char **argv)
+/* What the command line asked for. */
+typedef struct {
+    ts_cli_placement pl;
+    long n, memory;
+    bool has_memory, memory_given;
+    double limit;
+    const char *methods;
+    int csv;
+} ts_cmp_args;
+
+static void ts_cmp_usage(void)
+{
+    printf("usage: tessel compare (--placement NAME --ndevs D | PLACEMENT)\n"
+           "                       --memory M|none [--micro-batches N] [--methods LIST]\n"
+           "                       [--time-limit S] [--csv]\n\n"
+           "Runs every baseline that fits the placement and every search method, and\n"
+           "prints one table: method, k and period of the repetend, makespan at N\n"
+           "micro-batches and its ratio to the lower bound, bubble rate, peak memory per\n"
+           "device and whether it fits M, seconds spent, status. Every schedule is\n"
+           "measured the same way: unrolled to N (or cut to its first N micro-batches),\n"
+           "replayed as early as each device's order allows. One lower bound, at N within\n"
+           "M, for every row; * marks the shortest row that fits. A method without an\n"
+           "answer shows why instead of numbers; full's greedy schedule for a problem too\n"
+           "large for the solver shows as 'full (greedy)'.\n\n" TS_CLI_PLACEMENT_HELP
+           "  -m, --memory M|none  per-device memory capacity for the searches\n"
+           "  -n, --micro-batches N  micro-batches (default %d)\n"
+           "  --methods LIST       comma-separated baseline kinds and search methods\n"
+           "                       (default: every baseline that fits, then every search\n"
+           "                       method)\n"
+           "  -t, --time-limit S   seconds per search method (default 60)\n"
+           "  --csv                one CSV row per method instead of the table\n",
+           TS_DEFAULT_MICRO_BATCHES);
+}
+
+/* Returns -1 to go on, or the exit status (0 after --help, 2 on bad usage). */
+static int ts_cmp_parse(int argc, char **argv, ts_cmp_args *a)
 {
     static const struct option opts[] = {TS_CLI_PLACEMENT_OPTIONS,
                                          {"memory", required_argument, 0, 'm'},
@@ -364,101 +399,86 @@ int ts_cmd_compare(int argc, char **argv)
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *cmd = "compare";
-    ts_cli_placement pl = {0};
-    long n = TS_DEFAULT_MICRO_BATCHES, memory = 0;
-    bool has_memory = false, memory_given = false;
-    double limit = 60;
-    const char *methods = NULL;
-    int csv = 0, c;
-    while ((c = ts_cli_getopt_placement(cmd, argc, argv, "m:n:t:h", opts, &pl)) != -1) {
+    int c;
+    while ((c = ts_cli_getopt_placement(cmd, argc, argv, "m:n:t:h", opts, &a->pl)) != -1) {
         switch (c) {
         case -2: return 2;
-        case 'h':
-            printf("usage: tessel compare (--placement NAME --ndevs D | PLACEMENT)\n"
-                   "                       --memory M|none [--micro-batches N] [--methods LIST]\n"
-                   "                       [--time-limit S] [--csv]\n\n"
-                   "Runs every baseline that fits the placement and every search method, and\n"
-                   "prints one table: method, k and period of the repetend, makespan at N\n"
-                   "micro-batches and its ratio to the lower bound, bubble rate, peak memory per\n"
-                   "device and whether it fits M, seconds spent, status. Every schedule is\n"
-                   "measured the same way: unrolled to N (or cut to its first N micro-batches),\n"
-                   "replayed as early as each device's order allows. One lower bound, at N within\n"
-                   "M, for every row; * marks the shortest row that fits. A method without an\n"
-                   "answer shows why instead of numbers; full's greedy schedule for a problem too\n"
-                   "large for the solver shows as 'full (greedy)'.\n\n"
-                   TS_CLI_PLACEMENT_HELP
-                   "  -m, --memory M|none  per-device memory capacity for the searches\n"
-                   "  -n, --micro-batches N  micro-batches (default 128)\n"
-                   "  --methods LIST       comma-separated baseline kinds and search methods\n"
-                   "                       (default: every baseline that fits, then every search\n"
-                   "                       method: lazy, fast, full, modulo, auto)\n"
-                   "  -t, --time-limit S   seconds per search method (default 60)\n"
-                   "  --csv                one CSV row per method instead of the table\n");
-            return 0;
+        case 'h': ts_cmp_usage(); return 0;
         case 'm':
-            memory_given = true;
-            if (ts_cli_parse_memory(cmd, optarg, &has_memory, &memory))
+            a->memory_given = true;
+            if (ts_cli_parse_memory(cmd, optarg, &a->has_memory, &a->memory))
                 return 2;
             break;
         case 'n':
-            if (ts_cli_parse_long(cmd, "--micro-batches", optarg, 1, 100000, &n))
+            if (ts_cli_parse_long(cmd, "--micro-batches", optarg, 1, 100000, &a->n))
                 return 2;
             break;
-        case 'M': methods = optarg; break;
+        case 'M': a->methods = optarg; break;
         case 't':
-            if (ts_cli_parse_double(cmd, "--time-limit", optarg, 0.001, 1e6, &limit))
+            if (ts_cli_parse_double(cmd, "--time-limit", optarg, 0.001, 1e6, &a->limit))
                 return 2;
             break;
-        case 'c': csv = 1; break;
+        case 'c': a->csv = 1; break;
         }
     }
-    if (ts_cli_placement_arg(cmd, argc, argv, &pl))
+    if (ts_cli_placement_arg(cmd, argc, argv, &a->pl))
         return 2;
-    if (!memory_given)
+    if (!a->memory_given)
         return ts_cli_usage_error(cmd, "--memory M (or --memory none) is required");
+    return -1;
+}
 
-    /* The list of methods, checked before any work starts. */
-    char names[TS_CMP_MAX_ROWS][24];
-    bool explicit_list = methods != NULL;
+/* The rows to run, checked before any work starts: the user's list, or every baseline kind then
+ * every search method. Returns the count, or -1 after a usage message. */
+static int ts_cmp_names(const char *methods, char names[][24])
+{
     int nnames = 0;
-    if (methods) {
-        const char *s = methods;
-        while (*s) {
-            size_t len = strcspn(s, ",");
-            if (len == 0 || len >= sizeof names[0])
-                return ts_cli_usage_error(cmd, "--methods: bad entry in '%s'", methods);
-            if (nnames == TS_CMP_MAX_ROWS)
-                return ts_cli_usage_error(cmd, "--methods: too many entries");
-            memcpy(names[nnames], s, len);
-            names[nnames][len] = '\0';
-            if (!ts_baseline_find(names[nnames]) && !ts_is_search_method(names[nnames]))
-                return ts_cli_usage_error(cmd, "--methods: unknown method '%s' (baselines: see "
-                                               "`tessel baseline --list`; searches: lazy, fast, "
-                                               "full, modulo)", names[nnames]);
-            nnames++;
-            s += len + (s[len] == ',');
-        }
-    } else {
+    if (!methods) {
         for (int i = 0; i < ts_baseline_count(); i++)
             strcpy(names[nnames++], ts_baseline_at(i)->name);
         for (int i = 0; i < TS_METHOD_COUNT && nnames < TS_CMP_MAX_ROWS; i++)
             strcpy(names[nnames++], ts_method_names[i]);
+        return nnames;
     }
+    for (const char *s = methods; *s;) {
+        size_t len = strcspn(s, ",");
+        if (len == 0 || len >= 24) {
+            ts_cli_usage_error("compare", "--methods: bad entry in '%s'", methods);
+            return -1;
+        }
+        if (nnames == TS_CMP_MAX_ROWS) {
+            ts_cli_usage_error("compare", "--methods: too many entries");
+            return -1;
+        }
+        memcpy(names[nnames], s, len);
+        names[nnames][len] = '\0';
+        if (!ts_baseline_find(names[nnames]) && !ts_is_search_method(names[nnames])) {
+            char list[128];
+            ts_cli_usage_error("compare",
+                               "--methods: unknown method '%s' (baselines: see `tessel baseline "
+                               "--list`; searches: %s)",
+                               names[nnames], ts_method_list(list, sizeof list));
+            return -1;
+        }
+        nnames++;
+        s += len + (s[len] == ',');
+    }
+    return nnames;
+}
 
-    ts_placement *p;
-    int rc = ts_cli_placement_load(cmd, &pl, &p);
-    if (rc)
-        return rc;
-    ts_cmp_row rows[TS_CMP_MAX_ROWS];
+/* One row per name; the default list leaves out the baselines that do not fit. */
+static int ts_cmp_run(const ts_cmp_args *a, const ts_placement *p, char names[][24], int nnames,
+                      ts_cmp_row *rows)
+{
     int nrows = 0;
     bool progress = isatty(STDERR_FILENO);
     for (int i = 0; i < nnames; i++) {
         const char *m = names[i];
         bool search = ts_is_search_method(m);
-        if (!search && !explicit_list) {
+        if (!search && !a->methods) {
             ts_err fe = {0};
-            if (ts_baseline_fits(m, p, (int)n, &fe) != TS_OK)
-                continue; /* the default list shows only the baselines that fit */
+            if (ts_baseline_fits(m, p, (int)a->n, &fe) != TS_OK)
+                continue;
         }
         ts_cmp_row *r = &rows[nrows++];
         memset(r, 0, sizeof *r);
@@ -468,22 +488,40 @@ int ts_cmd_compare(int argc, char **argv)
         if (progress)
             fprintf(stderr, "compare: %s ...\n", m);
         if (!search) {
-            ts_cmp_baseline(m, p, n, memory, has_memory, r);
+            ts_cmp_baseline(m, p, a->n, a->memory, a->has_memory, r);
             continue;
         }
 #ifdef TS_HAVE_SOLVER
-        ts_cmp_search_guarded(m, p, n, memory, has_memory, limit, r);
+        ts_cmp_search_guarded(m, p, a->n, a->memory, a->has_memory, a->limit, r);
 #else
-        (void)limit;
         strcpy(r->status, "unavailable: this build has no solver (Z3 was not found)");
 #endif
     }
+    return nrows;
+}
+
+int ts_cmd_compare(int argc, char **argv)
+{
+    ts_cmp_args a = {.n = TS_DEFAULT_MICRO_BATCHES, .limit = 60};
+    int rc = ts_cmp_parse(argc, argv, &a);
+    if (rc >= 0)
+        return rc;
+    char names[TS_CMP_MAX_ROWS][24];
+    int nnames = ts_cmp_names(a.methods, names);
+    if (nnames < 0)
+        return 2;
+    ts_placement *p;
+    rc = ts_cli_placement_load("compare", &a.pl, &p);
+    if (rc)
+        return rc;
+    ts_cmp_row rows[TS_CMP_MAX_ROWS];
+    int nrows = ts_cmp_run(&a, p, names, nnames, rows);
     ts_bound lb;
-    ts_cmp_finish(p, n, memory, has_memory, rows, nrows, &lb);
-    if (csv)
-        ts_cmp_print_csv(p, n, memory, has_memory, rows, nrows);
+    ts_cmp_finish(p, a.n, a.memory, a.has_memory, rows, nrows, &lb);
+    if (a.csv)
+        ts_cmp_print_csv(p, a.n, a.memory, a.has_memory, rows, nrows);
     else
-        ts_cmp_print_table(p, n, memory, has_memory, &lb, rows, nrows);
+        ts_cmp_print_table(p, a.n, a.memory, a.has_memory, &lb, rows, nrows);
     for (int i = 0; i < nrows; i++)
         free(rows[i].peak);
     ts_placement_free(p);
