@@ -159,3 +159,27 @@ int ts_schedule_tighten(ts_schedule *s, ts_err *e)
     ts_schedule_sort(s);
     return TS_OK;
 }
+
+int ts_schedule_at(const ts_schedule *s, int n, bool replayed, ts_schedule **out, ts_err *e)
+{
+    ts_schedule *u = NULL;
+    *out = NULL;
+    if (n != s->nmicros && (s->has_repetend || n < s->nmicros)) {
+        if (ts_schedule_unroll(s, n, &u, e) != TS_OK)
+            return e ? e->code : TS_EINPUT;
+    } else if (!(u = ts_schedule_clone(s))) {
+        return ts_fail(e, TS_ESYS, "schedule: out of memory");
+    }
+    if (replayed) {
+        ts_err te = {0};
+        ts_schedule *t = ts_schedule_clone(u);
+        if (t && ts_schedule_tighten(t, &te) == TS_OK) {
+            ts_schedule_free(u);
+            u = t;
+        } else {
+            ts_schedule_free(t);
+        }
+    }
+    *out = u;
+    return TS_OK;
+}

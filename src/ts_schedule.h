@@ -61,6 +61,12 @@ int ts_schedule_unroll(const ts_schedule *s, int n, ts_schedule **out, ts_err *e
 /* Shifts the schedule so that its first step is 0 (repetend window included). */
 void ts_schedule_normalize(ts_schedule *s);
 
+/* The schedule of exactly n micro-batches that a user is shown and measured on: unrolled when
+ * it has a repetend and n is larger, cut to the first n when n is smaller, and, when replayed,
+ * tightened as each device's order allows (a tightening that deadlocks keeps the planned steps,
+ * which are valid too). Fails with TS_EINPUT when n exceeds a schedule without a repetend. */
+int ts_schedule_at(const ts_schedule *s, int n, bool replayed, ts_schedule **out, ts_err *e);
+
 typedef struct {
     bool monotone;      /* (5): instances of one block run in micro-batch order */
     bool ignore_memory; /* skip (3) even when capacities are present */

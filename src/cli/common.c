@@ -247,26 +247,11 @@ int ts_cli_warn_invalid(const char *cmd, const ts_schedule *s)
 
 int ts_cli_schedule_at(const ts_schedule *s, long n, ts_schedule **at, ts_metrics *m, ts_err *e)
 {
-    ts_schedule *u = NULL;
+    ts_schedule *u;
+    int rc = ts_schedule_at(s, (int)n, true, &u, e);
     *at = NULL;
-    /* below the schedule's count (a repetend's k), the first n micro-batches: exactly n */
-    if (n != s->nmicros && (s->has_repetend || n < s->nmicros)) {
-        if (ts_schedule_unroll(s, (int)n, &u, e) != TS_OK)
-            return 1;
-    } else {
-        u = ts_schedule_clone(s);
-        if (!u)
-            return -1;
-    }
-    /* A failed tightening keeps the planned steps, which are valid too. */
-    ts_err te = {0};
-    ts_schedule *t = ts_schedule_clone(u);
-    if (t && ts_schedule_tighten(t, &te) == TS_OK) {
-        ts_schedule_free(u);
-        u = t;
-    } else {
-        ts_schedule_free(t);
-    }
+    if (rc != TS_OK)
+        return rc == TS_ESYS ? -1 : 1;
     if (ts_schedule_metrics(u, m)) {
         ts_schedule_free(u);
         return -1;

@@ -31,8 +31,7 @@ static int ts_api_info(json_t **out)
         json_array_append_new(bl, json_pack("{s:s, s:s, s:s}", "name", bi->name, "description",
                                             bi->description, "fits", bi->fits));
     }
-    json_array_append_new(m, json_string("auto"));
-    for (int i = 0; i < (int)TS_METHOD_MODULO + 1; i++)
+    for (int i = 0; i < (int)TS_METHOD_COUNT; i++)
         json_array_append_new(m, json_string(ts_method_name((ts_method)i)));
     *out = json_pack("{s:o, s:o, s:o, s:{s:i, s:i, s:f, s:i}}", "builtins", b, "baselines", bl,
                      "methods", m, "limits", "max_body", (int)TS_API_MAX_BODY, "max_n",
@@ -97,7 +96,7 @@ static int ts_api_trace(const ts_api_request *rq, json_t **out)
 {
     ts_schedule *u;
     ts_err e = {0};
-    if (ts_serve_schedule_at(rq->schedule, rq->micro_batches, rq->replayed, &u, &e))
+    if (ts_schedule_at(rq->schedule, rq->micro_batches, rq->replayed, &u, &e))
         return ts_api_error(out, 422, e.msg);
     ts_trace *t = ts_trace_from_schedule(u, 1.0);
     *out = t ? ts_trace_to_json(t) : NULL;
@@ -112,7 +111,7 @@ static int ts_api_view_route(const ts_api_request *rq, json_t **out)
 {
     ts_schedule *u;
     ts_err e = {0};
-    if (ts_serve_schedule_at(rq->schedule, rq->micro_batches, rq->replayed, &u, &e))
+    if (ts_schedule_at(rq->schedule, rq->micro_batches, rq->replayed, &u, &e))
         return ts_api_error(out, 422, e.msg);
     *out = ts_api_view(u, &e);
     ts_schedule_free(u);

@@ -4,31 +4,6 @@
 #include <stdlib.h>
 #include "ts_serve.h"
 
-int ts_serve_schedule_at(const ts_schedule *s, int n, bool replayed, ts_schedule **out, ts_err *e)
-{
-    ts_schedule *u = NULL;
-    *out = NULL;
-    if (s->has_repetend && n > s->nmicros) {
-        if (ts_schedule_unroll(s, n, &u, e) != TS_OK)
-            return e ? e->code : TS_EINPUT;
-    } else if (!(u = ts_schedule_clone(s))) {
-        return ts_fail(e, TS_ESYS, "schedule: out of memory");
-    }
-    if (replayed) {
-        /* A failed tightening (device orders that deadlock) keeps the planned steps. */
-        ts_err te = {0};
-        ts_schedule *t = ts_schedule_clone(u);
-        if (t && ts_schedule_tighten(t, &te) == TS_OK) {
-            ts_schedule_free(u);
-            u = t;
-        } else {
-            ts_schedule_free(t);
-        }
-    }
-    *out = u;
-    return TS_OK;
-}
-
 static json_t *ts_long_array(const long *v, int n)
 {
     json_t *a = json_array();
@@ -41,7 +16,7 @@ json_t *ts_serve_summary(const ts_schedule *s, int n, const ts_api_request *rq, 
 {
     ts_schedule *u;
     ts_metrics m;
-    if (ts_serve_schedule_at(s, n, true, &u, e))
+    if (ts_schedule_at(s, n, true, &u, e))
         return NULL;
     if (ts_schedule_metrics(u, &m)) {
         ts_schedule_free(u);

@@ -129,7 +129,7 @@ static int ts_api_schedule(json_t *o, ts_api_request *rq, ts_err *e)
 static bool ts_api_known_method(const char *m, bool baselines)
 {
     ts_method x;
-    if (!strcmp(m, "auto") || ts_method_parse(m, &x) == 0)
+    if (ts_method_parse(m, &x) == 0)
         return true;
     return baselines && ts_baseline_find(m) != NULL;
 }
@@ -145,9 +145,11 @@ static int ts_api_methods(json_t *o, ts_api_request *rq, ts_err *e)
                                      "method or baseline names", TS_API_MAX_METHODS);
     json_array_foreach(v, i, it) {
         const char *m = json_string_value(it);
-        if (!m || strlen(m) >= sizeof rq->methods[0] || !ts_api_known_method(m, true))
-            return ts_fail(e, TS_EINPUT, "request: methods[%zu]: not a search method (auto, lazy, "
-                                         "fast, full, modulo) or a baseline kind", i);
+        if (!m || strlen(m) >= sizeof rq->methods[0] || !ts_api_known_method(m, true)) {
+            char list[128];
+            return ts_fail(e, TS_EINPUT, "request: methods[%zu]: not a search method (%s) or a "
+                           "baseline kind", i, ts_method_list(list, sizeof list));
+        }
         strcpy(rq->methods[rq->nmethods++], m);
     }
     return TS_OK;
@@ -226,9 +228,11 @@ static int ts_api_job_body(json_t *o, ts_api_request *rq, ts_err *e)
         ts_api_int(o, "nmicros", 0, 64, 0, &rq->nmicros, e) || ts_api_memory(o, rq, e) ||
         ts_api_methods(o, rq, e))
         return TS_EINPUT;
-    if (!ts_api_known_method(rq->method, false))
-        return ts_fail(e, TS_EINPUT, "request: unknown method '%s' (auto, lazy, fast, full, modulo)",
-                       rq->method);
+    if (!ts_api_known_method(rq->method, false)) {
+        char list[128];
+        return ts_fail(e, TS_EINPUT, "request: unknown method '%s' (%s)", rq->method,
+                       ts_method_list(list, sizeof list));
+    }
     if (rq->job == TS_JOB_WHATIF) {
         if (ts_api_values(o, rq, e))
             return TS_EINPUT;

@@ -98,9 +98,6 @@ json_t *ts_jobs_list(ts_jobs *j);
  * "R <json>\n" result line (or "E <json>\n" with {error, status}) to fd. */
 void ts_worker_run(const ts_api_request *rq, int fd);
 
-/* A schedule as it runs at n micro-batches: unrolled through its repetend when it has fewer,
- * and, when replayed, every instance moved as early as its device's order allows. */
-int ts_serve_schedule_at(const ts_schedule *s, int n, bool replayed, ts_schedule **out, ts_err *e);
 /* One line of a compare table or a search summary: figures at n micro-batches. */
 json_t *ts_serve_summary(const ts_schedule *s, int n, const ts_api_request *rq, ts_err *e);
 

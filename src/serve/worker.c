@@ -68,13 +68,10 @@ static void ts_wprogress(void *ud, const ts_search_progress *p)
     ts_wpart(w, p->phase, p->tried, p->total, p->best_bubbles);
 }
 
-/* auto: modulo where lazy and fast cannot go (distance edges) or grow slow (many devices). */
-static ts_method ts_wmethod(const char *name, const ts_placement *p)
+/* The request parser has checked the name against the methods' registry. */
+static ts_method ts_wmethod(const char *name)
 {
-    ts_method m = TS_METHOD_LAZY;
-    if (!strcmp(name, "auto"))
-        return ts_placement_has_distance_edges(p) || p->ndevs > 8 ? TS_METHOD_MODULO
-                                                                 : TS_METHOD_LAZY;
+    ts_method m = TS_METHOD_AUTO;
     ts_method_parse(name, &m);
     return m;
 }
@@ -96,7 +93,7 @@ static int ts_wsearch(ts_wctx *w, const ts_api_request *rq, const ts_placement *
     ts_search_opts so;
     ts_search_stats st;
     ts_search_opts_init(&so);
-    so.method = ts_wmethod(method, p);
+    so.method = ts_wmethod(method);
     so.has_memory = rq->has_memory;
     so.memory = rq->has_memory ? ts_wmemory(rq) : 0;
     so.micro_batches = n;
@@ -192,7 +189,7 @@ static void ts_wjob_compare(ts_wctx *w, const ts_api_request *rq)
             if (ts_baseline_fits(ts_baseline_at(i)->name, rq->placement, rq->micro_batches,
                                  NULL) == TS_OK)
                 names[n++] = ts_baseline_at(i)->name;
-        for (int i = 0; i <= (int)TS_METHOD_MODULO; i++)
+        for (int i = 0; i < (int)TS_METHOD_COUNT; i++)
             names[n++] = ts_method_name((ts_method)i);
     }
     json_t *rows = json_array();

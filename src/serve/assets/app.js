@@ -605,6 +605,7 @@ async function init() {
   try { state.info = await api('/api/info'); } catch (e) { setStatus('server unreachable: ' + e.message); return; }
   for (const b of state.info.builtins) $('bi-name').add(new Option(b.name, b.name));
   for (const m of state.info.methods) $('k-method').add(new Option(m, m));
+  $('k-method').value = 'auto';
   for (const b of state.info.baselines) $('baseline-kind').add(new Option(b.name, b.name));
   $('bi-name').value = 'vshape';
   $('bi-name').dispatchEvent(new Event('change'));
