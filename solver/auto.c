@@ -19,14 +19,19 @@
 #define TS_AUTO_POOL 3 /* candidates kept for the improvement phase */
 
 /* Shares of the time limit for the searches, in the order they run: each may use up to this
- * fraction of the whole limit (never more than what is left). */
+ * fraction of the whole limit (never more than what is left). The methods are called directly:
+ * ts_search (dispatch.c) has checked the request already, and calls auto, so auto does not call
+ * back into it. */
 static const struct {
     ts_method method;
+    int (*run)(const ts_placement *, const ts_search_opts *, ts_schedule **, ts_search_stats *,
+               ts_err *);
     double share;
 } ts_auto_searches[] = {
-    {TS_METHOD_FAST, 0.15}, /* first: quick, and its refusal names the memory a schedule needs */
-    {TS_METHOD_MODULO, 0.30},
-    {TS_METHOD_LAZY, 0.15},
+    /* first: quick, and its refusal names the memory a schedule needs */
+    {TS_METHOD_FAST, ts_search_fast, 0.15},
+    {TS_METHOD_MODULO, ts_search_modulo, 0.30},
+    {TS_METHOD_LAZY, ts_search_lazy, 0.15},
 };
 
 typedef struct {
@@ -166,7 +171,7 @@ static void ts_auto_searches_run(ts_auto *a)
         ts_schedule *s = NULL, *at;
         ts_search_stats st;
         ts_err e = {0};
-        int rc = ts_search(c->p, &so, &s, &st, &e);
+        int rc = ts_auto_searches[i].run(c->p, &so, &s, &st, &e);
         if (rc != TS_OK || !s) {
             if (!a->why.code)
                 a->why = e;
