@@ -141,12 +141,9 @@ static int ts_model_from_json(json_t *j, const char *file, int seq_override, ts_
     return TS_OK;
 }
 
-int ts_model_load(const char *path, int seq, ts_model **out, ts_err *e)
+/* Reads a parsed description and releases j. */
+static int ts_model_from_doc(json_t *j, const char *path, int seq, ts_model **out, ts_err *e)
 {
-    json_t *j;
-    *out = NULL;
-    if (ts_json_read_file(path, &j, e))
-        return e ? e->code : TS_EINPUT;
     ts_model *m = calloc(1, sizeof *m);
     int rc = m ? ts_model_from_json(j, path, seq, m, e) : ts_fail(e, TS_ESYS, "out of memory");
     json_decref(j);
@@ -156,6 +153,25 @@ int ts_model_load(const char *path, int seq, ts_model **out, ts_err *e)
     }
     *out = m;
     return TS_OK;
+}
+
+int ts_model_load(const char *path, int seq, ts_model **out, ts_err *e)
+{
+    json_t *j;
+    *out = NULL;
+    if (ts_json_read_file(path, &j, e))
+        return e ? e->code : TS_EINPUT;
+    return ts_model_from_doc(j, path, seq, out, e);
+}
+
+int ts_model_parse(const char *text, size_t len, const char *where, int seq, ts_model **out,
+                   ts_err *e)
+{
+    json_t *j;
+    *out = NULL;
+    if (ts_json_parse(text, len, where, &j, e))
+        return e ? e->code : TS_EINPUT;
+    return ts_model_from_doc(j, where, seq, out, e);
 }
 
 void ts_model_free(ts_model *m)
@@ -197,17 +213,14 @@ double ts_model_fwd_flops(const ts_model *m)
     return s;
 }
 
-int ts_hardware_load(const char *path, ts_hardware *h, ts_err *e)
+/* Reads a parsed profile and releases j. */
+static int ts_hardware_from_doc(json_t *j, const char *path, ts_hardware *h, ts_err *e)
 {
     static const char *const keys[] = {"format", "name", "source", "peak_bf16_tflops",
                                        "efficiency", "hbm_gb", "nvlink_gbs", "internode_gbs",
                                        "gpus_per_node", "workspace_gb", "comment", NULL};
-    json_t *j;
     const char *name, *src = "";
     long gpn;
-    memset(h, 0, sizeof *h);
-    if (ts_json_read_file(path, &j, e))
-        return e ? e->code : TS_EINPUT;
     h->efficiency = 0.5;
     h->workspace_gb = 4;
     int rc = TS_EINPUT;
@@ -245,6 +258,24 @@ done:
     if (rc)
         ts_hardware_clear(h);
     return rc;
+}
+
+int ts_hardware_load(const char *path, ts_hardware *h, ts_err *e)
+{
+    json_t *j;
+    memset(h, 0, sizeof *h);
+    if (ts_json_read_file(path, &j, e))
+        return e ? e->code : TS_EINPUT;
+    return ts_hardware_from_doc(j, path, h, e);
+}
+
+int ts_hardware_parse(const char *text, size_t len, const char *where, ts_hardware *h, ts_err *e)
+{
+    json_t *j;
+    memset(h, 0, sizeof *h);
+    if (ts_json_parse(text, len, where, &j, e))
+        return e ? e->code : TS_EINPUT;
+    return ts_hardware_from_doc(j, where, h, e);
 }
 
 void ts_hardware_clear(ts_hardware *h)

@@ -65,6 +65,10 @@ int ts_model_path(const char *dir, const char *name, bool hardware, char *out, s
 /* seq > 0 replaces the file's sequence length in every section that does not set its own. */
 int ts_model_load(const char *path, int seq, ts_model **out, ts_err *e);
 int ts_hardware_load(const char *path, ts_hardware *out, ts_err *e); /* free with ts_hardware_clear */
+/* The same from text in memory (where names it in messages): for programs that read no files. */
+int ts_model_parse(const char *text, size_t len, const char *where, int seq, ts_model **out,
+                   ts_err *e);
+int ts_hardware_parse(const char *text, size_t len, const char *where, ts_hardware *h, ts_err *e);
 void ts_model_free(ts_model *m);
 void ts_hardware_clear(ts_hardware *h);
 bool ts_model_has_strategy(const ts_model *m, const char *strategy);

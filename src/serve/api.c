@@ -155,6 +155,8 @@ int ts_api_handle(ts_jobs *jobs, const ts_api_request *rq, json_t **out)
     case TS_API_BASELINE: st = ts_api_baseline(rq, out); break;
     case TS_API_VIEW: st = ts_api_view_route(rq, out); break;
     case TS_API_TRACE: st = ts_api_trace(rq, out); break;
+    case TS_API_MODELS: st = ts_api_models(out); break;
+    case TS_API_MODEL_PLACEMENT: st = ts_api_model_placement(rq, out); break;
     default: st = ts_api_jobs(jobs, rq, out); break;
     }
     if (!*out)

@@ -273,6 +273,8 @@ static int ts_api_body(json_t *o, ts_api_request *rq, ts_err *e)
         return ts_jkeys(o, "request", kview, e) || ts_api_schedule(o, rq, e);
     case TS_API_JOB_START:
         return ts_api_job_body(o, rq, e);
+    case TS_API_MODEL_PLACEMENT:
+        return ts_api_model_body(o, rq, e);
     default:
         return TS_OK;
     }
@@ -287,7 +289,9 @@ static int ts_api_route_of(const char *method, const char *url, ts_api_request *
     } routes[] = {{"/api/info", "GET", TS_API_INFO},         {"/api/builtin", "POST", TS_API_BUILTIN},
                   {"/api/check", "POST", TS_API_CHECK},      {"/api/baseline", "POST", TS_API_BASELINE},
                   {"/api/view", "POST", TS_API_VIEW},        {"/api/trace", "POST", TS_API_TRACE},
-                  {"/api/jobs", "POST", TS_API_JOB_START},   {"/api/jobs", "GET", TS_API_JOB_LIST}};
+                  {"/api/jobs", "POST", TS_API_JOB_START},   {"/api/jobs", "GET", TS_API_JOB_LIST},
+                  {"/api/models", "GET", TS_API_MODELS},
+                  {"/api/model-placement", "POST", TS_API_MODEL_PLACEMENT}};
     size_t plen = strcspn(url, "?#");
     bool path_known = false;
     for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)

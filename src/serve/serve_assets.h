@@ -13,5 +13,8 @@ typedef struct {
 
 /* Terminated by an entry whose path is NULL. */
 extern const ts_serve_asset ts_serve_assets[];
+/* The files of models/ and models/hardware/ ("/gpt3-13b.json"); each data ends with a NUL byte. */
+extern const ts_serve_asset ts_serve_models[];
+extern const ts_serve_asset ts_serve_hardware[];
 
 #endif

@@ -11,7 +11,8 @@
  *                     if (ts_api_parse("POST", "/api/check", data, size, &rq, &e) == TS_OK)
  *                         ts_api_request_free(&rq);
  *                   (any route: /api/builtin, /api/check, /api/baseline, /api/view, /api/trace,
- *                   /api/jobs; the parse starts nothing, so job bodies are safe to fuzz too).
+ *                   /api/jobs, /api/model-placement; the parse starts nothing, so job bodies are
+ *                   safe to fuzz too).
  *   ts_api_handle   one parsed request -> a JSON answer and an HTTP status (jobs run in workers).
  *   ts_serve_main   the `tessel serve` command: options, the daemon, Ctrl-C. */
 #ifndef TS_SERVE_H
@@ -20,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <jansson.h>
+#include "ts_model.h"
 #include "ts_placement.h"
 #include "ts_schedule.h"
 
@@ -39,7 +41,9 @@ typedef enum {
     TS_API_JOB_START,  /* POST /api/jobs {job: search|compare|whatif, ...} -> {id} */
     TS_API_JOB_LIST,   /* GET  /api/jobs */
     TS_API_JOB_STATUS, /* GET  /api/jobs/ID: state, progress, result */
-    TS_API_JOB_CANCEL  /* POST /api/jobs/ID/cancel (or DELETE /api/jobs/ID) */
+    TS_API_JOB_CANCEL, /* POST /api/jobs/ID/cancel (or DELETE /api/jobs/ID) */
+    TS_API_MODELS,     /* GET  /api/models: the embedded models, hardware and strategies */
+    TS_API_MODEL_PLACEMENT /* POST /api/model-placement {model, hardware, gpus, strategy, ...} */
 } ts_api_route;
 
 typedef enum { TS_JOB_SEARCH, TS_JOB_COMPARE, TS_JOB_WHATIF } ts_job_kind;
@@ -68,6 +72,8 @@ typedef struct {
     long values[TS_API_MAX_VALUES];
     int nmethods;            /* compare: methods and baselines, in order */
     char methods[TS_API_MAX_METHODS][24];
+    char model[48], hardware[48], strategy[16]; /* model-placement */
+    ts_derive_opts dopts;    /* model-placement; its strategy points at rq->strategy when used */
 } ts_api_request;
 
 /* Parses one request. method is the HTTP verb, url the path (a query string is ignored), body the
@@ -76,6 +82,11 @@ typedef struct {
 int ts_api_parse(const char *method, const char *url, const char *body, size_t len,
                  ts_api_request *rq, ts_err *e);
 void ts_api_request_free(ts_api_request *rq);
+/* The body of POST /api/model-placement (models.c). */
+int ts_api_model_body(json_t *o, ts_api_request *rq, ts_err *e);
+/* GET /api/models and POST /api/model-placement over the embedded descriptions (models.c). */
+int ts_api_models(json_t **out);
+int ts_api_model_placement(const ts_api_request *rq, json_t **out);
 
 typedef struct ts_jobs ts_jobs;
 

@@ -141,7 +141,8 @@ def fuzz(srv, p):
     rng = random.Random(7)
     valid = [json.dumps({"placement": p, "memory": 4}).encode(),
              json.dumps({"name": "vshape", "ndevs": 4}).encode()]
-    paths = ["/api/check", "/api/builtin", "/api/view", "/api/baseline", "/api/jobs/1/cancel"]
+    paths = ["/api/check", "/api/builtin", "/api/view", "/api/baseline", "/api/jobs/1/cancel",
+             "/api/model-placement"]
     seen = {}
     t0 = time.time()
     for i in range(1000):
@@ -168,6 +169,45 @@ def fuzz(srv, p):
           (time.time() - t0, dict(sorted(seen.items()))))
 
 
+def check_models(srv):
+    """The model picker: the embedded descriptions derive the placement the command line writes,
+    and a refusal carries the command line's message."""
+    st, j = srv.request("GET", "/api/models")
+    assert st == 200, (st, j)
+    names = {m["name"]: m for m in j["models"]}
+    assert "gpt3-13b" in names and "1f1b" in names["gpt3-13b"]["strategies"], j
+    assert "a100-80gb" in [h["name"] for h in j["hardware"]], j
+    args = ["--model", "gpt3-13b", "--hardware", "a100-80gb", "--gpus", "8", "--strategy", "1f1b"]
+    rc, out, err = cli(TESSEL, "placement", *args)
+    assert rc == 0, (rc, err)
+    want = json.loads(out)
+    body = {"model": "gpt3-13b", "hardware": "a100-80gb", "gpus": 8, "strategy": "1f1b"}
+    st, j = srv.request("POST", "/api/model-placement", body)
+    assert st == 200, (st, j)
+    got = j["placement"]
+    for key in ("ndevs", "blocks", "edges", "capacity"):
+        assert got.get(key) == want.get(key), (key, got.get(key), want.get(key))
+    assert j["info"]["capacity"] == want["capacity"], (j["info"], want["capacity"])
+    # A strategy the model does not list, and GPUs that tensor parallelism does not divide: the
+    # core's message, word for word.
+    for change, flags in (({"strategy": "alphafold"}, ["--strategy", "alphafold"]),
+                          ({"gpus": 6, "tensor_parallel": 4}, ["--gpus", "6",
+                                                               "--tensor-parallel", "4"])):
+        rc, _, err = cli(TESSEL, "placement", *args, *flags)
+        assert rc != 0 and err.startswith("tessel placement: "), (rc, err)
+        st, j = srv.request("POST", "/api/model-placement", dict(body, **change))
+        assert st == 400 and j["error"] == err.strip()[len("tessel placement: "):], (st, j, err)
+        print("model placement refused: %s" % j["error"])
+    expect_error(srv, "POST", "/api/model-placement", dict(body, model="nosuch"), 400,
+                 "unknown model 'nosuch' (known: ")
+    expect_error(srv, "POST", "/api/model-placement", dict(body, hardware="tpu"), 400,
+                 "unknown hardware 'tpu'")
+    expect_error(srv, "POST", "/api/model-placement", dict(body, gpus=0), 400, "gpus")
+    expect_error(srv, "POST", "/api/model-placement", {"model": "gpt3-13b"}, 400, "hardware")
+    print("gpt3-13b on 8 x a100-80gb, 1f1b: %d blocks, capacity %d, as the command line derives"
+          % (len(got["blocks"]), got["capacity"]))
+
+
 def main():
     srv = Server(TESSEL, "--max-searches", "1")
     try:
@@ -175,6 +215,7 @@ def main():
         check_bad_requests(srv, p)
         check_cli_message(srv, p)
         check_answers(srv, p)
+        check_models(srv)
         check_jobs(srv)
         fuzz(srv, p)
     finally:

@@ -234,6 +234,27 @@ def share_roundtrip(pg):
     print("share link (%d characters) restores the edited placement and knobs" % len(url))
 
 
+def pick_model(pg):
+    """The model picker fills the editor with the command line's derived placement and sets the
+    memory knob to its capacity."""
+    want = cli_json("placement", "--model", "gpt3-13b", "--hardware", "a100-80gb", "--gpus", "8",
+                    "--strategy", "1f1b")
+    pg.set("md-model", "gpt3-13b")
+    pg.set("md-hw", "a100-80gb")
+    pg.set("md-gpus", "8")
+    pg.set("md-strategy", "1f1b")
+    pg.click("md-load")
+    pg.wait("return document.getElementById('status').textContent.startsWith('derived')",
+            "the derived placement")
+    lb = pg.checked()
+    got = pg.js("return [document.querySelectorAll('#blocks tbody tr').length,"
+                " document.getElementById('k-memory').value]")
+    assert got == [len(want["blocks"]), str(want["capacity"])], (got, want["capacity"])
+    assert not str(lb).startswith("error"), lb
+    print("model picker: gpt3-13b on 8 x a100-80gb, 1f1b: %d blocks, memory %s, LB %s"
+          % (got[0], got[1], lb))
+
+
 def report_timings(pg, first, last, name, what):
     t = pg.js("return window.tsTimings")[first:last]
     by = {}
@@ -271,6 +292,7 @@ def main():
         report_timings(pg, 0, n4, "vshape4", "on 4-device vshape")
         report_timings(pg, n4, None, "others", "on xshape/8, vshape/32 and the what-if")
         share_roundtrip(pg)
+        pick_model(pg)
     except Exception:
         if drv:
             drv.save_screenshot(os.path.join(OUT, "failure.png"))

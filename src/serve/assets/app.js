@@ -559,6 +559,42 @@ async function loadBuiltin() {
   } catch (e) { setStatus(e.message); }
 }
 
+// A placement derived from a model description (as `tessel placement --model` does); its
+// capacity per GPU, when stated, becomes the memory knob.
+async function loadModel() {
+  const body = { model: $('md-model').value, hardware: $('md-hw').value,
+    gpus: intOrText($('md-gpus').value), strategy: $('md-strategy').value };
+  try {
+    const r = await api('/api/model-placement', body);
+    state.file = 'placement.json';
+    clearResults();
+    if (r.placement.capacity !== undefined) $('k-memory').value = String(r.placement.capacity);
+    fromPlacementJson(r.placement);
+    setStatus(`derived ${body.model} on ${body.gpus} x ${body.hardware}, ${body.strategy}` +
+      (r.placement.capacity !== undefined ? `: capacity ${r.placement.capacity} per GPU` : ''));
+  } catch (e) { setStatus(e.message); }
+}
+
+// The model picker shows only when the server embeds model descriptions.
+async function initModels() {
+  let r;
+  try { r = await api('/api/models'); } catch (e) { return; }
+  const models = r.models.filter((m) => !m.error);
+  const hardware = r.hardware.filter((h) => !h.error);
+  if (!models.length || !hardware.length) return;
+  for (const m of models) $('md-model').add(new Option(m.name, m.name));
+  for (const h of hardware) $('md-hw').add(new Option(`${h.name} (${h.hbm_gb} GB)`, h.name));
+  const strategies = () => {
+    const m = models.find((x) => x.name === $('md-model').value);
+    $('md-strategy').textContent = '';
+    for (const s of m ? m.strategies : []) $('md-strategy').add(new Option(s, s));
+  };
+  $('md-model').addEventListener('change', strategies);
+  strategies();
+  $('md-load').addEventListener('click', loadModel);
+  $('md-row').hidden = false;
+}
+
 function wire() {
   $('bi-load').addEventListener('click', loadBuiltin);
   $('bi-name').addEventListener('change', () => {
@@ -610,6 +646,7 @@ async function init() {
   $('bi-name').value = 'vshape';
   $('bi-name').dispatchEvent(new Event('change'));
   if (!restoreFromHash()) await loadBuiltin();
+  await initModels();
   setStatus('ready');
   document.body.dataset.ready = '1';
 }
