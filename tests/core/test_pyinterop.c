@@ -21,7 +21,7 @@ static const ts_case cases[] = {
     {"xshape_train", "xshape", false}, {"xshape_infer", "xshape", true},
     {"kshape_train", "kshape", false}, {"kshape_infer", "kshape", true},
     {"mshape_train", "mshape", false}, {"mshape_infer", "mshape", true},
-    {"nnshape_infer", "nnshape", true},
+    {"nnshape_train", "nnshape", false}, {"nnshape_infer", "nnshape", true},
 };
 #define NCASES (int)(sizeof cases / sizeof cases[0])
 
