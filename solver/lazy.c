@@ -129,7 +129,11 @@ static int ts_lazy_screen(ts_lazy *L, int k, const int *cuts, ts_cand *c)
      * in [0, P): (delta + 1) * P >= len + 1. */
     long lb = L->maxload;
     int n = L->n;
-    for (int a = 0; a < n; a++)
+    for (int a = 0; a < n; a++) {
+        /* The bound is quadratic in the blocks (67M pairs at 8192): at the time limit, the
+         * candidate is dropped and the caller's next clock check stops the enumeration. */
+        if (n > 256 && (a & 255) == 255 && ts_budget_over(&L->c->budget))
+            return 2;
         for (int zb = 0; zb < n; zb++) {
             long len = L->lp[(size_t)a * (size_t)n + (size_t)zb];
             if (len <= 0)
@@ -141,6 +145,7 @@ static int ts_lazy_screen(ts_lazy *L, int k, const int *cuts, ts_cand *c)
             if (need > lb)
                 lb = need;
         }
+    }
     c->lb = lb;
     return lb < ts_lazy_bound(L) ? 0 : 2;
 }

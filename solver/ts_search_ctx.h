@@ -51,6 +51,12 @@ double ts_budget_call(const ts_budget *b, double cap);
 #define TS_BOUND_MAX_COMBOS 200000L      /* placements of multi-device blocks in modulo's
                                             memory bound */
 #define TS_GREEDY_MAX_CELLS (64L * 1024 * 1024) /* modulo greedy's reservation table */
+#define TS_MODULO_MAX_INSTANCES 2000000L /* k x blocks of modulo's schedule: above, refused
+                                            (4096-device vshape: k = 4096, 33M instances,
+                                            tens of seconds and GBs to build and check) */
+#define TS_MPLAN_MAX_PAIRS 100000L       /* allocating x freeing blocks of one device in
+                                            modulo's memory plan (a dense flow, quadratic in
+                                            memory and cubic in time): above, refused */
 
 /* ---- the context --------------------------------------------------------------------------- */
 

@@ -441,9 +441,33 @@ static void ts_modulo_latency_step(ts_mctx *c, double tl, ts_schedule **sp, long
 
 /* Steps 3 to 5: the schedule of the timetable; then, unless it already meets the lower bound at
  * N, the latency step and the completion, each within a share of the time. */
+/* TS_EINPUT when the schedule of timetable t (k micro-batches of every block) would exceed
+ * TS_MODULO_MAX_INSTANCES: building and checking it would take far longer than any time limit
+ * and GBs of memory, so the search refuses before it starts. */
+static int ts_modulo_size_check(const ts_mctx *c, long P, ts_err *e)
+{
+    int nb = c->p->nblocks;
+    int *mids = malloc((size_t)(nb ? nb : 1) * sizeof(int));
+    if (!mids)
+        return ts_fail(e, TS_ESYS, "out of memory");
+    long W;
+    ts_rep r = {.start = NULL, .mids = mids};
+    long k = ts_modulo_repetend(c->p, P, c->t, 0, &r, &W);
+    free(mids);
+    if (k * nb > TS_MODULO_MAX_INSTANCES)
+        return ts_fail(e, TS_EINPUT,
+                       "placement too large for modulo: its schedule would hold k = %ld "
+                       "micro-batches x %d blocks = %ld instances (cap %ld); try lazy or fast",
+                       k, nb, k * nb, TS_MODULO_MAX_INSTANCES);
+    return TS_OK;
+}
+
 static int ts_modulo_schedule(ts_mctx *c, double tp, ts_schedule **out, ts_err *e)
 {
     long P = c->st->period, mk = -1;
+    int rc = ts_modulo_size_check(c, P, e);
+    if (rc != TS_OK)
+        return rc;
     ts_schedule *s = ts_modulo_build(c, P, c->t, &mk);
     if (!s)
         return ts_fail(e, TS_ESYS, "out of memory");

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "modulo_internal.h"
+#include "ts_search_ctx.h"
 
 void ts_mplan_free(ts_mplan *mp)
 {
@@ -245,6 +246,13 @@ static int ts_mplan_device(ts_mplan_state *S, int d, ts_err *e)
     S->mp->off[d + 1] = S->mp->off[d];
     if (!np && !nn)
         return TS_OK;
+    /* The pairing flow is a dense np x nn matrix solved in O(np x V^2): refuse before building
+     * it rather than take minutes and GBs (20,000 blocks on 8 devices: 1250 x 1250). */
+    if ((long)np * nn > TS_MPLAN_MAX_PAIRS)
+        return ts_fail(e, TS_EINPUT,
+                       "placement too large for modulo: device %d has %d allocating x %d freeing "
+                       "blocks = %ld pairs in its memory plan (cap %ld); try lazy or fast",
+                       d, np, nn, (long)np * nn, TS_MPLAN_MAX_PAIRS);
     long *supply = malloc((size_t)(np ? np : 1) * sizeof(long));
     long *demand = malloc((size_t)(nn ? nn : 1) * sizeof(long));
     char *reach = calloc((size_t)(np ? np : 1) * (size_t)(nn ? nn : 1), 1);
