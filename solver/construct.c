@@ -27,28 +27,6 @@ static int ts_cmp_long(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Memory from the level the offsets leave, checked at every positive start. */
-static bool ts_construct_memory_fits(const ts_placement *p, const int *mids, const long *start,
-                                     long cap, long *level)
-{
-    ts_mids_levels(p, mids, level);
-    for (int i = 0; i < p->nblocks; i++) {
-        const ts_block *a = &p->blocks[i];
-        if (a->memory <= 0)
-            continue;
-        for (int x = 0; x < a->ndevices; x++) {
-            int d = a->devices[x];
-            long v = level[d];
-            for (int j = 0; j < p->nblocks; j++)
-                if (ts_block_on(&p->blocks[j], d) && start[j] <= start[i])
-                    v += p->blocks[j].memory;
-            if (v > cap)
-                return false;
-        }
-    }
-    return true;
-}
-
 /* No fully idle step (only possible above the max load); false also when P is too large to
  * check. */
 static bool ts_construct_covered(const ts_placement *p, const long *start, long P)
@@ -132,7 +110,7 @@ bool ts_repetend_construct(const ts_placement *p, const int *chain, const int *m
                                                           ed->delay)
             goto out;
     }
-    if ((has_memory && !ts_construct_memory_fits(p, mids, start, cap, level)) ||
+    if ((has_memory && !ts_window_memory_fits(p, mids, start, cap, level, false)) ||
         !ts_construct_covered(p, start, P))
         goto out;
     ok = true;

@@ -200,29 +200,6 @@ static int ts_fast_offsets(const ts_placement *p, const int *chain, const long *
     return 0;
 }
 
-/* Does the window, started at the level its offsets leave, stay within the capacity? */
-static bool ts_fast_window_fits(const ts_placement *p, const int *mids, const long *start,
-                                long cap, long *level)
-{
-    ts_mids_levels(p, mids, level);
-    for (int d = 0; d < p->ndevs; d++) {
-        if (level[d] > cap)
-            return false;
-        for (int i = 0; i < p->nblocks; i++) {
-            const ts_block *a = &p->blocks[i];
-            if (a->memory <= 0 || !ts_block_on(a, d))
-                continue;
-            long v = level[d];
-            for (int j = 0; j < p->nblocks; j++)
-                if (ts_block_on(&p->blocks[j], d) && start[j] <= start[i])
-                    v += p->blocks[j].memory;
-            if (v > cap)
-                return false;
-        }
-    }
-    return true;
-}
-
 int ts_fast_construct(const ts_placement *p, const int *chain, bool has_memory, long cap,
                       int *mids, long *start, long *period, bool *fits, ts_err *e)
 {
@@ -241,7 +218,7 @@ int ts_fast_construct(const ts_placement *p, const int *chain, bool has_memory, 
     long *level = calloc((size_t)p->ndevs + 1, sizeof *level);
     if (!level)
         return ts_fail(e, TS_ESYS, "solver: out of memory");
-    *fits = ts_fast_window_fits(p, mids, start, cap, level);
+    *fits = ts_window_memory_fits(p, mids, start, cap, level, true);
     free(level);
     return TS_OK;
 }
@@ -377,7 +354,7 @@ static int ts_fast_memory(ts_fast *F, bool *ok, ts_err *e)
     const ts_search_opts *o = F->o;
     double t0 = ts_now();
     bool feasible = true, unknown = false;
-    *ok = ts_fast_window_fits(F->p, F->mids, F->start, o->memory, F->level);
+    *ok = ts_window_memory_fits(F->p, F->mids, F->start, o->memory, F->level, true);
     int rc = TS_OK;
     if (*ok && (rc = ts_complete_feasible(F->p, F->mids, true, o->memory,
                                           ts_budget_call(&F->c->budget, TS_FAST_CALL_CAP) + 1e-3,

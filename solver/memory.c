@@ -22,6 +22,28 @@ void ts_mids_levels(const ts_placement *p, const int *mids, long *level)
     ts_levels_at(p, mids, 0, level);
 }
 
+bool ts_window_memory_fits(const ts_placement *p, const int *mids, const long *start, long cap,
+                           long *level, bool strict_level)
+{
+    ts_mids_levels(p, mids, level);
+    for (int d = 0; d < p->ndevs; d++) {
+        if (strict_level && level[d] > cap)
+            return false;
+        for (int i = 0; i < p->nblocks; i++) {
+            const ts_block *a = &p->blocks[i];
+            if (a->memory <= 0 || !ts_block_on(a, d))
+                continue;
+            long v = level[d];
+            for (int j = 0; j < p->nblocks; j++)
+                if (ts_block_on(&p->blocks[j], d) && start[j] <= start[i])
+                    v += p->blocks[j].memory;
+            if (v > cap)
+                return false;
+        }
+    }
+    return true;
+}
+
 void ts_cooldown_level(const ts_placement *p, const int *mids, long *level)
 {
     ts_levels_at(p, mids, 1, level);

@@ -197,6 +197,11 @@ int ts_fast_construct(const ts_placement *p, const int *chain, bool has_memory, 
 /* Per-device memory level left by running instances (b, m) for m < mids[b]: sum of memory *
  * mids[b] over the blocks on each device. */
 void ts_mids_levels(const ts_placement *p, const int *mids, long *level);
+/* Does a repetend window (start per block, offsets mids) stay within cap on every device, started
+ * from the level its offsets leave (written to level)? Checked at every positive start over the
+ * blocks that started no later; with strict_level, a level above cap fails by itself too. */
+bool ts_window_memory_fits(const ts_placement *p, const int *mids, const long *start, long cap,
+                           long *level, bool strict_level);
 /* Per-device memory level the cool-down of a repetend starts from: ts_mids_levels plus one
  * micro-batch's net memory (the window's micro-batch is done too). */
 void ts_cooldown_level(const ts_placement *p, const int *mids, long *level);
