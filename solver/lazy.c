@@ -40,7 +40,8 @@ typedef struct {
     int *pos;       /* position of each block in the chain */
     long maxload;
     long *level;    /* scratch, ndevs */
-    long *lp;       /* nblocks^2: longest start-to-start dependency path, 0 when none */
+    long *lp;       /* nblocks^2: longest start-to-start dependency path, 0 when none;
+                       NULL above TS_LAZY_MAX_PATHS (the screen's bound is then the load) */
     ts_rmodel *rm;
     /* incumbent */
     ts_rep best;    /* period LONG_MAX: none yet */
@@ -128,7 +129,7 @@ static int ts_lazy_screen(ts_lazy *L, int k, const int *cuts, ts_cand *c)
      * with z delta = m_a - m_z periods later, needs s_z + delta * P >= s_a + len with both starts
      * in [0, P): (delta + 1) * P >= len + 1. */
     long lb = L->maxload;
-    int n = L->n;
+    int n = L->lp ? L->n : 0;
     for (int a = 0; a < n; a++) {
         /* The bound is quadratic in the blocks (67M pairs at 8192): at the time limit, the
          * candidate is dropped and the caller's next clock check stops the enumeration. */
@@ -376,11 +377,14 @@ static int ts_lazy_init(ts_lazy *L, ts_search_ctx *c, ts_err *e)
     L->chain = malloc((size_t)nb * sizeof *L->chain + 1);
     L->pos = malloc((size_t)nb * sizeof *L->pos + 1);
     L->level = calloc((size_t)p->ndevs + 1, sizeof *L->level);
-    L->lp = calloc((size_t)nb * (size_t)nb + 1, sizeof *L->lp);
+    /* The path table is quadratic (20,000 blocks: 3.2 GB): beyond the cap the screen does
+     * without it, which only weakens its period bound. */
+    bool paths = (long)nb * nb <= TS_LAZY_MAX_PATHS;
+    L->lp = paths ? calloc((size_t)nb * (size_t)nb + 1, sizeof *L->lp) : NULL;
     L->start = calloc((size_t)nb + 1, sizeof *L->start);
     int bad = ts_rep_alloc(&L->best, nb) | ts_rep_alloc(&L->seed, nb);
     L->best.period = L->seed.period = LONG_MAX;
-    if (bad || !L->chain || !L->pos || !L->level || !L->lp || !L->start)
+    if (bad || !L->chain || !L->pos || !L->level || (paths && !L->lp) || !L->start)
         return ts_fail(e, TS_ESYS, "solver: out of memory");
     if (ts_placement_chain_order(p, L->chain))
         return ts_fail(e, TS_EINPUT, "lazy: the placement '%s' has a dependency cycle", p->name);
@@ -410,6 +414,8 @@ static int ts_lazy_paths(ts_lazy *L)
 {
     const ts_placement *p = L->p;
     int nb = L->n;
+    if (!L->lp)
+        return 0;
     int *oo = calloc((size_t)nb + 2, sizeof *oo), *oe = malloc((size_t)p->nedges * sizeof *oe + 1);
     if (!oo || !oe) {
         free(oo);

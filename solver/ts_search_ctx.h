@@ -45,6 +45,8 @@ double ts_budget_call(const ts_budget *b, double cap);
 #define TS_FULL_MAX_INSTANCES 200000L    /* N x blocks that full takes at all */
 #define TS_IMODEL_MAX_TERMS 400000L      /* instance model terms: above, the greedy stands
                                             (building one costs tens of seconds and GBs) */
+#define TS_LAZY_MAX_PATHS 4000000L      /* blocks^2 of lazy's path table (8 bytes each):
+                                            above, its screen bounds the period by the load */
 #define TS_RMODEL_MAX_PAIRS 4000000L     /* blocks^2 of lazy's repetend model (its no-idle
                                             terms): above, only the construction answers */
 #define TS_MODULO_COMPLETE_MAX 64        /* warm-up and cool-down instances modulo completes */
