@@ -28,13 +28,14 @@ struct rt_backend {
     /* C[m x n] = alpha * op(A) * op(B) + beta * C, row-major with leading dimensions. */
     int (*gemm)(rt_backend *b, bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                 int lda, const float *B, int ldb, float beta, float *C, int ldc);
-    int (*tanh_fwd)(rt_backend *b, size_t n, float *x);                            /* x = tanh(x) */
-    int (*tanh_bwd)(rt_backend *b, size_t n, const float *y, const float *dy, float *dz); /* dz = dy (1 - y^2) */
-    int (*axpy)(rt_backend *b, size_t n, float a, const float *x, float *y);       /* y += a x */
+    int (*tanh_fwd)(rt_backend *b, size_t n, float *x); /* x = tanh(x) */
+    int (*tanh_bwd)(rt_backend *b, size_t n, const float *y, const float *dy,
+                    float *dz); /* dz = dy (1 - y^2) */
+    int (*axpy)(rt_backend *b, size_t n, float a, const float *x, float *y); /* y += a x */
     int (*sync)(rt_backend *b);
     void (*destroy)(rt_backend *b);
     rt_allreduce_fn allreduce; /* NULL: the runtime stages through host memory and MPI */
-    bool host_memory;          /* pointers are plain host memory */
+    bool host_memory; /* pointers are plain host memory */
 };
 
 rt_backend *rt_backend_cpu_new(ts_err *e);

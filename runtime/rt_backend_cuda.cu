@@ -28,30 +28,43 @@ typedef struct {
     ncclComm_t *nccl; /* per group; NULL where not a member */
 } cuda_ctx;
 
-static cuda_ctx *ctx_of(rt_backend *b) { return (cuda_ctx *)b->ctx; }
+static cuda_ctx *ctx_of(rt_backend *b)
+{
+    return (cuda_ctx *)b->ctx;
+}
 
-static double now_s(void) {
+static double now_s(void)
+{
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-__global__ void k_tanh_fwd(size_t n, float *x) {
+__global__ void k_tanh_fwd(size_t n, float *x)
+{
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) x[i] = tanhf(x[i]);
+    if (i < n)
+        x[i] = tanhf(x[i]);
 }
 
-__global__ void k_tanh_bwd(size_t n, const float *y, const float *dy, float *dz) {
+__global__ void k_tanh_bwd(size_t n, const float *y, const float *dy, float *dz)
+{
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) dz[i] = dy[i] * (1.0f - y[i] * y[i]);
+    if (i < n)
+        dz[i] = dy[i] * (1.0f - y[i] * y[i]);
 }
 
-static unsigned blocks_for(size_t n) { return (unsigned)((n + 255) / 256); }
+static unsigned blocks_for(size_t n)
+{
+    return (unsigned)((n + 255) / 256);
+}
 
-static float *cu_alloc(rt_backend *b, size_t n) {
+static float *cu_alloc(rt_backend *b, size_t n)
+{
     void *p = NULL;
     size_t bytes = (n ? n : 1) * sizeof(float);
-    if (cudaMalloc(&p, bytes) != cudaSuccess) return NULL;
+    if (cudaMalloc(&p, bytes) != cudaSuccess)
+        return NULL;
     if (cudaMemsetAsync(p, 0, bytes, ctx_of(b)->stream) != cudaSuccess ||
         cudaStreamSynchronize(ctx_of(b)->stream) != cudaSuccess) {
         cudaFree(p);
@@ -60,65 +73,82 @@ static float *cu_alloc(rt_backend *b, size_t n) {
     return (float *)p;
 }
 
-static void cu_release(rt_backend *b, float *p) {
+static void cu_release(rt_backend *b, float *p)
+{
     cudaStreamSynchronize(ctx_of(b)->stream); /* a kernel may still read it */
     cudaFree(p);
 }
 
-static int cu_copy(rt_backend *b, float *dst, const float *src, size_t n, cudaMemcpyKind kind) {
+static int cu_copy(rt_backend *b, float *dst, const float *src, size_t n, cudaMemcpyKind kind)
+{
     cuda_ctx *c = ctx_of(b);
-    if (!n) return TS_OK;
-    if (cudaMemcpyAsync(dst, src, n * sizeof(float), kind, c->stream) != cudaSuccess) return TS_ESYS;
+    if (!n)
+        return TS_OK;
+    if (cudaMemcpyAsync(dst, src, n * sizeof(float), kind, c->stream) != cudaSuccess)
+        return TS_ESYS;
     return cudaStreamSynchronize(c->stream) == cudaSuccess ? TS_OK : TS_ESYS;
 }
-static int cu_upload(rt_backend *b, float *dst, const float *host, size_t n) {
+static int cu_upload(rt_backend *b, float *dst, const float *host, size_t n)
+{
     return cu_copy(b, dst, host, n, cudaMemcpyHostToDevice);
 }
-static int cu_download(rt_backend *b, float *host, const float *src, size_t n) {
+static int cu_download(rt_backend *b, float *host, const float *src, size_t n)
+{
     return cu_copy(b, host, src, n, cudaMemcpyDeviceToHost);
 }
 
 /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap the operands. */
 static int cu_gemm(rt_backend *b, bool ta, bool tb, int m, int n, int k, float alpha,
-                   const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc) {
-    cublasStatus_t st = cublasSgemm(ctx_of(b)->blas, tb ? CUBLAS_OP_T : CUBLAS_OP_N,
-                                    ta ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &alpha, B, ldb, A, lda,
-                                    &beta, C, ldc);
+                   const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc)
+{
+    cublasStatus_t st =
+        cublasSgemm(ctx_of(b)->blas, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N,
+                    n, m, k, &alpha, B, ldb, A, lda, &beta, C, ldc);
     return st == CUBLAS_STATUS_SUCCESS ? TS_OK : TS_ESYS;
 }
 
-static int cu_tanh_fwd(rt_backend *b, size_t n, float *x) {
-    if (!n) return TS_OK;
+static int cu_tanh_fwd(rt_backend *b, size_t n, float *x)
+{
+    if (!n)
+        return TS_OK;
     k_tanh_fwd<<<blocks_for(n), 256, 0, ctx_of(b)->stream>>>(n, x);
     return cudaGetLastError() == cudaSuccess ? TS_OK : TS_ESYS;
 }
 
-static int cu_tanh_bwd(rt_backend *b, size_t n, const float *y, const float *dy, float *dz) {
-    if (!n) return TS_OK;
+static int cu_tanh_bwd(rt_backend *b, size_t n, const float *y, const float *dy, float *dz)
+{
+    if (!n)
+        return TS_OK;
     k_tanh_bwd<<<blocks_for(n), 256, 0, ctx_of(b)->stream>>>(n, y, dy, dz);
     return cudaGetLastError() == cudaSuccess ? TS_OK : TS_ESYS;
 }
 
-static int cu_axpy(rt_backend *b, size_t n, float a, const float *x, float *y) {
-    if (!n) return TS_OK;
+static int cu_axpy(rt_backend *b, size_t n, float a, const float *x, float *y)
+{
+    if (!n)
+        return TS_OK;
     return cublasSaxpy(ctx_of(b)->blas, (int)n, &a, x, 1, y, 1) == CUBLAS_STATUS_SUCCESS ? TS_OK
-                                                                                       : TS_ESYS;
+                                                                                         : TS_ESYS;
 }
 
-static int cu_sync(rt_backend *b) {
+static int cu_sync(rt_backend *b)
+{
     return cudaStreamSynchronize(ctx_of(b)->stream) == cudaSuccess ? TS_OK : TS_ESYS;
 }
 
 /* NCCL sum with a deadline: the stream is polled, and a communicator that does not finish in
  * time is aborted so that the rank can report instead of hanging. */
-static int cu_allreduce(rt_backend *b, int group, float *buf, size_t n, double deadline, ts_err *e) {
+static int cu_allreduce(rt_backend *b, int group, float *buf, size_t n, double deadline, ts_err *e)
+{
     cuda_ctx *c = ctx_of(b);
     ncclComm_t comm = c->nccl[group];
     ncclResult_t r = ncclAllReduce(buf, buf, n, ncclFloat, ncclSum, comm, c->stream);
-    if (r != ncclSuccess) return ts_fail(e, TS_ESYS, "NCCL all-reduce failed: %s", ncclGetErrorString(r));
+    if (r != ncclSuccess)
+        return ts_fail(e, TS_ESYS, "NCCL all-reduce failed: %s", ncclGetErrorString(r));
     for (;;) {
         cudaError_t q = cudaStreamQuery(c->stream);
-        if (q == cudaSuccess) return TS_OK;
+        if (q == cudaSuccess)
+            return TS_OK;
         if (q != cudaErrorNotReady)
             return ts_fail(e, TS_ESYS, "CUDA error in a collective: %s", cudaGetErrorString(q));
         ncclResult_t async = ncclSuccess;
@@ -136,24 +166,31 @@ static int cu_allreduce(rt_backend *b, int group, float *buf, size_t n, double d
     }
 }
 
-static void cu_destroy(rt_backend *b) {
-    if (!b) return;
+static void cu_destroy(rt_backend *b)
+{
+    if (!b)
+        return;
     cuda_ctx *c = ctx_of(b);
     if (c) {
         for (int g = 0; g < c->ngroups; g++)
-            if (c->nccl && c->nccl[g]) ncclCommDestroy(c->nccl[g]);
+            if (c->nccl && c->nccl[g])
+                ncclCommDestroy(c->nccl[g]);
         free(c->nccl);
-        if (c->blas) cublasDestroy(c->blas);
-        if (c->stream) cudaStreamDestroy(c->stream);
+        if (c->blas)
+            cublasDestroy(c->blas);
+        if (c->stream)
+            cudaStreamDestroy(c->stream);
         free(c);
     }
     free(b);
 }
 
-extern "C" rt_backend *rt_backend_cuda_new(int local_rank, int *ngpus, ts_err *e) {
+extern "C" rt_backend *rt_backend_cuda_new(int local_rank, int *ngpus, ts_err *e)
+{
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
-    if (ngpus) *ngpus = count;
+    if (ngpus)
+        *ngpus = count;
     if (err != cudaSuccess || count == 0) {
         ts_fail(e, TS_EINPUT, "--backend cuda: no CUDA device (%s)",
                 err != cudaSuccess ? cudaGetErrorString(err) : "0 devices");
@@ -200,25 +237,29 @@ extern "C" rt_backend *rt_backend_cuda_new(int local_rank, int *ngpus, ts_err *e
     return b;
 }
 
-extern "C" int rt_cuda_backend_for_rank(MPI_Comm world, rt_backend **out, ts_err *e) {
+extern "C" int rt_cuda_backend_for_rank(MPI_Comm world, rt_backend **out, ts_err *e)
+{
     *out = NULL;
     MPI_Comm node;
     int rank = 0, local = 0, nlocal = 1;
     MPI_Comm_rank(world, &rank);
-    if (MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    if (MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) ==
+        MPI_SUCCESS) {
         MPI_Comm_rank(node, &local);
         MPI_Comm_size(node, &nlocal);
         MPI_Comm_free(&node);
     }
     int ngpus = 0;
     rt_backend *b = rt_backend_cuda_new(local, &ngpus, e);
-    if (!b) return e && e->code ? e->code : TS_ESYS;
+    if (!b)
+        return e && e->code ? e->code : TS_ESYS;
     if (nlocal > ngpus) {
         if (rank == 0)
-            fprintf(stderr,
-                    "tessel-run: warning: %d ranks share %d GPU(s) on a node; NCCL refuses two ranks "
-                    "on one GPU, so collectives go through host memory and MPI\n",
-                    nlocal, ngpus);
+            fprintf(
+                stderr,
+                "tessel-run: warning: %d ranks share %d GPU(s) on a node; NCCL refuses two ranks "
+                "on one GPU, so collectives go through host memory and MPI\n",
+                nlocal, ngpus);
     } else {
         b->allreduce = cu_allreduce; /* enabled once rt_cuda_setup_groups made the communicators */
     }
@@ -227,21 +268,26 @@ extern "C" int rt_cuda_backend_for_rank(MPI_Comm world, rt_backend **out, ts_err
 }
 
 extern "C" int rt_cuda_setup_groups(rt_backend *b, MPI_Comm world, int ngroups,
-                                    const MPI_Comm *group_comms, ts_err *e) {
+                                    const MPI_Comm *group_comms, ts_err *e)
+{
     (void)world;
-    if (!b->allreduce) return TS_OK;
+    if (!b->allreduce)
+        return TS_OK;
     cuda_ctx *c = ctx_of(b);
     c->nccl = (ncclComm_t *)calloc((size_t)ngroups + 1, sizeof(ncclComm_t));
-    if (!c->nccl) return ts_fail(e, TS_ESYS, "cuda backend: out of memory");
+    if (!c->nccl)
+        return ts_fail(e, TS_ESYS, "cuda backend: out of memory");
     c->ngroups = ngroups;
     for (int g = 0; g < ngroups; g++) {
-        if (group_comms[g] == MPI_COMM_NULL) continue;
+        if (group_comms[g] == MPI_COMM_NULL)
+            continue;
         int r = 0, n = 0;
         MPI_Comm_rank(group_comms[g], &r);
         MPI_Comm_size(group_comms[g], &n);
         ncclUniqueId id;
         if (r == 0 && ncclGetUniqueId(&id) != ncclSuccess)
-            memset(&id, 0, sizeof id); /* the others then fail in ncclCommInitRank, reported below */
+            memset(&id, 0,
+                   sizeof id); /* the others then fail in ncclCommInitRank, reported below */
         MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, group_comms[g]);
         ncclResult_t res = ncclCommInitRank(&c->nccl[g], n, id, r);
         if (res != ncclSuccess) {

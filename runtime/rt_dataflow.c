@@ -18,55 +18,73 @@ typedef struct {
     rt_backend *be;
     float **w_dev; /* per block on this rank: W_b on the backend */
     float *x_dev, *y_dev, *x_host;
-    float **kept;  /* per entry: this rank's output of the first iteration (with --check) */
+    float **kept; /* per entry: this rank's output of the first iteration (with --check) */
     bool keep;
 } dataflow;
 
-static float weight(int S, int b, size_t i) {
+static float weight(int S, int b, size_t i)
+{
     return rt_uniform(11, (uint64_t)b, 0, i) * sqrtf(3.0f / (float)S);
 }
-static float bias(int b, int m, size_t i) { return 0.5f * rt_uniform(12, (uint64_t)b, (uint64_t)m, i); }
+static float bias(int b, int m, size_t i)
+{
+    return 0.5f * rt_uniform(12, (uint64_t)b, (uint64_t)m, i);
+}
 
-static void fill_weight(int S, int b, float *w) {
-    for (size_t i = 0; i < (size_t)S * S; i++) w[i] = weight(S, b, i);
+static void fill_weight(int S, int b, float *w)
+{
+    for (size_t i = 0; i < (size_t)S * S; i++)
+        w[i] = weight(S, b, i);
 }
 
 static int df_compute(rt_workload *w, rt_exec *x, const rt_op *op, const float *const *inputs,
-                      float *out, ts_err *e) {
+                      float *out, ts_err *e)
+{
     dataflow *d = w->state;
     rt_backend *be = d->be;
     const ts_block *blk = &d->p->s->placement->blocks[op->block];
     size_t n = (size_t)d->S * d->S;
-    for (size_t i = 0; i < n; i++) d->x_host[i] = bias(op->block, op->micro, i);
+    for (size_t i = 0; i < n; i++)
+        d->x_host[i] = bias(op->block, op->micro, i);
     for (int k = 0; k < op->ninputs; k++)
-        for (size_t i = 0; i < n; i++) d->x_host[i] += inputs[k][i];
+        for (size_t i = 0; i < n; i++)
+            d->x_host[i] += inputs[k][i];
     int j = rt_block_member(blk, d->rank), np = blk->ndevices;
     int lo = j * d->S / np, hi = (j + 1) * d->S / np;
     int rc = be->upload(be, d->x_dev, d->x_host, n);
     if (rc == TS_OK)
         rc = be->gemm(be, false, false, d->S, d->S, hi - lo, 1.0f, d->w_dev[op->block] + lo, d->S,
                       d->x_dev + (size_t)lo * d->S, d->S, 0.0f, d->y_dev, d->S);
-    if (rc != TS_OK) return rt_exec_fail(x, e, TS_ESYS, "%s backend: GEMM failed", be->name);
-    if (np > 1 && (rc = rt_exec_allreduce(x, op->block, d->y_dev, n, e)) != TS_OK) return rc;
+    if (rc != TS_OK)
+        return rt_exec_fail(x, e, TS_ESYS, "%s backend: GEMM failed", be->name);
+    if (np > 1 && (rc = rt_exec_allreduce(x, op->block, d->y_dev, n, e)) != TS_OK)
+        return rc;
     if (be->tanh_fwd(be, n, d->y_dev) != TS_OK || be->download(be, out, d->y_dev, n) != TS_OK)
         return rt_exec_fail(x, e, TS_ESYS, "%s backend: activation or copy failed", be->name);
     if (d->keep && !d->kept[op->entry]) {
         d->kept[op->entry] = malloc(n * sizeof(float));
-        if (!d->kept[op->entry]) return rt_exec_fail(x, e, TS_ESYS, "out of memory keeping results");
+        if (!d->kept[op->entry])
+            return rt_exec_fail(x, e, TS_ESYS, "out of memory keeping results");
         memcpy(d->kept[op->entry], out, n * sizeof(float));
     }
     return TS_OK;
 }
 
-static void df_destroy(rt_workload *w) {
-    if (!w) return;
+static void df_destroy(rt_workload *w)
+{
+    if (!w)
+        return;
     dataflow *d = w->state;
     if (d) {
         for (int b = 0; d->w_dev && b < d->p->nblocks; b++)
-            if (d->w_dev[b]) d->be->release(d->be, d->w_dev[b]);
-        if (d->x_dev) d->be->release(d->be, d->x_dev);
-        if (d->y_dev) d->be->release(d->be, d->y_dev);
-        for (int i = 0; d->kept && i < d->p->s->nentries; i++) free(d->kept[i]);
+            if (d->w_dev[b])
+                d->be->release(d->be, d->w_dev[b]);
+        if (d->x_dev)
+            d->be->release(d->be, d->x_dev);
+        if (d->y_dev)
+            d->be->release(d->be, d->y_dev);
+        for (int i = 0; d->kept && i < d->p->s->nentries; i++)
+            free(d->kept[i]);
         free(d->kept);
         free(d->w_dev);
         free(d->x_host);
@@ -78,7 +96,8 @@ static void df_destroy(rt_workload *w) {
 static int df_check(rt_workload *w, const rt_plan *p, int rank, rt_check *c, ts_err *e);
 
 int rt_dataflow_new(const rt_plan *p, int rank, rt_backend *be, const rt_workload_opts *o,
-                    rt_workload **out, ts_err *e) {
+                    rt_workload **out, ts_err *e)
+{
     *out = NULL;
     rt_workload *w = calloc(1, sizeof *w);
     dataflow *d = calloc(1, sizeof *d);
@@ -107,10 +126,12 @@ int rt_dataflow_new(const rt_plan *p, int rank, rt_backend *be, const rt_workloa
     float *tmp = malloc(n * sizeof(float));
     int rc = (d->w_dev && d->kept && d->x_host && d->x_dev && d->y_dev && tmp) ? TS_OK : TS_ESYS;
     for (int b = 0; b < p->nblocks && rc == TS_OK; b++) {
-        if (rt_block_member(&p->s->placement->blocks[b], rank) < 0) continue;
+        if (rt_block_member(&p->s->placement->blocks[b], rank) < 0)
+            continue;
         fill_weight(d->S, b, tmp);
         d->w_dev[b] = be->alloc(be, n);
-        if (!d->w_dev[b] || be->upload(be, d->w_dev[b], tmp, n) != TS_OK) rc = TS_ESYS;
+        if (!d->w_dev[b] || be->upload(be, d->w_dev[b], tmp, n) != TS_OK)
+            rc = TS_ESYS;
     }
     free(tmp);
     if (rc != TS_OK) {
@@ -122,7 +143,8 @@ int rt_dataflow_new(const rt_plan *p, int rank, rt_backend *be, const rt_workloa
     return TS_OK;
 }
 
-static int df_check(rt_workload *w, const rt_plan *p, int rank, rt_check *c, ts_err *e) {
+static int df_check(rt_workload *w, const rt_plan *p, int rank, rt_check *c, ts_err *e)
+{
     dataflow *d = w->state;
     const ts_placement *pl = p->s->placement;
     int S = d->S, N = p->nmicros;
@@ -132,19 +154,24 @@ static int df_check(rt_workload *w, const rt_plan *p, int rank, rt_check *c, ts_
     float *wt = malloc(n * sizeof(float) * (size_t)pl->nblocks);
     float *x = malloc(n * sizeof(float));
     int *topo = malloc(sizeof(int) * (size_t)pl->nblocks);
-    int rc = (ref && wt && x && topo) ? TS_OK : ts_fail(e, TS_ESYS, "dataflow check: out of memory");
+    int rc =
+        (ref && wt && x && topo) ? TS_OK : ts_fail(e, TS_ESYS, "dataflow check: out of memory");
     if (rc == TS_OK && ts_placement_topo(pl, topo) != 0)
         rc = ts_fail(e, TS_EINPUT, "dataflow check: the placement has a cycle");
-    for (int b = 0; b < pl->nblocks && rc == TS_OK; b++) fill_weight(S, b, wt + n * (size_t)b);
+    for (int b = 0; b < pl->nblocks && rc == TS_OK; b++)
+        fill_weight(S, b, wt + n * (size_t)b);
     for (int m = 0; m < N && rc == TS_OK; m++) {
         for (int t = 0; t < pl->nblocks && rc == TS_OK; t++) {
             int b = topo[t], ent = p->index[b * N + m];
-            for (size_t i = 0; i < n; i++) x[i] = bias(b, m, i);
+            for (size_t i = 0; i < n; i++)
+                x[i] = bias(b, m, i);
             for (int k = 0; k < pl->nedges; k++) {
                 const ts_edge *ed = &pl->edges[k];
-                if (ed->dst != b || m - ed->distance < 0) continue;
+                if (ed->dst != b || m - ed->distance < 0)
+                    continue;
                 const float *src = ref[p->index[ed->src * N + m - ed->distance]];
-                for (size_t i = 0; i < n; i++) x[i] += src[i];
+                for (size_t i = 0; i < n; i++)
+                    x[i] += src[i];
             }
             ref[ent] = malloc(n * sizeof(float));
             if (!ref[ent]) {
@@ -153,8 +180,10 @@ static int df_check(rt_workload *w, const rt_plan *p, int rank, rt_check *c, ts_
             }
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, S, S, S, 1.0f,
                         wt + n * (size_t)b, S, x, S, 0.0f, ref[ent], S);
-            for (size_t i = 0; i < n; i++) ref[ent][i] = tanhf(ref[ent][i]);
-            if (rt_block_member(&pl->blocks[b], rank) < 0) continue;
+            for (size_t i = 0; i < n; i++)
+                ref[ent][i] = tanhf(ref[ent][i]);
+            if (rt_block_member(&pl->blocks[b], rank) < 0)
+                continue;
             c->compared++;
             const float *got = d->kept[ent];
             double num = 0, den = 0;
@@ -164,7 +193,8 @@ static int df_check(rt_workload *w, const rt_plan *p, int rank, rt_check *c, ts_
                 den += (double)ref[ent][i] * ref[ent][i];
             }
             double rel = got ? sqrt(num) / (sqrt(den) > 1e-30 ? sqrt(den) : 1e-30) : INFINITY;
-            if (rel > c->max_rel_error) c->max_rel_error = rel;
+            if (rel > c->max_rel_error)
+                c->max_rel_error = rel;
             if (rel > 1e-5) {
                 if (!c->failed)
                     snprintf(c->first, sizeof c->first,
@@ -175,7 +205,8 @@ static int df_check(rt_workload *w, const rt_plan *p, int rank, rt_check *c, ts_
             }
         }
     }
-    for (int i = 0; ref && i < p->s->nentries; i++) free(ref[i]);
+    for (int i = 0; ref && i < p->s->nentries; i++)
+        free(ref[i]);
     free(ref);
     free(wt);
     free(x);

@@ -11,13 +11,15 @@
 #include <string.h>
 #include <time.h>
 
-double rt_now(void) {
+double rt_now(void)
+{
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-int rt_exec_fail(rt_exec *x, ts_err *e, int code, const char *fmt, ...) {
+int rt_exec_fail(rt_exec *x, ts_err *e, int code, const char *fmt, ...)
+{
     char msg[TS_ERRLEN];
     va_list ap;
     va_start(ap, fmt);
@@ -29,9 +31,11 @@ int rt_exec_fail(rt_exec *x, ts_err *e, int code, const char *fmt, ...) {
     return ts_fail(e, code, "rank %d: %s", x->rank, msg);
 }
 
-void rt_exec_account(rt_exec *x, long long bytes) {
+void rt_exec_account(rt_exec *x, long long bytes)
+{
     x->live_bytes += bytes;
-    if (x->live_bytes > x->peak_bytes) x->peak_bytes = x->live_bytes;
+    if (x->live_bytes > x->peak_bytes)
+        x->peak_bytes = x->live_bytes;
 }
 
 /* Polls rather than blocking so that the deadline holds. Between polls it yields the core (ranks
@@ -39,8 +43,10 @@ void rt_exec_account(rt_exec *x, long long bytes) {
  * every wake-up late by up to a scheduler tick on a loaded machine, and those delays add up along
  * the critical path (timing efficiency on kshape fell from about 0.93 to 0.85). Only a wait longer
  * than poll_sleep_after seconds sleeps between polls, so that a stuck peer does not burn a core. */
-int rt_exec_wait(rt_exec *x, int n, MPI_Request *req, const char *what, ts_err *e) {
-    if (n <= 0) return TS_OK;
+int rt_exec_wait(rt_exec *x, int n, MPI_Request *req, const char *what, ts_err *e)
+{
+    if (n <= 0)
+        return TS_OK;
     double t0 = rt_now(), deadline = t0 + x->timeout;
     for (long spins = 0;; spins++) {
         int flag = 0;
@@ -51,8 +57,10 @@ int rt_exec_wait(rt_exec *x, int n, MPI_Request *req, const char *what, ts_err *
             MPI_Error_string(rc, s, &len);
             return rt_exec_fail(x, e, TS_ESYS, "MPI failed while waiting for %s: %s", what, s);
         }
-        if (flag) return TS_OK;
-        if (spins < 200) continue;
+        if (flag)
+            return TS_OK;
+        if (spins < 200)
+            continue;
         double now = rt_now();
         if (now > deadline)
             return rt_exec_fail(x, e, TS_ESYS, "timed out after %g s waiting for %s", x->timeout,
@@ -66,9 +74,11 @@ int rt_exec_wait(rt_exec *x, int n, MPI_Request *req, const char *what, ts_err *
     }
 }
 
-int rt_exec_allreduce(rt_exec *x, int block, float *buf, size_t n, ts_err *e) {
+int rt_exec_allreduce(rt_exec *x, int block, float *buf, size_t n, ts_err *e)
+{
     int g = x->plan->block_group[block];
-    if (g < 0 || n == 0) return TS_OK;
+    if (g < 0 || n == 0)
+        return TS_OK;
     if (x->be->allreduce) {
         ts_err sub = {0};
         if (x->be->allreduce(x->be, g, buf, n, rt_now() + x->timeout, &sub) != TS_OK)
@@ -78,7 +88,8 @@ int rt_exec_allreduce(rt_exec *x, int block, float *buf, size_t n, ts_err *e) {
     float *host = buf;
     if (!x->be->host_memory) {
         host = malloc(n * sizeof(float));
-        if (!host) return rt_exec_fail(x, e, TS_ESYS, "out of memory staging a collective");
+        if (!host)
+            return rt_exec_fail(x, e, TS_ESYS, "out of memory staging a collective");
         if (x->be->download(x->be, host, buf, n) != TS_OK) {
             free(host);
             return rt_exec_fail(x, e, TS_ESYS, "device to host copy failed");
@@ -96,12 +107,14 @@ int rt_exec_allreduce(rt_exec *x, int block, float *buf, size_t n, ts_err *e) {
     }
     if (rc == TS_OK && !x->be->host_memory && x->be->upload(x->be, buf, host, n) != TS_OK)
         rc = rt_exec_fail(x, e, TS_ESYS, "host to device copy failed");
-    if (host != buf) free(host);
+    if (host != buf)
+        free(host);
     return rc;
 }
 
 int rt_exec_init(rt_exec *x, const rt_plan *p, MPI_Comm world, double timeout, rt_backend *be,
-                 rt_workload *w, ts_err *e) {
+                 rt_workload *w, ts_err *e)
+{
     memset(x, 0, sizeof *x);
     x->plan = p;
     x->world = world;
@@ -126,11 +139,13 @@ int rt_exec_init(rt_exec *x, const rt_plan *p, MPI_Comm world, double timeout, r
     for (int g = 0; g < p->ngroups; g++) {
         int member = 0;
         for (int i = p->group_off[g]; i < p->group_off[g + 1]; i++)
-            if (p->group_devs[i] == x->rank) member = 1;
+            if (p->group_devs[i] == x->rank)
+                member = 1;
         if (MPI_Comm_split(world, member ? 0 : MPI_UNDEFINED, x->rank, &x->group_comm[g]) !=
             MPI_SUCCESS) {
             for (int h = 0; h < g; h++)
-                if (x->group_comm[h] != MPI_COMM_NULL) MPI_Comm_free(&x->group_comm[h]);
+                if (x->group_comm[h] != MPI_COMM_NULL)
+                    MPI_Comm_free(&x->group_comm[h]);
             free(x->group_comm);
             x->group_comm = NULL;
             return rt_exec_fail(x, e, TS_ESYS, "MPI_Comm_split failed for device group %d", g);
@@ -140,15 +155,18 @@ int rt_exec_init(rt_exec *x, const rt_plan *p, MPI_Comm world, double timeout, r
     return TS_OK;
 }
 
-static void release_output(rt_exec *x, int entry) {
-    if (--x->refs[entry] > 0 || !x->out[entry]) return;
+static void release_output(rt_exec *x, int entry)
+{
+    if (--x->refs[entry] > 0 || !x->out[entry])
+        return;
     free(x->out[entry]);
     x->out[entry] = NULL;
     rt_exec_account(x, -(long long)(x->w->msg_floats * sizeof(float)));
 }
 
 /* Completes whatever sends have finished, releasing their buffers. */
-static int progress_sends(rt_exec *x, ts_err *e) {
+static int progress_sends(rt_exec *x, ts_err *e)
+{
     int i = 0;
     while (i < x->nsend) {
         int flag = 0;
@@ -174,7 +192,8 @@ typedef struct {
     MPI_Request *req;
 } rt_inputs;
 
-static int receive_inputs(rt_exec *x, const rt_op *op, rt_inputs *io, ts_err *e) {
+static int receive_inputs(rt_exec *x, const rt_op *op, rt_inputs *io, ts_err *e)
+{
     const rt_plan *p = x->plan;
     const ts_placement *pl = p->s->placement;
     size_t mf = x->w->msg_floats, bytes = mf * sizeof(float);
@@ -190,7 +209,8 @@ static int receive_inputs(rt_exec *x, const rt_op *op, rt_inputs *io, ts_err *e)
             continue;
         }
         io->recv[k] = malloc(bytes ? bytes : 1);
-        if (!io->recv[k]) return rt_exec_fail(x, e, TS_ESYS, "out of memory for a receive");
+        if (!io->recv[k])
+            return rt_exec_fail(x, e, TS_ESYS, "out of memory for a receive");
         rt_exec_account(x, (long long)bytes);
         io->in[k] = io->recv[k];
         if (MPI_Irecv(io->recv[k], (int)mf, MPI_FLOAT, inp->from, inp->tag, x->world,
@@ -202,14 +222,16 @@ static int receive_inputs(rt_exec *x, const rt_op *op, rt_inputs *io, ts_err *e)
                      pl->blocks[src->block].id, src->micro);
         }
     }
-    if (rc == TS_OK && x->inject == 2 && x->rank == x->size - 1 && x->cur == &p->streams[x->rank].ops[1]) {
+    if (rc == TS_OK && x->inject == 2 && x->rank == x->size - 1 &&
+        x->cur == &p->streams[x->rank].ops[1]) {
         /* RT_INJECT_STALL: stop answering; the peers' deadlines must end the job */
         for (;;) {
             struct timespec ts = {1, 0};
             nanosleep(&ts, NULL);
         }
     }
-    if (rc == TS_OK) rc = rt_exec_wait(x, nreq, io->req, what, e);
+    if (rc == TS_OK)
+        rc = rt_exec_wait(x, nreq, io->req, what, e);
     if (rc == TS_OK && x->inject == 1 && x->rank == x->size - 1 && !x->injected)
         for (int k = 0; k < op->ninputs; k++)
             if (io->recv[k] && !x->injected) { /* RT_INJECT_WRONG_INPUT: lose one message's data */
@@ -220,7 +242,8 @@ static int receive_inputs(rt_exec *x, const rt_op *op, rt_inputs *io, ts_err *e)
 }
 
 /* Frees the received inputs and drops this instance's hold on the local ones. */
-static void release_inputs(rt_exec *x, const rt_op *op, rt_inputs *io, int done) {
+static void release_inputs(rt_exec *x, const rt_op *op, rt_inputs *io, int done)
+{
     size_t bytes = x->w->msg_floats * sizeof(float);
     for (int k = 0; k < op->ninputs; k++) {
         if (io->recv[k]) {
@@ -236,17 +259,21 @@ static void release_inputs(rt_exec *x, const rt_op *op, rt_inputs *io, int done)
 }
 
 /* Keeps the output for local uses and sends it to every rank that needs it. */
-static int send_output(rt_exec *x, const rt_op *op, float *out, ts_err *e) {
+static int send_output(rt_exec *x, const rt_op *op, float *out, ts_err *e)
+{
     int mf = (int)x->w->msg_floats;
     x->out[op->entry] = out;
     x->refs[op->entry] = op->nlocal_uses + op->noutputs + 1;
     if (x->nsend + op->noutputs > x->cap_send) {
         int cap = 2 * (x->nsend + op->noutputs) + 16;
         MPI_Request *r = realloc(x->sreq, sizeof(MPI_Request) * (size_t)cap);
-        if (r) x->sreq = r;
+        if (r)
+            x->sreq = r;
         int *en = realloc(x->sreq_entry, sizeof(int) * (size_t)cap);
-        if (en) x->sreq_entry = en;
-        if (!r || !en) return rt_exec_fail(x, e, TS_ESYS, "out of memory for sends");
+        if (en)
+            x->sreq_entry = en;
+        if (!r || !en)
+            return rt_exec_fail(x, e, TS_ESYS, "out of memory for sends");
         x->cap_send = cap;
     }
     for (int k = 0; k < op->noutputs; k++) {
@@ -261,12 +288,14 @@ static int send_output(rt_exec *x, const rt_op *op, float *out, ts_err *e) {
 }
 
 /* One instance: inputs, the workload's wait (delays), the timed compute, then the output. */
-static int run_op(rt_exec *x, int i, double base, ts_err *e) {
+static int run_op(rt_exec *x, int i, double base, ts_err *e)
+{
     const rt_op *op = &x->plan->streams[x->rank].ops[i];
     size_t mf = x->w->msg_floats, bytes = mf * sizeof(float);
     x->cur = op;
     int rc = progress_sends(x, e);
-    if (rc != TS_OK) return rc;
+    if (rc != TS_OK)
+        return rc;
     rt_inputs io = {calloc((size_t)op->ninputs + 1, sizeof(float *)),
                     calloc((size_t)op->ninputs + 1, sizeof(float *)),
                     calloc((size_t)op->ninputs + 1, sizeof(MPI_Request))};
@@ -278,15 +307,19 @@ static int run_op(rt_exec *x, int i, double base, ts_err *e) {
     }
     rc = receive_inputs(x, op, &io, e);
     x->t_ready[i] = rt_now() - base;
-    if (rc == TS_OK && x->w->before_compute) rc = x->w->before_compute(x->w, x, op, io.in, e);
+    if (rc == TS_OK && x->w->before_compute)
+        rc = x->w->before_compute(x->w, x, op, io.in, e);
     float *out = NULL;
     if (rc == TS_OK) {
         out = calloc(mf ? mf : 1, sizeof(float));
-        if (!out) rc = rt_exec_fail(x, e, TS_ESYS, "out of memory for an output");
-        else rt_exec_account(x, (long long)bytes);
+        if (!out)
+            rc = rt_exec_fail(x, e, TS_ESYS, "out of memory for an output");
+        else
+            rt_exec_account(x, (long long)bytes);
     }
     x->t_start[i] = rt_now() - base;
-    if (rc == TS_OK) rc = x->w->compute(x->w, x, op, io.in, out, e);
+    if (rc == TS_OK)
+        rc = x->w->compute(x->w, x, op, io.in, out, e);
     x->t_end[i] = rt_now() - base;
     release_inputs(x, op, &io, rc == TS_OK);
     if (rc != TS_OK) {
@@ -296,32 +329,40 @@ static int run_op(rt_exec *x, int i, double base, ts_err *e) {
     return send_output(x, op, out, e);
 }
 
-int rt_exec_iteration(rt_exec *x, int iteration, ts_err *e) {
+int rt_exec_iteration(rt_exec *x, int iteration, ts_err *e)
+{
     const rt_stream *st = &x->plan->streams[x->rank];
     x->cur = NULL;
     MPI_Request bar;
     if (MPI_Ibarrier(x->world, &bar) != MPI_SUCCESS)
         return rt_exec_fail(x, e, TS_ESYS, "MPI_Ibarrier failed");
     int rc = rt_exec_wait(x, 1, &bar, "the other ranks to start the iteration", e);
-    if (rc != TS_OK) return rc;
+    if (rc != TS_OK)
+        return rc;
     double base = rt_now();
     x->t_base = base;
-    for (int i = 0; i < st->nops && rc == TS_OK; i++) rc = run_op(x, i, base, e);
+    for (int i = 0; i < st->nops && rc == TS_OK; i++)
+        rc = run_op(x, i, base, e);
     if (rc == TS_OK) {
         x->cur = NULL;
         rc = rt_exec_wait(x, x->nsend, x->sreq, "its last sends to be received", e);
         if (rc == TS_OK)
-            for (int i = 0; i < x->nsend; i++) release_output(x, x->sreq_entry[i]);
-        if (rc == TS_OK) x->nsend = 0;
+            for (int i = 0; i < x->nsend; i++)
+                release_output(x, x->sreq_entry[i]);
+        if (rc == TS_OK)
+            x->nsend = 0;
     }
     x->t_finish = rt_now() - base;
-    if (rc == TS_OK && x->w->end_iteration) rc = x->w->end_iteration(x->w, x, iteration, e);
+    if (rc == TS_OK && x->w->end_iteration)
+        rc = x->w->end_iteration(x->w, x, iteration, e);
     return rc;
 }
 
-void rt_exec_destroy(rt_exec *x) {
+void rt_exec_destroy(rt_exec *x)
+{
     if (x->out)
-        for (int i = 0; i < x->plan->s->nentries; i++) free(x->out[i]);
+        for (int i = 0; i < x->plan->s->nentries; i++)
+            free(x->out[i]);
     free(x->out);
     free(x->refs);
     free(x->sreq);
@@ -331,7 +372,8 @@ void rt_exec_destroy(rt_exec *x) {
     free(x->t_end);
     if (x->group_comm)
         for (int g = 0; g < x->plan->ngroups; g++)
-            if (x->group_comm[g] != MPI_COMM_NULL) MPI_Comm_free(&x->group_comm[g]);
+            if (x->group_comm[g] != MPI_COMM_NULL)
+                MPI_Comm_free(&x->group_comm[g]);
     free(x->group_comm);
     memset(x, 0, sizeof *x);
 }

@@ -13,10 +13,10 @@ typedef struct rt_exec rt_exec;
 
 /* Result of a workload's check on one rank. */
 typedef struct {
-    long compared;       /* instances (dataflow) or weight shards (train) compared */
+    long compared; /* instances (dataflow) or weight shards (train) compared */
     long failed;
     double max_rel_error;
-    char first[256];     /* the first mismatch, for the message */
+    char first[256]; /* the first mismatch, for the message */
 } rt_check;
 
 /* What a workload plugs into the loop. Messages are msg_floats host floats each. */
@@ -31,7 +31,8 @@ typedef struct rt_workload {
     /* inputs[i] belongs to op->inputs[i]; out has msg_floats floats (zeroed). */
     int (*compute)(struct rt_workload *w, rt_exec *x, const rt_op *op, const float *const *inputs,
                    float *out, ts_err *e);
-    int (*end_iteration)(struct rt_workload *w, rt_exec *x, int iteration, ts_err *e); /* may be NULL */
+    int (*end_iteration)(struct rt_workload *w, rt_exec *x, int iteration,
+                         ts_err *e); /* may be NULL */
     /* Compares what this rank computed with a single-process recomputation (NULL: nothing to
      * check, as for timing). */
     int (*check)(struct rt_workload *w, const rt_plan *p, int rank, rt_check *c, ts_err *e);
@@ -45,15 +46,15 @@ struct rt_exec {
     int rank, size;
     MPI_Comm world;
     MPI_Comm *group_comm; /* plan->ngroups; MPI_COMM_NULL where this rank is not a member */
-    double timeout;       /* seconds for any single wait */
-    int inject;           /* RT_INJECT_* fault for tests (0: none) */
+    double timeout; /* seconds for any single wait */
+    int inject; /* RT_INJECT_* fault for tests (0: none) */
     double poll_sleep_after; /* seconds of yielding before a wait sleeps between polls (1 s) */
     int injected;
     rt_backend *be;
     rt_workload *w;
     /* one iteration's state */
-    float **out;      /* per entry: this rank's output buffer while someone still needs it */
-    int *refs;        /* per entry: local uses + pending sends left */
+    float **out; /* per entry: this rank's output buffer while someone still needs it */
+    int *refs; /* per entry: local uses + pending sends left */
     MPI_Request *sreq;
     int *sreq_entry;
     int nsend, cap_send;

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-int rt_gather_init(rt_gather *g, const rt_plan *p, int rank, int nranks, ts_err *e) {
+int rt_gather_init(rt_gather *g, const rt_plan *p, int rank, int nranks, ts_err *e)
+{
     memset(g, 0, sizeof *g);
     int nops = p->streams[rank].nops, total = 0;
     g->counts = calloc((size_t)nranks, sizeof(int));
@@ -34,7 +35,8 @@ int rt_gather_init(rt_gather *g, const rt_plan *p, int rank, int nranks, ts_err 
     return TS_OK;
 }
 
-void rt_gather_free(rt_gather *g) {
+void rt_gather_free(rt_gather *g)
+{
     free(g->counts);
     free(g->displs);
     free(g->mine);
@@ -49,7 +51,8 @@ void rt_gather_free(rt_gather *g) {
 }
 
 /* Points the per-rank views of g->tm into the gathered buffer (rank 0). */
-static void unpack(rt_gather *g, const rt_plan *p, int nranks) {
+static void unpack(rt_gather *g, const rt_plan *p, int nranks)
+{
     for (int r = 0; r < nranks; r++) {
         int n = p->streams[r].nops;
         const double *a = g->all + g->displs[r];
@@ -58,11 +61,13 @@ static void unpack(rt_gather *g, const rt_plan *p, int nranks) {
         g->end[r] = a + 2 * n;
         g->finish[r] = a[3 * n];
         g->base[r] = a[3 * n + 1];
-        if (a[3 * n + 2] > g->peak[r]) g->peak[r] = a[3 * n + 2];
+        if (a[3 * n + 2] > g->peak[r])
+            g->peak[r] = a[3 * n + 2];
     }
 }
 
-int rt_gather_iteration(rt_gather *g, rt_exec *x, double loss, double *loss_sum, ts_err *e) {
+int rt_gather_iteration(rt_gather *g, rt_exec *x, double loss, double *loss_sum, ts_err *e)
+{
     int nops = x->plan->streams[x->rank].nops;
     memcpy(g->mine, x->t_ready, sizeof(double) * (size_t)nops);
     memcpy(g->mine + nops, x->t_start, sizeof(double) * (size_t)nops);
@@ -77,15 +82,17 @@ int rt_gather_iteration(rt_gather *g, rt_exec *x, double loss, double *loss_sum,
     MPI_Ireduce(&loss, loss_sum, 1, MPI_DOUBLE, MPI_SUM, 0, x->world, &req[1]);
     x->cur = NULL;
     int rc = rt_exec_wait(x, 2, req, "the measurements of the other ranks", e);
-    if (rc == TS_OK && x->rank == 0) unpack(g, x->plan, x->size);
+    if (rc == TS_OK && x->rank == 0)
+        unpack(g, x->plan, x->size);
     return rc;
 }
 
-int rt_gather_check(rt_exec *x, rt_workload *w, rt_summary *sum, char *first, size_t cap,
-                    ts_err *e) {
+int rt_gather_check(rt_exec *x, rt_workload *w, rt_summary *sum, char *first, size_t cap, ts_err *e)
+{
     rt_check c = {0};
     int rc = w->check(w, x->plan, x->rank, &c, e);
-    if (rc != TS_OK) return rc;
+    if (rc != TS_OK)
+        return rc;
     sum->checked = true;
     MPI_Reduce(&c.failed, &sum->failed, 1, MPI_LONG, MPI_SUM, 0, x->world);
     MPI_Reduce(&c.compared, &sum->compared, 1, MPI_LONG, MPI_SUM, 0, x->world);
@@ -95,7 +102,8 @@ int rt_gather_check(rt_exec *x, rt_workload *w, rt_summary *sum, char *first, si
                x->world);
     first[0] = '\0';
     for (int r = 0; all && r < x->size && !first[0]; r++)
-        if (all[sizeof c.first * r]) snprintf(first, cap, "%.255s", all + sizeof c.first * r);
+        if (all[sizeof c.first * r])
+            snprintf(first, cap, "%.255s", all + sizeof c.first * r);
     free(all);
     return TS_OK;
 }

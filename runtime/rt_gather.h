@@ -16,8 +16,8 @@ typedef struct {
     double *mine, *all;
     const double **ready, **start, **end; /* per rank, into all (rank 0) */
     double *finish, *base;
-    double *peak;         /* per rank: peak live bytes over the iterations so far (rank 0) */
-    rt_timings tm;        /* what rt_report reads (rank 0) */
+    double *peak; /* per rank: peak live bytes over the iterations so far (rank 0) */
+    rt_timings tm; /* what rt_report reads (rank 0) */
 } rt_gather;
 
 int rt_gather_init(rt_gather *g, const rt_plan *p, int rank, int nranks, ts_err *e);

@@ -43,7 +43,8 @@ typedef struct {
     MPI_Comm world;
 } rt_run;
 
-static int make_workload(rt_run *run, ts_err *e) {
+static int make_workload(rt_run *run, ts_err *e)
+{
     const rt_options *o = &run->o;
     rt_workload_opts wo = {o->size, o->unit_us, run->sched->nmicros, o->check};
     switch (o->workload) {
@@ -55,7 +56,8 @@ static int make_workload(rt_run *run, ts_err *e) {
 }
 
 /* The backend of this rank: CUDA (one GPU per rank) or the CPU's BLAS. */
-static int make_backend(rt_run *run, ts_err *e) {
+static int make_backend(rt_run *run, ts_err *e)
+{
     if (run->o.backend == RT_BACKEND_CUDA) {
 #ifdef TS_HAVE_CUDA
         return rt_cuda_backend_for_rank(run->world, &run->be, e);
@@ -67,15 +69,18 @@ static int make_backend(rt_run *run, ts_err *e) {
 }
 
 /* The schedule to replay: the file, unrolled to --micro-batches, and valid. */
-static int load_schedule(rt_run *run, ts_err *e) {
+static int load_schedule(rt_run *run, ts_err *e)
+{
     const rt_options *o = &run->o;
     ts_schedule *loaded = NULL;
     int rc = ts_schedule_load(o->schedule, &loaded, e);
-    if (rc != TS_OK) return rc;
+    if (rc != TS_OK)
+        return rc;
     int n = o->micro_batches ? o->micro_batches : loaded->nmicros;
     if (n == loaded->nmicros) {
         run->sched = ts_schedule_clone(loaded);
-        if (!run->sched) rc = ts_fail(e, TS_ESYS, "out of memory");
+        if (!run->sched)
+            rc = ts_fail(e, TS_ESYS, "out of memory");
     } else {
         ts_err sub = {0};
         rc = ts_schedule_unroll(loaded, n, &run->sched, &sub);
@@ -83,7 +88,8 @@ static int load_schedule(rt_run *run, ts_err *e) {
             rc = ts_fail(e, rc, "%s: cannot replay %d micro-batches: %s", o->schedule, n, sub.msg);
     }
     ts_schedule_free(loaded);
-    if (rc != TS_OK) return rc;
+    if (rc != TS_OK)
+        return rc;
     ts_validate_opts vo = {0};
     ts_err sub = {0};
     if (ts_schedule_validate(run->sched, &vo, &sub) != TS_OK)
@@ -92,54 +98,68 @@ static int load_schedule(rt_run *run, ts_err *e) {
     return TS_OK;
 }
 
-static int setup(rt_run *run, ts_err *e) {
+static int setup(rt_run *run, ts_err *e)
+{
     const rt_options *o = &run->o;
     int rc = load_schedule(run, e);
-    if (rc != TS_OK) return rc;
+    if (rc != TS_OK)
+        return rc;
     const ts_placement *pl = run->sched->placement;
     if (pl->ndevs != run->size)
-        return ts_fail(e, TS_EINPUT,
-                       "%s schedules %d devices but the job has %d ranks (run it with mpirun -np %d)",
-                       o->schedule, pl->ndevs, run->size, pl->ndevs);
+        return ts_fail(
+            e, TS_EINPUT,
+            "%s schedules %d devices but the job has %d ranks (run it with mpirun -np %d)",
+            o->schedule, pl->ndevs, run->size, pl->ndevs);
     int widest = 1;
     for (int b = 0; b < pl->nblocks; b++)
-        if (pl->blocks[b].ndevices > widest) widest = pl->blocks[b].ndevices;
+        if (pl->blocks[b].ndevices > widest)
+            widest = pl->blocks[b].ndevices;
     if (o->size < widest)
         return ts_fail(e, TS_EINPUT, "--size %d is smaller than the %d devices of the widest block",
                        o->size, widest);
-    if ((rc = rt_plan_build(run->sched, &run->plan, e)) != TS_OK) return rc;
+    if ((rc = rt_plan_build(run->sched, &run->plan, e)) != TS_OK)
+        return rc;
     void *ub = NULL;
     int flag = 0;
     MPI_Comm_get_attr(run->world, MPI_TAG_UB, &ub, &flag);
     if (flag && run->plan->max_tag > *(int *)ub)
         return ts_fail(e, TS_EINPUT,
                        "%s needs message tags up to %ld but this MPI allows %d; use fewer "
-                       "micro-batches", o->schedule, run->plan->max_tag, *(int *)ub);
-    if ((rc = make_backend(run, e)) != TS_OK) return rc;
+                       "micro-batches",
+                       o->schedule, run->plan->max_tag, *(int *)ub);
+    if ((rc = make_backend(run, e)) != TS_OK)
+        return rc;
     return make_workload(run, e);
 }
 
-static void teardown(rt_run *run) {
-    if (run->w) run->w->destroy(run->w);
-    if (run->be) run->be->destroy(run->be);
+static void teardown(rt_run *run)
+{
+    if (run->w)
+        run->w->destroy(run->w);
+    if (run->be)
+        run->be->destroy(run->be);
     rt_plan_free(run->plan);
     ts_schedule_free(run->sched);
 }
 
 /* Every rank returns the worst code; the message is printed by rank 0 when rank 0 failed (the
  * ranks read the same file, so they fail alike), else by each rank that failed. */
-static int agree(rt_run *run, int rc, const ts_err *e) {
+static int agree(rt_run *run, int rc, const ts_err *e)
+{
     int rc0 = rc, worst = rc;
     MPI_Bcast(&rc0, 1, MPI_INT, 0, run->world);
     MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, run->world);
     if (rc != TS_OK && (run->rank == 0 || rc0 == TS_OK)) {
-        if (run->rank == 0) fprintf(stderr, "tessel-run: %s\n", e->msg);
-        else fprintf(stderr, "tessel-run: rank %d: %s\n", run->rank, e->msg);
+        if (run->rank == 0)
+            fprintf(stderr, "tessel-run: %s\n", e->msg);
+        else
+            fprintf(stderr, "tessel-run: rank %d: %s\n", run->rank, e->msg);
     }
     return worst;
 }
 
-static void die(rt_run *run, const ts_err *e) {
+static void die(rt_run *run, const ts_err *e)
+{
     fprintf(stderr, "tessel-run: %s\n", e->msg);
     fflush(stderr);
     MPI_Abort(run->world, e->code ? e->code : TS_ESYS);
@@ -147,14 +167,17 @@ static void die(rt_run *run, const ts_err *e) {
 
 /* Options, schedule, plan, backend, workload and the replay loop's state, agreed on by all ranks.
  * Returns TS_OK with *help set when there is nothing to run. */
-static int start(rt_run *run, rt_exec *x, int argc, char **argv, bool *help, ts_err *e) {
+static int start(rt_run *run, rt_exec *x, int argc, char **argv, bool *help, ts_err *e)
+{
     int rc = rt_options_parse(argc, argv, &run->o, e);
     *help = rc == TS_OK && run->o.help;
     if (*help) {
-        if (run->rank == 0) fputs(rt_options_usage(), stdout);
+        if (run->rank == 0)
+            fputs(rt_options_usage(), stdout);
         return TS_OK;
     }
-    if (rc == TS_OK) rc = setup(run, e);
+    if (rc == TS_OK)
+        rc = setup(run, e);
     rc = agree(run, rc, e);
     if (rc == TS_OK)
         rc = agree(run, rt_exec_init(x, run->plan, run->world, run->o.timeout, run->be, run->w, e),
@@ -162,63 +185,78 @@ static int start(rt_run *run, rt_exec *x, int argc, char **argv, bool *help, ts_
     x->inject = run->o.inject;
 #ifdef TS_HAVE_CUDA
     if (rc == TS_OK && run->o.backend == RT_BACKEND_CUDA)
-        rc = agree(run, rt_cuda_setup_groups(run->be, run->world, run->plan->ngroups, x->group_comm,
-                                             e),
+        rc = agree(run,
+                   rt_cuda_setup_groups(run->be, run->world, run->plan->ngroups, x->group_comm, e),
                    e);
 #endif
     return rc;
 }
 
 /* The iterations: replay, gather, and on rank 0 analyse and print a row each. */
-static void run_iterations(rt_run *run, rt_exec *x, rt_gather *g, rt_summary *sum, ts_err *e) {
+static void run_iterations(rt_run *run, rt_exec *x, rt_gather *g, rt_summary *sum, ts_err *e)
+{
     const rt_options *o = &run->o;
     rt_iter_stats *stats = (rt_iter_stats *)sum->stats;
     double *losses = (double *)sum->loss, *bsec = (double *)sum->block_seconds;
     double unit_s = o->workload == RT_WORK_TIMING ? o->unit_us * 1e-6 : 0;
     for (int it = 0; it < o->iterations; it++) {
-        if (rt_exec_iteration(x, it, e) != TS_OK) die(run, e);
+        if (rt_exec_iteration(x, it, e) != TS_OK)
+            die(run, e);
         double loss = run->w->loss ? run->w->loss(run->w) : 0;
-        if (rt_gather_iteration(g, x, loss, &losses[it], e) != TS_OK) die(run, e);
-        if (run->rank != 0) continue;
+        if (rt_gather_iteration(g, x, loss, &losses[it], e) != TS_OK)
+            die(run, e);
+        if (run->rank != 0)
+            continue;
         if (rt_report_iteration(run->plan, &g->tm, unit_s, bsec, &stats[it], e) != TS_OK)
             die(run, e);
         if (!o->json) {
-            if (it == 0) rt_summary_header(sum, stdout);
+            if (it == 0)
+                rt_summary_header(sum, stdout);
             rt_summary_row(sum, it, stdout);
         }
     }
 }
 
 /* The workload's check and the loss trend; the exit code on rank 0. */
-static int verdict(rt_run *run, rt_exec *x, rt_summary *sum, char *first, size_t cap, ts_err *e) {
+static int verdict(rt_run *run, rt_exec *x, rt_summary *sum, char *first, size_t cap, ts_err *e)
+{
     const rt_options *o = &run->o;
-    if (!o->check || !run->w->check) return 0;
-    if (rt_gather_check(x, run->w, sum, first, cap, e) != TS_OK) die(run, e);
+    if (!o->check || !run->w->check)
+        return 0;
+    if (rt_gather_check(x, run->w, sum, first, cap, e) != TS_OK)
+        die(run, e);
     int iters = o->iterations;
-    if (run->w->loss && iters >= 2 && !(sum->loss[iters - 1] < sum->loss[0])) sum->loss_ok = false;
+    if (run->w->loss && iters >= 2 && !(sum->loss[iters - 1] < sum->loss[0]))
+        sum->loss_ok = false;
     sum->passed = sum->failed == 0 && sum->loss_ok;
     return run->rank == 0 && !sum->passed ? 1 : 0;
 }
 
 /* Rank 0's trace file and final words. */
 static int finish(rt_run *run, const rt_gather *g, const rt_summary *sum, const char *first,
-                  int exit_code, ts_err *e) {
+                  int exit_code, ts_err *e)
+{
     const rt_options *o = &run->o;
-    if (run->rank != 0) return exit_code;
+    if (run->rank != 0)
+        return exit_code;
     if (o->trace && rt_report_trace(run->plan, &g->tm, o->trace, e) != TS_OK) {
         fprintf(stderr, "tessel-run: %s\n", e->msg);
         exit_code = exit_code ? exit_code : TS_ESYS;
     }
-    if (o->json) rt_summary_json(sum, stdout);
-    else rt_summary_text(sum, stdout);
-    if (sum->failed) fprintf(stderr, "tessel-run: check failed: %s\n", first);
+    if (o->json)
+        rt_summary_json(sum, stdout);
+    else
+        rt_summary_text(sum, stdout);
+    if (sum->failed)
+        fprintf(stderr, "tessel-run: check failed: %s\n", first);
     if (!sum->loss_ok)
         fprintf(stderr, "tessel-run: check failed: the loss did not decrease (%g -> %g)\n",
                 sum->loss[0], sum->loss[o->iterations - 1]);
     return exit_code;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     RT_LEAK_IGNORE_BEGIN(); /* MPI_Init's plugins allocate, then some are unloaded */
     MPI_Init(&argc, &argv);
     RT_LEAK_IGNORE_END();
@@ -234,7 +272,8 @@ int main(int argc, char **argv) {
     bool help = false;
     int rc = start(&run, &x, argc, argv, &help, &e);
     if (rc != TS_OK || help) {
-        if (x.plan) rt_exec_destroy(&x);
+        if (x.plan)
+            rt_exec_destroy(&x);
         teardown(&run);
         RT_LEAK_CHECK();
         MPI_Finalize();
@@ -250,8 +289,9 @@ int main(int argc, char **argv) {
         ts_fail(&e, TS_ESYS, "rank %d: out of memory for measurements", run.rank);
         die(&run, &e);
     }
-    rt_summary sum = {&run.o, p, run.w->name, run.be->name, run.size, iters, stats, losses, bsec,
-                      g.peak, false, 0, 0, 0, true, true};
+    rt_summary sum = {&run.o, p,      run.w->name, run.be->name, run.size, iters,
+                      stats,  losses, bsec,        g.peak,       false,    0,
+                      0,      0,      true,        true};
     run_iterations(&run, &x, &g, &sum, &e);
     char first[256] = "";
     int exit_code = verdict(&run, &x, &sum, first, sizeof first, &e);

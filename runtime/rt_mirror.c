@@ -7,43 +7,55 @@
 #include <stdlib.h>
 #include <string.h>
 
-void rt_mirror_free(rt_mirror *m) {
-    if (!m) return;
+void rt_mirror_free(rt_mirror *m)
+{
+    if (!m)
+        return;
     free(m->partner);
     free(m->source);
     free(m->sink);
     memset(m, 0, sizeof *m);
 }
 
-static bool same_devices(const ts_block *a, const ts_block *b) {
+static bool same_devices(const ts_block *a, const ts_block *b)
+{
     return a->ndevices == b->ndevices &&
            memcmp(a->devices, b->devices, sizeof(int) * (size_t)a->ndevices) == 0;
 }
 
-static bool has_edge(const ts_placement *p, int a, int b) {
+static bool has_edge(const ts_placement *p, int a, int b)
+{
     for (int k = 0; k < p->nedges; k++)
-        if (p->edges[k].src == a && p->edges[k].dst == b) return true;
+        if (p->edges[k].src == a && p->edges[k].dst == b)
+            return true;
     return false;
 }
 
 /* Longest path lengths, in edges, within the sub-graph of one kind. forward_height: from the
  * block to a sink of that kind; otherwise from a source of that kind to the block. */
-static void kind_depths(const ts_placement *p, const int *topo, ts_kind kind, bool height, int *d) {
-    for (int i = 0; i < p->nblocks; i++) d[i] = 0;
+static void kind_depths(const ts_placement *p, const int *topo, ts_kind kind, bool height, int *d)
+{
+    for (int i = 0; i < p->nblocks; i++)
+        d[i] = 0;
     for (int step = 0; step < p->nblocks; step++) {
         int b = height ? topo[p->nblocks - 1 - step] : topo[step];
-        if (p->blocks[b].kind != kind) continue;
+        if (p->blocks[b].kind != kind)
+            continue;
         for (int k = 0; k < p->nedges; k++) {
             const ts_edge *ed = &p->edges[k];
-            if (p->blocks[ed->src].kind != kind || p->blocks[ed->dst].kind != kind) continue;
-            if (height && ed->src == b && d[ed->dst] + 1 > d[b]) d[b] = d[ed->dst] + 1;
-            if (!height && ed->dst == b && d[ed->src] + 1 > d[b]) d[b] = d[ed->src] + 1;
+            if (p->blocks[ed->src].kind != kind || p->blocks[ed->dst].kind != kind)
+                continue;
+            if (height && ed->src == b && d[ed->dst] + 1 > d[b])
+                d[b] = d[ed->dst] + 1;
+            if (!height && ed->dst == b && d[ed->src] + 1 > d[b])
+                d[b] = d[ed->src] + 1;
         }
     }
 }
 
 /* Only forward and backward blocks, and no edges between micro-batches. */
-static int check_kinds(const ts_placement *p, ts_err *e) {
+static int check_kinds(const ts_placement *p, ts_err *e)
+{
     for (int b = 0; b < p->nblocks; b++)
         if (p->blocks[b].kind == TS_KIND_OTHER)
             return ts_fail(e, TS_EINPUT,
@@ -60,12 +72,14 @@ static int check_kinds(const ts_placement *p, ts_err *e) {
 }
 
 /* Each backward block's one forward partner: same devices, forward height = backward depth. */
-static int pair_blocks(const ts_placement *p, const int *hf, const int *db, rt_mirror *m,
-                       ts_err *e) {
+static int pair_blocks(const ts_placement *p, const int *hf, const int *db, rt_mirror *m, ts_err *e)
+{
     int n = p->nblocks;
-    for (int b = 0; b < n; b++) m->partner[b] = -1;
+    for (int b = 0; b < n; b++)
+        m->partner[b] = -1;
     for (int b = 0; b < n; b++) {
-        if (p->blocks[b].kind != TS_KIND_BACKWARD) continue;
+        if (p->blocks[b].kind != TS_KIND_BACKWARD)
+            continue;
         int found = -1, count = 0;
         for (int f = 0; f < n; f++)
             if (p->blocks[f].kind == TS_KIND_FORWARD && hf[f] == db[b] &&
@@ -85,7 +99,8 @@ static int pair_blocks(const ts_placement *p, const int *hf, const int *db, rt_m
 }
 
 /* Why edge a -> c breaks the mirror (NULL when it agrees); marks forward sources and sinks. */
-static const char *edge_breaks_mirror(const ts_placement *p, rt_mirror *m, int a, int c) {
+static const char *edge_breaks_mirror(const ts_placement *p, rt_mirror *m, int a, int c)
+{
     ts_kind ka = p->blocks[a].kind, kc = p->blocks[c].kind;
     if (ka == TS_KIND_FORWARD && kc == TS_KIND_FORWARD) {
         m->sink[a] = false;
@@ -102,9 +117,11 @@ static const char *edge_breaks_mirror(const ts_placement *p, rt_mirror *m, int a
 }
 
 /* Every edge agrees with the pairing, and each last forward block feeds its own backward block. */
-static int check_edges(const ts_placement *p, rt_mirror *m, ts_err *e) {
+static int check_edges(const ts_placement *p, rt_mirror *m, ts_err *e)
+{
     for (int b = 0; b < p->nblocks; b++)
-        if (p->blocks[b].kind == TS_KIND_FORWARD) m->source[b] = m->sink[b] = true;
+        if (p->blocks[b].kind == TS_KIND_FORWARD)
+            m->source[b] = m->sink[b] = true;
     for (int k = 0; k < p->nedges; k++) {
         int a = p->edges[k].src, c = p->edges[k].dst;
         const char *why = edge_breaks_mirror(p, m, a, c);
@@ -113,7 +130,8 @@ static int check_edges(const ts_placement *p, rt_mirror *m, ts_err *e) {
                            p->name, p->blocks[a].id, p->blocks[c].id, why);
     }
     for (int b = 0; b < p->nblocks; b++) {
-        if (p->blocks[b].kind != TS_KIND_FORWARD || !m->sink[b]) continue;
+        if (p->blocks[b].kind != TS_KIND_FORWARD || !m->sink[b])
+            continue;
         if (m->partner[b] < 0 || !has_edge(p, b, m->partner[b]))
             return ts_fail(e, TS_EINPUT,
                            "placement '%s' is not mirror-shaped: the last forward block %s must "
@@ -123,7 +141,8 @@ static int check_edges(const ts_placement *p, rt_mirror *m, ts_err *e) {
     return TS_OK;
 }
 
-int rt_mirror_build(const ts_placement *p, rt_mirror *m, ts_err *e) {
+int rt_mirror_build(const ts_placement *p, rt_mirror *m, ts_err *e)
+{
     memset(m, 0, sizeof *m);
     int n = p->nblocks;
     m->nblocks = n;
@@ -136,7 +155,8 @@ int rt_mirror_build(const ts_placement *p, rt_mirror *m, ts_err *e) {
     int rc = TS_OK;
     if (!m->partner || !m->source || !m->sink || !topo || !hf || !db)
         rc = ts_fail(e, TS_ESYS, "train model: out of memory");
-    if (rc == TS_OK) rc = check_kinds(p, e);
+    if (rc == TS_OK)
+        rc = check_kinds(p, e);
     if (rc == TS_OK && ts_placement_topo(p, topo) != 0)
         rc = ts_fail(e, TS_EINPUT, "placement '%s' has a cycle", p->name);
     if (rc == TS_OK) {
@@ -144,10 +164,12 @@ int rt_mirror_build(const ts_placement *p, rt_mirror *m, ts_err *e) {
         kind_depths(p, topo, TS_KIND_BACKWARD, false, db);
         rc = pair_blocks(p, hf, db, m, e);
     }
-    if (rc == TS_OK) rc = check_edges(p, m, e);
+    if (rc == TS_OK)
+        rc = check_edges(p, m, e);
     free(topo);
     free(hf);
     free(db);
-    if (rc != TS_OK) rt_mirror_free(m);
+    if (rc != TS_OK)
+        rt_mirror_free(m);
     return rc;
 }

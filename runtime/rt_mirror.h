@@ -9,9 +9,10 @@
 
 typedef struct {
     int nblocks;
-    int *partner;    /* forward -> its backward block (-1: frozen, no gradients); backward -> forward */
-    bool *source;    /* forward block without forward predecessors: reads the micro-batch data */
-    bool *sink;      /* forward block without forward successors: its output enters the loss */
+    int *
+        partner; /* forward -> its backward block (-1: frozen, no gradients); backward -> forward */
+    bool *source; /* forward block without forward predecessors: reads the micro-batch data */
+    bool *sink; /* forward block without forward successors: its output enters the loss */
 } rt_mirror;
 
 /* Fails with TS_EINPUT and a message naming the block or edge that breaks the mirror shape. */

@@ -7,62 +7,78 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *rt_options_usage(void) {
+const char *rt_options_usage(void)
+{
     return "usage: mpirun -np D tessel-run --schedule SCHEDULE.json [options]\n"
            "\n"
-           "Replays a schedule (tessel-schedule/1) on D MPI ranks, rank r being device r, with real\n"
-           "compute and communication, and reports how well the replay keeps the schedule's promise.\n"
+           "Replays a schedule (tessel-schedule/1) on D MPI ranks, rank r being device r, with "
+           "real\n"
+           "compute and communication, and reports how well the replay keeps the schedule's "
+           "promise.\n"
            "\n"
            "  --schedule FILE        the schedule to replay (required)\n"
-           "  --micro-batches N      unroll the schedule's repetend to N micro-batches (default: as is)\n"
+           "  --micro-batches N      unroll the schedule's repetend to N micro-batches (default: "
+           "as is)\n"
            "  --iterations I         training iterations / repetitions (default 1)\n"
            "  --workload KIND        dataflow (default) | train | timing\n"
            "  --check                dataflow: compare every instance with a single-process run;\n"
-           "                         train: compare accumulated gradients (relative error <= 1e-5)\n"
+           "                         train: compare accumulated gradients (relative error <= "
+           "1e-5)\n"
            "                         and require the loss to decrease over the iterations\n"
            "  --unit-us U            timing: microseconds per span unit (default 1000)\n"
            "  --size S               matrix size: dataflow S x S (default 64), train hidden width\n"
            "                         (default 64, micro-batches of 16 samples)\n"
-           "  --trace FILE           write a Chrome trace of the last iteration (one track per rank)\n"
+           "  --trace FILE           write a Chrome trace of the last iteration (one track per "
+           "rank)\n"
            "  --json                 print the measurements as one JSON object\n"
-           "  --timeout S            seconds any single wait may take before the job fails (default 60)\n"
+           "  --timeout S            seconds any single wait may take before the job fails "
+           "(default 60)\n"
            "  --backend cpu|cuda     compute backend (default cpu; cuda when built with CUDA)\n"
            "  --inject wrong-input|stall\n"
-           "                         deliberate fault on the last rank, for tests: zero one received\n"
-           "                         input (the check must fail) or stop answering (peers time out)\n"
+           "                         deliberate fault on the last rank, for tests: zero one "
+           "received\n"
+           "                         input (the check must fail) or stop answering (peers time "
+           "out)\n"
            "  --help                 this text\n"
            "\n"
-           "Exit status: 0 ok, 1 invalid schedule or failed check, 2 bad usage or input (wrong rank\n"
+           "Exit status: 0 ok, 1 invalid schedule or failed check, 2 bad usage or input (wrong "
+           "rank\n"
            "count, unreadable file, placement the workload cannot run), 3 runtime failure (a rank\n"
            "failed or timed out; the job is aborted).\n";
 }
 
-const char *rt_work_name(rt_work_kind k) {
+const char *rt_work_name(rt_work_kind k)
+{
     return k == RT_WORK_TRAIN ? "train" : k == RT_WORK_TIMING ? "timing" : "dataflow";
 }
 
-static int parse_int(const char *flag, const char *s, long lo, long hi, int *out, ts_err *e) {
+static int parse_int(const char *flag, const char *s, long lo, long hi, int *out, ts_err *e)
+{
     char *end = NULL;
     errno = 0;
     long v = strtol(s, &end, 10);
     if (errno || !end || *end || end == s || v < lo || v > hi)
-        return ts_fail(e, TS_EINPUT, "%s: expected an integer in [%ld, %ld], got '%s'", flag, lo, hi, s);
+        return ts_fail(e, TS_EINPUT, "%s: expected an integer in [%ld, %ld], got '%s'", flag, lo,
+                       hi, s);
     *out = (int)v;
     return TS_OK;
 }
 
 static int parse_double(const char *flag, const char *s, double lo, double hi, double *out,
-                        ts_err *e) {
+                        ts_err *e)
+{
     char *end = NULL;
     errno = 0;
     double v = strtod(s, &end);
     if (errno || !end || *end || end == s || !isfinite(v) || v < lo || v > hi)
-        return ts_fail(e, TS_EINPUT, "%s: expected a number in [%g, %g], got '%s'", flag, lo, hi, s);
+        return ts_fail(e, TS_EINPUT, "%s: expected a number in [%g, %g], got '%s'", flag, lo, hi,
+                       s);
     *out = v;
     return TS_OK;
 }
 
-int rt_options_parse(int argc, char **argv, rt_options *o, ts_err *e) {
+int rt_options_parse(int argc, char **argv, rt_options *o, ts_err *e)
+{
     memset(o, 0, sizeof *o);
     o->iterations = 1;
     o->workload = RT_WORK_DATAFLOW;
@@ -76,7 +92,8 @@ int rt_options_parse(int argc, char **argv, rt_options *o, ts_err *e) {
         /* --name=value and --name value */
         const char *eq = strchr(a, '=');
         size_t len = eq ? (size_t)(eq - a) : strlen(a);
-        if (len >= sizeof flag) len = sizeof flag - 1;
+        if (len >= sizeof flag)
+            len = sizeof flag - 1;
         memcpy(flag, a, len);
         flag[len] = 0;
         if (!strcmp(flag, "--help") || !strcmp(flag, "-h")) {
@@ -91,13 +108,15 @@ int rt_options_parse(int argc, char **argv, rt_options *o, ts_err *e) {
             o->json = true;
             continue;
         }
-        static const char *const with_value[] = {"--schedule", "--micro-batches", "--iterations",
-                                                 "--workload", "--unit-us", "--size", "--trace",
-                                                 "--timeout", "--backend", "--inject"};
+        static const char *const with_value[] = {
+            "--schedule", "--micro-batches", "--iterations", "--workload", "--unit-us",
+            "--size",     "--trace",         "--timeout",    "--backend",  "--inject"};
         int known = 0;
         for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
-            if (!strcmp(flag, with_value[k])) known = 1;
-        if (!known) return ts_fail(e, TS_EINPUT, "unknown option '%s' (see --help)", a);
+            if (!strcmp(flag, with_value[k]))
+                known = 1;
+        if (!known)
+            return ts_fail(e, TS_EINPUT, "unknown option '%s' (see --help)", a);
         if (eq) {
             val = eq + 1;
         } else if (i + 1 < argc) {
@@ -121,25 +140,42 @@ int rt_options_parse(int argc, char **argv, rt_options *o, ts_err *e) {
         } else if (!strcmp(flag, "--trace")) {
             o->trace = val;
         } else if (!strcmp(flag, "--workload")) {
-            if (!strcmp(val, "dataflow")) o->workload = RT_WORK_DATAFLOW;
-            else if (!strcmp(val, "train")) o->workload = RT_WORK_TRAIN;
-            else if (!strcmp(val, "timing")) o->workload = RT_WORK_TIMING;
-            else rc = ts_fail(e, TS_EINPUT, "--workload: expected dataflow, train or timing, got '%s'", val);
+            if (!strcmp(val, "dataflow"))
+                o->workload = RT_WORK_DATAFLOW;
+            else if (!strcmp(val, "train"))
+                o->workload = RT_WORK_TRAIN;
+            else if (!strcmp(val, "timing"))
+                o->workload = RT_WORK_TIMING;
+            else
+                rc = ts_fail(e, TS_EINPUT,
+                             "--workload: expected dataflow, train or timing, got '%s'", val);
         } else if (!strcmp(flag, "--inject")) {
-            if (!strcmp(val, "wrong-input")) o->inject = RT_INJECT_WRONG_INPUT;
-            else if (!strcmp(val, "stall")) o->inject = RT_INJECT_STALL;
-            else rc = ts_fail(e, TS_EINPUT, "--inject: expected wrong-input or stall, got '%s'", val);
+            if (!strcmp(val, "wrong-input"))
+                o->inject = RT_INJECT_WRONG_INPUT;
+            else if (!strcmp(val, "stall"))
+                o->inject = RT_INJECT_STALL;
+            else
+                rc =
+                    ts_fail(e, TS_EINPUT, "--inject: expected wrong-input or stall, got '%s'", val);
         } else if (!strcmp(flag, "--backend")) {
-            if (!strcmp(val, "cpu")) o->backend = RT_BACKEND_CPU;
-            else if (!strcmp(val, "cuda")) o->backend = RT_BACKEND_CUDA;
-            else rc = ts_fail(e, TS_EINPUT, "--backend: expected cpu or cuda, got '%s'", val);
+            if (!strcmp(val, "cpu"))
+                o->backend = RT_BACKEND_CPU;
+            else if (!strcmp(val, "cuda"))
+                o->backend = RT_BACKEND_CUDA;
+            else
+                rc = ts_fail(e, TS_EINPUT, "--backend: expected cpu or cuda, got '%s'", val);
         }
-        if (rc != TS_OK) return rc;
+        if (rc != TS_OK)
+            return rc;
     }
-    if (o->help) return TS_OK;
-    if (!o->schedule) return ts_fail(e, TS_EINPUT, "--schedule FILE is required (see --help)");
+    if (o->help)
+        return TS_OK;
+    if (!o->schedule)
+        return ts_fail(e, TS_EINPUT, "--schedule FILE is required (see --help)");
     if (!strcmp(o->schedule, "-"))
-        return ts_fail(e, TS_EINPUT, "--schedule: every rank reads the file, so it cannot be stdin");
-    if (o->size == 0) o->size = 64;
+        return ts_fail(e, TS_EINPUT,
+                       "--schedule: every rank reads the file, so it cannot be stdin");
+    if (o->size == 0)
+        o->size = 64;
     return TS_OK;
 }

@@ -8,20 +8,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-int rt_plan_sender(const ts_block *b) { return b->devices[0]; }
+int rt_plan_sender(const ts_block *b)
+{
+    return b->devices[0];
+}
 
-int rt_block_member(const ts_block *b, int rank) {
+int rt_block_member(const ts_block *b, int rank)
+{
     for (int i = 0; i < b->ndevices; i++)
-        if (b->devices[i] == rank) return i;
+        if (b->devices[i] == rank)
+            return i;
     return -1;
 }
 
-long rt_plan_tag(const rt_plan *p, int edge, int micro) {
+long rt_plan_tag(const rt_plan *p, int edge, int micro)
+{
     return (long)edge * p->nmicros + micro;
 }
 
-void rt_plan_free(rt_plan *p) {
-    if (!p) return;
+void rt_plan_free(rt_plan *p)
+{
+    if (!p)
+        return;
     if (p->streams) {
         for (int d = 0; d < p->ndevs; d++) {
             for (int i = 0; i < p->streams[d].nops; i++) {
@@ -39,33 +47,41 @@ void rt_plan_free(rt_plan *p) {
     free(p);
 }
 
-static bool same_devices(const ts_block *a, const ts_block *b) {
-    if (a->ndevices != b->ndevices) return false;
+static bool same_devices(const ts_block *a, const ts_block *b)
+{
+    if (a->ndevices != b->ndevices)
+        return false;
     return memcmp(a->devices, b->devices, sizeof(int) * (size_t)a->ndevices) == 0;
 }
 
 /* Groups of identical device sets among multi-device blocks, numbered in block order so that
  * every rank creates the matching communicators in the same sequence. */
-static int build_groups(rt_plan *p, ts_err *e) {
+static int build_groups(rt_plan *p, ts_err *e)
+{
     const ts_placement *pl = p->s->placement;
     p->block_group = malloc(sizeof(int) * (size_t)pl->nblocks);
     p->group_off = malloc(sizeof(int) * (size_t)(pl->nblocks + 1));
     size_t total = 0;
-    for (int b = 0; b < pl->nblocks; b++) total += (size_t)pl->blocks[b].ndevices;
+    for (int b = 0; b < pl->nblocks; b++)
+        total += (size_t)pl->blocks[b].ndevices;
     p->group_devs = malloc(sizeof(int) * (total + 1));
     if (!p->block_group || !p->group_off || !p->group_devs)
         return ts_fail(e, TS_ESYS, "runtime plan: out of memory");
     int *first = malloc(sizeof(int) * (size_t)(pl->nblocks + 1)); /* representative block */
-    if (!first) return ts_fail(e, TS_ESYS, "runtime plan: out of memory");
+    if (!first)
+        return ts_fail(e, TS_ESYS, "runtime plan: out of memory");
     p->ngroups = 0;
     p->group_off[0] = 0;
     for (int b = 0; b < pl->nblocks; b++) {
         const ts_block *blk = &pl->blocks[b];
         p->block_group[b] = -1;
-        if (blk->ndevices < 2) continue;
+        if (blk->ndevices < 2)
+            continue;
         for (int g = 0; g < p->ngroups; g++)
-            if (same_devices(&pl->blocks[first[g]], blk)) p->block_group[b] = g;
-        if (p->block_group[b] >= 0) continue;
+            if (same_devices(&pl->blocks[first[g]], blk))
+                p->block_group[b] = g;
+        if (p->block_group[b] >= 0)
+            continue;
         int g = p->ngroups++;
         first[g] = b;
         p->block_group[b] = g;
@@ -76,7 +92,8 @@ static int build_groups(rt_plan *p, ts_err *e) {
     return TS_OK;
 }
 
-static int build_op(rt_plan *p, int rank, int entry, rt_op *op, ts_err *e) {
+static int build_op(rt_plan *p, int rank, int entry, rt_op *op, ts_err *e)
+{
     const ts_schedule *s = p->s;
     const ts_placement *pl = s->placement;
     const ts_entry *en = &s->entries[entry];
@@ -87,17 +104,21 @@ static int build_op(rt_plan *p, int rank, int entry, rt_op *op, ts_err *e) {
     const ts_block *me = &pl->blocks[en->block];
     int nin = 0, nout = 0;
     for (int k = 0; k < pl->nedges; k++) {
-        if (pl->edges[k].dst == en->block) nin++;
-        if (pl->edges[k].src == en->block) nout += pl->blocks[pl->edges[k].dst].ndevices;
+        if (pl->edges[k].dst == en->block)
+            nin++;
+        if (pl->edges[k].src == en->block)
+            nout += pl->blocks[pl->edges[k].dst].ndevices;
     }
     op->inputs = calloc((size_t)nin + 1, sizeof(rt_input));
     op->outputs = calloc((size_t)nout + 1, sizeof(rt_output));
-    if (!op->inputs || !op->outputs) return ts_fail(e, TS_ESYS, "runtime plan: out of memory");
+    if (!op->inputs || !op->outputs)
+        return ts_fail(e, TS_ESYS, "runtime plan: out of memory");
     for (int k = 0; k < pl->nedges; k++) {
         const ts_edge *ed = &pl->edges[k];
         if (ed->dst == en->block) {
             int m = en->micro - ed->distance;
-            if (m < 0) continue; /* no producer before the first micro-batch */
+            if (m < 0)
+                continue; /* no producer before the first micro-batch */
             int src = p->index[ed->src * p->nmicros + m];
             if (src < 0)
                 return ts_fail(e, TS_EINPUT, "runtime plan: instance %s micro %d is missing",
@@ -112,13 +133,17 @@ static int build_op(rt_plan *p, int rank, int entry, rt_op *op, ts_err *e) {
         }
         if (ed->src == en->block) {
             int m = en->micro + ed->distance;
-            if (m >= p->nmicros) continue;
+            if (m >= p->nmicros)
+                continue;
             const ts_block *db = &pl->blocks[ed->dst];
-            if (rt_block_member(db, rank) >= 0) op->nlocal_uses++;
-            if (rt_plan_sender(me) != rank) continue;
+            if (rt_block_member(db, rank) >= 0)
+                op->nlocal_uses++;
+            if (rt_plan_sender(me) != rank)
+                continue;
             for (int i = 0; i < db->ndevices; i++) {
                 int d = db->devices[i];
-                if (rt_block_member(me, d) >= 0) continue; /* it computed the output itself */
+                if (rt_block_member(me, d) >= 0)
+                    continue; /* it computed the output itself */
                 rt_output *o = &op->outputs[op->noutputs++];
                 o->edge = k;
                 o->to = d;
@@ -129,19 +154,22 @@ static int build_op(rt_plan *p, int rank, int entry, rt_op *op, ts_err *e) {
     return TS_OK;
 }
 
-int rt_plan_build(const ts_schedule *s, rt_plan **out, ts_err *e) {
+int rt_plan_build(const ts_schedule *s, rt_plan **out, ts_err *e)
+{
     *out = NULL;
     const ts_placement *pl = s->placement;
     rt_plan *p = calloc(1, sizeof *p);
-    if (!p) return ts_fail(e, TS_ESYS, "runtime plan: out of memory");
+    if (!p)
+        return ts_fail(e, TS_ESYS, "runtime plan: out of memory");
     p->s = s;
     p->ndevs = pl->ndevs;
     p->nblocks = pl->nblocks;
     p->nmicros = s->nmicros;
     if ((long)pl->nedges * s->nmicros >= INT_MAX) {
         rt_plan_free(p);
-        return ts_fail(e, TS_EINPUT, "runtime plan: %d edges x %d micro-batches exceed the tag range",
-                       pl->nedges, s->nmicros);
+        return ts_fail(e, TS_EINPUT,
+                       "runtime plan: %d edges x %d micro-batches exceed the tag range", pl->nedges,
+                       s->nmicros);
     }
     p->max_tag = pl->nedges > 0 ? (long)pl->nedges * s->nmicros - 1 : 0;
     p->index = ts_schedule_index(s);

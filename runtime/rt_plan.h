@@ -11,8 +11,8 @@
 typedef struct {
     int edge;
     int src_entry; /* entry index of the producing instance in the schedule */
-    int local;     /* 1: the producer also ran on this rank */
-    int from;      /* sending rank when not local */
+    int local; /* 1: the producer also ran on this rank */
+    int from; /* sending rank when not local */
     int tag;
 } rt_input;
 
@@ -41,14 +41,14 @@ typedef struct {
 typedef struct {
     const ts_schedule *s; /* borrowed: the unrolled schedule */
     int ndevs, nblocks, nmicros;
-    int *index;           /* index[block * nmicros + micro] -> entry */
-    rt_stream *streams;   /* ndevs */
+    int *index; /* index[block * nmicros + micro] -> entry */
+    rt_stream *streams; /* ndevs */
     /* Device sets of multi-device blocks: group g holds group_devs[group_off[g] .. off[g+1]).
      * block_group[b] is the group of block b, or -1 for a single-device block. */
     int ngroups;
     int *group_off, *group_devs;
     int *block_group;
-    long max_tag;         /* largest tag used */
+    long max_tag; /* largest tag used */
 } rt_plan;
 
 /* Builds the streams. s must be complete (validated). */

@@ -10,15 +10,15 @@ typedef struct {
     int nranks;
     const double *const *ready; /* per rank, per op: inputs were there */
     const double *const *start; /* per rank, per op: compute began */
-    const double *const *end;   /* per rank, per op: compute ended */
-    const double *finish;       /* per rank: last send completed */
-    const double *base;         /* per rank: monotonic clock at the iteration's start */
+    const double *const *end; /* per rank, per op: compute ended */
+    const double *finish; /* per rank: last send completed */
+    const double *base; /* per rank: monotonic clock at the iteration's start */
 } rt_timings;
 
 typedef struct {
-    double wall;       /* slowest rank's finish */
-    double predicted;  /* simulated makespan with the measured per-block durations */
-    double planned;    /* the schedule's own makespan x unit (0 when no unit) */
+    double wall; /* slowest rank's finish */
+    double predicted; /* simulated makespan with the measured per-block durations */
+    double planned; /* the schedule's own makespan x unit (0 when no unit) */
     double efficiency; /* predicted / wall */
     double throughput; /* micro-batches per second */
 } rt_iter_stats;

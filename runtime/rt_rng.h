@@ -6,7 +6,8 @@
 
 #include <stdint.h>
 
-static inline uint64_t rt_mix64(uint64_t z) {
+static inline uint64_t rt_mix64(uint64_t z)
+{
     z += 0x9e3779b97f4a7c15ULL;
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
@@ -14,7 +15,8 @@ static inline uint64_t rt_mix64(uint64_t z) {
 }
 
 /* Uniform in [-1, 1) for coordinates (stream, a, b, i). */
-static inline float rt_uniform(uint64_t stream, uint64_t a, uint64_t b, uint64_t i) {
+static inline float rt_uniform(uint64_t stream, uint64_t a, uint64_t b, uint64_t i)
+{
     uint64_t h = rt_mix64(rt_mix64(rt_mix64(rt_mix64(stream) ^ a) ^ b) ^ i);
     return (float)((double)(h >> 40) / (double)(1ULL << 23) - 1.0);
 }

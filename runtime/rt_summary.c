@@ -4,7 +4,8 @@
 
 #include <jansson.h>
 
-void rt_summary_header(const rt_summary *s, FILE *out) {
+void rt_summary_header(const rt_summary *s, FILE *out)
+{
     fprintf(out, "tessel-run: %s (%s, %d ranks, %d micro-batches), workload %s, backend %s\n",
             s->o->schedule, s->p->s->placement->name, s->ranks, s->p->nmicros, s->workload,
             s->backend);
@@ -12,16 +13,19 @@ void rt_summary_header(const rt_summary *s, FILE *out) {
             "micro-batch/s", s->o->workload == RT_WORK_TRAIN ? "         loss" : "");
 }
 
-void rt_summary_row(const rt_summary *s, int it, FILE *out) {
+void rt_summary_row(const rt_summary *s, int it, FILE *out)
+{
     const rt_iter_stats *st = &s->stats[it];
     fprintf(out, "%4d %10.3f %12.3f %10.3f %14.1f", it, st->wall * 1e3, st->predicted * 1e3,
             st->efficiency, st->throughput);
-    if (s->o->workload == RT_WORK_TRAIN) fprintf(out, " %12.6g", s->loss[it]);
+    if (s->o->workload == RT_WORK_TRAIN)
+        fprintf(out, " %12.6g", s->loss[it]);
     fprintf(out, "\n");
     fflush(out);
 }
 
-void rt_summary_text(const rt_summary *s, FILE *out) {
+void rt_summary_text(const rt_summary *s, FILE *out)
+{
     ts_metrics met;
     int have = ts_schedule_metrics(s->p->s, &met) == 0;
     fprintf(out, "peak live activation bytes per rank (schedule memory units):");
@@ -42,10 +46,12 @@ void rt_summary_text(const rt_summary *s, FILE *out) {
                 s->o->workload == RT_WORK_DATAFLOW ? "instances" : "gradient shards",
                 s->max_rel_error, trend);
     }
-    if (have) ts_metrics_free(&met);
+    if (have)
+        ts_metrics_free(&met);
 }
 
-void rt_summary_json(const rt_summary *s, FILE *out) {
+void rt_summary_json(const rt_summary *s, FILE *out)
+{
     const rt_options *o = s->o;
     const rt_plan *p = s->p;
     ts_metrics met;
@@ -60,14 +66,17 @@ void rt_summary_json(const rt_summary *s, FILE *out) {
     json_object_set_new(j, "ranks", json_integer(s->ranks));
     json_object_set_new(j, "micro_batches", json_integer(p->nmicros));
     json_object_set_new(j, "size", json_integer(o->size));
-    if (o->workload == RT_WORK_TIMING) json_object_set_new(j, "unit_us", json_real(o->unit_us));
+    if (o->workload == RT_WORK_TIMING)
+        json_object_set_new(j, "unit_us", json_real(o->unit_us));
     for (int it = 0; it < s->iterations; it++) {
         const rt_iter_stats *st = &s->stats[it];
         json_t *r = json_pack("{s:i, s:f, s:f, s:f, s:f}", "iteration", it, "wall_s", st->wall,
                               "predicted_s", st->predicted, "efficiency", st->efficiency,
                               "throughput", st->throughput);
-        if (o->workload == RT_WORK_TIMING) json_object_set_new(r, "planned_s", json_real(st->planned));
-        if (o->workload == RT_WORK_TRAIN) json_object_set_new(r, "loss", json_real(s->loss[it]));
+        if (o->workload == RT_WORK_TIMING)
+            json_object_set_new(r, "planned_s", json_real(st->planned));
+        if (o->workload == RT_WORK_TRAIN)
+            json_object_set_new(r, "loss", json_real(s->loss[it]));
         json_array_append_new(its, r);
     }
     json_object_set_new(j, "iterations", its);
@@ -87,8 +96,10 @@ void rt_summary_json(const rt_summary *s, FILE *out) {
                                       "max_rel_error", s->max_rel_error, "loss_decreased",
                                       s->loss_ok));
     char *txt = json_dumps(j, JSON_COMPACT);
-    if (txt) fprintf(out, "%s\n", txt);
+    if (txt)
+        fprintf(out, "%s\n", txt);
     free(txt);
     json_decref(j);
-    if (have) ts_metrics_free(&met);
+    if (have)
+        ts_metrics_free(&met);
 }

@@ -17,10 +17,10 @@ typedef struct {
     int ranks;
     int iterations;
     const rt_iter_stats *stats; /* per iteration */
-    const double *loss;         /* per iteration (train) */
-    const double *block_seconds;/* per block, last iteration */
-    const double *peak_bytes;   /* per rank, over all iterations */
-    bool checked;               /* a check ran */
+    const double *loss; /* per iteration (train) */
+    const double *block_seconds; /* per block, last iteration */
+    const double *peak_bytes; /* per rank, over all iterations */
+    bool checked; /* a check ran */
     long compared, failed;
     double max_rel_error;
     bool loss_ok;

@@ -20,7 +20,8 @@ typedef struct {
     float *one;
 } timing;
 
-static void wait_until(double end) {
+static void wait_until(double end)
+{
     double sleep_for = end - rt_now() - SPIN_TAIL;
     if (sleep_for > 0) {
         struct timespec ts;
@@ -39,7 +40,8 @@ static void wait_until(double end) {
  * the largest delay from now (the message left after its producer ended), so clocks that differ
  * between hosts can only shorten a delay, never stall the replay. */
 static int tm_before(rt_workload *w, rt_exec *x, const rt_op *op, const float *const *inputs,
-                     ts_err *e) {
+                     ts_err *e)
+{
     (void)x;
     (void)e;
     timing *t = w->state;
@@ -47,12 +49,15 @@ static int tm_before(rt_workload *w, rt_exec *x, const rt_op *op, const float *c
     double need = 0, longest = 0;
     for (int k = 0; k < op->ninputs; k++) {
         double d = pl->edges[op->inputs[k].edge].delay * t->unit_s;
-        if (d <= 0) continue;
+        if (d <= 0)
+            continue;
         double end;
         memcpy(&end, inputs[k], sizeof end);
         double ready = end + d;
-        if (ready > need) need = ready;
-        if (d > longest) longest = d;
+        if (ready > need)
+            need = ready;
+        if (d > longest)
+            longest = d;
     }
     if (longest > 0) {
         double now = rt_now(), until = need;
@@ -62,31 +67,38 @@ static int tm_before(rt_workload *w, rt_exec *x, const rt_op *op, const float *c
 }
 
 static int tm_compute(rt_workload *w, rt_exec *x, const rt_op *op, const float *const *inputs,
-                      float *out, ts_err *e) {
+                      float *out, ts_err *e)
+{
     (void)inputs;
     timing *t = w->state;
     const ts_block *blk = &t->p->s->placement->blocks[op->block];
     wait_until(rt_now() + blk->span * t->unit_s);
     if (blk->ndevices > 1) {
         int rc = x->be->upload(x->be, t->one, out, 1);
-        if (rc != TS_OK) return rt_exec_fail(x, e, TS_ESYS, "backend copy failed");
-        if ((rc = rt_exec_allreduce(x, op->block, t->one, 1, e)) != TS_OK) return rc;
+        if (rc != TS_OK)
+            return rt_exec_fail(x, e, TS_ESYS, "backend copy failed");
+        if ((rc = rt_exec_allreduce(x, op->block, t->one, 1, e)) != TS_OK)
+            return rc;
     }
     double end = rt_now();
     memcpy(out, &end, sizeof end);
     return TS_OK;
 }
 
-static void tm_destroy(rt_workload *w) {
-    if (!w) return;
+static void tm_destroy(rt_workload *w)
+{
+    if (!w)
+        return;
     timing *t = w->state;
-    if (t && t->one) t->be->release(t->be, t->one);
+    if (t && t->one)
+        t->be->release(t->be, t->one);
     free(t);
     free(w);
 }
 
 int rt_timing_new(const rt_plan *p, rt_backend *be, const rt_workload_opts *o, rt_workload **out,
-                  ts_err *e) {
+                  ts_err *e)
+{
     *out = NULL;
     rt_workload *w = calloc(1, sizeof *w);
     timing *t = calloc(1, sizeof *t);

@@ -23,40 +23,51 @@ typedef struct {
     const rt_plan *p;
     rt_backend *be;
     rt_mirror mir;
-    int *lo, *hi;            /* per block: this rank's row slice */
-    float **w, **dw;         /* per forward block on this rank: weight and gradient slices */
-    float **grad0;           /* host copies of the first iteration's gradient slices */
+    int *lo, *hi; /* per block: this rank's row slice */
+    float **w, **dw; /* per forward block on this rank: weight and gradient slices */
+    float **grad0; /* host copies of the first iteration's gradient slices */
     float **saved_x, **saved_y; /* per forward entry until its backward runs */
     float *dy_dev, *dz_dev, *dx_dev;
-    float *host, *host2;     /* S x B scratch */
+    float *host, *host2; /* S x B scratch */
     double loss_acc, loss_last;
 } train;
 
-static float init_weight(int S, int f, size_t i) {
+static float init_weight(int S, int f, size_t i)
+{
     return rt_uniform(23, (uint64_t)f, 0, i) * sqrtf(3.0f / (float)S);
 }
-static float data_value(int f, int m, size_t i) { return rt_uniform(21, (uint64_t)f, (uint64_t)m, i); }
-static float target_value(int f, int m, size_t i) {
+static float data_value(int f, int m, size_t i)
+{
+    return rt_uniform(21, (uint64_t)f, (uint64_t)m, i);
+}
+static float target_value(int f, int m, size_t i)
+{
     return 0.8f * rt_uniform(22, (uint64_t)f, (uint64_t)m, i);
 }
 
-static int fail_be(rt_exec *x, train *t, ts_err *e) {
+static int fail_be(rt_exec *x, train *t, ts_err *e)
+{
     return rt_exec_fail(x, e, TS_ESYS, "%s backend operation failed", t->be->name);
 }
 
 static int forward(train *t, rt_exec *x, const rt_op *op, const float *const *inputs, float *out,
-                   ts_err *e) {
+                   ts_err *e)
+{
     rt_backend *be = t->be;
     int f = op->block, m = op->micro, S = t->S, B = t->B;
     size_t n = (size_t)S * B;
     const ts_block *blk = &t->p->s->placement->blocks[f];
-    for (size_t i = 0; i < n; i++) t->host[i] = t->mir.source[f] ? data_value(f, m, i) : 0.0f;
+    for (size_t i = 0; i < n; i++)
+        t->host[i] = t->mir.source[f] ? data_value(f, m, i) : 0.0f;
     for (int k = 0; k < op->ninputs; k++)
-        for (size_t i = 0; i < n; i++) t->host[i] += inputs[k][i];
+        for (size_t i = 0; i < n; i++)
+            t->host[i] += inputs[k][i];
     float *xd = be->alloc(be, n), *yd = be->alloc(be, n);
     if (!xd || !yd) {
-        if (xd) be->release(be, xd);
-        if (yd) be->release(be, yd);
+        if (xd)
+            be->release(be, xd);
+        if (yd)
+            be->release(be, yd);
         return rt_exec_fail(x, e, TS_ESYS, "out of memory for activations");
     }
     int lo = t->lo[f], rows = t->hi[f] - lo;
@@ -64,10 +75,14 @@ static int forward(train *t, rt_exec *x, const rt_op *op, const float *const *in
     if (rc == TS_OK && rows > 0)
         rc = be->gemm(be, false, false, rows, B, S, 1.0f, t->w[f], S, xd, B, 0.0f,
                       yd + (size_t)lo * B, B);
-    if (rc == TS_OK && rows > 0) rc = be->tanh_fwd(be, (size_t)rows * B, yd + (size_t)lo * B);
-    if (rc != TS_OK) rc = fail_be(x, t, e);
-    if (rc == TS_OK && blk->ndevices > 1) rc = rt_exec_allreduce(x, f, yd, n, e);
-    if (rc == TS_OK && be->download(be, out, yd, n) != TS_OK) rc = fail_be(x, t, e);
+    if (rc == TS_OK && rows > 0)
+        rc = be->tanh_fwd(be, (size_t)rows * B, yd + (size_t)lo * B);
+    if (rc != TS_OK)
+        rc = fail_be(x, t, e);
+    if (rc == TS_OK && blk->ndevices > 1)
+        rc = rt_exec_allreduce(x, f, yd, n, e);
+    if (rc == TS_OK && be->download(be, out, yd, n) != TS_OK)
+        rc = fail_be(x, t, e);
     if (rc != TS_OK || t->mir.partner[f] < 0) {
         be->release(be, xd);
         be->release(be, yd);
@@ -80,7 +95,8 @@ static int forward(train *t, rt_exec *x, const rt_op *op, const float *const *in
 }
 
 static int backward(train *t, rt_exec *x, const rt_op *op, const float *const *inputs, float *out,
-                    ts_err *e) {
+                    ts_err *e)
+{
     rt_backend *be = t->be;
     const ts_placement *pl = t->p->s->placement;
     int b = op->block, m = op->micro, f = t->mir.partner[b], S = t->S, B = t->B, N = t->N;
@@ -93,19 +109,23 @@ static int backward(train *t, rt_exec *x, const rt_op *op, const float *const *i
     memset(t->host, 0, n * sizeof(float));
     for (int k = 0; k < op->ninputs; k++) {
         int src = pl->edges[op->inputs[k].edge].src;
-        if (pl->blocks[src].kind != TS_KIND_BACKWARD) continue; /* the forward output: saved */
-        for (size_t i = 0; i < n; i++) t->host[i] += inputs[k][i];
+        if (pl->blocks[src].kind != TS_KIND_BACKWARD)
+            continue; /* the forward output: saved */
+        for (size_t i = 0; i < n; i++)
+            t->host[i] += inputs[k][i];
     }
     const ts_block *blk = &pl->blocks[b];
     if (t->mir.sink[f]) {
-        if (be->download(be, t->host2, yd, n) != TS_OK) return fail_be(x, t, e);
+        if (be->download(be, t->host2, yd, n) != TS_OK)
+            return fail_be(x, t, e);
         double loss = 0, scale = 1.0 / ((double)B * N);
         for (size_t i = 0; i < n; i++) {
             float r = t->host2[i] - target_value(f, m, i);
             t->host[i] += (float)(r * scale);
             loss += 0.5 * r * r * scale;
         }
-        if (rt_block_member(blk, t->rank) == 0) t->loss_acc += loss;
+        if (rt_block_member(blk, t->rank) == 0)
+            t->loss_acc += loss;
     }
     int lo = t->lo[f], rows = t->hi[f] - lo;
     int rc = be->upload(be, t->dy_dev, t->host, n);
@@ -120,11 +140,15 @@ static int backward(train *t, rt_exec *x, const rt_op *op, const float *const *i
                           t->dx_dev, B);
         else
             rc = be->upload(be, t->dx_dev, memset(t->host2, 0, n * sizeof(float)), n);
-        if (rc != TS_OK) return fail_be(x, t, e);
-        if (blk->ndevices > 1 && (rc = rt_exec_allreduce(x, b, t->dx_dev, n, e)) != TS_OK) return rc;
-        if (be->download(be, out, t->dx_dev, n) != TS_OK) rc = TS_ESYS;
+        if (rc != TS_OK)
+            return fail_be(x, t, e);
+        if (blk->ndevices > 1 && (rc = rt_exec_allreduce(x, b, t->dx_dev, n, e)) != TS_OK)
+            return rc;
+        if (be->download(be, out, t->dx_dev, n) != TS_OK)
+            rc = TS_ESYS;
     }
-    if (rc != TS_OK) return fail_be(x, t, e);
+    if (rc != TS_OK)
+        return fail_be(x, t, e);
     be->release(be, xd);
     be->release(be, yd);
     t->saved_x[fe] = t->saved_y[fe] = NULL;
@@ -133,7 +157,8 @@ static int backward(train *t, rt_exec *x, const rt_op *op, const float *const *i
 }
 
 static int tr_compute(rt_workload *w, rt_exec *x, const rt_op *op, const float *const *inputs,
-                      float *out, ts_err *e) {
+                      float *out, ts_err *e)
+{
     train *t = w->state;
     if (t->p->s->placement->blocks[op->block].kind == TS_KIND_FORWARD)
         return forward(t, x, op, inputs, out, e);
@@ -141,11 +166,13 @@ static int tr_compute(rt_workload *w, rt_exec *x, const rt_op *op, const float *
 }
 
 /* Keeps the first iteration's gradients for the check, then a plain SGD step. */
-static int tr_end_iteration(rt_workload *w, rt_exec *x, int iteration, ts_err *e) {
+static int tr_end_iteration(rt_workload *w, rt_exec *x, int iteration, ts_err *e)
+{
     train *t = w->state;
     rt_backend *be = t->be;
     for (int f = 0; f < t->p->nblocks; f++) {
-        if (!t->dw[f]) continue;
+        if (!t->dw[f])
+            continue;
         size_t n = (size_t)(t->hi[f] - t->lo[f]) * t->S;
         if (iteration == 0) {
             t->grad0[f] = malloc((n ? n : 1) * sizeof(float));
@@ -154,32 +181,44 @@ static int tr_end_iteration(rt_workload *w, rt_exec *x, int iteration, ts_err *e
         }
         float *zero = calloc(n ? n : 1, sizeof(float));
         int rc = zero ? be->axpy(be, n, -LR, t->dw[f], t->w[f]) : TS_ESYS;
-        if (rc == TS_OK) rc = be->upload(be, t->dw[f], zero, n);
+        if (rc == TS_OK)
+            rc = be->upload(be, t->dw[f], zero, n);
         free(zero);
-        if (rc != TS_OK) return rt_exec_fail(x, e, TS_ESYS, "optimizer step failed");
+        if (rc != TS_OK)
+            return rt_exec_fail(x, e, TS_ESYS, "optimizer step failed");
     }
     t->loss_last = t->loss_acc;
     t->loss_acc = 0;
     return TS_OK;
 }
 
-static void tr_destroy(rt_workload *w) {
-    if (!w) return;
+static void tr_destroy(rt_workload *w)
+{
+    if (!w)
+        return;
     train *t = w->state;
     if (t) {
         rt_backend *be = t->be;
         for (int f = 0; f < t->p->nblocks; f++) {
-            if (t->w && t->w[f]) be->release(be, t->w[f]);
-            if (t->dw && t->dw[f]) be->release(be, t->dw[f]);
-            if (t->grad0) free(t->grad0[f]);
+            if (t->w && t->w[f])
+                be->release(be, t->w[f]);
+            if (t->dw && t->dw[f])
+                be->release(be, t->dw[f]);
+            if (t->grad0)
+                free(t->grad0[f]);
         }
         for (int i = 0; i < t->p->s->nentries; i++) {
-            if (t->saved_x && t->saved_x[i]) be->release(be, t->saved_x[i]);
-            if (t->saved_y && t->saved_y[i]) be->release(be, t->saved_y[i]);
+            if (t->saved_x && t->saved_x[i])
+                be->release(be, t->saved_x[i]);
+            if (t->saved_y && t->saved_y[i])
+                be->release(be, t->saved_y[i]);
         }
-        if (t->dy_dev) be->release(be, t->dy_dev);
-        if (t->dz_dev) be->release(be, t->dz_dev);
-        if (t->dx_dev) be->release(be, t->dx_dev);
+        if (t->dy_dev)
+            be->release(be, t->dy_dev);
+        if (t->dz_dev)
+            be->release(be, t->dz_dev);
+        if (t->dx_dev)
+            be->release(be, t->dx_dev);
         free(t->lo);
         free(t->hi);
         free(t->w);
@@ -199,7 +238,8 @@ static int tr_check(rt_workload *w, const rt_plan *p, int rank, rt_check *c, ts_
 static double tr_loss(const rt_workload *w);
 
 int rt_train_new(const rt_plan *p, int rank, rt_backend *be, const rt_workload_opts *o,
-                 rt_workload **out, ts_err *e) {
+                 rt_workload **out, ts_err *e)
+{
     *out = NULL;
     const ts_placement *pl = p->s->placement;
     rt_workload *w = calloc(1, sizeof *w);
@@ -250,14 +290,18 @@ int rt_train_new(const rt_plan *p, int rank, rt_backend *be, const rt_workload_o
     for (int f = 0; f < pl->nblocks && rc == TS_OK; f++) {
         const ts_block *blk = &pl->blocks[f];
         int j = rt_block_member(blk, rank);
-        if (blk->kind != TS_KIND_FORWARD || j < 0) continue;
+        if (blk->kind != TS_KIND_FORWARD || j < 0)
+            continue;
         t->lo[f] = j * t->S / blk->ndevices;
         t->hi[f] = (j + 1) * t->S / blk->ndevices;
         size_t rn = (size_t)(t->hi[f] - t->lo[f]) * t->S;
-        for (size_t i = 0; i < rn; i++) tmp[i] = init_weight(t->S, f, (size_t)t->lo[f] * t->S + i);
+        for (size_t i = 0; i < rn; i++)
+            tmp[i] = init_weight(t->S, f, (size_t)t->lo[f] * t->S + i);
         t->w[f] = be->alloc(be, rn);
-        if (!t->w[f] || be->upload(be, t->w[f], tmp, rn) != TS_OK) rc = TS_ESYS;
-        if (rc == TS_OK && t->mir.partner[f] >= 0 && !(t->dw[f] = be->alloc(be, rn))) rc = TS_ESYS;
+        if (!t->w[f] || be->upload(be, t->w[f], tmp, rn) != TS_OK)
+            rc = TS_ESYS;
+        if (rc == TS_OK && t->mir.partner[f] >= 0 && !(t->dw[f] = be->alloc(be, rn)))
+            rc = TS_ESYS;
     }
     free(tmp);
     if (rc != TS_OK) {
@@ -269,11 +313,15 @@ int rt_train_new(const rt_plan *p, int rank, rt_backend *be, const rt_workload_o
 }
 
 /* This rank's share of the loss of the last iteration (sum over its loss-taking instances). */
-static double tr_loss(const rt_workload *w) { return ((const train *)w->state)->loss_last; }
+static double tr_loss(const rt_workload *w)
+{
+    return ((const train *)w->state)->loss_last;
+}
 
 /* The single-process run: every micro-batch forward through all layers in topological order,
  * then backward in reverse, accumulating full gradients. */
-static int tr_check(rt_workload *w, const rt_plan *p, int rank, rt_check *c, ts_err *e) {
+static int tr_check(rt_workload *w, const rt_plan *p, int rank, rt_check *c, ts_err *e)
+{
     train *t = w->state;
     const ts_placement *pl = p->s->placement;
     const rt_mirror *mir = &t->mir;
@@ -284,41 +332,50 @@ static int tr_check(rt_workload *w, const rt_plan *p, int rank, rt_check *c, ts_
     float *X = malloc(n * nb * sizeof(float)), *Y = malloc(n * nb * sizeof(float));
     float *DX = malloc(n * nb * sizeof(float)), *dy = malloc(n * sizeof(float));
     int *topo = malloc(sizeof(int) * (size_t)nb);
-    int rc = (W && G && X && Y && DX && dy && topo) ? TS_OK
-                                                     : ts_fail(e, TS_ESYS, "train check: out of memory");
+    int rc = (W && G && X && Y && DX && dy && topo)
+                 ? TS_OK
+                 : ts_fail(e, TS_ESYS, "train check: out of memory");
     if (rc == TS_OK && ts_placement_topo(pl, topo) != 0)
         rc = ts_fail(e, TS_EINPUT, "train check: the placement has a cycle");
     for (int f = 0; f < nb && rc == TS_OK; f++)
-        for (size_t i = 0; i < ss; i++) W[ss * f + i] = init_weight(S, f, i);
+        for (size_t i = 0; i < ss; i++)
+            W[ss * f + i] = init_weight(S, f, i);
     for (int m = 0; m < N && rc == TS_OK; m++) {
         for (int q = 0; q < nb; q++) {
             int f = topo[q];
-            if (pl->blocks[f].kind != TS_KIND_FORWARD) continue;
+            if (pl->blocks[f].kind != TS_KIND_FORWARD)
+                continue;
             float *x = X + n * f, *y = Y + n * f;
-            for (size_t i = 0; i < n; i++) x[i] = mir->source[f] ? data_value(f, m, i) : 0.0f;
+            for (size_t i = 0; i < n; i++)
+                x[i] = mir->source[f] ? data_value(f, m, i) : 0.0f;
             for (int k = 0; k < pl->nedges; k++)
                 if (pl->edges[k].dst == f)
-                    for (size_t i = 0; i < n; i++) x[i] += Y[n * pl->edges[k].src + i];
+                    for (size_t i = 0; i < n; i++)
+                        x[i] += Y[n * pl->edges[k].src + i];
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, S, B, S, 1.0f, W + ss * f, S, x,
                         B, 0.0f, y, B);
-            for (size_t i = 0; i < n; i++) y[i] = tanhf(y[i]);
+            for (size_t i = 0; i < n; i++)
+                y[i] = tanhf(y[i]);
         }
         for (int q = nb - 1; q >= 0; q--) {
             int f = topo[q];
-            if (pl->blocks[f].kind != TS_KIND_FORWARD || mir->partner[f] < 0) continue;
+            if (pl->blocks[f].kind != TS_KIND_FORWARD || mir->partner[f] < 0)
+                continue;
             float *y = Y + n * f;
             memset(dy, 0, n * sizeof(float));
             for (int k = 0; k < pl->nedges; k++) {
                 int c2 = pl->edges[k].dst;
                 if (pl->edges[k].src == f && pl->blocks[c2].kind == TS_KIND_FORWARD)
-                    for (size_t i = 0; i < n; i++) dy[i] += DX[n * c2 + i];
+                    for (size_t i = 0; i < n; i++)
+                        dy[i] += DX[n * c2 + i];
             }
             if (mir->sink[f]) {
                 double scale = 1.0 / ((double)B * N);
                 for (size_t i = 0; i < n; i++)
                     dy[i] += (float)((y[i] - target_value(f, m, i)) * scale);
             }
-            for (size_t i = 0; i < n; i++) dy[i] *= 1.0f - y[i] * y[i]; /* now dz */
+            for (size_t i = 0; i < n; i++)
+                dy[i] *= 1.0f - y[i] * y[i]; /* now dz */
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, S, S, B, 1.0f, dy, B, X + n * f, B,
                         1.0f, G + ss * f, S);
             cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, S, B, S, 1.0f, W + ss * f, S, dy,
@@ -326,7 +383,8 @@ static int tr_check(rt_workload *w, const rt_plan *p, int rank, rt_check *c, ts_
         }
     }
     for (int f = 0; f < nb && rc == TS_OK; f++) {
-        if (!t->grad0[f]) continue;
+        if (!t->grad0[f])
+            continue;
         size_t off = (size_t)t->lo[f] * S, len = (size_t)(t->hi[f] - t->lo[f]) * S;
         double num = 0, den = 0;
         for (size_t i = 0; i < len; i++) {
@@ -336,7 +394,8 @@ static int tr_check(rt_workload *w, const rt_plan *p, int rank, rt_check *c, ts_
         }
         double rel = sqrt(num) / (sqrt(den) > 1e-30 ? sqrt(den) : 1e-30);
         c->compared++;
-        if (rel > c->max_rel_error) c->max_rel_error = rel;
+        if (rel > c->max_rel_error)
+            c->max_rel_error = rel;
         if (rel > 1e-5) {
             if (!c->failed)
                 snprintf(c->first, sizeof c->first,

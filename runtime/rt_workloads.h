@@ -8,10 +8,10 @@
 #include "rt_exec.h"
 
 typedef struct {
-    int size;       /* dataflow: S x S matrices; train: hidden width */
+    int size; /* dataflow: S x S matrices; train: hidden width */
     double unit_us; /* timing: microseconds per span and delay unit */
     int nmicros;
-    bool check;     /* keep what the check needs (dataflow: every instance's output) */
+    bool check; /* keep what the check needs (dataflow: every instance's output) */
 } rt_workload_opts;
 
 int rt_dataflow_new(const rt_plan *p, int rank, rt_backend *be, const rt_workload_opts *o,

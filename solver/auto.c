@@ -35,7 +35,7 @@ static const struct {
 };
 
 typedef struct {
-    ts_schedule *at;   /* at N, replayed; owned */
+    ts_schedule *at; /* at N, replayed; owned */
     ts_schedule *orig; /* the schedule as the method returned it (repetend), owned, may be NULL */
     long makespan;
     const char *source; /* static: a baseline's or a method's name */
@@ -46,11 +46,11 @@ typedef struct {
 
 typedef struct {
     ts_search_ctx *c;
-    int n;       /* N */
-    long *cap;   /* per device, or NULL */
-    long bound;  /* the lower bound at N within the memory */
+    int n; /* N */
+    long *cap; /* per device, or NULL */
+    long bound; /* the lower bound at N within the memory */
     ts_auto_cand pool[TS_AUTO_POOL]; /* best first; makespan 0: empty */
-    ts_err why;      /* the first search's refusal: auto's own when nothing fits */
+    ts_err why; /* the first search's refusal: auto's own when nothing fits */
     long min_memory; /* the smallest feasible capacity a search reported, -1 */
 } ts_auto;
 

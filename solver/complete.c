@@ -5,7 +5,6 @@
 #include "ts_complete.h"
 #include "ts_encode.h"
 
-
 void ts_complete_opts_init(ts_complete_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -60,8 +59,8 @@ static int ts_phase_solve(const ts_iset *s, const ts_memspec *ms, bool minimise,
     ts_minres res;
     if (!minimise) {
         /* Feasibility only: any schedule will do. */
-        rc = ts_imodel_minimise(&m, 0, lb, -1, 1L << 40, b, TS_COMPLETE_CALL_CAP, r->start, &res,
-                                e);
+        rc =
+            ts_imodel_minimise(&m, 0, lb, -1, 1L << 40, b, TS_COMPLETE_CALL_CAP, r->start, &res, e);
     } else {
         rc = ts_imodel_minimise(&m, 0, lb, g == 0 ? steps : -1, slack, b, TS_COMPLETE_CALL_CAP,
                                 r->start, &res, e);
@@ -131,8 +130,8 @@ void ts_rep_from_schedule(const ts_schedule *s, ts_rep *r)
     }
 }
 
-static int ts_check_repetend(const ts_placement *p, const int *mids, const long *start,
-                             long period, int *k, ts_err *e)
+static int ts_check_repetend(const ts_placement *p, const int *mids, const long *start, long period,
+                             int *k, ts_err *e)
 {
     int lo = 0, hi = 0;
     for (int b = 0; b < p->nblocks; b++) {

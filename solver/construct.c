@@ -106,8 +106,8 @@ bool ts_repetend_construct(const ts_placement *p, const int *chain, const int *m
     for (int ei = 0; ei < p->nedges; ei++) {
         const ts_edge *ed = &p->edges[ei];
         long delta = (long)mids[ed->src] + ed->distance - mids[ed->dst];
-        if (delta < 0 || start[ed->dst] + delta * P < start[ed->src] + p->blocks[ed->src].span +
-                                                          ed->delay)
+        if (delta < 0 ||
+            start[ed->dst] + delta * P < start[ed->src] + p->blocks[ed->src].span + ed->delay)
             goto out;
     }
     if ((has_memory && !ts_window_memory_fits(p, mids, start, cap, level, false)) ||

@@ -25,8 +25,8 @@ static int ts_cmp_order_item(const void *a, const void *b)
 
 /* Each device's blocks in the order of start (ties by block), as instance lists for the replay:
  * off (ndevs + 1) and order. */
-static void ts_device_orders(const ts_placement *p, const long *start, ts_order_item *it,
-                             int *off, int *order)
+static void ts_device_orders(const ts_placement *p, const long *start, ts_order_item *it, int *off,
+                             int *order)
 {
     int n = p->nblocks, at = 0;
     for (int i = 0; i < n; i++)
@@ -121,14 +121,15 @@ int ts_sequential_schedule(const ts_placement *p, bool has_memory, long cap, ts_
     if (rc)
         goto out;
     if (has_memory && floor_cap > cap) {
-        rc = ts_fail(e, TS_ENOANSWER,
-                     "no schedule fits memory %ld: one micro-batch alone needs %ld", cap,
-                     floor_cap);
+        rc =
+            ts_fail(e, TS_ENOANSWER, "no schedule fits memory %ld: one micro-batch alone needs %ld",
+                    cap, floor_cap);
         goto out;
     }
     if ((rc = ts_sequential_replay(p, start, compact, e)))
         goto out;
-    ts_rep rep = {.start = compact, .period = ts_sequential_period(p, compact), .k = 1, .mids = mids};
+    ts_rep rep = {
+        .start = compact, .period = ts_sequential_period(p, compact), .k = 1, .mids = mids};
     ts_complete_opts co;
     ts_complete_opts_init(&co);
     co.has_memory = has_memory;

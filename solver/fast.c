@@ -17,7 +17,6 @@
 #include "ts_complete.h"
 #include "ts_encode.h"
 
-
 /* The intervals placed on one device, sorted by start. They never overlap (every block is placed
  * where its devices are free), so they are sorted by end too. */
 typedef struct {
@@ -193,15 +192,15 @@ static int ts_fast_offsets(const ts_placement *p, const int *chain, const long *
         if (ed->distance == 0)
             continue;
         long delta = (long)mids[ed->src] + ed->distance - mids[ed->dst];
-        if (delta < 0 || start[ed->dst] + delta * P < start[ed->src] + p->blocks[ed->src].span +
-                                                          ed->delay)
+        if (delta < 0 ||
+            start[ed->dst] + delta * P < start[ed->src] + p->blocks[ed->src].span + ed->delay)
             return -1;
     }
     return 0;
 }
 
-int ts_fast_construct(const ts_placement *p, const int *chain, bool has_memory, long cap,
-                      int *mids, long *start, long *period, bool *fits, ts_err *e)
+int ts_fast_construct(const ts_placement *p, const int *chain, bool has_memory, long cap, int *mids,
+                      long *start, long *period, bool *fits, ts_err *e)
 {
     *fits = false;
     int rc = ts_fast_pack(p, chain, start, period, e);
@@ -281,16 +280,16 @@ static int ts_fast_repair_try(ts_fast *F, const int *cur, long *cstart, long *be
             return TS_OK;
     bool feasible, unknown;
     int rc = ts_complete_feasible(p, cur, true, o->memory,
-                                  ts_budget_call(&F->c->budget, TS_FAST_CALL_CAP) + 1e-3,
-                                  &feasible, &unknown, e);
+                                  ts_budget_call(&F->c->budget, TS_FAST_CALL_CAP) + 1e-3, &feasible,
+                                  &unknown, e);
     if (rc || !feasible)
         return rc;
     if (!F->rm && (rc = ts_rmodel_new(p, true, o->memory, &F->rm, e)))
         return rc;
     ts_rres r;
     long hi = *bestP == LONG_MAX ? -1 : *bestP - 1;
-    if ((rc = ts_rmodel_solve(F->rm, cur, F->maxload, hi, &F->c->budget, TS_FAST_CALL_CAP,
-                              cstart, &r, e)))
+    if ((rc = ts_rmodel_solve(F->rm, cur, F->maxload, hi, &F->c->budget, TS_FAST_CALL_CAP, cstart,
+                              &r, e)))
         return rc;
     if (r.timed_out)
         st->timed_out = true;

@@ -6,7 +6,6 @@
 #include <string.h>
 #include "ts_encode.h"
 
-
 /* The exact minimisation of the makespan from lb (steps: the greedy schedule's, when g == 0).
  * Fills start and res; TS_ENOANSWER when nothing was found. */
 static int ts_full_minimise(ts_search_ctx *c, const ts_iset *s, const ts_memspec *ms, int g,

@@ -157,7 +157,7 @@ static void ts_imodel_loads(ts_imodel *m, ts_pairmap *pm, Z3_ast *bef, Z3_ast *a
                 Z3_ast o = *ts_pairmap_slot(pm, x < y ? x : y, x < y ? y : x);
                 Z3_ast v = ts_z3_num(z, sp);
                 /* o(x,y) true: x before y */
-                Z3_ast first = Z3_mk_ite(z->ctx, o, v, zero);  /* counts when o holds */
+                Z3_ast first = Z3_mk_ite(z->ctx, o, v, zero); /* counts when o holds */
                 Z3_ast second = Z3_mk_ite(z->ctx, o, zero, v); /* counts when it fails */
                 bef[nb++] = y < x ? first : second;
                 aft[na++] = y < x ? second : first;
@@ -201,8 +201,8 @@ static void ts_imodel_memory(ts_imodel *m, ts_pairmap *pm, const ts_memspec *ms,
                 Z3_ast o = *ts_pairmap_slot(pm, x < y ? x : y, x < y ? y : x);
                 Z3_ast mem = ts_z3_num(z, by->memory);
                 /* o(x,y) true: x before y, so y does not count. */
-                terms[nt++] = y < x ? Z3_mk_ite(z->ctx, o, mem, zero)
-                                    : Z3_mk_ite(z->ctx, o, zero, mem);
+                terms[nt++] =
+                    y < x ? Z3_mk_ite(z->ctx, o, mem, zero) : Z3_mk_ite(z->ctx, o, zero, mem);
             }
             terms[nt++] = ts_z3_num(z, c);
             ts_z3_assert(z, ts_z3_le(z, ts_z3_add(z, nt, terms), m->C));

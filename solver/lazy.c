@@ -21,36 +21,35 @@
 #include "ts_complete.h"
 #include "ts_encode.h"
 
-
 typedef struct {
-    int *mids;      /* nblocks */
-    long lb;        /* period lower bound */
-    long maxlevel;  /* highest starting level over devices */
-    bool exact;     /* the greedy completion check failed: ask Z3 before accepting */
-    bool done;      /* answered */
+    int *mids; /* nblocks */
+    long lb; /* period lower bound */
+    long maxlevel; /* highest starting level over devices */
+    bool exact; /* the greedy completion check failed: ask Z3 before accepting */
+    bool done; /* answered */
 } ts_cand;
 
 typedef struct {
     const ts_placement *p;
-    ts_search_ctx *c;           /* the search's clock, deadline, statistics and progress */
-    const ts_search_opts *o;    /* c->o */
-    ts_search_stats *st;        /* c->st */
+    ts_search_ctx *c; /* the search's clock, deadline, statistics and progress */
+    const ts_search_opts *o; /* c->o */
+    ts_search_stats *st; /* c->st */
     int n;
-    int *chain;     /* chain order */
-    int *pos;       /* position of each block in the chain */
+    int *chain; /* chain order */
+    int *pos; /* position of each block in the chain */
     long maxload;
-    long *level;    /* scratch, ndevs */
-    long *lp;       /* nblocks^2: longest start-to-start dependency path, 0 when none;
+    long *level; /* scratch, ndevs */
+    long *lp; /* nblocks^2: longest start-to-start dependency path, 0 when none;
                        NULL above TS_LAZY_MAX_PATHS (the screen's bound is then the load) */
     ts_rmodel *rm;
     /* incumbent */
-    ts_rep best;    /* period LONG_MAX: none yet */
-    long *start;    /* scratch */
+    ts_rep best; /* period LONG_MAX: none yet */
+    long *start; /* scratch */
     /* seed: the fast construction, a bound that only candidates at least as good pass, and the
      * answer when no candidate reaches it (e.g. when the time limit cuts a large search) */
-    ts_rep seed;    /* period LONG_MAX: none */
+    ts_rep seed; /* period LONG_MAX: none */
     ts_schedule *seed_sched; /* the fast method's whole schedule when the seed came from it */
-    bool proven;    /* no candidate was cut by a time limit */
+    bool proven; /* no candidate was cut by a time limit */
     long tried, total;
     long constructed; /* candidates answered without Z3 */
 } ts_lazy;
@@ -153,8 +152,7 @@ static int ts_lazy_screen(ts_lazy *L, int k, const int *cuts, ts_cand *c)
 
 /* Solves one screened candidate against the incumbent. Returns TS_OK or an error; sets *stop
  * at zero bubbles. */
-static int ts_lazy_try(ts_lazy *L, int k, ts_cand *c, bool construct_only, bool *stop,
-                       ts_err *e)
+static int ts_lazy_try(ts_lazy *L, int k, ts_cand *c, bool construct_only, bool *stop, ts_err *e)
 {
     const ts_placement *p = L->p;
     const ts_search_opts *o = L->o;
@@ -209,8 +207,8 @@ static int ts_lazy_try(ts_lazy *L, int k, ts_cand *c, bool construct_only, bool 
         bool feasible, unknown;
         t0 = ts_now();
         double lim = ts_budget_call(&L->c->budget, 10.0) + 1e-3; /* never 0, which means none */
-        rc = ts_complete_feasible(p, c->mids, o->has_memory, o->memory, lim, &feasible, &unknown,
-                                  e);
+        rc =
+            ts_complete_feasible(p, c->mids, o->has_memory, o->memory, lim, &feasible, &unknown, e);
         ts_ctx_phase(L->c, TS_PHASE_CHECK, ts_now() - t0);
         if (rc)
             return rc;
@@ -551,7 +549,8 @@ static int ts_lazy_none(ts_lazy *L, ts_schedule **out, ts_err *e)
         return ts_fail(e, TS_EINPUT,
                        "lazy found no repetend of '%s' within memory %ld, but its edges between "
                        "micro-batches (distance > 0) are more than lazy can take: use --method "
-                       "modulo", p->name, o->memory);
+                       "modulo",
+                       p->name, o->memory);
     if (o->k > 0)
         return ts_fail(e, TS_ENOANSWER,
                        "no repetend of '%s' with k = %d fits memory %ld (warm-up, repetend and "

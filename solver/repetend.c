@@ -22,13 +22,13 @@ struct ts_rmodel {
     const ts_placement *p;
     bool has_memory;
     long cap;
-    Z3_ast *s;        /* start of each block in the window */
+    Z3_ast *s; /* start of each block in the window */
     Z3_ast P;
     long maxload;
-    Z3_ast *mem;      /* per (block, device slot): memory term of a positive block, else NULL */
-    int *memoff;      /* mem index of block b's first device slot */
+    Z3_ast *mem; /* per (block, device slot): memory term of a positive block, else NULL */
+    int *memoff; /* mem index of block b's first device slot */
     ts_litlist *edge; /* per edge: literals by offset difference */
-    ts_litlist *lvl;  /* per device: literals by starting level */
+    ts_litlist *lvl; /* per device: literals by starting level */
     ts_z3_bound pb;
     Z3_ast *assume;
     long calls;
@@ -137,8 +137,8 @@ static void ts_rmodel_memory_sums(ts_rmodel *m, Z3_ast *ord, Z3_ast *terms)
                 const ts_block *c = &p->blocks[j];
                 if (j == i || c->memory == 0 || !ts_block_on(c, d))
                     continue;
-                terms[nt++] = Z3_mk_ite(z->ctx, ts_before(m, ord, j, i), ts_z3_num(z, c->memory),
-                                        zero);
+                terms[nt++] =
+                    Z3_mk_ite(z->ctx, ts_before(m, ord, j, i), ts_z3_num(z, c->memory), zero);
             }
             terms[nt++] = ts_z3_num(z, a->memory);
             m->mem[m->memoff[i] + x] = ts_z3_add(z, nt, terms);

@@ -33,13 +33,10 @@ int ts_search_opts_set(ts_search_opts *o, ts_search_option_id id, double v)
         return -1;
     switch (id) {
 #define TS_X_OPT_SET(f, t, def, lo, hi, flag, help)                                                \
-    case TS_OPT_##f:                                                                               \
-        o->f = (t)v;                                                                               \
-        break;
+    case TS_OPT_##f: o->f = (t)v; break;
         TS_SEARCH_OPTIONS(TS_X_OPT_SET)
 #undef TS_X_OPT_SET
-    default:
-        return -1;
+    default: return -1;
     }
     return 0;
 }
@@ -108,9 +105,10 @@ static json_t *ts_search_options_json(const ts_search_opts *o)
     json_t *opt = json_object();
     if (!opt)
         return NULL;
-    json_object_set_new(opt, "memory", o->has_memory ? json_integer(o->memory) : json_string("none"));
+    json_object_set_new(opt, "memory",
+                        o->has_memory ? json_integer(o->memory) : json_string("none"));
 #define TS_X_OPT_JSON(f, t, def, lo, hi, flag, help)                                               \
-    json_object_set_new(opt, #f, _Generic(o->f, int: json_integer, default: json_real)(o->f));
+    json_object_set_new(opt, #f, _Generic(o->f, int : json_integer, default : json_real)(o->f));
     TS_SEARCH_OPTIONS(TS_X_OPT_JSON)
 #undef TS_X_OPT_JSON
     return opt;

@@ -42,12 +42,12 @@ Z3_ast ts_z3_bool_var(ts_z3 *z, const char *prefix);
 Z3_ast ts_z3_num(ts_z3 *z, long v);
 Z3_ast ts_z3_add(ts_z3 *z, int n, Z3_ast *terms); /* n == 0: the numeral 0 */
 Z3_ast ts_z3_add2(ts_z3 *z, Z3_ast a, Z3_ast b);
-Z3_ast ts_z3_addc(ts_z3 *z, Z3_ast a, long c);    /* a + c */
-Z3_ast ts_z3_mulc(ts_z3 *z, long c, Z3_ast a);    /* c * a */
+Z3_ast ts_z3_addc(ts_z3 *z, Z3_ast a, long c); /* a + c */
+Z3_ast ts_z3_mulc(ts_z3 *z, long c, Z3_ast a); /* c * a */
 Z3_ast ts_z3_le(ts_z3 *z, Z3_ast a, Z3_ast b);
 Z3_ast ts_z3_ge(ts_z3 *z, Z3_ast a, Z3_ast b);
-Z3_ast ts_z3_lec(ts_z3 *z, Z3_ast a, long c);     /* a <= c */
-Z3_ast ts_z3_gec(ts_z3 *z, Z3_ast a, long c);     /* a >= c */
+Z3_ast ts_z3_lec(ts_z3 *z, Z3_ast a, long c); /* a <= c */
+Z3_ast ts_z3_gec(ts_z3 *z, Z3_ast a, long c); /* a >= c */
 /* a + c <= b: the difference constraint of dependencies and exclusivity. */
 Z3_ast ts_z3_diff(ts_z3 *z, Z3_ast a, long c, Z3_ast b);
 Z3_ast ts_z3_implies(ts_z3 *z, Z3_ast a, Z3_ast b);
@@ -97,11 +97,11 @@ typedef struct {
     ts_inst *inst;
     int narcs;
     ts_arc *arcs;
-    int *doff, *dlist;   /* instances on device d: dlist[doff[d] .. doff[d+1]) */
-    uint64_t *prec;      /* n x n bits: x must end before y starts (forced by arcs) */
-    int words;           /* 64-bit words per row of prec */
-    long *est;           /* earliest start (from arcs, starting at 0) */
-    long *tail;          /* longest time from start of x to the end of everything after it */
+    int *doff, *dlist; /* instances on device d: dlist[doff[d] .. doff[d+1]) */
+    uint64_t *prec; /* n x n bits: x must end before y starts (forced by arcs) */
+    int words; /* 64-bit words per row of prec */
+    long *est; /* earliest start (from arcs, starting at 0) */
+    long *tail; /* longest time from start of x to the end of everything after it */
 } ts_iset;
 
 /* Builds the arcs (placement edges between instances of the set, with delays and distances;
@@ -147,10 +147,10 @@ void ts_imodel_free(ts_imodel *m);
 
 /* Outcome of a bounded minimisation. */
 typedef struct {
-    long best;        /* best value found (the known upper bound when nothing better) */
-    bool found;       /* the model produced a solution (start filled) */
-    bool optimal;     /* best proven minimal */
-    bool timed_out;   /* a solver call hit its time limit */
+    long best; /* best value found (the known upper bound when nothing better) */
+    bool found; /* the model produced a solution (start filled) */
+    bool optimal; /* best proven minimal */
+    bool timed_out; /* a solver call hit its time limit */
 } ts_minres;
 
 /* Minimises H (what == 0) or C (what == 1) between lo and hi (hi: a known feasible value, or
@@ -168,9 +168,9 @@ int ts_imodel_minimise(ts_imodel *m, int what, long lo, long hi, long slack, con
 typedef struct ts_rmodel ts_rmodel;
 
 typedef struct {
-    bool found;     /* start and period filled */
+    bool found; /* start and period filled */
     long period;
-    bool proven;    /* period minimal for the candidate, or no period <= hi exists */
+    bool proven; /* period minimal for the candidate, or no period <= hi exists */
     bool timed_out;
 } ts_rres;
 
@@ -189,8 +189,8 @@ bool ts_repetend_construct(const ts_placement *p, const int *chain, const int *m
 
 /* The fast method's constructed repetend (fast.c): offsets, starts and period. *fits tells
  * whether its window stays within the memory (its warm-up and cool-down are not checked). */
-int ts_fast_construct(const ts_placement *p, const int *chain, bool has_memory, long cap,
-                      int *mids, long *start, long *period, bool *fits, ts_err *e);
+int ts_fast_construct(const ts_placement *p, const int *chain, bool has_memory, long cap, int *mids,
+                      long *start, long *period, bool *fits, ts_err *e);
 
 /* ---- memory arithmetic (memory.c) and the fallback schedule (fallback.c) -------------------- */
 

@@ -31,32 +31,38 @@ double ts_budget_call(const ts_budget *b, double cap);
 
 /* Seconds one solver call may take when the search has no time limit (with one, a call gets
  * at most what is left). A cut call keeps the best answer so far, reported as not proven. */
-#define TS_LAZY_CALL_CAP 60.0      /* one repetend check of lazy */
-#define TS_FAST_CALL_CAP 30.0      /* one check of fast's memory repair */
-#define TS_FULL_CALL_CAP 120.0     /* one makespan bound of full (with a limit: a sixth of it) */
-#define TS_MODULO_CALL_CAP 600.0   /* one period of modulo */
-#define TS_COMPLETE_CALL_CAP 3.0   /* one step bound of the completion */
+#define TS_LAZY_CALL_CAP 60.0 /* one repetend check of lazy */
+#define TS_FAST_CALL_CAP 30.0 /* one check of fast's memory repair */
+#define TS_FULL_CALL_CAP 120.0 /* one makespan bound of full (with a limit: a sixth of it) */
+#define TS_MODULO_CALL_CAP 600.0 /* one period of modulo */
+#define TS_COMPLETE_CALL_CAP 3.0 /* one step bound of the completion */
 /* Seconds of a whole step. */
-#define TS_COMPLETE_PHASE_CAP 8.0  /* the warm-up's or the cool-down's minimisation */
+#define TS_COMPLETE_PHASE_CAP 8.0 /* the warm-up's or the cool-down's minimisation */
 #define TS_MODULO_LATENCY_CAP 30.0 /* modulo's latency minimisation and completion, no limit */
 /* Sizes beyond which a step is skipped or refused (measured; see the file that uses each). */
-#define TS_LAZY_BATCH 4096               /* candidates screened together */
-#define TS_LAZY_LARGE 200000             /* candidates beyond which lazy is seeded by fast */
-#define TS_FULL_MAX_INSTANCES 200000L    /* N x blocks that full takes at all */
-#define TS_IMODEL_MAX_TERMS 400000L      /* instance model terms: above, the greedy stands
+#define TS_LAZY_BATCH 4096 /* candidates screened together */
+#define TS_LAZY_LARGE 200000 /* candidates beyond which lazy is seeded by fast */
+#define TS_FULL_MAX_INSTANCES 200000L /* N x blocks that full takes at all */
+#define TS_IMODEL_MAX_TERMS                                                                        \
+    400000L /* instance model terms: above, the greedy stands
                                             (building one costs tens of seconds and GBs) */
-#define TS_LAZY_MAX_PATHS 4000000L      /* blocks^2 of lazy's path table (8 bytes each):
+#define TS_LAZY_MAX_PATHS                                                                          \
+    4000000L /* blocks^2 of lazy's path table (8 bytes each):
                                             above, its screen bounds the period by the load */
-#define TS_RMODEL_MAX_PAIRS 4000000L     /* blocks^2 of lazy's repetend model (its no-idle
+#define TS_RMODEL_MAX_PAIRS                                                                        \
+    4000000L /* blocks^2 of lazy's repetend model (its no-idle
                                             terms): above, only the construction answers */
-#define TS_MODULO_COMPLETE_MAX 64        /* warm-up and cool-down instances modulo completes */
-#define TS_BOUND_MAX_COMBOS 200000L      /* placements of multi-device blocks in modulo's
+#define TS_MODULO_COMPLETE_MAX 64 /* warm-up and cool-down instances modulo completes */
+#define TS_BOUND_MAX_COMBOS                                                                        \
+    200000L /* placements of multi-device blocks in modulo's
                                             memory bound */
 #define TS_GREEDY_MAX_CELLS (64L * 1024 * 1024) /* modulo greedy's reservation table */
-#define TS_MODULO_MAX_INSTANCES 2000000L /* k x blocks of modulo's schedule: above, refused
+#define TS_MODULO_MAX_INSTANCES                                                                    \
+    2000000L /* k x blocks of modulo's schedule: above, refused
                                             (4096-device vshape: k = 4096, 33M instances,
                                             tens of seconds and GBs to build and check) */
-#define TS_MPLAN_MAX_PAIRS 100000L       /* allocating x freeing blocks of one device in
+#define TS_MPLAN_MAX_PAIRS                                                                         \
+    100000L /* allocating x freeing blocks of one device in
                                             modulo's memory plan (a dense flow, quadratic in
                                             memory and cubic in time): above, refused */
 
@@ -65,10 +71,10 @@ double ts_budget_call(const ts_budget *b, double cap);
 typedef struct {
     const ts_placement *p;
     const ts_search_opts *o;
-    ts_search_stats *st;   /* the caller's, or local */
+    ts_search_stats *st; /* the caller's, or local */
     ts_search_stats local;
-    ts_budget budget;      /* the whole search: starts at ts_ctx_begin, ends at the time limit */
-    double last_progress;  /* when progress was last reported (rate limit) */
+    ts_budget budget; /* the whole search: starts at ts_ctx_begin, ends at the time limit */
+    double last_progress; /* when progress was last reported (rate limit) */
 } ts_search_ctx;
 
 /* Starts the clock and resets the statistics (st, or the context's own when st is NULL), so

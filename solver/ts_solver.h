@@ -21,11 +21,11 @@
 /* X(field, C type, default, min, max, command-line flag, help). min..max is the accepted range
  * when the option is set; a default outside it means "not set". */
 #define TS_SEARCH_OPTIONS(X)                                                                       \
-    X(k, int, 0, 1, 64, "nmicros", "k: micro-batches per repetend (lazy); default: search 1..")   \
+    X(k, int, 0, 1, 64, "nmicros", "k: micro-batches per repetend (lazy); default: search 1..")    \
     X(micro_batches, int, TS_DEFAULT_MICRO_BATCHES, 1, 100000, "micro-batches",                    \
       "N: where the summary is taken, and full's size")                                            \
     X(time_limit, double, 0, 0.001, 1e7, "time-limit",                                             \
-      "seconds for the whole search (0: none); when hit, the best schedule so far is returned")   \
+      "seconds for the whole search (0: none); when hit, the best schedule so far is returned")    \
     X(accept, double, 0.05, 0.0, 1.0, "accept",                                                    \
       "fast: accept a warm-up/cool-down within this fraction of the run")
 
@@ -33,7 +33,7 @@ typedef enum {
 #define TS_X_OPT_ID(f, t, def, lo, hi, flag, help) TS_OPT_##f,
     TS_SEARCH_OPTIONS(TS_X_OPT_ID)
 #undef TS_X_OPT_ID
-    TS_OPT_COUNT
+        TS_OPT_COUNT
 } ts_search_option_id;
 
 typedef struct {
@@ -77,22 +77,22 @@ typedef enum {
 #define TS_X_PHASE_ID(id, name) TS_PHASE_##id,
     TS_SEARCH_PHASES(TS_X_PHASE_ID)
 #undef TS_X_PHASE_ID
-    TS_PHASE_COUNT
+        TS_PHASE_COUNT
 } ts_phase;
 
 const char *ts_phase_name(ts_phase ph);
 
 typedef struct {
-    const char *phase;  /* a TS_SEARCH_PHASES name, e.g. "repetend", "period" */
-    long tried, total;  /* candidates tried / to try (total 0 when unknown) */
-    long best_bubbles;  /* -1 while none found */
-    double elapsed;     /* seconds since the search began */
+    const char *phase; /* a TS_SEARCH_PHASES name, e.g. "repetend", "period" */
+    long tried, total; /* candidates tried / to try (total 0 when unknown) */
+    long best_bubbles; /* -1 while none found */
+    double elapsed; /* seconds since the search began */
 } ts_search_progress;
 
 typedef struct {
     ts_method method;
     bool has_memory; /* false: unconstrained */
-    long memory;     /* per-device capacity (uniform) */
+    long memory; /* per-device capacity (uniform) */
 #define TS_X_OPT_FIELD(f, t, def, lo, hi, flag, help) t f;
     TS_SEARCH_OPTIONS(TS_X_OPT_FIELD)
 #undef TS_X_OPT_FIELD
@@ -110,7 +110,7 @@ int ts_search_opts_set(ts_search_opts *o, ts_search_option_id id, double v);
 /* X(field, C type, JSON key, JSON kind, initial value, meaning). Kinds: INT, BOOL, REAL, COUNT
  * (an integer, null when negative: not known), TEXT (a string, null when NULL). */
 #define TS_SEARCH_STATS(X)                                                                         \
-    X(k, int, "k", INT, 0, "micro-batches one repetend touches (0 for full)")                     \
+    X(k, int, "k", INT, 0, "micro-batches one repetend touches (0 for full)")                      \
     X(period, long, "period", INT, 0, "repetend period (0 for full)")                              \
     X(bubbles, long, "bubbles_per_repetend", INT, 0, "period - max load; 0: optimal steady state") \
     X(optimal, bool, "optimal", BOOL, false,                                                       \
@@ -120,15 +120,15 @@ int ts_search_opts_set(ts_search_opts *o, ts_search_option_id id, double v);
       "period (lazy, modulo), minimum makespan of monotone schedules (full)")                      \
     X(gap_to_bound, double, "gap_to_bound", REAL, -1.0,                                            \
       "makespan at N over the lower bound, minus 1 (-1: not measured)")                            \
-    X(timed_out, bool, "timed_out", BOOL, false, "a time limit cut the search")                   \
+    X(timed_out, bool, "timed_out", BOOL, false, "a time limit cut the search")                    \
     X(completion_optimal, bool, "completion_optimal", BOOL, false,                                 \
       "warm-up and cool-down steps proven minimal")                                                \
-    X(candidates, long, "candidates", INT, 0, "offset assignments or periods tried")              \
-    X(min_memory, long, "min_memory", COUNT, -1, "smallest feasible capacity, when known")        \
-    X(latency, long, "latency", COUNT, -1, "modulo: steps of one micro-batch, when measured")     \
-    X(latency_optimal, bool, "latency_optimal", BOOL, false, "modulo: latency proven minimal")    \
+    X(candidates, long, "candidates", INT, 0, "offset assignments or periods tried")               \
+    X(min_memory, long, "min_memory", COUNT, -1, "smallest feasible capacity, when known")         \
+    X(latency, long, "latency", COUNT, -1, "modulo: steps of one micro-batch, when measured")      \
+    X(latency_optimal, bool, "latency_optimal", BOOL, false, "modulo: latency proven minimal")     \
     X(memory_bound, const char *, "memory_bound", TEXT, "exact",                                   \
-      "exact: the memory model is exact; safe: it may refuse feasible schedules")                 \
+      "exact: the memory model is exact; safe: it may refuse feasible schedules")                  \
     X(source, const char *, "source", TEXT, NULL, "auto: the baseline or method it kept")          \
     X(improved, bool, "improved", BOOL, false, "auto: the improvement phase shortened it")
 
@@ -137,7 +137,7 @@ typedef struct {
     TS_SEARCH_STATS(TS_X_STAT_FIELD)
 #undef TS_X_STAT_FIELD
     double seconds; /* wall time of the whole search */
-    int nphases;    /* phases entered, in order */
+    int nphases; /* phases entered, in order */
     struct {
         const char *name;
         double seconds;
@@ -166,7 +166,7 @@ int ts_search(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
 /* The methods behind ts_search (one per TS_SEARCH_METHODS entry), same contract; st may be
  * NULL, it is reset first. */
 #define TS_X_METHOD_FN(id, name, doc)                                                              \
-    int ts_search_##name(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,       \
+    int ts_search_##name(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,        \
                          ts_search_stats *st, ts_err *e);
 TS_SEARCH_METHODS(TS_X_METHOD_FN)
 #undef TS_X_METHOD_FN

@@ -16,56 +16,68 @@
  * spec read. Each entry names its rule; the dispatcher calls it through this table. */
 typedef struct {
     ts_baseline_info info;
-    int (*rule)(const ts_baseline_info *info, const ts_placement *p, int n, long *start,
-                ts_err *e);
+    int (*rule)(const ts_baseline_info *info, const ts_placement *p, int n, long *start, ts_err *e);
 } ts_bl_kind;
 
 static const ts_bl_kind ts_kinds[] = {
     {{"gpipe", "GPipe: all forward passes in micro-batch order, then all backward passes",
       "any placement whose edges never lead from a backward block to a forward one (vshape, "
       "xshape, mshape, nnshape, nnshape_eager, kshape, mllm, finetune, alphafold, "
-      "vshape_interleaved, vshape_zb and inference variants)", false, 0},
+      "vshape_interleaved, vshape_zb and inference variants)",
+      false, 0},
      ts_bl_gpipe},
-    {{"1f1b", "1F1B (PipeDream-Flush / Megatron): stage s of S runs S-s-1 warm-up forwards, then "
-              "alternates one forward and one backward",
+    {{"1f1b",
+      "1F1B (PipeDream-Flush / Megatron): stage s of S runs S-s-1 warm-up forwards, then "
+      "alternates one forward and one backward",
       "vshape-like placements: one chain of forward blocks then backward blocks, sharded blocks "
       "counting as extra stages run by every device (vshape, mshape, nnshape, nnshape_eager, "
-      "mllm, finetune, alphafold, vshape_interleaved, vshape_zb and inference variants)", false, 0},
+      "mllm, finetune, alphafold, vshape_interleaved, vshape_zb and inference variants)",
+      false, 0},
      ts_bl_1f1b},
-    {{"interleaved", "interleaved 1F1B (Megatron virtual pipeline): v model chunks per device, "
-                     "warm-up (D-d-1)*2 + (v-1)*D forwards, then one forward one backward",
+    {{"interleaved",
+      "interleaved 1F1B (Megatron virtual pipeline): v model chunks per device, "
+      "warm-up (D-d-1)*2 + (v-1)*D forwards, then one forward one backward",
       "vshape_interleaved with --chunks v >= 2 (stage s on device s mod D), micro-batches a "
-      "multiple of the device count", true, 0},
+      "multiple of the device count",
+      true, 0},
      ts_bl_interleaved},
-    {{"chimera", "Chimera: two opposite 1F1B pipelines over the same devices, merged, in units "
-                 "of D/2 micro-batches per direction",
+    {{"chimera",
+      "Chimera: two opposite 1F1B pipelines over the same devices, merged, in units "
+      "of D/2 micro-batches per direction",
       "xshape (two opposite V chains over the same devices, an even device count)", false, 0},
      ts_bl_chimera},
-    {{"zb-h1", "ZB-H1 (zero bubble): 1F1B order of F and B; weight-gradient passes W fill the "
-               "idle slots, forced earlier only to stay within 1F1B's peak memory",
-      "vshape_zb (each device's backward split into input gradient B and weight gradient W)",
-      false, 0},
+    {{"zb-h1",
+      "ZB-H1 (zero bubble): 1F1B order of F and B; weight-gradient passes W fill the "
+      "idle slots, forced earlier only to stay within 1F1B's peak memory",
+      "vshape_zb (each device's backward split into input gradient B and weight gradient W)", false,
+      0},
      ts_bl_zbh1},
-    {{"zb-h2", "ZB-H2 (zero bubble): as ZB-H1 with 2(D-d-1) warm-up forwards on device d, so W "
-               "fills the warm-up and tail bubbles; memory up to 2D-1 micro-batches",
-      "vshape_zb (each device's backward split into input gradient B and weight gradient W)",
-      false, 0},
+    {{"zb-h2",
+      "ZB-H2 (zero bubble): as ZB-H1 with 2(D-d-1) warm-up forwards on device d, so W "
+      "fills the warm-up and tail bubbles; memory up to 2D-1 micro-batches",
+      "vshape_zb (each device's backward split into input gradient B and weight gradient W)", false,
+      0},
      ts_bl_zbh2},
-    {{"zb-v", "ZB-V (zero bubble, V-shape; PyTorch's ZBVZeroBubble order): two chunks per device "
-              "in a V, 2(D-d)-1 warm-up forwards, W deferred in the cool-down",
+    {{"zb-v",
+      "ZB-V (zero bubble, V-shape; PyTorch's ZBVZeroBubble order): two chunks per device "
+      "in a V, 2(D-d)-1 warm-up forwards, W deferred in the cool-down",
       "vshape_v_zb (or vshape_v, backward unsplit): device d holds stages d and 2D-1-d", false, 0},
      ts_bl_zbv},
-    {{"dualpipev", "DualPipeV (DeepSeek, cut-in-half DualPipe): DualPipe's eight phases on the V "
-                   "placement; F&B pairs run one after the other (no overlap in this model)",
+    {{"dualpipev",
+      "DualPipeV (DeepSeek, cut-in-half DualPipe): DualPipe's eight phases on the V "
+      "placement; F&B pairs run one after the other (no overlap in this model)",
       "vshape_v_zb (or vshape_v, backward unsplit), at least 2D micro-batches", false, 2},
      ts_bl_dualpipev},
-    {{"dualpipe", "DualPipe (DeepSeek-V3): two opposite pipelines fed from both ends, eight phases "
-                  "per rank; F&B pairs run one after the other (no overlap in this model)",
+    {{"dualpipe",
+      "DualPipe (DeepSeek-V3): two opposite pipelines fed from both ends, eight phases "
+      "per rank; F&B pairs run one after the other (no overlap in this model)",
       "xshape_zb (or xshape, backward unsplit): an even device count, N >= D micro-batches per "
-      "direction", false, 1},
+      "direction",
+      false, 1},
      ts_bl_dualpipe},
-    {{"looped-bfs", "Looped BFS (breadth-first; PyTorch's ScheduleLoopedBFS): each device runs "
-                    "all micro-batches of one chunk before the next, backwards in reverse",
+    {{"looped-bfs",
+      "Looped BFS (breadth-first; PyTorch's ScheduleLoopedBFS): each device runs "
+      "all micro-batches of one chunk before the next, backwards in reverse",
       "vshape_interleaved (stage s on device s mod D, any --chunks)", false, 0},
      ts_bl_looped_bfs},
 };
@@ -106,8 +118,10 @@ static int ts_finish(const ts_placement *p, int n, const long *start, const char
             long st = start[(long)b * n + m];
             if (st < 0) {
                 ts_schedule_free(s);
-                return ts_fail(e, TS_ESYS, "baseline %s: internal error: %s micro-batch %d has no "
-                                           "start", kind, p->blocks[b].id, m);
+                return ts_fail(e, TS_ESYS,
+                               "baseline %s: internal error: %s micro-batch %d has no "
+                               "start",
+                               kind, p->blocks[b].id, m);
             }
             if (ts_schedule_add(s, b, m, st) != 0) {
                 ts_schedule_free(s);
@@ -158,18 +172,18 @@ static int ts_baseline_run(const char *kind, const ts_placement *p, int n, ts_sc
     if (!k) {
         char names[256];
         ts_baseline_names(names, sizeof names);
-        return ts_fail(e, TS_EINPUT, "unknown baseline '%s' (kinds: %s)", kind ? kind : "",
-                       names);
+        return ts_fail(e, TS_EINPUT, "unknown baseline '%s' (kinds: %s)", kind ? kind : "", names);
     }
     if (n < 1)
         return ts_fail(e, TS_EINPUT, "baseline %s: needs at least 1 micro-batch, got %d", kind, n);
     if ((long)p->nblocks * n > 50000000L)
-        return ts_fail(e, TS_EINPUT, "baseline %s: %d blocks x %d micro-batches is too large",
-                       kind, p->nblocks, n);
+        return ts_fail(e, TS_EINPUT, "baseline %s: %d blocks x %d micro-batches is too large", kind,
+                       p->nblocks, n);
     if (n < k->info.min_n_per_dev * p->ndevs)
         return ts_fail(e, TS_EINPUT,
                        "baseline '%s' needs at least %d micro-batches (%d x the device count), "
-                       "got %d", kind, k->info.min_n_per_dev * p->ndevs, k->info.min_n_per_dev, n);
+                       "got %d",
+                       kind, k->info.min_n_per_dev * p->ndevs, k->info.min_n_per_dev, n);
     int rc = ts_check_common(&k->info, p, e);
     if (rc != TS_OK)
         return rc;
@@ -196,11 +210,13 @@ int ts_baseline_fits(const char *kind, const ts_placement *p, int n, ts_err *e)
     if (rc == TS_OK && n > 0 && n < least)
         return ts_fail(e, TS_EINPUT,
                        "baseline '%s' needs at least %d micro-batches (%d x the device count), "
-                       "got %d", info->name, least, info->min_n_per_dev, n);
+                       "got %d",
+                       info->name, least, info->min_n_per_dev, n);
     if (rc == TS_OK && mult && n > 0 && n % p->ndevs != 0)
         return ts_fail(e, TS_EINPUT,
                        "baseline '%s' needs a number of micro-batches that is a multiple of the "
-                       "device count (%d), got %d", info->name, p->ndevs, n);
+                       "device count (%d), got %d",
+                       info->name, p->ndevs, n);
     return rc;
 }
 

@@ -7,8 +7,7 @@
 #include "baseline_internal.h"
 #include "ts_replay.h"
 
-int ts_bl_refuse(ts_err *e, const ts_baseline_info *info, const ts_placement *p,
-                 const char *why)
+int ts_bl_refuse(ts_err *e, const ts_baseline_info *info, const ts_placement *p, const char *why)
 {
     return ts_fail(e, TS_EINPUT, "baseline '%s' does not fit placement '%s': %s; it fits %s",
                    info->name, p->name, why, info->fits);
@@ -45,7 +44,6 @@ void ts_bl_seqs_free(ts_bl_seq *q, int n)
 }
 
 /* ---------------------------------------------------------------- timing of device orders */
-
 
 int ts_bl_preds_make(const ts_placement *p, ts_bl_preds *pr)
 {
@@ -125,7 +123,6 @@ out:
 
 /* ---------------------------------------------------------------- pipeline view of a placement */
 
-
 void ts_bl_pipe_free(ts_bl_pipe *q)
 {
     free(q->fwd);
@@ -194,8 +191,8 @@ static int ts_pipe_attach(const ts_placement *p, const bool *in, int *att, bool 
 
 /* Checks that chain[0..len) is one linked chain of forward blocks then backward blocks; sets *nf
  * to the number of forward blocks. TS_EINPUT with why[] otherwise. */
-static int ts_pipe_check_chain(const ts_placement *p, const int *chain, int len, int *nf,
-                               char *why, size_t nwhy)
+static int ts_pipe_check_chain(const ts_placement *p, const int *chain, int len, int *nf, char *why,
+                               size_t nwhy)
 {
     if (len == 0) {
         snprintf(why, nwhy, "it has no blocks");
@@ -359,7 +356,7 @@ int ts_bl_stage_order(ts_bl_seq *q, const ts_bl_pipe *pp, int s, int m0, int cnt
 
 /* The virtual placement: each block of pipe k moved onto virtual device base[k] + its stage. */
 ts_placement *ts_bl_virtual(const ts_placement *p, const ts_bl_pipe *pipes, int npipes,
-                                const int *pipe_of, int ndevs)
+                            const int *pipe_of, int ndevs)
 {
     ts_placement *v = ts_placement_new(p->name, ndevs);
     if (!v)
@@ -392,7 +389,6 @@ fail:
     ts_placement_free(v);
     return NULL;
 }
-
 
 int ts_bl_cmp_mkey(const void *a, const void *b)
 {
@@ -427,8 +423,8 @@ int ts_bl_merge(const ts_placement *p, int n, const long *vstart, const ts_bl_pi
                 if (vstart[id] < 0)
                     continue;
                 const ts_bl_pipe *pp = &pipes[pipe_of[b]];
-                keys[cnt++] = (ts_bl_mkey){vstart[id], deep_first ? pp->stage[b] : 0, pipe_of[b],
-                                        pp->rank[b], m, (int)id};
+                keys[cnt++] = (ts_bl_mkey){
+                    vstart[id], deep_first ? pp->stage[b] : 0, pipe_of[b], pp->rank[b], m, (int)id};
             }
         }
         qsort(keys, (size_t)cnt, sizeof *keys, ts_bl_cmp_mkey);

@@ -25,11 +25,11 @@ typedef struct {
  * on the same devices (a weight-gradient pass hanging off its backward block), or -1. */
 typedef struct {
     int nstages;
-    int nfwd;    /* forward blocks: the pipeline depth that sets 1F1B's warm-up */
+    int nfwd; /* forward blocks: the pipeline depth that sets 1F1B's warm-up */
     int *fwd, *bwd;
-    int *att;    /* per block */
-    int *stage;  /* per block, -1 outside the pipeline */
-    int *rank;   /* per block: position in the chain, for tie-breaks */
+    int *att; /* per block */
+    int *stage; /* per block, -1 outside the pipeline */
+    int *rank; /* per block: position in the chain, for tie-breaks */
 } ts_bl_pipe;
 
 /* Sort key of the merge: virtual start; on a tie the deeper stage first (Chimera's middle
@@ -41,8 +41,7 @@ typedef struct {
 } ts_bl_mkey;
 
 /* Refusal naming the placement, the reason and what the kind fits (TS_EINPUT). */
-int ts_bl_refuse(ts_err *e, const ts_baseline_info *info, const ts_placement *p,
-    const char *why);
+int ts_bl_refuse(ts_err *e, const ts_baseline_info *info, const ts_placement *p, const char *why);
 
 int ts_bl_seq_push(ts_bl_seq *q, int x); /* 0, or -1 on allocation failure */
 ts_bl_seq *ts_bl_seqs_new(int n);
@@ -53,10 +52,10 @@ void ts_bl_preds_free(ts_bl_preds *pr);
 /* Earliest start of every listed instance given each device's order (unlisted: -1); fails when
  * the orders deadlock. */
 int ts_bl_asap(const ts_placement *p, int n, const ts_bl_seq *ord, long *start, const char *kind,
-    ts_err *e);
+               ts_err *e);
 /* Whether every listed predecessor of (b, m) has ended by step t. */
 bool ts_bl_inputs_ready(const ts_placement *p, const ts_bl_preds *pr, int n, const long *start,
-    int b, int m, long t);
+                        int b, int m, long t);
 /* Peak running memory over all devices (-1 on allocation failure). */
 long ts_bl_peak_memory(const ts_placement *p, int n, const long *start);
 
@@ -65,57 +64,53 @@ bool ts_bl_same_devices(const ts_block *a, const ts_block *b);
 int ts_bl_pipe_make(const ts_placement *p, const bool *in, ts_bl_pipe *q, char *why, size_t nwhy);
 /* Same, reporting a refusal of info's kind through e. */
 int ts_bl_pipe_of(const ts_baseline_info *info, const ts_placement *p, const bool *in,
-    ts_bl_pipe *q, ts_err *e);
+                  ts_bl_pipe *q, ts_err *e);
 void ts_bl_pipe_free(ts_bl_pipe *q);
 /* 1F1B order of stage s over micro-batches m0 .. m0+cnt-1 with `warm` warm-up forwards. */
 int ts_bl_stage_order(ts_bl_seq *q, const ts_bl_pipe *pp, int s, int m0, int cnt, int warm, int n);
 /* The virtual placement: pipe k's blocks on virtual devices base(k) + stage. */
 ts_placement *ts_bl_virtual(const ts_placement *p, const ts_bl_pipe *pipes, int npipes,
-    const int *pipe_of, int ndevs);
+                            const int *pipe_of, int ndevs);
 int ts_bl_cmp_mkey(const void *a, const void *b);
 /* Appends each real device's timed instances in merge-key order. */
 int ts_bl_merge(const ts_placement *p, int n, const long *vstart, const ts_bl_pipe *pipes,
-    const int *pipe_of, bool deep_first, ts_bl_seq *real);
+                const int *pipe_of, bool deep_first, ts_bl_seq *real);
 /* Times 1F1B on the virtual pipeline(s) for one group of micro-batches. */
 int ts_bl_virtual_round(const ts_placement *v, int n, const ts_bl_pipe *pipes, int npipes, int m0,
-    int cnt, long *vstart, const char *kind, ts_err *e);
+                        int cnt, long *vstart, const char *kind, ts_err *e);
 
 /* Times per-device orders fb[d] of forward and input-gradient passes; the block att[b] attached
  * to a listed block b (its weight gradient W) is queued when b runs and fills idle steps, or runs
  * first when the next listed pass would lift device d's memory above cap[d] (baseline_zb.c). */
-int ts_bl_wfill(const ts_placement *p, int n, const ts_bl_seq *fb, const int *att,
-    const long *cap, long *start, const char *kind, ts_err *e);
+int ts_bl_wfill(const ts_placement *p, int n, const ts_bl_seq *fb, const int *att, const long *cap,
+                long *start, const char *kind, ts_err *e);
 /* 1F1B order of forward block f and backward block b over micro-batches 0..n-1, `warm` warm-up
  * forwards. */
 int ts_bl_fb_1f1b(ts_bl_seq *q, int f, int b, int n, int warm);
 /* Zero bubble on the flat placement (F, B, W of stage s on device s): device s runs
  * (D-s-1)*(1+extra_warm) warm-up forwards, W fills within memory cap. */
 int ts_bl_zb_flat(const ts_baseline_info *info, const ts_placement *p, int n, int extra_warm,
-    long cap, long *start, ts_err *e);
+                  long cap, long *start, ts_err *e);
 
 /* The two connected components of p, each read as a pipeline (pipe_of[b] = 0 or 1). */
 int ts_bl_two_pipes(const ts_baseline_info *info, const ts_placement *p, ts_bl_pipe *pipes,
-    int *pipe_of, ts_err *e);
+                    int *pipe_of, ts_err *e);
 
 /* The rules: each fills start (nblocks * n) or refuses. */
-int ts_bl_gpipe(const ts_baseline_info *info, const ts_placement *p, int n, long *start,
-    ts_err *e);
-int ts_bl_1f1b(const ts_baseline_info *info, const ts_placement *p, int n,
-    long *start, ts_err *e);
-int ts_bl_interleaved(const ts_baseline_info *info, const ts_placement *p, int n,
-    long *start, ts_err *e);
+int ts_bl_gpipe(const ts_baseline_info *info, const ts_placement *p, int n, long *start, ts_err *e);
+int ts_bl_1f1b(const ts_baseline_info *info, const ts_placement *p, int n, long *start, ts_err *e);
+int ts_bl_interleaved(const ts_baseline_info *info, const ts_placement *p, int n, long *start,
+                      ts_err *e);
 int ts_bl_chimera(const ts_baseline_info *info, const ts_placement *p, int n, long *start,
-    ts_err *e);
-int ts_bl_zbh1(const ts_baseline_info *info, const ts_placement *p, int n, long *start,
-    ts_err *e);
-int ts_bl_zbh2(const ts_baseline_info *info, const ts_placement *p, int n, long *start,
-    ts_err *e);
+                  ts_err *e);
+int ts_bl_zbh1(const ts_baseline_info *info, const ts_placement *p, int n, long *start, ts_err *e);
+int ts_bl_zbh2(const ts_baseline_info *info, const ts_placement *p, int n, long *start, ts_err *e);
 int ts_bl_zbv(const ts_baseline_info *info, const ts_placement *p, int n, long *start, ts_err *e);
 int ts_bl_dualpipev(const ts_baseline_info *info, const ts_placement *p, int n, long *start,
-    ts_err *e);
+                    ts_err *e);
 int ts_bl_dualpipe(const ts_baseline_info *info, const ts_placement *p, int n, long *start,
-    ts_err *e);
+                   ts_err *e);
 int ts_bl_looped_bfs(const ts_baseline_info *info, const ts_placement *p, int n, long *start,
-    ts_err *e);
+                     ts_err *e);
 
 #endif

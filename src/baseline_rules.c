@@ -6,8 +6,7 @@
 
 /* ---------------------------------------------------------------- the rules */
 
-int ts_bl_1f1b(const ts_baseline_info *info, const ts_placement *p, int n,
-               long *start, ts_err *e)
+int ts_bl_1f1b(const ts_baseline_info *info, const ts_placement *p, int n, long *start, ts_err *e)
 {
     bool *in = malloc((size_t)p->nblocks * sizeof(bool));
     int *pipe_of = calloc((size_t)p->nblocks, sizeof(int));
@@ -50,8 +49,7 @@ out:
  * own and took the micro-batches one after another (so a device holding several stages runs each
  * as its inputs arrive). Forward-then-backward and the per-block timing are both consistent with
  * the dependencies, so the device orders share one key and cannot deadlock. */
-int ts_bl_gpipe(const ts_baseline_info *info, const ts_placement *p, int n, long *start,
-                ts_err *e)
+int ts_bl_gpipe(const ts_baseline_info *info, const ts_placement *p, int n, long *start, ts_err *e)
 {
     int B = p->nblocks;
     int *order = malloc((size_t)B * sizeof(int));
@@ -145,7 +143,8 @@ static int ts_check_interleaved(const ts_baseline_info *info, const ts_placement
     if (info->n_multiple_of_devs && n > 0 && n % D != 0)
         return ts_fail(e, TS_EINPUT,
                        "baseline 'interleaved' needs a number of micro-batches that is a multiple "
-                       "of the device count (%d), got %d", D, n);
+                       "of the device count (%d), got %d",
+                       D, n);
     return TS_OK;
 }
 
@@ -163,8 +162,8 @@ static int ts_interleaved_item(const ts_bl_pipe *pp, int D, int v, int r, long k
 }
 
 /* Rank r: warm-up (D-r-1)*2 + (v-1)*D forwards, then one forward one backward, then the rest. */
-int ts_bl_interleaved(const ts_baseline_info *info, const ts_placement *p, int n,
-                      long *start, ts_err *e)
+int ts_bl_interleaved(const ts_baseline_info *info, const ts_placement *p, int n, long *start,
+                      ts_err *e)
 {
     bool *in = malloc((size_t)p->nblocks * sizeof(bool));
     ts_bl_seq *real = ts_bl_seqs_new(p->ndevs);
@@ -216,8 +215,9 @@ static int ts_chain_direction(const ts_baseline_info *info, const ts_placement *
 {
     int D = p->ndevs;
     if (pp->nstages != D || pp->nfwd != D)
-        return ts_bl_refuse(e, info, p, "each chain must have one forward and one backward block "
-                                        "per device");
+        return ts_bl_refuse(e, info, p,
+                            "each chain must have one forward and one backward block "
+                            "per device");
     for (int s = 0; s < D; s++) {
         int f = pp->fwd[s], bk = pp->bwd[s];
         if (bk < 0 || pp->att[bk] >= 0 || p->blocks[f].ndevices != 1 ||
@@ -396,8 +396,7 @@ out:
  * passes F and input-gradient passes B; the weight-gradient passes W, which nothing waits for, are
  * deferred to fill the slots where the next F or B is not ready yet, and are run earlier only when
  * the next F would lift memory above 1F1B's peak. */
-int ts_bl_zbh1(const ts_baseline_info *info, const ts_placement *p, int n, long *start,
-               ts_err *e)
+int ts_bl_zbh1(const ts_baseline_info *info, const ts_placement *p, int n, long *start, ts_err *e)
 {
     /* Memory ceiling: the peak of 1F1B (B and W together) on the same placement. */
     int rc = ts_bl_1f1b(info, p, n, start, e);
@@ -412,8 +411,7 @@ int ts_bl_zbh1(const ts_baseline_info *info, const ts_placement *p, int n, long 
 /* ZB-H2 (Qi et al.): ZB-H1 with 2(D-d-1) warm-up forwards on device d (2D-2d-1 micro-batches in
  * flight before the first B), which lets W fill the warm-up and tail bubbles; W is forced only to
  * stay within 2D-1 micro-batches of activations, the paper's memory figure for ZB-H2. */
-int ts_bl_zbh2(const ts_baseline_info *info, const ts_placement *p, int n, long *start,
-               ts_err *e)
+int ts_bl_zbh2(const ts_baseline_info *info, const ts_placement *p, int n, long *start, ts_err *e)
 {
     long fmem = 0;
     for (int b = 0; b < p->nblocks; b++)

@@ -164,8 +164,7 @@ static bool ts_stage_on(const ts_placement *p, const ts_bl_pipe *pp, int s, int 
 }
 
 /* The V placement as one pipe of 2D stages, stage s on device s (s < D) or 2D-1-s. */
-static int ts_v_pipe(const ts_baseline_info *info, const ts_placement *p, ts_bl_pipe *pp,
-                     ts_err *e)
+static int ts_v_pipe(const ts_baseline_info *info, const ts_placement *p, ts_bl_pipe *pp, ts_err *e)
 {
     int D = p->ndevs;
     bool *in = malloc((size_t)p->nblocks * sizeof(bool) + 1);
@@ -189,8 +188,8 @@ static int ts_v_pipe(const ts_baseline_info *info, const ts_placement *p, ts_bl_
 
 /* Writes each rank's order with program(o, rank) and times it. */
 static int ts_run_ranks(const ts_baseline_info *info, const ts_placement *p, int n,
-                        const ts_chunk (*chunks)[2], int R, const int *rr, bool dual,
-                        long *start, ts_err *e)
+                        const ts_chunk (*chunks)[2], int R, const int *rr, bool dual, long *start,
+                        ts_err *e)
 {
     int D = p->ndevs, rc = TS_OK;
     ts_bl_seq *real = ts_bl_seqs_new(D);
@@ -258,8 +257,9 @@ static int ts_dual_pipes(const ts_baseline_info *info, const ts_placement *p, ts
     bool dir[2][2] = {{true, true}, {true, true}}; /* [pipe][0: down, 1: up] */
     for (int k = 0; k < 2 && rc == TS_OK; k++) {
         if (pipes[k].nstages != D || pipes[k].nfwd != D)
-            return ts_bl_refuse(e, info, p, "each chain must have one forward and one backward "
-                                            "block per device");
+            return ts_bl_refuse(e, info, p,
+                                "each chain must have one forward and one backward "
+                                "block per device");
         for (int s = 0; s < D; s++) {
             dir[k][0] = dir[k][0] && ts_stage_on(p, &pipes[k], s, s);
             dir[k][1] = dir[k][1] && ts_stage_on(p, &pipes[k], s, D - 1 - s);
@@ -272,8 +272,9 @@ static int ts_dual_pipes(const ts_baseline_info *info, const ts_placement *p, ts
     else if (dir[1][0] && dir[0][1])
         *down = 1;
     else
-        return ts_bl_refuse(e, info, p, "its chains do not run straight across the devices in "
-                                        "opposite directions");
+        return ts_bl_refuse(e, info, p,
+                            "its chains do not run straight across the devices in "
+                            "opposite directions");
     return TS_OK;
 }
 

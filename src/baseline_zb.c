@@ -9,11 +9,11 @@
 
 /* Per-device state of the step-by-step run. */
 typedef struct {
-    int *pos;       /* next entry of fb[d] */
-    long *free_at;  /* step the device is free again */
-    long *mem;      /* running memory */
-    int *wh;        /* head of the W queue */
-    ts_bl_seq *wq;  /* queued W instances, in the order their B ran */
+    int *pos; /* next entry of fb[d] */
+    long *free_at; /* step the device is free again */
+    long *mem; /* running memory */
+    int *wh; /* head of the W queue */
+    ts_bl_seq *wq; /* queued W instances, in the order their B ran */
     ts_bl_preds pr; /* incoming edges, for readiness */
 } ts_wfill_state;
 
@@ -57,8 +57,8 @@ static long ts_wfill_pick(const ts_placement *p, int n, const ts_bl_seq *fb, con
     return has_w ? st->wq[d].v[st->wh[d]++] : -1;
 }
 
-int ts_bl_wfill(const ts_placement *p, int n, const ts_bl_seq *fb, const int *att,
-                const long *cap, long *start, const char *kind, ts_err *e)
+int ts_bl_wfill(const ts_placement *p, int n, const ts_bl_seq *fb, const int *att, const long *cap,
+                long *start, const char *kind, ts_err *e)
 {
     int D = p->ndevs;
     long total = 0, busy = 0;

@@ -18,8 +18,8 @@
 /* Work cap: instance-level paths (distance edges) up to this many instances. */
 #define TS_BOUND_MAX_INSTANCES 2000000L
 
-static const char *const ts_bound_names[TS_BOUND_NTERMS] = {
-    "load", "critical_path", "recurrence", "one_machine", "memory"};
+static const char *const ts_bound_names[TS_BOUND_NTERMS] = {"load", "critical_path", "recurrence",
+                                                            "one_machine", "memory"};
 
 const char *ts_bound_term_name(ts_bound_term t)
 {

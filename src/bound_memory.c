@@ -26,10 +26,10 @@ typedef struct {
     int nb, words;
     uint64_t *desc; /* nb rows of `words`: descendants through distance-0 edges */
     int *topo, *off, *list;
-    long *dist;     /* longest path from the start of one block to the start of each block */
+    long *dist; /* longest path from the start of one block to the start of each block */
 } ts_mctx;
 
-#define TS_BIT(row, i) (((row)[(i) >> 6] >> ((i) & 63)) & 1u)
+#define TS_BIT(row, i) (((row)[(i) >> 6] >> ((i)&63)) & 1u)
 
 static bool ts_reaches(const ts_mctx *c, int x, int y)
 {
@@ -119,8 +119,7 @@ static long ts_hold_min(const ts_mctx *c, const int *on, int non, const char *in
  * between them: the memory-time it needs on the device is at least A = the sum over pairs. The
  * device never holds more than the capacity, so N micro-batches take at least N * A / capacity.
  * Only when every unit is paired (otherwise what a micro-batch holds is not bounded below). */
-static long ts_device_memory_area(ts_mctx *c, int n, long cap, const int *on, int non,
-                                  long *budget)
+static long ts_device_memory_area(ts_mctx *c, int n, long cap, const int *on, int non, long *budget)
 {
     const ts_block *B = c->p->blocks;
     if (cap <= 0)

@@ -306,8 +306,8 @@ static const ts_builtin_info ts_builtins[] = {
      TS_MAX_DEVS, 1},
     {"vshape_v_zb", "vshape_v with backward split into B and W: ZB-V's and DualPipeV's placement",
      1, TS_MAX_DEVS, 1},
-    {"xshape_zb", "xshape with backward split into B and W: DualPipe's bidirectional placement",
-     2, TS_MAX_DEVS, 2},
+    {"xshape_zb", "xshape with backward split into B and W: DualPipe's bidirectional placement", 2,
+     TS_MAX_DEVS, 2},
 };
 
 int ts_builtin_count(void)
@@ -369,33 +369,46 @@ int ts_builtin_make(const char *name, const ts_builtin_opts *o, ts_placement **o
         return ts_fail(e, TS_EINPUT, "unknown built-in placement '%s' (see `tessel placements`)",
                        name);
     if (D < info->min_devs || D > info->max_devs || D % info->step_devs)
-        return ts_fail(e, TS_EINPUT,
-                       "built-in '%s' needs %s%d to %d devices%s, got %d", name,
+        return ts_fail(e, TS_EINPUT, "built-in '%s' needs %s%d to %d devices%s, got %d", name,
                        info->step_devs == 2 ? "an even count of " : "", info->min_devs,
                        info->max_devs, "", D);
     int chunks = o->chunks > 0 ? o->chunks : 2;
     if (o->chunks != 0 && strcmp(name, "vshape_interleaved"))
         return ts_fail(e, TS_EINPUT, "--chunks applies to vshape_interleaved only, not '%s'", name);
     if (chunks > 64)
-        return ts_fail(e, TS_EINPUT, "vshape_interleaved: --chunks must be between 1 and 64, got %d",
-                       chunks);
+        return ts_fail(e, TS_EINPUT,
+                       "vshape_interleaved: --chunks must be between 1 and 64, got %d", chunks);
     ts_bld b = {ts_placement_new(name, D), 1};
     if (!b.p)
         return ts_fail(e, TS_ESYS, "out of memory");
-    if (!strcmp(name, "vshape")) ts_make_vshape(&b, D);
-    else if (!strcmp(name, "xshape")) ts_make_xshape(&b, D);
-    else if (!strcmp(name, "mshape")) ts_make_mshape(&b, D);
-    else if (!strcmp(name, "nnshape")) ts_make_nnshape(&b, D);
-    else if (!strcmp(name, "nnshape_eager")) ts_make_nnshape_eager(&b, D);
-    else if (!strcmp(name, "kshape")) ts_make_kshape(&b, D);
-    else if (!strcmp(name, "mllm")) ts_make_mllm(&b, D);
-    else if (!strcmp(name, "finetune")) ts_make_finetune(&b, D);
-    else if (!strcmp(name, "alphafold")) ts_make_alphafold(&b, D);
-    else if (!strcmp(name, "vshape_interleaved")) ts_make_vshape_interleaved(&b, D, chunks);
-    else if (!strcmp(name, "vshape_v")) ts_make_vshape_v(&b, D, false);
-    else if (!strcmp(name, "vshape_v_zb")) ts_make_vshape_v(&b, D, true);
-    else if (!strcmp(name, "xshape_zb")) ts_make_xshape_zb(&b, D);
-    else ts_make_vshape_zb(&b, D);
+    if (!strcmp(name, "vshape"))
+        ts_make_vshape(&b, D);
+    else if (!strcmp(name, "xshape"))
+        ts_make_xshape(&b, D);
+    else if (!strcmp(name, "mshape"))
+        ts_make_mshape(&b, D);
+    else if (!strcmp(name, "nnshape"))
+        ts_make_nnshape(&b, D);
+    else if (!strcmp(name, "nnshape_eager"))
+        ts_make_nnshape_eager(&b, D);
+    else if (!strcmp(name, "kshape"))
+        ts_make_kshape(&b, D);
+    else if (!strcmp(name, "mllm"))
+        ts_make_mllm(&b, D);
+    else if (!strcmp(name, "finetune"))
+        ts_make_finetune(&b, D);
+    else if (!strcmp(name, "alphafold"))
+        ts_make_alphafold(&b, D);
+    else if (!strcmp(name, "vshape_interleaved"))
+        ts_make_vshape_interleaved(&b, D, chunks);
+    else if (!strcmp(name, "vshape_v"))
+        ts_make_vshape_v(&b, D, false);
+    else if (!strcmp(name, "vshape_v_zb"))
+        ts_make_vshape_v(&b, D, true);
+    else if (!strcmp(name, "xshape_zb"))
+        ts_make_xshape_zb(&b, D);
+    else
+        ts_make_vshape_zb(&b, D);
     if (!b.ok) {
         ts_placement_free(b.p);
         return ts_fail(e, TS_ESYS, "out of memory building '%s'", name);

@@ -20,18 +20,20 @@ static int ts_map_fill(const ts_placement *p, const ts_bl_pipe *pp, ts_pytorch_m
     for (int s = 0; s < pp->nstages; s++) {
         int f = pp->fwd[s], b = pp->bwd[s];
         if (f < 0)
-            return ts_fail(e, TS_EINPUT, "placement '%s': backward block %s has no forward "
-                                         "block of its own: PyTorch's stages pair them",
+            return ts_fail(e, TS_EINPUT,
+                           "placement '%s': backward block %s has no forward "
+                           "block of its own: PyTorch's stages pair them",
                            p->name, p->blocks[b].id);
         m->stage[f] = s;
         m->kind[f] = 'F';
         if (b < 0)
             continue;
         if (!ts_bl_same_devices(&p->blocks[f], &p->blocks[b]))
-            return ts_fail(e, TS_EINPUT, "placement '%s': stage %d runs its forward %s and its "
-                                         "backward %s on different devices; PyTorch runs a "
-                                         "stage on one rank", p->name, s, p->blocks[f].id,
-                           p->blocks[b].id);
+            return ts_fail(e, TS_EINPUT,
+                           "placement '%s': stage %d runs its forward %s and its "
+                           "backward %s on different devices; PyTorch runs a "
+                           "stage on one rank",
+                           p->name, s, p->blocks[f].id, p->blocks[b].id);
         int w = pp->att[b];
         m->stage[b] = s;
         m->kind[b] = w >= 0 ? 'I' : 'B';
@@ -48,9 +50,10 @@ int ts_pytorch_map_make(const ts_placement *p, ts_pytorch_map *m, ts_err *e)
     memset(m, 0, sizeof *m);
     for (int b = 0; b < p->nblocks; b++)
         if (p->blocks[b].ndevices != 1)
-            return ts_fail(e, TS_EINPUT, "placement '%s': block %s runs on %d devices; PyTorch's "
-                                         "CSV gives every action to one rank", p->name,
-                           p->blocks[b].id, p->blocks[b].ndevices);
+            return ts_fail(e, TS_EINPUT,
+                           "placement '%s': block %s runs on %d devices; PyTorch's "
+                           "CSV gives every action to one rank",
+                           p->name, p->blocks[b].id, p->blocks[b].ndevices);
     bool *in = malloc((size_t)p->nblocks * sizeof(bool) + 1);
     m->stage = malloc((size_t)p->nblocks * sizeof(int) + 1);
     m->kind = calloc((size_t)p->nblocks + 1, 1);
@@ -68,8 +71,10 @@ int ts_pytorch_map_make(const ts_placement *p, ts_pytorch_map *m, ts_err *e)
     if (rc == TS_ESYS)
         rc = ts_fail(e, TS_ESYS, "out of memory");
     else if (rc != TS_OK)
-        rc = ts_fail(e, TS_EINPUT, "placement '%s' is not one pipeline of stages that PyTorch's "
-                                   "CSV can express: %s", p->name, why);
+        rc = ts_fail(e, TS_EINPUT,
+                     "placement '%s' is not one pipeline of stages that PyTorch's "
+                     "CSV can express: %s",
+                     p->name, why);
     else {
         rc = ts_map_fill(p, &pp, m, e);
         ts_bl_pipe_free(&pp);

@@ -39,8 +39,8 @@ static int ts_pt_cell(char *c, int *stage, char *kind, int *micro)
     while (*c == ' ' || *c == '\t' || *c == '"')
         c++;
     size_t len = strlen(c);
-    while (len > 0 && (c[len - 1] == ' ' || c[len - 1] == '\t' || c[len - 1] == '"' ||
-                       c[len - 1] == '\r'))
+    while (len > 0 &&
+           (c[len - 1] == ' ' || c[len - 1] == '\t' || c[len - 1] == '"' || c[len - 1] == '\r'))
         c[--len] = '\0';
     if (len == 0)
         return 0;
@@ -81,16 +81,19 @@ static int ts_pt_row(const char *path, int line, char *row, int r, const ts_plac
         if (k == 0)
             continue;
         if (k < 0)
-            return ts_fail(e, TS_EINPUT, "%s:%d: '%s' is not a compute action "
-                                         "[stage][F|I|W|B][micro-batch]", path, line, c);
+            return ts_fail(e, TS_EINPUT,
+                           "%s:%d: '%s' is not a compute action "
+                           "[stage][F|I|W|B][micro-batch]",
+                           path, line, c);
         int b = ts_pt_block(m, p->nblocks, stage, kind);
         if (b < 0)
             return ts_fail(e, TS_EINPUT, "%s:%d: placement '%s' has no stage %d with a %c pass",
                            path, line, p->name, stage, kind);
         if (p->blocks[b].devices[0] != r)
-            return ts_fail(e, TS_EINPUT, "%s:%d: rank %d runs %s, but the placement puts stage %d "
-                                         "(block %s) on device %d", path, line, r, c, stage,
-                           p->blocks[b].id, p->blocks[b].devices[0]);
+            return ts_fail(e, TS_EINPUT,
+                           "%s:%d: rank %d runs %s, but the placement puts stage %d "
+                           "(block %s) on device %d",
+                           path, line, r, c, stage, p->blocks[b].id, p->blocks[b].devices[0]);
         if (ts_pt_push(a, (ts_pt_action){r, pos++, b, micro}) != 0)
             return ts_fail(e, TS_ESYS, "%s: out of memory", path);
     }
@@ -113,8 +116,10 @@ static int ts_pt_read(const char *path, const ts_placement *p, const ts_pytorch_
         buf[strcspn(buf, "\r\n")] = '\0';
         if (a->nrows >= p->ndevs) {
             if (buf[strspn(buf, " \t,")] != '\0')
-                rc = ts_fail(e, TS_EINPUT, "%s:%d: more rows than the %d devices of placement "
-                                           "'%s'", path, line, p->ndevs, p->name);
+                rc = ts_fail(e, TS_EINPUT,
+                             "%s:%d: more rows than the %d devices of placement "
+                             "'%s'",
+                             path, line, p->ndevs, p->name);
             continue;
         }
         rc = ts_pt_row(path, line, buf, a->nrows, p, m, a, e);
@@ -144,8 +149,7 @@ static int ts_pt_complete(const char *path, const ts_placement *p, const ts_pyto
     for (long i = 0; i < (long)p->nblocks * n && rc == TS_OK; i++)
         if (!seen[i])
             rc = ts_fail(e, TS_EINPUT, "%s: %d%c%d (block %s, micro-batch %ld) is missing", path,
-                         m->stage[i / n], m->kind[i / n], (int)(i % n), p->blocks[i / n].id,
-                         i % n);
+                         m->stage[i / n], m->kind[i / n], (int)(i % n), p->blocks[i / n].id, i % n);
     free(seen);
     return rc;
 }

@@ -10,17 +10,17 @@
 typedef struct {
     const ts_placement *p;
     const long *cap; /* per device, or NULL */
-    int n, nb, ni;   /* instance id = micro * nb + block */
+    int n, nb, ni; /* instance id = micro * nb + block */
     int *poff, *pred;
-    long *pw;        /* per predecessor arc: span of the predecessor + delay */
+    long *pw; /* per predecessor arc: span of the predecessor + delay */
     int *soff, *succ;
-    int *seq, *pos;  /* the sequence and each instance's place in it */
+    int *seq, *pos; /* the sequence and each instance's place in it */
     long *start;
-    int *why;        /* the instance whose end fixed the start (-1: none) */
-    char *why_dev;   /* whether that was the device (1) or a dependency (0) */
+    int *why; /* the instance whose end fixed the start (-1: none) */
+    char *why_dev; /* whether that was the device (1) or a dependency (0) */
     long *dev_free, *dev_mem;
     int *dev_last;
-    int *chain;      /* scratch: the critical chain */
+    int *chain; /* scratch: the critical chain */
     long *ck_free, *ck_mem, *ck_mk; /* checkpoints of the replay (see ts_imp_save) */
     int *ck_last, *ck_at;
     /* A trial replay keeps what it overwrites, so that a rejected move is undone by copying
@@ -402,7 +402,7 @@ static int ts_imp_seed(ts_imp *q, const ts_schedule *s, ts_err *e)
         return ts_fail(e, TS_EINPUT, "improve: the schedule has %d of %d instances", s->nentries,
                        q->ni);
     /* ids by start step, ties by id */
-    long (*key)[2] = malloc((size_t)q->ni * sizeof *key);
+    long(*key)[2] = malloc((size_t)q->ni * sizeof *key);
     if (!key)
         return ts_fail(e, TS_ESYS, "improve: out of memory");
     for (int i = 0; i < q->ni; i++) {

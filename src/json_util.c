@@ -23,12 +23,11 @@ int ts_jint_value(json_t *v, const char *where, const char *what, long lo, long 
                   ts_err *e)
 {
     if (!json_is_integer(v))
-        return ts_fail(e, TS_EINPUT, "%s: %s must be an integer, got %s", where, what,
-                       ts_jtype(v));
+        return ts_fail(e, TS_EINPUT, "%s: %s must be an integer, got %s", where, what, ts_jtype(v));
     json_int_t x = json_integer_value(v);
     if (x < lo || x > hi)
-        return ts_fail(e, TS_EINPUT, "%s: %s must be between %ld and %ld, got %lld", where, what, lo,
-                       hi, (long long)x);
+        return ts_fail(e, TS_EINPUT, "%s: %s must be between %ld and %ld, got %lld", where, what,
+                       lo, hi, (long long)x);
     *out = (long)x;
     return TS_OK;
 }
@@ -86,7 +85,8 @@ int ts_jkeys(json_t *obj, const char *where, const char *const *allowed, ts_err 
 {
     const char *key;
     json_t *v;
-    json_object_foreach(obj, key, v) {
+    json_object_foreach(obj, key, v)
+    {
         int ok = 0;
         for (const char *const *a = allowed; *a; a++)
             if (!strcmp(*a, key))

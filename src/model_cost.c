@@ -51,8 +51,9 @@ double ts_layer_slice_fwd_s(const ts_layer *l, const ts_hardware *h, const ts_co
                             int first_dev, int seq, int prefix, int len)
 {
     double b = o->b, T = o->T > 0 ? o->T : 1, frac = seq > 0 ? (double)len / seq : 1;
-    double flops = l->slice_lin > 0 ? l->slice_lin * len + l->slice_attn * len * (double)(prefix + len)
-                                    : l->fwd_flops * frac;
+    double flops = l->slice_lin > 0
+                       ? l->slice_lin * len + l->slice_attn * len * (double)(prefix + len)
+                       : l->fwd_flops * frac;
     double ar = l->allreduces * ts_hw_allreduce_s(h, first_dev, (int)T, l->ar_bytes * b * frac);
     return flops * b / (ts_hw_flops(h) * T) + ar;
 }

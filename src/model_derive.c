@@ -9,9 +9,9 @@
 
 int ts_strategy_build(ts_dctx *c, ts_derive_info *info, ts_err *e); /* model_strategies.c */
 
-static const char *const ts_strategies[] = {"1f1b", "interleaved", "zb",  "chimera",
-                                            "mshape", "nnshape",   "kshape", "mllm",
-                                            "alphafold", "terapipe", NULL};
+static const char *const ts_strategies[] = {"1f1b",      "interleaved", "zb",     "chimera",
+                                            "mshape",    "nnshape",     "kshape", "mllm",
+                                            "alphafold", "terapipe",    NULL};
 
 static int ts_derive_check(const ts_model *m, const ts_hardware *h, const ts_derive_opts *o,
                            ts_err *e)
@@ -22,7 +22,8 @@ static int ts_derive_check(const ts_model *m, const ts_hardware *h, const ts_der
     if (!known)
         return ts_fail(e, TS_EINPUT,
                        "unknown strategy '%s' (1f1b, interleaved, zb, chimera, mshape, nnshape, "
-                       "kshape, mllm, alphafold, terapipe)", o->strategy);
+                       "kshape, mllm, alphafold, terapipe)",
+                       o->strategy);
     if (!ts_model_has_strategy(m, o->strategy)) {
         char list[256] = "";
         for (int i = 0; i < m->nstrategies; i++)
@@ -32,7 +33,8 @@ static int ts_derive_check(const ts_model *m, const ts_hardware *h, const ts_der
                        o->strategy, m->name, list);
     }
     if (o->gpus < 1 || o->T < 1 || o->b < 1)
-        return ts_fail(e, TS_EINPUT, "--gpus, --tensor-parallel and --micro-batch-size must be >= 1");
+        return ts_fail(e, TS_EINPUT,
+                       "--gpus, --tensor-parallel and --micro-batch-size must be >= 1");
     if (o->gpus % o->T)
         return ts_fail(e, TS_EINPUT, "%d GPUs are not a multiple of tensor parallelism %d", o->gpus,
                        o->T);
@@ -47,14 +49,15 @@ static int ts_derive_check(const ts_model *m, const ts_hardware *h, const ts_der
         need *= 2; /* two replicas */
     double have = o->gpus * (h->hbm_gb - h->workspace_gb) * 1e9;
     if (need > have)
-        return ts_fail(e, TS_ENOANSWER,
-                       "model '%s' does not fit: its weights%s need %.0f GB (%.1fB parameters held, "
-                       "tied copies included, x %.0f bytes%s), but %d x %s give %.0f GB (%d x "
-                       "%.0f GB, less %.0f GB workspace each)",
-                       m->name, o->infer ? "" : " and optimizer state", need / 1e9,
-                       need / per / 1e9 / (strcmp(o->strategy, "chimera") ? 1 : 2), per,
-                       strcmp(o->strategy, "chimera") ? "" : ", two replicas", o->gpus, h->name,
-                       have / 1e9, o->gpus, h->hbm_gb, h->workspace_gb);
+        return ts_fail(
+            e, TS_ENOANSWER,
+            "model '%s' does not fit: its weights%s need %.0f GB (%.1fB parameters held, "
+            "tied copies included, x %.0f bytes%s), but %d x %s give %.0f GB (%d x "
+            "%.0f GB, less %.0f GB workspace each)",
+            m->name, o->infer ? "" : " and optimizer state", need / 1e9,
+            need / per / 1e9 / (strcmp(o->strategy, "chimera") ? 1 : 2), per,
+            strcmp(o->strategy, "chimera") ? "" : ", two replicas", o->gpus, h->name, have / 1e9,
+            o->gpus, h->hbm_gb, h->workspace_gb);
     return TS_OK;
 }
 
@@ -65,11 +68,12 @@ static int ts_derive_fits(const ts_dctx *c, const ts_derive_info *info, ts_err *
     double usable = (h->hbm_gb - h->workspace_gb) * 1e9;
     for (int d = 0; d < c->D; d++) {
         if (c->stat[d] > usable)
-            return ts_fail(e, TS_ENOANSWER,
-                           "%s on %d GPUs (%s): GPU %d needs %.1f GB for weights%s, more than "
-                           "its %.0f GB less %.0f GB workspace; use more GPUs or tensor parallelism",
-                           c->m->name, c->D, c->o->strategy, d, c->stat[d] / 1e9,
-                           c->o->infer ? "" : " and optimizer state", h->hbm_gb, h->workspace_gb);
+            return ts_fail(
+                e, TS_ENOANSWER,
+                "%s on %d GPUs (%s): GPU %d needs %.1f GB for weights%s, more than "
+                "its %.0f GB less %.0f GB workspace; use more GPUs or tensor parallelism",
+                c->m->name, c->D, c->o->strategy, d, c->stat[d] / 1e9,
+                c->o->infer ? "" : " and optimizer state", h->hbm_gb, h->workspace_gb);
         double act = 0;
         for (int i = 0; i < c->nb; i++)
             if (c->b[i].mem > 0 && d >= c->b[i].first && d < c->b[i].first + c->b[i].ndev)

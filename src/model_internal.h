@@ -24,10 +24,10 @@ int ts_section_expand(const ts_section *s, const char *where, ts_model *m, ts_er
 typedef struct {
     char id[48];
     ts_kind kind;
-    double t, mem;   /* seconds; bytes applied at start (positive: stored activations) */
+    double t, mem; /* seconds; bytes applied at start (positive: stored activations) */
     int first, ndev; /* devices [first, first + ndev) */
-    int owner;       /* for a releasing block: the block whose memory it frees, else -1 */
-    double frac;     /* the share of the owner's memory it frees */
+    int owner; /* for a releasing block: the block whose memory it frees, else -1 */
+    double frac; /* the share of the owner's memory it frees */
 } ts_rblock;
 
 typedef struct {
@@ -39,16 +39,16 @@ typedef struct {
     const ts_model *m;
     const ts_hardware *h;
     const ts_derive_opts *o;
-    ts_cost_opts co;      /* per-stage cost options: micro-batch b, tensor parallelism T */
-    int T, D, S;          /* tensor parallelism, devices, stages (device groups of T) */
-    int R;                /* forward rounds folded into each forward block (recycling) */
-    ts_layer_cost *lc;    /* per layer, on a T-device stage */
-    ts_layer_cost *lsh;   /* per layer, sharded over all D devices */
-    double *stat;         /* weights and optimizer state per device (D entries) */
+    ts_cost_opts co; /* per-stage cost options: micro-batch b, tensor parallelism T */
+    int T, D, S; /* tensor parallelism, devices, stages (device groups of T) */
+    int R; /* forward rounds folded into each forward block (recycling) */
+    ts_layer_cost *lc; /* per layer, on a T-device stage */
+    ts_layer_cost *lsh; /* per layer, sharded over all D devices */
+    double *stat; /* weights and optimizer state per device (D entries) */
     int nb, capb, ne, cape;
     ts_rblock *b;
     ts_redge *ed;
-    int nostage;          /* set when a builder refuses (message in the error) */
+    int nostage; /* set when a builder refuses (message in the error) */
 } ts_dctx;
 
 /* A stage's aggregate over layers [j, i) of an index list. */
@@ -70,7 +70,8 @@ double ts_d_sharded_static(const ts_dctx *c, int j, int i);
 /* The stage DP for a chain with 1F1B's in-flight micro-batches (model_strategies.c). */
 int ts_d_partition_pub(ts_dctx *c, const int *items, int n, int S, double cap_less, int *cut,
                        ts_err *e);
-int ts_build_two(ts_dctx *c, ts_derive_info *info, ts_err *e);      /* model_strategies2.c */
+int ts_build_two(ts_dctx *c, ts_derive_info *info, ts_err *e); /* model_strategies2.c */
 int ts_build_terapipe(ts_dctx *c, ts_derive_info *info, ts_err *e); /* model_terapipe.c */
 /* Quantises the real-unit blocks into a placement and fills info's units and capacity. */
-int ts_d_quantise(ts_dctx *c, const char *name, ts_placement **out, ts_derive_info *info, ts_err *e);
+int ts_d_quantise(ts_dctx *c, const char *name, ts_placement **out, ts_derive_info *info,
+                  ts_err *e);

@@ -25,8 +25,8 @@ int ts_model_path(const char *dir, const char *name, bool hardware, char *out, s
 }
 
 /* Optional number field (integer or real) in [lo, hi]; *out keeps its value when absent. */
-static int ts_jnum(json_t *o, const char *key, const char *where, double lo, double hi,
-                   double *out, ts_err *e)
+static int ts_jnum(json_t *o, const char *key, const char *where, double lo, double hi, double *out,
+                   ts_err *e)
 {
     json_t *v = json_object_get(o, key);
     if (!v)
@@ -50,10 +50,11 @@ static int ts_jstr_opt(json_t *o, const char *key, const char *where, const char
 static int ts_read_section(json_t *js, const char *file, size_t i, ts_model *m, ts_err *e)
 {
     static const char *const keys[] = {
-        "kind", "name", "count", "branch", "hidden", "heads", "head_dim", "ffn", "ffn_matrices",
-        "seq", "cross_seq", "vocab", "positions", "window", "channels", "patch", "msa_seq",
-        "residues", "msa_dim", "pair_dim", "tied", "fwd_flops", "params", "act_bytes",
-        "out_bytes", "allreduces", "comment", NULL};
+        "kind",      "name",       "count",        "branch",    "hidden",    "heads",
+        "head_dim",  "ffn",        "ffn_matrices", "seq",       "cross_seq", "vocab",
+        "positions", "window",     "channels",     "patch",     "msa_seq",   "residues",
+        "msa_dim",   "pair_dim",   "tied",         "fwd_flops", "params",    "act_bytes",
+        "out_bytes", "allreduces", "comment",      NULL};
     char where[600];
     snprintf(where, sizeof where, "%s: sections[%zu]", file, i);
     ts_section s = {0};
@@ -61,7 +62,8 @@ static int ts_read_section(json_t *js, const char *file, size_t i, ts_model *m, 
     if (!json_is_object(js))
         return ts_fail(e, TS_EINPUT, "%s must be an object, got %s", where, ts_jtype(js));
     if (ts_jkeys(js, where, keys, e) || ts_jstr(js, "kind", where, &s.kind, e) ||
-        ts_jstr_opt(js, "name", where, &s.name, e) || ts_jstr_opt(js, "branch", where, &s.branch, e) ||
+        ts_jstr_opt(js, "name", where, &s.name, e) ||
+        ts_jstr_opt(js, "branch", where, &s.branch, e) ||
         ts_jint_opt(js, "count", where, 1, TS_MODEL_MAX_LAYERS, 1, &s.count, e))
         return TS_EINPUT;
     if ((s.name && strlen(s.name) > 32) || (s.branch && strlen(s.branch) > 15))
@@ -69,16 +71,16 @@ static int ts_read_section(json_t *js, const char *file, size_t i, ts_model *m, 
     const struct {
         const char *key;
         double *v, hi;
-    } nums[] = {{"hidden", &s.hidden, 1e6},     {"heads", &s.heads, 1e4},
-                {"head_dim", &s.head_dim, 1e5}, {"ffn", &s.ffn, 1e7},
+    } nums[] = {{"hidden", &s.hidden, 1e6},           {"heads", &s.heads, 1e4},
+                {"head_dim", &s.head_dim, 1e5},       {"ffn", &s.ffn, 1e7},
                 {"ffn_matrices", &s.ffn_matrices, 3}, {"seq", &s.seq, 1e7},
-                {"cross_seq", &s.cross_seq, 1e7}, {"vocab", &s.vocab, 1e8},
-                {"positions", &s.positions, 1e7}, {"window", &s.window, 1e4},
-                {"channels", &s.channels, 1e4}, {"patch", &s.patch, 1e4},
-                {"msa_seq", &s.msa_seq, 1e6},   {"residues", &s.residues, 1e5},
-                {"msa_dim", &s.msa_dim, 1e5},   {"pair_dim", &s.pair_dim, 1e5},
-                {"fwd_flops", &s.fwd_flops, 1e20}, {"params", &s.params, 1e13},
-                {"act_bytes", &s.act_bytes, 1e15}, {"out_bytes", &s.out_bytes, 1e15},
+                {"cross_seq", &s.cross_seq, 1e7},     {"vocab", &s.vocab, 1e8},
+                {"positions", &s.positions, 1e7},     {"window", &s.window, 1e4},
+                {"channels", &s.channels, 1e4},       {"patch", &s.patch, 1e4},
+                {"msa_seq", &s.msa_seq, 1e6},         {"residues", &s.residues, 1e5},
+                {"msa_dim", &s.msa_dim, 1e5},         {"pair_dim", &s.pair_dim, 1e5},
+                {"fwd_flops", &s.fwd_flops, 1e20},    {"params", &s.params, 1e13},
+                {"act_bytes", &s.act_bytes, 1e15},    {"out_bytes", &s.out_bytes, 1e15},
                 {"allreduces", &s.allreduces, 16}};
     for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++)
         if (ts_jnum(js, nums[k].key, where, 0, nums[k].hi, nums[k].v, e))
@@ -110,11 +112,10 @@ static int ts_read_strategies(json_t *j, const char *file, ts_model *m, ts_err *
     return TS_OK;
 }
 
-static int ts_model_from_json(json_t *j, const char *file, int seq_override, ts_model *m,
-                              ts_err *e)
+static int ts_model_from_json(json_t *j, const char *file, int seq_override, ts_model *m, ts_err *e)
 {
-    static const char *const keys[] = {"format", "name", "description", "source", "seq",
-                                       "recycles", "strategies", "sections", "comment", NULL};
+    static const char *const keys[] = {"format",   "name",       "description", "source",  "seq",
+                                       "recycles", "strategies", "sections",    "comment", NULL};
     const char *name, *desc = "", *src = "";
     long seq, rec;
     json_t *secs;
@@ -216,9 +217,9 @@ double ts_model_fwd_flops(const ts_model *m)
 /* Reads a parsed profile and releases j. */
 static int ts_hardware_from_doc(json_t *j, const char *path, ts_hardware *h, ts_err *e)
 {
-    static const char *const keys[] = {"format", "name", "source", "peak_bf16_tflops",
-                                       "efficiency", "hbm_gb", "nvlink_gbs", "internode_gbs",
-                                       "gpus_per_node", "workspace_gb", "comment", NULL};
+    static const char *const keys[] = {
+        "format",     "name",          "source",        "peak_bf16_tflops", "efficiency", "hbm_gb",
+        "nvlink_gbs", "internode_gbs", "gpus_per_node", "workspace_gb",     "comment",    NULL};
     const char *name, *src = "";
     long gpn;
     h->efficiency = 0.5;
@@ -231,8 +232,10 @@ static int ts_hardware_from_doc(json_t *j, const char *path, ts_hardware *h, ts_
     const struct {
         const char *key;
         double *v;
-    } req[] = {{"peak_bf16_tflops", &h->peak_tflops}, {"hbm_gb", &h->hbm_gb},
-               {"nvlink_gbs", &h->nvlink_gbs},       {"internode_gbs", &h->internode_gbs}};
+    } req[] = {{"peak_bf16_tflops", &h->peak_tflops},
+               {"hbm_gb", &h->hbm_gb},
+               {"nvlink_gbs", &h->nvlink_gbs},
+               {"internode_gbs", &h->internode_gbs}};
     for (size_t k = 0; k < sizeof req / sizeof req[0]; k++) {
         if (!json_object_get(j, req[k].key)) {
             ts_fail(e, TS_EINPUT, "%s: missing field '%s'", path, req[k].key);

@@ -173,8 +173,8 @@ static int ts_evoformer(const ts_section *s, const char *where, ts_layer *l, ts_
     l->fwd_flops = row + col + mtr + opm + tmul + tatt + ptr;
     l->params = 2 * 5 * cm * 256 + cz * 8 + 8 * cm * cm + 2 * cm * 32 + 1024 * cz +
                 2 * (4 * cz * 128 + 128 * cz + cz * cz) + 2 * (5 * cz * 128 + cz * 4) + 8 * cz * cz;
-    l->act_bytes = 2 * (12 * Em * cm + 20 * Ez * cz) +
-                   2 * (8 * Ns * Ez + 8 * Nr * Ns * Ns + 2 * 4 * N3);
+    l->act_bytes =
+        2 * (12 * Em * cm + 20 * Ez * cz) + 2 * (8 * Ns * Ez + 8 * Nr * Ns * Ns + 2 * 4 * N3);
     l->out_bytes = 2 * (Em * cm + Ez * cz);
     l->act_recompute_bytes = l->out_bytes;
     l->allreduces = 2;
@@ -202,11 +202,16 @@ int ts_section_expand(const ts_section *s, const char *where, ts_model *m, ts_er
     static const struct {
         const char *kind;
         int (*fn)(const ts_section *, const char *, ts_layer *, ts_err *);
-    } kinds[] = {{"transformer", ts_transformer}, {"encoder", ts_transformer},
-                 {"decoder", ts_transformer},     {"vision", ts_transformer},
-                 {"swin", ts_swin},               {"merge", ts_merge},
-                 {"patch", ts_patch},             {"embedding", ts_embedding},
-                 {"head", ts_head},               {"evoformer", ts_evoformer},
+    } kinds[] = {{"transformer", ts_transformer},
+                 {"encoder", ts_transformer},
+                 {"decoder", ts_transformer},
+                 {"vision", ts_transformer},
+                 {"swin", ts_swin},
+                 {"merge", ts_merge},
+                 {"patch", ts_patch},
+                 {"embedding", ts_embedding},
+                 {"head", ts_head},
+                 {"evoformer", ts_evoformer},
                  {"layer", ts_explicit}};
     size_t k = 0, nk = sizeof kinds / sizeof kinds[0];
     while (k < nk && strcmp(kinds[k].kind, s->kind))

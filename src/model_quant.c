@@ -185,7 +185,8 @@ static int ts_d_build(const ts_dctx *c, const char *name, double tu, const long 
     }
     for (int i = 0; i < c->ne; i++) {
         long d = lround(round(c->ed[i].delay / tu));
-        if (ts_placement_add_edge(p, c->ed[i].src, c->ed[i].dst, (int)(d > TS_MAX_DELAY ? TS_MAX_DELAY : d), 0) < 0)
+        if (ts_placement_add_edge(p, c->ed[i].src, c->ed[i].dst,
+                                  (int)(d > TS_MAX_DELAY ? TS_MAX_DELAY : d), 0) < 0)
             goto oom;
     }
     free(devs);

@@ -10,7 +10,7 @@
 typedef struct {
     int L, maxk;
     const double *c; /* c[j * (L + 1) + i]: time of the slice [j, i) */
-    double *f;       /* f[k * (L + 1) + i]: least sum covering [0, i) with k slices */
+    double *f; /* f[k * (L + 1) + i]: least sum covering [0, i) with k slices */
     int *from;
 } ts_slice_dp;
 
@@ -108,7 +108,8 @@ int ts_slice_tokens(int L, int g, int maxk, int K, ts_slice_cost_fn cost, void *
     return k;
 }
 
-double ts_slice_objective(int nslices, const int *len, int g, int K, ts_slice_cost_fn cost, void *ud)
+double ts_slice_objective(int nslices, const int *len, int g, int K, ts_slice_cost_fn cost,
+                          void *ud)
 {
     double sum = 0, mx = 0;
     for (int i = 0, p = 0; i < nslices; p += len[i++]) {

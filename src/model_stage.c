@@ -12,8 +12,8 @@
 typedef struct {
     const ts_stage_problem *p;
     double *pc, *ps, *pa; /* prefix sums of cost, stat, act */
-    double *g;            /* g[s * (n + 1) + i]: least sum for items [0, i) in stages 0..s */
-    int *from;            /* argmin j */
+    double *g; /* g[s * (n + 1) + i]: least sum for items [0, i) in stages 0..s */
+    int *from; /* argmin j */
 } ts_stage_dp;
 
 static double ts_seg_time(const ts_stage_dp *d, int s, int j, int i)

@@ -75,7 +75,7 @@ typedef struct {
     const int *cut;
     const int *first;
     char (*tag)[24]; /* id suffix per chunk */
-    int *fblk;       /* the forward block holding each chunk's activations */
+    int *fblk; /* the forward block holding each chunk's activations */
 } ts_chain;
 
 static void ts_chunk_sum(const ts_dctx *c, const ts_chain *ch, int k, ts_stage_sum *s)
@@ -133,8 +133,8 @@ static int ts_chain_backward(ts_dctx *c, const ts_chain *ch, bool zb, int prev, 
             return -1;
         if (zb) {
             snprintf(id, sizeof id, "W%s", ch->tag[k]);
-            int w = ts_d_block(c, id, TS_KIND_BACKWARD, s.wgrad, 0, ch->first[k], c->T,
-                               ch->fblk[k], 0.5);
+            int w = ts_d_block(c, id, TS_KIND_BACKWARD, s.wgrad, 0, ch->first[k], c->T, ch->fblk[k],
+                               0.5);
             if (w < 0 || ts_d_edge(c, x, w, 0))
                 return -1;
         }
@@ -198,7 +198,10 @@ static int ts_build_v(ts_dctx *c, ts_derive_info *info, const int *items, int n,
         goto done;
     }
     rc = ts_d_partition(c, items, n, C, 0, chim ? 2 : v,
-                        v > 1 ? TS_INF_INTERLEAVED : chim ? TS_INF_CHIMERA : TS_INF_1F1B, cm.cut, e);
+                        v > 1  ? TS_INF_INTERLEAVED
+                        : chim ? TS_INF_CHIMERA
+                               : TS_INF_1F1B,
+                        cm.cut, e);
     if (rc)
         goto done;
     for (int dir = 0; dir < (chim ? 2 : 1); dir++) {
@@ -231,7 +234,8 @@ static int ts_build_m(ts_dctx *c, ts_derive_info *info, int f, ts_err *e)
 {
     int L = c->m->nlayers, n = L - 1 - f;
     if (n < c->S)
-        return ts_fail(e, TS_EINPUT, "%s: %d layers between the sharded blocks, fewer than %d stages",
+        return ts_fail(e, TS_EINPUT,
+                       "%s: %d layers between the sharded blocks, fewer than %d stages",
                        c->o->strategy, n < 0 ? 0 : n, c->S);
     int *items = calloc((size_t)n, sizeof(int));
     ts_chain_mem cm;
@@ -262,7 +266,8 @@ static int ts_build_m(ts_dctx *c, ts_derive_info *info, int f, ts_err *e)
     }
     if (!c->o->infer) {
         int s2b = ts_d_sharded(c, "S2'", false, L - 1, L, s2);
-        int b = s2b < 0 || ts_d_edge(c, s2, s2b, 0) ? -1 : ts_chain_backward(c, &cm.ch, false, s2b, 0);
+        int b =
+            s2b < 0 || ts_d_edge(c, s2, s2b, 0) ? -1 : ts_chain_backward(c, &cm.ch, false, s2b, 0);
         int s1b = ts_d_sharded(c, "S1'", false, 0, f, s1);
         if (b < 0 || s1b < 0 || ts_d_edge(c, b, s1b, c->lc[f - 1].out_bytes))
             rc = ts_fail(e, TS_ESYS, "out of memory");
@@ -286,9 +291,12 @@ int ts_strategy_build(ts_dctx *c, ts_derive_info *info, ts_err *e)
     const char *st = c->o->strategy;
     int L = m->nlayers;
     if (!strcmp(st, "mshape")) {
-        if (L < 3 || strcmp(m->layers[0].kind, "embedding") || strcmp(m->layers[L - 1].kind, "head"))
-            return ts_fail(e, TS_EINPUT, "mshape needs a model that starts with an embedding and "
-                                         "ends with a head ('%s' does not)", m->name);
+        if (L < 3 || strcmp(m->layers[0].kind, "embedding") ||
+            strcmp(m->layers[L - 1].kind, "head"))
+            return ts_fail(e, TS_EINPUT,
+                           "mshape needs a model that starts with an embedding and "
+                           "ends with a head ('%s' does not)",
+                           m->name);
         return ts_build_m(c, info, 1, e);
     }
     if (!strcmp(st, "mllm")) {
@@ -296,8 +304,10 @@ int ts_strategy_build(ts_dctx *c, ts_derive_info *info, ts_err *e)
         while (f < L && m->layers[f].branch[0] && !strcmp(m->layers[f].branch, m->layers[0].branch))
             f++;
         if (f == 0 || f >= L - 1 || strcmp(m->layers[L - 1].kind, "head"))
-            return ts_fail(e, TS_EINPUT, "mllm needs a model that starts with a branch (the "
-                                         "encoder) and ends with a head ('%s' does not)", m->name);
+            return ts_fail(e, TS_EINPUT,
+                           "mllm needs a model that starts with a branch (the "
+                           "encoder) and ends with a head ('%s' does not)",
+                           m->name);
         return ts_build_m(c, info, f, e);
     }
     if (!strcmp(st, "nnshape") || !strcmp(st, "kshape"))

@@ -80,8 +80,10 @@ static int ts_halves(ts_dctx *c, ts_half *a, ts_half *b, double less, ts_err *e)
 {
     int half = c->S / 2;
     if (a->n < half || b->n < half)
-        return ts_fail(e, TS_EINPUT, "%s: %d and %d layers in the two halves, fewer than %d stages "
-                                     "each", c->o->strategy, a->n, b->n, half);
+        return ts_fail(e, TS_EINPUT,
+                       "%s: %d and %d layers in the two halves, fewer than %d stages "
+                       "each",
+                       c->o->strategy, a->n, b->n, half);
     int rc = ts_d_partition_pub(c, a->items, a->n, half, less, a->cut, e);
     if (!rc)
         rc = ts_d_partition_pub(c, b->items, b->n, half, less, b->cut, e);
@@ -114,8 +116,10 @@ static int ts_nn(ts_dctx *c, ts_half *a, ts_half *b, ts_err *e)
         if (!strcmp(m->layers[i].kind, "embedding"))
             k2 = i;
     if (strcmp(m->layers[0].kind, "embedding") || !k2)
-        return ts_fail(e, TS_EINPUT, "nnshape needs two embeddings (encoder and decoder); '%s' "
-                                     "does not have them", m->name);
+        return ts_fail(e, TS_EINPUT,
+                       "nnshape needs two embeddings (encoder and decoder); '%s' "
+                       "does not have them",
+                       m->name);
     for (int i = 1; i < k2; i++)
         a->items[a->n++] = i;
     for (int i = k2 + 1; i < L; i++)
@@ -160,8 +164,10 @@ static int ts_k(ts_dctx *c, ts_half *a, ts_half *b, ts_err *e)
             continue;
         }
         if (fs < L)
-            return ts_fail(e, TS_EINPUT, "kshape: layer %s of a branch comes after the fused "
-                                         "layers", m->layers[i].name);
+            return ts_fail(e, TS_EINPUT,
+                           "kshape: layer %s of a branch comes after the fused "
+                           "layers",
+                           m->layers[i].name);
         if (!ba || !strcmp(br, ba))
             ba = br, a->items[a->n++] = i;
         else if (!bb || !strcmp(br, bb))
@@ -170,8 +176,10 @@ static int ts_k(ts_dctx *c, ts_half *a, ts_half *b, ts_err *e)
             return ts_fail(e, TS_EINPUT, "kshape: more than two branches in '%s'", m->name);
     }
     if (!ba || !bb || fs == L)
-        return ts_fail(e, TS_EINPUT, "kshape needs two branches and fused layers after them; '%s' "
-                                     "does not have them", m->name);
+        return ts_fail(e, TS_EINPUT,
+                       "kshape needs two branches and fused layers after them; '%s' "
+                       "does not have them",
+                       m->name);
     if (ts_halves(c, a, b, ts_d_sharded_static(c, fs, L), e))
         return e ? e->code : TS_ENOANSWER;
     double oa = c->lc[a->items[a->n - 1]].out_bytes, ob = c->lc[b->items[b->n - 1]].out_bytes;
@@ -191,8 +199,10 @@ static int ts_k(ts_dctx *c, ts_half *a, ts_half *b, ts_err *e)
 int ts_build_two(ts_dctx *c, ts_derive_info *info, ts_err *e)
 {
     if (c->S < 2 || c->S % 2)
-        return ts_fail(e, TS_EINPUT, "%s needs an even number of pipeline stages (GPUs / tensor "
-                                     "parallelism), got %d", c->o->strategy, c->S);
+        return ts_fail(e, TS_EINPUT,
+                       "%s needs an even number of pipeline stages (GPUs / tensor "
+                       "parallelism), got %d",
+                       c->o->strategy, c->S);
     c->R = c->m->recycles;
     int L = c->m->nlayers, half = c->S / 2, rc;
     ts_half a, b;

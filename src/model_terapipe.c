@@ -97,8 +97,10 @@ int ts_build_terapipe(ts_dctx *c, ts_derive_info *info, ts_err *e)
     int L = m->nlayers, S = c->S, seq = m->seq;
     for (int k = 0; k < L; k++)
         if (m->layers[k].slice_lin <= 0)
-            return ts_fail(e, TS_EINPUT, "terapipe needs a token sequence in every layer; layer %s "
-                                         "(%s) has none", m->layers[k].name, m->layers[k].kind);
+            return ts_fail(e, TS_EINPUT,
+                           "terapipe needs a token sequence in every layer; layer %s "
+                           "(%s) has none",
+                           m->layers[k].name, m->layers[k].kind);
     if (seq < 1)
         return ts_fail(e, TS_EINPUT, "terapipe needs the model's sequence length ('seq')");
     int *items = malloc((size_t)L * sizeof(int)), *cut = calloc((size_t)S, sizeof(int));

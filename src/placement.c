@@ -56,7 +56,8 @@ ts_placement *ts_placement_clone(const ts_placement *p)
         return NULL;
     for (int i = 0; i < p->nblocks; i++) {
         const ts_block *b = &p->blocks[i];
-        if (ts_placement_add_block(q, b->id, b->kind, b->span, b->memory, b->ndevices, b->devices) < 0)
+        if (ts_placement_add_block(q, b->id, b->kind, b->span, b->memory, b->ndevices, b->devices) <
+            0)
             goto fail;
     }
     for (int i = 0; i < p->nedges; i++) {
@@ -295,4 +296,3 @@ long ts_placement_max_load(const ts_placement *p)
     free(load);
     return m;
 }
-

@@ -118,7 +118,8 @@ int ts_placement_check(const ts_placement *p, const char *where, ts_err *e)
     }
     int cs = -1, cd = -1;
     if (ts_cycle_witness(p, &cs, &cd))
-        return ts_fail(e, TS_EINPUT, "%s: the dependencies form a cycle (through edge '%s' -> '%s')",
-                       where, p->blocks[cs].id, p->blocks[cd].id);
+        return ts_fail(e, TS_EINPUT,
+                       "%s: the dependencies form a cycle (through edge '%s' -> '%s')", where,
+                       p->blocks[cs].id, p->blocks[cd].id);
     return TS_OK;
 }

@@ -89,13 +89,15 @@ static int ts_read_edge(ts_placement *p, json_t *je, const char *where, size_t i
             return TS_EINPUT;
         if (!f || !t)
             return ts_fail(e, TS_EINPUT, "%s: missing field '%s'", ctx, f ? "to" : "from");
-        if (ts_block_ref(p, f, ctx, "'from'", &src, e) || ts_block_ref(p, t, ctx, "'to'", &dst, e) ||
+        if (ts_block_ref(p, f, ctx, "'from'", &src, e) ||
+            ts_block_ref(p, t, ctx, "'to'", &dst, e) ||
             ts_jint_opt(je, "delay", ctx, 0, TS_MAX_DELAY, 0, &delay, e) ||
             ts_jint_opt(je, "distance", ctx, 0, TS_MAX_DISTANCE, 0, &distance, e))
             return TS_EINPUT;
     } else {
-        return ts_fail(e, TS_EINPUT, "%s: expected [from, to] or {from, to, delay, distance}, got %s",
-                       ctx, ts_jtype(je));
+        return ts_fail(e, TS_EINPUT,
+                       "%s: expected [from, to] or {from, to, delay, distance}, got %s", ctx,
+                       ts_jtype(je));
     }
     if (ts_placement_add_edge(p, src, dst, (int)delay, (int)distance) < 0)
         return ts_fail(e, TS_ESYS, "%s: out of memory", ctx);
@@ -135,15 +137,15 @@ int ts_placement_check_memory(const ts_placement *p, const char *where, ts_err *
         if (net[d] < 0)
             rc = ts_fail(e, TS_EINPUT,
                          "%s: device %d: the memory of one micro-batch's blocks sums to %ld; the "
-                         "blocks on a device must free no more than they allocate", where, d,
-                         net[d]);
+                         "blocks on a device must free no more than they allocate",
+                         where, d, net[d]);
     free(net);
     return rc;
 }
 
 int ts_placement_from_json(json_t *j, const char *where, ts_placement **out, ts_err *e)
 {
-    static const char *const keys[] = {"format", "name", "ndevs", "blocks",   "edges",
+    static const char *const keys[] = {"format", "name",     "ndevs", "blocks", "edges",
                                        "chains", "capacity", "units", NULL};
     const char *name = "placement";
     long ndevs;
@@ -213,7 +215,8 @@ json_t *ts_placement_to_json(const ts_placement *p)
     for (int i = 0; i < p->nedges; i++) {
         const ts_edge *x = &p->edges[i];
         if (!x->delay && !x->distance) {
-            json_array_append_new(edges, json_pack("[ss]", p->blocks[x->src].id, p->blocks[x->dst].id));
+            json_array_append_new(edges,
+                                  json_pack("[ss]", p->blocks[x->src].id, p->blocks[x->dst].id));
             continue;
         }
         json_t *je = json_pack("{ss ss}", "from", p->blocks[x->src].id, "to", p->blocks[x->dst].id);

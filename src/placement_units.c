@@ -38,8 +38,10 @@ int ts_placement_units_from_json(ts_placement *p, json_t *j, const char *where, 
     if (!(m = json_object_get(u, "memory_bytes")))
         return TS_OK;
     if (!json_is_array(m) || json_array_size(m) != (size_t)p->ndevs)
-        return ts_fail(e, TS_EINPUT, "%s: units.memory_bytes must be an array of %d numbers "
-                                     "(one per device)", where, p->ndevs);
+        return ts_fail(e, TS_EINPUT,
+                       "%s: units.memory_bytes must be an array of %d numbers "
+                       "(one per device)",
+                       where, p->ndevs);
     free(p->memory_unit_bytes);
     if (!(p->memory_unit_bytes = calloc((size_t)p->ndevs, sizeof(double))))
         return ts_fail(e, TS_ESYS, "%s: out of memory", where);

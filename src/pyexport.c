@@ -24,8 +24,8 @@ static int ts_pyexport_plan(const ts_schedule *s, const int *gid_of, long t, ts_
     for (int b = 0; b < p->nblocks; b++)
         pl->gids[gid_of[b]] = (ts_pygid){.gid = gid_of[b], .block = b};
     for (int i = 0; i < s->nentries; i++)
-        pl->inst[i] = (ts_pyinst){gid_of[s->entries[i].block], s->entries[i].micro,
-                                  s->entries[i].step};
+        pl->inst[i] =
+            (ts_pyinst){gid_of[s->entries[i].block], s->entries[i].micro, s->entries[i].step};
     pl->ninst = s->nentries;
     pl->has_rep = true;
     pl->rs = t;
@@ -143,13 +143,16 @@ int ts_pyexport_save(const ts_schedule *orig, const char *path, ts_err *e)
 {
     const ts_placement *p = orig->placement;
     if (!orig->has_repetend)
-        return ts_fail(e, TS_EINPUT, "%s: the schedule has no repetend; the Python Tessel's format "
-                                     "needs one", path);
+        return ts_fail(e, TS_EINPUT,
+                       "%s: the schedule has no repetend; the Python Tessel's format "
+                       "needs one",
+                       path);
     for (int b = 0; b < p->nblocks; b++)
         if (p->blocks[b].kind == TS_KIND_OTHER)
-            return ts_fail(e, TS_EINPUT, "%s: block '%s' is of kind 'other'; the Python Tessel "
-                                         "knows only forward and backward blocks", path,
-                           p->blocks[b].id);
+            return ts_fail(e, TS_EINPUT,
+                           "%s: block '%s' is of kind 'other'; the Python Tessel "
+                           "knows only forward and backward blocks",
+                           path, p->blocks[b].id);
     int *gid_of = malloc((size_t)(p->nblocks ? p->nblocks : 1) * sizeof(int));
     ts_schedule *s = ts_schedule_clone(orig); /* in the canonical order, as the import makes it */
     long t = 0;

@@ -13,12 +13,12 @@
 
 /* The reference's window: the instance of every block in it, and what lies around it. */
 typedef struct {
-    int *mid;      /* per block */
-    long *step;    /* per block */
-    long P;        /* the reference's shift per micro-batch */
+    int *mid; /* per block */
+    long *step; /* per block */
+    long P; /* the reference's shift per micro-batch */
     long warm_max; /* last start before the window, LONG_MIN if none */
     long cool_min; /* first start after it, LONG_MAX if none */
-    long lo, hi;   /* first and last start inside it */
+    long lo, hi; /* first and last start inside it */
 } ts_pywin;
 
 long ts_py_period(const ts_placement *p, const int *mid, const long *step, bool deps)
@@ -157,8 +157,7 @@ static int ts_py_set_repetend(ts_schedule *s, const ts_pywin *w, long t)
 
 /* The reference schedule at n micro-batches (R = n - nmids repetitions), with our repetend when a
  * one-period window exists there; without a repetend window in the file, the file as it is. */
-static int ts_py_build(const ts_pyplan *pl, const ts_pywin *w, long n, ts_schedule **out,
-                       ts_err *e)
+static int ts_py_build(const ts_pyplan *pl, const ts_pywin *w, long n, ts_schedule **out, ts_err *e)
 {
     long R = n - pl->nmids, t = pl->has_rep ? ts_pywin_start(pl, w, R) : -1;
     ts_schedule *s = ts_schedule_new((*out)->placement, (int)n);
@@ -206,16 +205,21 @@ static long ts_py_nmicros(const ts_pyplan *pl, const ts_pywin *w, const ts_pyimp
 {
     long n = o && o->nmicros > 0 ? o->nmicros : pl->nmids;
     if (n < pl->nmids)
-        return ts_fail(e, TS_EINPUT, "%s: holds %d micro-batches; the reference unrolls only to "
-                                     "more, not to %ld", pl->path, pl->nmids, n), -1;
+        return ts_fail(e, TS_EINPUT,
+                       "%s: holds %d micro-batches; the reference unrolls only to "
+                       "more, not to %ld",
+                       pl->path, pl->nmids, n),
+               -1;
     if (pl->has_rep && !(o && o->nmicros > 0))
         n = pl->nmids + ts_pywin_reps(pl, w);
     if (n > pl->nmids && !pl->has_rep)
         return ts_fail(e, TS_EINPUT, "%s: has no repetend, so it cannot be unrolled to %ld",
-                       pl->path, n), -1;
+                       pl->path, n),
+               -1;
     if (n > 1000000 || n * (long)pl->ngids > 100000000L)
         return ts_fail(e, TS_EINPUT, "%s: unrolling to %ld micro-batches is too large", pl->path,
-                       n), -1;
+                       n),
+               -1;
     return n;
 }
 

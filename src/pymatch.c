@@ -14,11 +14,11 @@
 typedef struct {
     const ts_pyplan *pl;
     const ts_placement *p;
-    long *steps;   /* steps[g * nmids + m] */
-    int *gid_of;   /* block -> matched gid index, -1 */
-    int *rank;     /* block -> the reference's gid for it */
+    long *steps; /* steps[g * nmids + m] */
+    int *gid_of; /* block -> matched gid index, -1 */
+    int *rank; /* block -> the reference's gid for it */
     long nodes;
-    int fail_g;    /* the gid whose dependency failed (see why) */
+    int fail_g; /* the gid whose dependency failed (see why) */
     bool keep_why; /* why already holds the failure under the reference's own numbering */
     char why[320]; /* a dependency that failed */
 } ts_matcher;
@@ -141,8 +141,11 @@ static int ts_match_counts(const ts_pyplan *pl, const ts_placement *p, ts_err *e
         int nb = 0, ng = 0;
         for (int c = 0; c < p->nblocks; c++) {
             const ts_block *x = &p->blocks[c];
-            ts_pygid as_gid = {.kind = x->kind, .span = x->span, .memory = x->memory,
-                               .ndev = x->ndevices, .devs = x->devices};
+            ts_pygid as_gid = {.kind = x->kind,
+                               .span = x->span,
+                               .memory = x->memory,
+                               .ndev = x->ndevices,
+                               .devs = x->devices};
             nb += ts_sig_eq(&as_gid, &p->blocks[b]);
         }
         for (int g = 0; g < pl->ngids; g++)
@@ -152,8 +155,8 @@ static int ts_match_counts(const ts_pyplan *pl, const ts_placement *p, ts_err *e
                            "%s: %d gids but %d blocks of placement '%s' look like '%s' (%s, "
                            "span %d, memory %d, %d device(s) from %d)",
                            pl->path, ng, nb, p->name, p->blocks[b].id,
-                           ts_kind_name(p->blocks[b].kind), p->blocks[b].span,
-                           p->blocks[b].memory, p->blocks[b].ndevices, p->blocks[b].devices[0]);
+                           ts_kind_name(p->blocks[b].kind), p->blocks[b].span, p->blocks[b].memory,
+                           p->blocks[b].ndevices, p->blocks[b].devices[0]);
     }
     return TS_OK;
 }

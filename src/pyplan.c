@@ -101,8 +101,8 @@ static int ts_py_read_repetend(json_t *j, ts_pyplan *pl, ts_err *e)
     if (!json_is_array(jr) || json_array_size(jr) != 2 ||
         ts_jint_value(json_array_get(jr, 0), pl->path, "repetend start", 0, TS_PY_MAX_STEP, &st,
                       e) ||
-        ts_jint_value(json_array_get(jr, 1), pl->path, "repetend end", st + 1, TS_PY_MAX_STEP,
-                      &en, e))
+        ts_jint_value(json_array_get(jr, 1), pl->path, "repetend end", st + 1, TS_PY_MAX_STEP, &en,
+                      e))
         return ts_fail(e, TS_EINPUT, "%s: 'repetend' must be [start, end] with start < end",
                        pl->path);
     pl->has_rep = true;

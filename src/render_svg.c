@@ -81,9 +81,9 @@ static long ts_tick_step(double px_per_step, double min_px)
 typedef struct {
     int D;
     long first, T;
-    double u;     /* px per step */
+    double u; /* px per step */
     double left, top, rh, pitch, plot_h, width, height;
-    double font;  /* label font size */
+    double font; /* label font size */
 } ts_layout;
 
 static void ts_layout_make(const ts_schedule *s, const ts_render_opts *o, ts_layout *L)
@@ -136,8 +136,9 @@ static void ts_draw_title(FILE *f, const ts_schedule *s, const ts_render_opts *o
         if (s->search) {
             json_t *b = json_object_get(s->search, "baseline");
             json_t *m = json_object_get(s->search, "method");
-            how = json_is_string(b) ? json_string_value(b)
-                  : json_is_string(m) ? json_string_value(m) : NULL;
+            how = json_is_string(b)   ? json_string_value(b)
+                  : json_is_string(m) ? json_string_value(m)
+                                      : NULL;
         }
         ts_xml_text(f, s->placement->name);
         if (how) {
@@ -162,8 +163,9 @@ static void ts_draw_axis(FILE *f, const ts_layout *L)
         fprintf(f, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>\n", x, y0, x, y1);
     }
     fputs("</g>\n", f);
-    fprintf(f, "<g class=\"axis\" font-size=\"11\" fill=\"#333\">\n"
-               "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#333\"/>\n",
+    fprintf(f,
+            "<g class=\"axis\" font-size=\"11\" fill=\"#333\">\n"
+            "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#333\"/>\n",
             L->left, y1 + 4, L->left + (double)L->T * L->u, y1 + 4);
     for (long v = v0; v <= L->first + L->T; v += tick) {
         double x = L->left + (double)(v - L->first) * L->u;
@@ -224,8 +226,9 @@ static void ts_draw_legend(FILE *f, const ts_schedule *s, const ts_layout *L, bo
         x += 16 + 6.2 * 26 + 18;
     }
     if (s->has_repetend) {
-        fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"12\" height=\"12\" fill=\"#808080\" "
-                   "fill-opacity=\"0.25\" stroke=\"#444\" stroke-dasharray=\"3 2\"/>\n",
+        fprintf(f,
+                "<rect x=\"%.2f\" y=\"%.2f\" width=\"12\" height=\"12\" fill=\"#808080\" "
+                "fill-opacity=\"0.25\" stroke=\"#444\" stroke-dasharray=\"3 2\"/>\n",
                 x, y);
         fprintf(f, "<text x=\"%.2f\" y=\"%.2f\">repetend window</text>\n", x + 16, y + 10);
         x += 16 + 6.2 * 15 + 18;
@@ -245,7 +248,8 @@ int ts_render_svg(const ts_schedule *s, const ts_render_opts *o, FILE *f, ts_err
     if ((double)L.T * L.u > TS_RENDER_MAX_WIDTH)
         return ts_fail(e, TS_EINPUT,
                        "%ld steps at %g px per step make a picture wider than %d px; "
-                       "choose a smaller --scale", L.T, L.u, TS_RENDER_MAX_WIDTH);
+                       "choose a smaller --scale",
+                       L.T, L.u, TS_RENDER_MAX_WIDTH);
     long first, last;
     ts_schedule_span(s, &first, &last);
     bool used[3][2] = {{false}}, used_wgrad = false;
@@ -263,10 +267,11 @@ int ts_render_svg(const ts_schedule *s, const ts_render_opts *o, FILE *f, ts_err
             used[b->kind][b->ndevices > 1] = true;
     }
 
-    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-               "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-               "viewBox=\"0 0 %.0f %.0f\" font-family=\"Helvetica, Arial, sans-serif\">\n"
-               "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n",
+    fprintf(f,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+            "viewBox=\"0 0 %.0f %.0f\" font-family=\"Helvetica, Arial, sans-serif\">\n"
+            "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n",
             ceil(L.width), ceil(L.height), ceil(L.width), ceil(L.height));
     ts_draw_title(f, s, o, &L, last - first);
     ts_draw_axis(f, &L);
@@ -299,12 +304,14 @@ int ts_render_svg(const ts_schedule *s, const ts_render_opts *o, FILE *f, ts_err
         const char *ink = wgrad[en->block] ? TS_WGRAD_INK : ts_ink[k][sh];
         for (int j = 0; j < b->ndevices; j++) {
             double y = L.top + b->devices[j] * L.pitch;
-            fprintf(f, "<rect class=\"box\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
-                       "fill=\"%s\"%s/>",
+            fprintf(f,
+                    "<rect class=\"box\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
+                    "fill=\"%s\"%s/>",
                     x, y, w, L.rh, fill, stroke ? " stroke=\"#ffffff\"" : "");
             if (show)
-                fprintf(f, "<text x=\"%.2f\" y=\"%.2f\" dominant-baseline=\"central\" "
-                           "fill=\"%s\">%s</text>",
+                fprintf(f,
+                        "<text x=\"%.2f\" y=\"%.2f\" dominant-baseline=\"central\" "
+                        "fill=\"%s\">%s</text>",
                         x + w / 2, y + L.rh / 2, ink, label);
         }
         fputs("</g>\n", f);

@@ -6,7 +6,7 @@
 typedef struct {
     int *head; /* per node: first arc index, -1 */
     int *next; /* per arc */
-    int *to;   /* per arc */
+    int *to; /* per arc */
     double *w; /* per arc: extra wait after the source finishes */
     int narcs, cap;
 } ts_graph;

@@ -220,9 +220,11 @@ int ts_schedule_unroll(const ts_schedule *s, int n, ts_schedule **out, ts_err *e
     if (n >= 1 && n < s->nmicros)
         return ts_schedule_truncate(s, n, out, e);
     if (!s->has_repetend)
-        return ts_fail(e, TS_EINPUT,
-                       "the schedule has %d micro-batches and no repetend, so it cannot be unrolled "
-                       "to %d", s->nmicros, n);
+        return ts_fail(
+            e, TS_EINPUT,
+            "the schedule has %d micro-batches and no repetend, so it cannot be unrolled "
+            "to %d",
+            s->nmicros, n);
     long extra = (long)n - s->nmicros, P = s->rep.period;
     ts_schedule *u = ts_schedule_new(s->placement, n);
     if (!u)

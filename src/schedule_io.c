@@ -25,7 +25,8 @@ static int ts_read_memory(ts_schedule *s, json_t *jm, const char *where, ts_err 
     if (!json_is_array(jm))
         return ts_fail(e, TS_EINPUT,
                        "%s: field 'memory' must be null, an integer or an array of %d integers, "
-                       "got %s", where, nd, ts_jtype(jm));
+                       "got %s",
+                       where, nd, ts_jtype(jm));
     if ((int)json_array_size(jm) != nd)
         return ts_fail(e, TS_EINPUT, "%s: field 'memory' has %zu capacities for %d devices", where,
                        json_array_size(jm), nd);
@@ -81,9 +82,10 @@ static int ts_check_window(const ts_schedule *s, const char *where, ts_err *e)
             rc = ts_fail(e, TS_EINPUT, "%s: repetend [%ld, %ld) holds block '%s' more than once",
                          where, s->rep.start, s->rep.end, p->blocks[x->block].id);
         else if (x->micro != s->rep.mids[x->block])
-            rc = ts_fail(e, TS_EINPUT,
-                         "%s: repetend: block '%s' runs micro-batch %d in the window but mids says %d",
-                         where, p->blocks[x->block].id, x->micro, s->rep.mids[x->block]);
+            rc = ts_fail(
+                e, TS_EINPUT,
+                "%s: repetend: block '%s' runs micro-batch %d in the window but mids says %d",
+                where, p->blocks[x->block].id, x->micro, s->rep.mids[x->block]);
     }
     for (int b = 0; b < p->nblocks && !rc; b++)
         if (!count[b])
@@ -119,7 +121,8 @@ static int ts_read_repetend(ts_schedule *s, json_t *jr, const char *where, ts_er
         return ts_fail(e, TS_ESYS, "out of memory");
     const char *key;
     json_t *v;
-    json_object_foreach(jm, key, v) {
+    json_object_foreach(jm, key, v)
+    {
         if (ts_placement_find(s->placement, key) < 0) {
             free(mids);
             return ts_fail(e, TS_EINPUT, "%s: 'mids' names unknown block '%s'", ctx, key);
@@ -153,8 +156,8 @@ static int ts_read_repetend(ts_schedule *s, json_t *jr, const char *where, ts_er
 
 int ts_schedule_from_json(json_t *j, const char *where, ts_schedule **out, ts_err *e)
 {
-    static const char *const keys[] = {"format", "placement", "memory", "nmicros", "entries",
-                                       "repetend", "search", NULL};
+    static const char *const keys[] = {"format",  "placement", "memory", "nmicros",
+                                       "entries", "repetend",  "search", NULL};
     ts_placement *p = NULL;
     json_t *entries;
     long nmicros;

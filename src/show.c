@@ -18,12 +18,12 @@ typedef struct {
 
 typedef struct {
     const ts_schedule *s;
-    int cw;            /* cell width: letter + micro-batch digits */
+    int cw; /* cell width: letter + micro-batch digits */
     int digits;
     ts_show_run *runs; /* ascending */
     int nruns;
     long ncols;
-    long skipped;      /* idle steps left out */
+    long skipped; /* idle steps left out */
 } ts_show_layout;
 
 /* The letter of a block: its id's first letter (F0 -> F, S -> S, W2 -> W), lower case for a primed
@@ -186,8 +186,8 @@ int ts_show_text(const ts_schedule *s, FILE *out, int width, ts_err *e)
         free(L.runs);
         return ts_fail(e, TS_EINPUT,
                        "timeline too large to draw: %d devices x %ld busy steps (at most %ld "
-                       "cells; show fewer micro-batches with -n)", p->ndevs, L.ncols,
-                       (long)TS_SHOW_MAX_CELLS);
+                       "cells; show fewer micro-batches with -n)",
+                       p->ndevs, L.ncols, (long)TS_SHOW_MAX_CELLS);
     }
     char *grid = malloc((size_t)p->ndevs * (size_t)L.ncols * (size_t)L.cw + 1);
     if (!grid) {

@@ -56,8 +56,7 @@ static void ts_sim_edge_waits(const ts_placement *p, const ts_sim_opts *o, doubl
 {
     for (int i = 0; i < p->nedges; i++) {
         const ts_edge *x = &p->edges[i];
-        double comm = ts_same_devices(&p->blocks[x->src], &p->blocks[x->dst]) ? 0.0
-                                                                              : o->comm_delay;
+        double comm = ts_same_devices(&p->blocks[x->src], &p->blocks[x->dst]) ? 0.0 : o->comm_delay;
         wait[i] = (o->edge_delay ? o->edge_delay[i] : (double)x->delay) + comm;
     }
 }
@@ -124,7 +123,8 @@ int ts_simulate(const ts_schedule *s, const ts_sim_opts *o, ts_sim_result *r, ts
         const ts_entry *x = &s->entries[stuck];
         rc = ts_fail(e, TS_ENOANSWER,
                      "the device orders deadlock: %s/%d (step %ld) waits for an instance that its "
-                     "devices only run after it", p->blocks[x->block].id, x->micro, x->step);
+                     "devices only run after it",
+                     p->blocks[x->block].id, x->micro, x->step);
         goto out;
     }
     if (rc == TS_OK)

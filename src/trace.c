@@ -58,8 +58,8 @@ int ts_trace_track(ts_trace *t, int tid, const char *name)
     json_t *nm = ts_trace_meta("thread_name", tid, true, json_pack("{s:s}", "name", name));
     if (!nm || json_array_append_new(t->events, nm) != 0)
         return -1;
-    json_t *order = ts_trace_meta("thread_sort_index", tid, true,
-                                  json_pack("{s:i}", "sort_index", tid));
+    json_t *order =
+        ts_trace_meta("thread_sort_index", tid, true, json_pack("{s:i}", "sort_index", tid));
     if (!order || json_array_append_new(t->events, order) != 0)
         return -1;
     return 0;
@@ -88,17 +88,17 @@ int ts_trace_slice(ts_trace *t, int tid, const char *name, const char *category,
     return 0;
 }
 
-int ts_trace_flow(ts_trace *t, long id, const char *name, int from_tid, double from_us,
-                  int to_tid, double to_us)
+int ts_trace_flow(ts_trace *t, long id, const char *name, int from_tid, double from_us, int to_tid,
+                  double to_us)
 {
     if (!t || !name)
         return -1;
     /* A flow start binds to the slice enclosing from_us on its track; "bp":"e" makes the end bind
      * to the slice enclosing to_us (instead of the next slice to begin), which is where a message
      * is received. */
-    json_t *s = json_pack("{s:s, s:s, s:s, s:I, s:i, s:i, s:f}", "name", name, "cat", "flow", "ph",
-                          "s", "id", (json_int_t)id, "pid", TS_TRACE_PID, "tid", from_tid, "ts",
-                          from_us);
+    json_t *s =
+        json_pack("{s:s, s:s, s:s, s:I, s:i, s:i, s:f}", "name", name, "cat", "flow", "ph", "s",
+                  "id", (json_int_t)id, "pid", TS_TRACE_PID, "tid", from_tid, "ts", from_us);
     json_t *f = json_pack("{s:s, s:s, s:s, s:s, s:I, s:i, s:i, s:f}", "name", name, "cat", "flow",
                           "ph", "f", "bp", "e", "id", (json_int_t)id, "pid", TS_TRACE_PID, "tid",
                           to_tid, "ts", to_us);
@@ -179,11 +179,11 @@ ts_trace *ts_trace_from_schedule(const ts_schedule *s, double unit_us)
         double ts = (double)(en->step - first) * unit_us;
         double dur = (double)b->span * unit_us;
         for (int j = 0; j < b->ndevices; j++) {
-            json_t *args = json_pack("{s:s, s:i, s:i, s:I, s:i}", "block", b->id, "micro",
-                                     en->micro, "memory", b->memory, "step", (json_int_t)en->step,
-                                     "span", b->span);
-            if (!args || ts_trace_slice(t, b->devices[j], buf, ts_kind_name(b->kind), ts, dur,
-                                        args) != 0)
+            json_t *args =
+                json_pack("{s:s, s:i, s:i, s:I, s:i}", "block", b->id, "micro", en->micro, "memory",
+                          b->memory, "step", (json_int_t)en->step, "span", b->span);
+            if (!args ||
+                ts_trace_slice(t, b->devices[j], buf, ts_kind_name(b->kind), ts, dur, args) != 0)
                 goto fail;
         }
     }

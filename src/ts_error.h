@@ -8,8 +8,8 @@
 enum {
     TS_OK = 0,
     TS_ENOANSWER = 1, /* the question has no answer: invalid schedule, infeasible request */
-    TS_EINPUT = 2,    /* bad usage or bad input */
-    TS_ESYS = 3       /* I/O or allocation failure */
+    TS_EINPUT = 2, /* bad usage or bad input */
+    TS_ESYS = 3 /* I/O or allocation failure */
 };
 
 typedef struct ts_err {

@@ -14,17 +14,17 @@
 #include "ts_schedule.h"
 
 typedef struct {
-    double deadline;         /* absolute time (ts_improve_now) to stop at; <= 0: no limit */
-    long max_moves;          /* moves to try; <= 0: no limit (then deadline must be set) */
-    long target;             /* stop as soon as the makespan is <= target (e.g. the bound) */
+    double deadline; /* absolute time (ts_improve_now) to stop at; <= 0: no limit */
+    long max_moves; /* moves to try; <= 0: no limit (then deadline must be set) */
+    long target; /* stop as soon as the makespan is <= target (e.g. the bound) */
     unsigned long long seed; /* of the move choice (a local generator; runs are repeatable) */
-    long stall;              /* stop after this many moves without a shorter makespan; <= 0: no */
+    long stall; /* stop after this many moves without a shorter makespan; <= 0: no */
 } ts_improve_opts;
 
 typedef struct {
     long before, after; /* makespans */
-    long moves, kept;   /* moves tried / kept */
-    bool stalled;       /* stopped by opts.stall */
+    long moves, kept; /* moves tried / kept */
+    bool stalled; /* stopped by opts.stall */
     double seconds;
 } ts_improve_stats;
 

@@ -7,7 +7,8 @@
 #include "ts_error.h"
 
 /* Required integer field in [lo, hi]. */
-int ts_jint(json_t *obj, const char *key, const char *where, long lo, long hi, long *out, ts_err *e);
+int ts_jint(json_t *obj, const char *key, const char *where, long lo, long hi, long *out,
+            ts_err *e);
 /* Optional integer field: *out keeps def when absent. */
 int ts_jint_opt(json_t *obj, const char *key, const char *where, long lo, long hi, long def,
                 long *out, ts_err *e);

@@ -26,7 +26,7 @@ typedef enum {
 #define TS_X_METHOD_ID(id, name, doc) TS_METHOD_##id,
     TS_SEARCH_METHODS(TS_X_METHOD_ID)
 #undef TS_X_METHOD_ID
-    TS_METHOD_COUNT
+        TS_METHOD_COUNT
 } ts_method;
 
 static const char *const ts_method_names[TS_METHOD_COUNT] = {

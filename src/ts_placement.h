@@ -19,16 +19,16 @@ typedef enum { TS_KIND_FORWARD = 0, TS_KIND_BACKWARD = 1, TS_KIND_OTHER = 2 } ts
 typedef struct {
     char *id;
     ts_kind kind;
-    int span;      /* > 0 time units */
-    int memory;    /* signed units, applied when the block starts */
-    int ndevices;  /* >= 1 */
-    int *devices;  /* sorted ascending, unique, each in [0, ndevs) */
+    int span; /* > 0 time units */
+    int memory; /* signed units, applied when the block starts */
+    int ndevices; /* >= 1 */
+    int *devices; /* sorted ascending, unique, each in [0, ndevs) */
 } ts_block;
 
 /* start(dst, m) >= start(src, m - distance) + span(src) + delay, for every m >= distance. */
 typedef struct {
     int src, dst;
-    int delay;    /* communication delay, >= 0 */
+    int delay; /* communication delay, >= 0 */
     int distance; /* micro-batch distance, >= 0 (0 = same micro-batch) */
 } ts_edge;
 
@@ -43,8 +43,8 @@ typedef struct {
      * file's units, which `tessel search` takes when no --memory is given, and the units. */
     bool has_capacity;
     long capacity;
-    double time_unit_s;         /* seconds per span step, 0 when not stated */
-    double *memory_unit_bytes;  /* bytes per memory unit on each device, or NULL */
+    double time_unit_s; /* seconds per span step, 0 when not stated */
+    double *memory_unit_bytes; /* bytes per memory unit on each device, or NULL */
 } ts_placement;
 
 const char *ts_kind_name(ts_kind k);
@@ -102,15 +102,15 @@ int ts_placement_save(const ts_placement *p, const char *path, ts_err *e);
 typedef struct {
     const char *name;
     const char *description;
-    int min_devs;  /* smallest device count */
-    int max_devs;  /* largest device count (TS_MAX_DEVS when unbounded) */
+    int min_devs; /* smallest device count */
+    int max_devs; /* largest device count (TS_MAX_DEVS when unbounded) */
     int step_devs; /* device count must be a multiple of this (1 or 2) */
 } ts_builtin_info;
 
 typedef struct {
     int ndevs;
-    bool infer;  /* inference variant: no backward blocks, memory 0 */
-    int chunks;  /* model chunks per device where the shape has them (0 = default) */
+    bool infer; /* inference variant: no backward blocks, memory 0 */
+    int chunks; /* model chunks per device where the shape has them (0 = default) */
 } ts_builtin_opts;
 
 int ts_builtin_count(void);

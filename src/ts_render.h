@@ -13,7 +13,7 @@
 
 typedef struct {
     double px_per_step; /* horizontal scale; <= 0 picks one that keeps the picture near 1600 px */
-    const char *title;  /* NULL: placement, micro-batches, devices, makespan (and method) */
+    const char *title; /* NULL: placement, micro-batches, devices, makespan (and method) */
 } ts_render_opts;
 
 /* Writes the timeline as one SVG document: a row per device, a box per instance and device

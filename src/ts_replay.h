@@ -15,13 +15,13 @@
 
 typedef struct {
     const ts_placement *p;
-    int nmicros;             /* micro-batches the instances belong to */
+    int nmicros; /* micro-batches the instances belong to */
     int ninst;
-    const int *inst;         /* nblocks * nmicros: instance of (b, m) at b * nmicros + m, -1 when
+    const int *inst; /* nblocks * nmicros: instance of (b, m) at b * nmicros + m, -1 when
                                 absent (edges to or from it are left out) */
-    const int *dev_off;      /* ndevs + 1: device d runs dev_order[dev_off[d] .. dev_off[d+1]) */
-    const int *dev_order;    /* instance indices, in each device's order */
-    const double *duration;  /* ninst */
+    const int *dev_off; /* ndevs + 1: device d runs dev_order[dev_off[d] .. dev_off[d+1]) */
+    const int *dev_order; /* instance indices, in each device's order */
+    const double *duration; /* ninst */
     const double *edge_wait; /* nedges: wait after the source ends, replacing the edge's delay;
                                 NULL: the delays */
 } ts_replay_in;

@@ -17,7 +17,7 @@ typedef struct {
  * micro-batch mids[b]. Unrolling repeats the window with step + r*period, micro + r. */
 typedef struct {
     long start, end, period;
-    int k;     /* max(mids) - min(mids) + 1 */
+    int k; /* max(mids) - min(mids) + 1 */
     int *mids; /* nblocks entries */
 } ts_repetend;
 
@@ -68,7 +68,7 @@ void ts_schedule_normalize(ts_schedule *s);
 int ts_schedule_at(const ts_schedule *s, int n, bool replayed, ts_schedule **out, ts_err *e);
 
 typedef struct {
-    bool monotone;      /* (5): instances of one block run in micro-batch order */
+    bool monotone; /* (5): instances of one block run in micro-batch order */
     bool ignore_memory; /* skip (3) even when capacities are present */
 } ts_validate_opts;
 
@@ -86,13 +86,13 @@ int ts_schedule_device_orders(const ts_schedule *s, int **off, int **order);
 int ts_schedule_tighten(ts_schedule *s, ts_err *e);
 
 typedef struct {
-    long makespan;     /* last end - first start */
-    long first, last;  /* first start, last end */
-    double bubble_rate;/* 1 - busy / (ndevs * makespan) */
-    long *peak;        /* ndevs: peak running memory (starting from 0) */
-    long *load;        /* ndevs: per-micro-batch load of the placement */
-    long busy;         /* sum over instances of span * ndevices */
-    long lower_bound;  /* LB(nmicros) */
+    long makespan; /* last end - first start */
+    long first, last; /* first start, last end */
+    double bubble_rate; /* 1 - busy / (ndevs * makespan) */
+    long *peak; /* ndevs: peak running memory (starting from 0) */
+    long *load; /* ndevs: per-micro-batch load of the placement */
+    long busy; /* sum over instances of span * ndevices */
+    long lower_bound; /* LB(nmicros) */
 } ts_metrics;
 
 int ts_schedule_metrics(const ts_schedule *s, ts_metrics *m); /* 0 or -1 (allocation) */
@@ -101,10 +101,10 @@ void ts_metrics_free(ts_metrics *m);
 /* Event replay of each device's order with given durations. */
 typedef struct {
     const double *duration; /* per block; NULL = spans */
-    const double *scale;    /* per block multiplier; NULL = 1 */
-    double noise;           /* each instance's duration *= 1 + U(-noise, +noise); 0 = none */
+    const double *scale; /* per block multiplier; NULL = 1 */
+    double noise; /* each instance's duration *= 1 + U(-noise, +noise); 0 = none */
     unsigned long long seed;
-    double comm_delay;      /* added to every edge between blocks on different devices (on top
+    double comm_delay; /* added to every edge between blocks on different devices (on top
                                of the placement's delays); same-device edges pass data in place */
     const double *edge_delay; /* per edge: replaces the placement's delay, in the durations' unit
                                  (NULL = the placement's delays) */
@@ -112,7 +112,7 @@ typedef struct {
 
 typedef struct {
     double makespan;
-    double *start;  /* per entry of the schedule */
+    double *start; /* per entry of the schedule */
     double *finish; /* per entry */
 } ts_sim_result;
 

@@ -16,8 +16,8 @@ int ts_trace_track(ts_trace *t, int tid, const char *name);
 int ts_trace_slice(ts_trace *t, int tid, const char *name, const char *category, double ts_us,
                    double dur_us, json_t *args);
 /* A flow arrow from (from_tid, from_us) to (to_tid, to_us), e.g. a message between ranks. */
-int ts_trace_flow(ts_trace *t, long id, const char *name, int from_tid, double from_us,
-                  int to_tid, double to_us);
+int ts_trace_flow(ts_trace *t, long id, const char *name, int from_tid, double from_us, int to_tid,
+                  double to_us);
 int ts_trace_write(const ts_trace *t, const char *path, ts_err *e);
 /* The document ts_trace_write writes, as a JSON value (new reference; NULL when out of memory). */
 json_t *ts_trace_to_json(const ts_trace *t);

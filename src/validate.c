@@ -27,7 +27,8 @@ static int ts_check_complete(const ts_schedule *s, const int *idx, ts_err *e)
             if (idx[(size_t)b * (size_t)s->nmicros + (size_t)m] < 0)
                 return ts_fail(e, TS_ENOANSWER,
                                "completeness: instance %s/%d (block '%s' of micro-batch %d) is "
-                               "missing", p->blocks[b].id, m, p->blocks[b].id, m);
+                               "missing",
+                               p->blocks[b].id, m, p->blocks[b].id, m);
     return TS_OK;
 }
 
@@ -58,9 +59,11 @@ static int ts_check_devices(const ts_schedule *s, const ts_validate_opts *o, ts_
         const ts_entry *a = &s->entries[ba];
         free(off);
         free(order);
-        return ts_fail(e, TS_ENOANSWER,
-                       "exclusivity: device %d, step %ld: %s starts while %s (steps %ld..%ld) still "
-                       "runs", bd, best, nb, na, a->step, a->step + p->blocks[a->block].span - 1);
+        return ts_fail(
+            e, TS_ENOANSWER,
+            "exclusivity: device %d, step %ld: %s starts while %s (steps %ld..%ld) still "
+            "runs",
+            bd, best, nb, na, a->step, a->step + p->blocks[a->block].span - 1);
     }
     if (s->has_memory && !o->ignore_memory) {
         long at = -1, level = 0, cap = 0;
@@ -89,7 +92,8 @@ static int ts_check_devices(const ts_schedule *s, const ts_validate_opts *o, ts_
             free(order);
             return ts_fail(e, TS_ENOANSWER,
                            "memory: device %d, step %ld: starting %s raises memory to %ld, above "
-                           "the capacity %ld", md, at, nm, level, cap);
+                           "the capacity %ld",
+                           md, at, nm, level, cap);
         }
     }
     free(off);
@@ -129,7 +133,8 @@ static int ts_check_deps(const ts_schedule *s, const int *idx, ts_err *e)
     int dev = p->blocks[s->entries[bd].block].devices[0];
     return ts_fail(e, TS_ENOANSWER,
                    "dependency: device %d, step %ld: %s starts before %s is done (needs step >= "
-                   "%ld)%s", dev, best, nb, na, need, extra);
+                   "%ld)%s",
+                   dev, best, nb, na, need, extra);
 }
 
 static int ts_check_monotone(const ts_schedule *s, const int *idx, ts_err *e)
@@ -142,7 +147,8 @@ static int ts_check_monotone(const ts_schedule *s, const int *idx, ts_err *e)
             if (y->step < x->step)
                 return ts_fail(e, TS_ENOANSWER,
                                "monotone order: device %d, step %ld: %s/%d runs before %s/%d "
-                               "(step %ld)", p->blocks[b].devices[0], y->step, p->blocks[b].id, m,
+                               "(step %ld)",
+                               p->blocks[b].devices[0], y->step, p->blocks[b].id, m,
                                p->blocks[b].id, m - 1, x->step);
         }
     return TS_OK;

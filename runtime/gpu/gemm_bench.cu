@@ -19,7 +19,8 @@
     } while (0)
 
 /* Seconds per GEMM of size n, averaged over enough repetitions to last about 0.2 s. */
-static double time_gemm(cublasHandle_t h, int n, const float *A, const float *B, float *C) {
+static double time_gemm(cublasHandle_t h, int n, const float *A, const float *B, float *C)
+{
     const float one = 1.0f, zero = 0.0f;
     cudaEvent_t t0, t1;
     cudaEventCreate(&t0);
@@ -34,7 +35,8 @@ static double time_gemm(cublasHandle_t h, int n, const float *A, const float *B,
         cudaEventRecord(t1);
         cudaEventSynchronize(t1);
         cudaEventElapsedTime(&ms, t0, t1);
-        if (ms > 200 || reps >= 1 << 16) break;
+        if (ms > 200 || reps >= 1 << 16)
+            break;
         reps *= ms < 1 ? 16 : 2;
     }
     cudaEventDestroy(t0);
@@ -42,12 +44,15 @@ static double time_gemm(cublasHandle_t h, int n, const float *A, const float *B,
     return ms * 1e-3 / reps;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     int sizes[32], ns = 0;
-    for (int i = 1; i < argc && ns < 32; i++) sizes[ns++] = atoi(argv[i]);
+    for (int i = 1; i < argc && ns < 32; i++)
+        sizes[ns++] = atoi(argv[i]);
     if (!ns) {
         int def[] = {64, 128, 256, 512, 1024, 2048, 4096, 8192};
-        for (int i = 0; i < 8; i++) sizes[ns++] = def[i];
+        for (int i = 0; i < 8; i++)
+            sizes[ns++] = def[i];
     }
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
@@ -58,7 +63,8 @@ int main(int argc, char **argv) {
     CHECK(cudaGetDeviceProperties(&prop, 0));
     int maxn = 8192;
     for (int i = 0; i < ns; i++)
-        if (sizes[i] > maxn) maxn = sizes[i];
+        if (sizes[i] > maxn)
+            maxn = sizes[i];
     size_t bytes = (size_t)maxn * maxn * sizeof(float);
     float *A, *B, *C;
     CHECK(cudaMalloc(&A, bytes));

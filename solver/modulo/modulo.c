@@ -24,7 +24,6 @@
 #include "ts_search_ctx.h"
 #include "ts_solver.h"
 
-
 /* The modulo search's state: its context, and what the steps share. */
 typedef struct {
     ts_search_ctx *c;
@@ -36,11 +35,11 @@ typedef struct {
     ts_budget solve;
     ts_mplan mp;
     bool have_plan;
-    int *order;  /* chain order; order[0] is the anchor */
+    int *order; /* chain order; order[0] is the anchor */
     int anchor;
-    long *t;     /* the timetable */
-    long *hint;  /* residues the construction gave, as hints for Z3 */
-    ts_mz *z;    /* the model of the chosen period, kept for the latency */
+    long *t; /* the timetable */
+    long *hint; /* residues the construction gave, as hints for Z3 */
+    ts_mz *z; /* the model of the chosen period, kept for the latency */
     long load, lb, ub; /* max load; lower and upper bounds on the period */
 } ts_mctx;
 
@@ -144,7 +143,8 @@ static long ts_checked_makespan(const ts_schedule *s, int n)
     if (n < s->nmicros)
         n = s->nmicros;
     long mk = -1;
-    for (int m = s->nmicros; m <= s->nmicros + maxd + 2 || m == n; m = m < s->nmicros + maxd + 2 ? m + 1 : n) {
+    for (int m = s->nmicros; m <= s->nmicros + maxd + 2 || m == n;
+         m = m < s->nmicros + maxd + 2 ? m + 1 : n) {
         ts_schedule *u = NULL;
         ts_err e = {0};
         ts_validate_opts vo = {0};
@@ -338,10 +338,10 @@ static int ts_modulo_none(const ts_mctx *c, long P, bool proven, ts_err *e)
         return ts_fail(e, TS_ENOANSWER,
                        "placement '%s': no modulo schedule fits memory %ld per device at any "
                        "period from %ld to %ld%s%s",
-                       p->name, o->memory, c->lb, c->ub, proven ? "" : " (some not decided: ",
-                       proven ? "" : "solver gave up)");
-    return ts_fail(e, TS_ENOANSWER, "placement '%s': no modulo schedule up to period %ld",
-                   p->name, c->ub);
+                       p->name, o->memory, c->lb, c->ub,
+                       proven ? "" : " (some not decided: ", proven ? "" : "solver gave up)");
+    return ts_fail(e, TS_ENOANSWER, "placement '%s': no modulo schedule up to period %ld", p->name,
+                   c->ub);
 }
 
 /* Step 2: the smallest feasible period. First the constructed timetables, cheap, for every

@@ -18,28 +18,27 @@
 #include <string.h>
 #include "modulo_internal.h"
 
-
 typedef struct {
     int dev, p, n;
     long units;
-    int len;   /* path blocks */
+    int len; /* path blocks */
     int *path; /* len blocks, p first, n last */
-    long *w;   /* len - 1 hop weights: span + delay */
+    long *w; /* len - 1 hop weights: span + delay */
     long free_len; /* resource-free path length, for ordering */
 } ts_bpair;
 
 typedef struct {
     const ts_placement *p;
     long P, cap;
-    int nm;        /* multi-device blocks */
-    int *multi;    /* their indices */
-    long *res;     /* residue per block (multi-device only), -1 otherwise */
+    int nm; /* multi-device blocks */
+    int *multi; /* their indices */
+    long *res; /* residue per block (multi-device only), -1 otherwise */
     int npairs;
     ts_bpair *pairs;
     long *cost, *next; /* DP rows, P entries each */
-    char *busy;        /* per device, P cells: arcs of the multi-device blocks */
+    char *busy; /* per device, P cells: arcs of the multi-device blocks */
     long combos;
-    bool all_over;     /* every placement so far exceeds capacity somewhere */
+    bool all_over; /* every placement so far exceeds capacity somewhere */
 } ts_bctx;
 
 static bool ts_arc_clear(const ts_bctx *c, const ts_block *b, long r)
@@ -180,8 +179,8 @@ static int ts_cmp_bpair(const void *x, const void *y)
 
 /* The longest (span + delay) path from p to n over distance-0 edges, or len 0 when n is not
  * reachable. topo is a topological order. */
-static int ts_longest_path(const ts_placement *p, const int *topo, const int *pos, int src,
-                           int dst, long *dist, int *prev, ts_bpair *q)
+static int ts_longest_path(const ts_placement *p, const int *topo, const int *pos, int src, int dst,
+                           long *dist, int *prev, ts_bpair *q)
 {
     int nb = p->nblocks;
     for (int b = 0; b < nb; b++) {

@@ -13,7 +13,6 @@
 #include <string.h>
 #include "modulo_internal.h"
 
-
 static bool ts_arc_free(const ts_block *b, const char *busy, long P, long r)
 {
     for (int i = 0; i < b->ndevices; i++) {
@@ -28,8 +27,8 @@ static bool ts_arc_free(const ts_block *b, const char *busy, long P, long r)
 /* Whether the single-device blocks still to place on device d fit the free arcs of its circle
  * (first-fit decreasing: a quick sufficient test, so it may refuse a packable state). skip is
  * a block to count as placed. */
-static bool ts_fits_rest(const ts_placement *p, const char *busy, long P, int d,
-                         const char *placed, int skip, long *runs, long *spans)
+static bool ts_fits_rest(const ts_placement *p, const char *busy, long P, int d, const char *placed,
+                         int skip, long *runs, long *spans)
 {
     const char *row = busy + (long)d * P;
     int nr = 0, ns = 0;

@@ -29,12 +29,12 @@ static inline long ts_mod_floordiv(long a, long b)
  * the bound is the exact steady-state memory. */
 typedef struct {
     int ndevs, nblocks;
-    int *off;      /* ndevs + 1: entries of device d are [off[d], off[d+1]) */
-    int *block;    /* entry -> block */
-    long *coef;    /* entry -> effective memory (positive: allocation, negative: paired free) */
-    int nforced;   /* forced orders t[after[i]] >= t[before[i]] */
+    int *off; /* ndevs + 1: entries of device d are [off[d], off[d+1]) */
+    int *block; /* entry -> block */
+    long *coef; /* entry -> effective memory (positive: allocation, negative: paired free) */
+    int nforced; /* forced orders t[after[i]] >= t[before[i]] */
     int *before, *after;
-    bool exact;    /* every unit paired through dependencies: the bound is exact */
+    bool exact; /* every unit paired through dependencies: the bound is exact */
 } ts_mplan;
 
 /* Builds the plan. Fails with TS_ENOANSWER when a device gains memory with every micro-batch
@@ -89,8 +89,8 @@ typedef enum { TS_MZ_UNSAT = 0, TS_MZ_SAT = 1, TS_MZ_UNKNOWN = -1 } ts_mz_result
  * to try first: they are assumed, and the ones in an unsatisfiable core are dropped until the
  * problem is solved without them. max_latency >= 0 bounds max(t + span) - min(t). On SAT, t is
  * filled. why receives the solver's reason on UNKNOWN. */
-ts_mz_result ts_mz_solve(ts_mz *z, double timeout, const long *hint_r, long max_latency,
-                         long *t, char *why, size_t whylen);
+ts_mz_result ts_mz_solve(ts_mz *z, double timeout, const long *hint_r, long max_latency, long *t,
+                         char *why, size_t whylen);
 
 /* The plain modulo timetable for n micro-batches (no repetend), shifted so it starts at 0. */
 ts_schedule *ts_modulo_timetable(const ts_placement *p, long P, const long *t, int n);

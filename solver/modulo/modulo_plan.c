@@ -63,8 +63,8 @@ static void ts_reach(const ts_adj *a, int src, int *seen, int stamp, int *stack)
 
 /* Max flow from positive to negative blocks of one device (Edmonds-Karp on a dense matrix).
  * Nodes: 0 source, 1..np positives, np+1..np+nn negatives, np+nn+1 sink. */
-static int ts_pair_flow(int np, int nn, const long *supply, const long *demand,
-                        const char *reach, long *flow_pn)
+static int ts_pair_flow(int np, int nn, const long *supply, const long *demand, const char *reach,
+                        long *flow_pn)
 {
     int V = np + nn + 2, S = 0, T = V - 1;
     long *cap = calloc((size_t)V * (size_t)V, sizeof(long));
@@ -164,8 +164,8 @@ static int ts_mplan_force(ts_mplan_state *S, int before, int after)
 /* After what the dependencies pair: forced pairs for the rest of each positive unit, in chain
  * order (frees later in the chain first, then any). A unit left over means the device gains
  * memory with every micro-batch. */
-static int ts_mplan_force_rest(ts_mplan_state *S, int d, int np, int nn, long *left_s,
-                               long *left_d, long *flow, ts_err *e)
+static int ts_mplan_force_rest(ts_mplan_state *S, int d, int np, int nn, long *left_s, long *left_d,
+                               long *flow, ts_err *e)
 {
     const ts_placement *p = S->p;
     const int *pl = S->pl, *nl = S->nl;
@@ -304,9 +304,18 @@ int ts_mplan_build(const ts_placement *p, bool has_memory, ts_mplan *mp, ts_err 
         return TS_OK;
     /* Position of each block in the chain order: the tie-break of forced pairings. */
     size_t sz = (size_t)(nb ? nb : 1);
-    ts_mplan_state S = {p, mp, malloc(sz * sizeof(int)), malloc(sz * sizeof(int)),
-                        calloc(sz, sizeof(int)), malloc(sz * sizeof(int)), malloc(sz * sizeof(int)),
-                        malloc(sz * sizeof(int)), {0}, 0, 0, 0};
+    ts_mplan_state S = {p,
+                        mp,
+                        malloc(sz * sizeof(int)),
+                        malloc(sz * sizeof(int)),
+                        calloc(sz, sizeof(int)),
+                        malloc(sz * sizeof(int)),
+                        malloc(sz * sizeof(int)),
+                        malloc(sz * sizeof(int)),
+                        {0},
+                        0,
+                        0,
+                        0};
     int rc = TS_OK;
     if (!S.order || !S.pos || !S.seen || !S.stack || !S.pl || !S.nl || ts_adj_build(p, &S.adj))
         rc = ts_fail(e, TS_ESYS, "out of memory");
@@ -432,8 +441,7 @@ int ts_modulo_verify(const ts_placement *p, const ts_mplan *mp, long P, const lo
     free(arcs);
     for (int i = 0; i < p->nedges; i++) {
         const ts_edge *x = &p->edges[i];
-        if (t[x->dst] + (long)x->distance * P <
-            t[x->src] + p->blocks[x->src].span + (long)x->delay)
+        if (t[x->dst] + (long)x->distance * P < t[x->src] + p->blocks[x->src].span + (long)x->delay)
             return ts_fail(e, TS_ENOANSWER, "period %ld: dependency '%s' -> '%s' violated", P,
                            p->blocks[x->src].id, p->blocks[x->dst].id);
     }
@@ -446,8 +454,8 @@ int ts_modulo_verify(const ts_placement *p, const ts_mplan *mp, long P, const lo
         long peak = ts_mplan_peak(mp, P, t, &d);
         if (peak > cap)
             return ts_fail(e, TS_ENOANSWER,
-                           "period %ld: device %d holds %ld memory units, capacity %ld", P, d,
-                           peak, cap);
+                           "period %ld: device %d holds %ld memory units, capacity %ld", P, d, peak,
+                           cap);
     }
     return TS_OK;
 }

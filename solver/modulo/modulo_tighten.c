@@ -29,10 +29,10 @@ typedef struct {
     long P;
     int n, nb, K;
     int *idx, *off, *ord; /* instance index; each device's order of entries */
-    long *nw, *base;      /* new steps; each block's micro-batch 0 step */
+    long *nw, *base; /* new steps; each block's micro-batch 0 step */
     int *oo, *io, *oe, *ie; /* edges by source (out) and by destination (in), CSR over edges */
     int *posd, *first, *slots; /* device of each order position; each entry's positions */
-    ts_tkey *keys;        /* entries by step */
+    ts_tkey *keys; /* entries by step */
 } ts_tstate;
 
 /* Edges by source and by destination. -1 on allocation failure. */
@@ -114,9 +114,8 @@ static void ts_tighten_warmup(ts_tstate *T, long W0)
         for (int q = T->oo[b]; q < T->oo[b + 1]; q++) {
             const ts_edge *g = &p->edges[T->oe[q]];
             int mm = m + g->distance;
-            long succ = mm < K && T->idx[g->dst * K + mm] >= 0
-                            ? T->nw[T->idx[g->dst * K + mm]]
-                            : T->base[g->dst] + (long)mm * T->P;
+            long succ = mm < K && T->idx[g->dst * K + mm] >= 0 ? T->nw[T->idx[g->dst * K + mm]]
+                                                               : T->base[g->dst] + (long)mm * T->P;
             if (succ - span - g->delay < lim)
                 lim = succ - span - g->delay;
         }

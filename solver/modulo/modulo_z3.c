@@ -28,7 +28,7 @@ struct ts_mz {
     const ts_placement *p;
     long P;
     Z3_ast *q, *r, *t; /* per block */
-    Z3_ast lhi, llo;   /* latency = lhi - llo */
+    Z3_ast lhi, llo; /* latency = lhi - llo */
     int npairs;
     ts_pair *pairs;
     Z3_ast *o; /* per pair: r_a < r_b */
@@ -243,12 +243,12 @@ static void ts_mz_orders(ts_mz *z, const ts_mplan *mp)
         snprintf(name, sizeof name, "o%d_%d", a, b);
         z->o[i] = Z3_mk_const(z->ctx, Z3_mk_string_symbol(z->ctx, name), Z3_mk_bool_sort(z->ctx));
         Z3_ast ra = z->r[a], rb = z->r[b];
-        Z3_ast ab = ts_and2(z, Z3_mk_le(z->ctx, ts_add2(z, ra, ts_int(z, sa)), rb),
-                            Z3_mk_le(z->ctx, ts_add2(z, rb, ts_int(z, sb)),
-                                     ts_add2(z, ra, ts_int(z, P))));
-        Z3_ast ba = ts_and2(z, Z3_mk_le(z->ctx, ts_add2(z, rb, ts_int(z, sb)), ra),
-                            Z3_mk_le(z->ctx, ts_add2(z, ra, ts_int(z, sa)),
-                                     ts_add2(z, rb, ts_int(z, P))));
+        Z3_ast ab =
+            ts_and2(z, Z3_mk_le(z->ctx, ts_add2(z, ra, ts_int(z, sa)), rb),
+                    Z3_mk_le(z->ctx, ts_add2(z, rb, ts_int(z, sb)), ts_add2(z, ra, ts_int(z, P))));
+        Z3_ast ba =
+            ts_and2(z, Z3_mk_le(z->ctx, ts_add2(z, rb, ts_int(z, sb)), ra),
+                    Z3_mk_le(z->ctx, ts_add2(z, ra, ts_int(z, sa)), ts_add2(z, rb, ts_int(z, P))));
         ts_assert(z, Z3_mk_implies(z->ctx, z->o[i], ab));
         ts_assert(z, Z3_mk_implies(z->ctx, Z3_mk_not(z->ctx, z->o[i]), ba));
     }
@@ -279,8 +279,10 @@ static int ts_mz_memory(ts_mz *z, const ts_mplan *mp, long cap, ts_err *e)
                 Z3_ast before = ts_before(z, a, b);
                 if (!before) {
                     free(terms);
-                    return ts_fail(e, TS_ESYS, "internal: blocks %d and %d share device %d but "
-                                   "no pair", a, b, d);
+                    return ts_fail(e, TS_ESYS,
+                                   "internal: blocks %d and %d share device %d but "
+                                   "no pair",
+                                   a, b, d);
                 }
                 Z3_ast copies = ts_sub2(z, ts_sub2(z, z->q[a], z->q[b]), before);
                 terms[n++] = Z3_mk_mul(z->ctx, 2, (Z3_ast[]){ts_int(z, mp->coef[j]), copies});
@@ -372,8 +374,8 @@ static int ts_mz_extract(ts_mz *z, long *t)
     return rc;
 }
 
-ts_mz_result ts_mz_solve(ts_mz *z, double timeout, const long *hint_r, long max_latency,
-                         long *t, char *why, size_t whylen)
+ts_mz_result ts_mz_solve(ts_mz *z, double timeout, const long *hint_r, long max_latency, long *t,
+                         char *why, size_t whylen)
 {
     int nb = z->p->nblocks;
     double t0 = ts_now();
@@ -394,10 +396,10 @@ ts_mz_result ts_mz_solve(ts_mz *z, double timeout, const long *hint_r, long max_
                 if (hint_r[b] < 0)
                     continue;
                 snprintf(name, sizeof name, "h%d", b);
-                Z3_ast h = Z3_mk_const(z->ctx, Z3_mk_string_symbol(z->ctx, name),
-                                       Z3_mk_bool_sort(z->ctx));
-                ts_assert(z, Z3_mk_implies(z->ctx, h,
-                                           Z3_mk_eq(z->ctx, z->r[b], ts_int(z, hint_r[b]))));
+                Z3_ast h =
+                    Z3_mk_const(z->ctx, Z3_mk_string_symbol(z->ctx, name), Z3_mk_bool_sort(z->ctx));
+                ts_assert(
+                    z, Z3_mk_implies(z->ctx, h, Z3_mk_eq(z->ctx, z->r[b], ts_int(z, hint_r[b]))));
                 lits[nlits] = h;
                 who[nlits++] = b;
             }

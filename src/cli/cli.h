@@ -17,7 +17,8 @@ int ts_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((for
 /* Prints "tessel CMD: e->msg" on stderr; returns e->code (or 3 when it is 0). */
 int ts_cli_report(const char *cmd, const ts_err *e);
 /* Parses a whole decimal integer in [lo, hi]; on failure reports a usage error naming flag. */
-int ts_cli_parse_long(const char *cmd, const char *flag, const char *s, long lo, long hi, long *out);
+int ts_cli_parse_long(const char *cmd, const char *flag, const char *s, long lo, long hi,
+                      long *out);
 int ts_cli_parse_double(const char *cmd, const char *flag, const char *s, double lo, double hi,
                         double *out);
 /* getopt_long wrapper state reset and unknown-option reporting. Returns the option, or -2 after
@@ -43,12 +44,15 @@ typedef struct {
 /* Long options shared by every command that takes a placement; ids 1000..1009. */
 #define TS_CLI_PLACEMENT_OPTIONS                                                                   \
     {"placement", required_argument, 0, 1000}, {"ndevs", required_argument, 0, 1001},              \
-        {"infer", no_argument, 0, 1002}, {"chunks", required_argument, 0, 1003}
+        {"infer", no_argument, 0, 1002},                                                           \
+    {                                                                                              \
+        "chunks", required_argument, 0, 1003                                                       \
+    }
 #define TS_CLI_PLACEMENT_HELP                                                                      \
-    "  PLACEMENT            a placement file (tessel-placement/1)\n"                              \
-    "  --placement NAME     a built-in placement (see `tessel placements`)\n"                     \
-    "  --ndevs D            device count of the built-in\n"                                       \
-    "  --infer              inference variant of the built-in (no backward blocks, memory 0)\n"   \
+    "  PLACEMENT            a placement file (tessel-placement/1)\n"                               \
+    "  --placement NAME     a built-in placement (see `tessel placements`)\n"                      \
+    "  --ndevs D            device count of the built-in\n"                                        \
+    "  --infer              inference variant of the built-in (no backward blocks, memory 0)\n"    \
     "  --chunks V           model chunks per device (vshape_interleaved)\n"
 /* Handles one of the shared options; returns 1 when it was one, 0 when not, 2 on error. */
 int ts_cli_placement_option(const char *cmd, int opt, const char *arg, ts_cli_placement *pl);

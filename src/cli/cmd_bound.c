@@ -11,19 +11,18 @@ static void ts_bound_print_json(const ts_placement *p, long n, bool has_memory, 
     for (int t = 0; t < TS_BOUND_NTERMS; t++)
         json_object_set_new(terms, ts_bound_term_name((ts_bound_term)t),
                             b->term[t] >= 0 ? json_integer(b->term[t]) : json_null());
-    json_t *j = json_pack("{ss si so sI ss so so}", "placement", p->name, "micro_batches", (int)n,
-                          "memory", has_memory ? json_integer(memory) : json_string("none"),
-                          "lower_bound", (json_int_t)b->value, "binding",
-                          ts_bound_term_name(b->binding), "terms", terms, "load",
-                          ts_cli_long_array(load, p->ndevs));
-    json_object_set_new(j, "binding_device", b->device[b->binding] >= 0
-                                                 ? json_integer(b->device[b->binding])
-                                                 : json_null());
+    json_t *j =
+        json_pack("{ss si so sI ss so so}", "placement", p->name, "micro_batches", (int)n, "memory",
+                  has_memory ? json_integer(memory) : json_string("none"), "lower_bound",
+                  (json_int_t)b->value, "binding", ts_bound_term_name(b->binding), "terms", terms,
+                  "load", ts_cli_long_array(load, p->ndevs));
+    json_object_set_new(j, "binding_device",
+                        b->device[b->binding] >= 0 ? json_integer(b->device[b->binding])
+                                                   : json_null());
     ts_cli_print_json(j);
 }
 
-static void ts_bound_print_text(const ts_placement *p, long n, const ts_bound *b,
-                                const long *load)
+static void ts_bound_print_text(const ts_placement *p, long n, const ts_bound *b, const long *load)
 {
     printf("placement %s, %d devices, %d blocks\n", p->name, p->ndevs, p->nblocks);
     printf("load per device:");

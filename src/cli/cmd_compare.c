@@ -24,14 +24,14 @@
 typedef struct {
     char method[24];
     bool search;
-    bool greedy;       /* full's greedy fallback (too large for the solver): not a search result */
-    bool best;         /* the shortest makespan among the rows that fit */
-    bool ok;           /* figures below are valid */
-    char status[160];  /* "ok", "timed out (best found)", or why there is no number */
-    long k, period;    /* -1 when not applicable */
+    bool greedy; /* full's greedy fallback (too large for the solver): not a search result */
+    bool best; /* the shortest makespan among the rows that fit */
+    bool ok; /* figures below are valid */
+    char status[160]; /* "ok", "timed out (best found)", or why there is no number */
+    long k, period; /* -1 when not applicable */
     long makespan, lower_bound;
     double bubble_rate, seconds;
-    long *peak;        /* ndevs */
+    long *peak; /* ndevs */
     bool fits;
 } ts_cmp_row;
 
@@ -50,8 +50,7 @@ static bool ts_is_search_method(const char *m)
 }
 
 /* Measures the schedule as run at n micro-batches (ts_cli_schedule_at) into the row. */
-static int ts_cmp_measure(const ts_schedule *s, long n, long memory, bool has_memory,
-                          ts_cmp_row *r)
+static int ts_cmp_measure(const ts_schedule *s, long n, long memory, bool has_memory, ts_cmp_row *r)
 {
     ts_err e = {0};
     ts_schedule *u;
@@ -270,8 +269,8 @@ static void ts_cmp_print_table(const ts_placement *p, long n, long memory, bool 
             if (w > pw)
                 pw = w;
         }
-    printf("  %-14s %4s %7s %9s %7s %7s  %-*s %4s %9s  %s\n", "method", "k", "period",
-           "makespan", "/LB", "bubble", pw, "peak memory", "fits", "seconds", "status");
+    printf("  %-14s %4s %7s %9s %7s %7s  %-*s %4s %9s  %s\n", "method", "k", "period", "makespan",
+           "/LB", "bubble", pw, "peak memory", "fits", "seconds", "status");
     for (int i = 0; i < nrows; i++) {
         const ts_cmp_row *r = &rows[i];
         char k[16] = "-", per[24] = "-";
@@ -280,18 +279,18 @@ static void ts_cmp_print_table(const ts_placement *p, long n, long memory, bool 
         if (r->period > 0)
             snprintf(per, sizeof per, "%ld", r->period);
         if (!r->ok) {
-            printf("  %-14s %4s %7s %9s %7s %7s  %-*s %4s %9.2f  %s\n", r->method, k, per, "-",
-                   "-", "-", pw, "-", "-", r->seconds, r->status);
+            printf("  %-14s %4s %7s %9s %7s %7s  %-*s %4s %9.2f  %s\n", r->method, k, per, "-", "-",
+                   "-", pw, "-", "-", r->seconds, r->status);
             continue;
         }
         char peak[512] = "";
         size_t off = 0;
         for (int d = 0; d < p->ndevs && off < sizeof peak - 24; d++)
-            off += (size_t)snprintf(peak + off, sizeof peak - off, "%s%ld", d ? " " : "",
-                                    r->peak[d]);
+            off +=
+                (size_t)snprintf(peak + off, sizeof peak - off, "%s%ld", d ? " " : "", r->peak[d]);
         printf("%c %-14s %4s %7s %9ld %7.3f %6.2f%%  %-*s %4s %9.2f  %s\n", r->best ? '*' : ' ',
-               r->method, k, per,
-               r->makespan, r->lower_bound > 0 ? (double)r->makespan / r->lower_bound : 0.0,
+               r->method, k, per, r->makespan,
+               r->lower_bound > 0 ? (double)r->makespan / r->lower_bound : 0.0,
                100.0 * r->bubble_rate, pw, peak, has_memory ? (r->fits ? "yes" : "no") : "-",
                r->seconds, r->status);
     }
@@ -318,8 +317,7 @@ static void ts_cmp_print_csv(const ts_placement *p, long n, long memory, bool ha
             printf("%ld", r->period);
         if (r->ok) {
             printf(",%ld,%ld,%.4f,%.4f,", r->makespan, r->lower_bound,
-                   r->lower_bound > 0 ? (double)r->makespan / r->lower_bound : 0.0,
-                   r->bubble_rate);
+                   r->lower_bound > 0 ? (double)r->makespan / r->lower_bound : 0.0, r->bubble_rate);
             /* spaces, as in the sweep's CSV */
             for (int d = 0; d < p->ndevs; d++)
                 printf("%s%ld", d ? " " : "", r->peak[d]);

@@ -100,19 +100,18 @@ static void ts_print_table(const ts_model *m, const ts_hardware *h, const ts_cos
 
 static json_t *ts_model_json(const ts_model *m, const ts_hardware *h, const ts_cost_opts *co)
 {
-    json_t *j = json_pack("{ss ss ss si si sf sf}", "model", m->name, "description",
-                          m->description, "source", m->source, "seq", m->seq, "recycles",
-                          m->recycles, "params", ts_model_params(m), "fwd_flops_per_sample",
-                          ts_model_fwd_flops(m));
+    json_t *j = json_pack("{ss ss ss si si sf sf}", "model", m->name, "description", m->description,
+                          "source", m->source, "seq", m->seq, "recycles", m->recycles, "params",
+                          ts_model_params(m), "fwd_flops_per_sample", ts_model_fwd_flops(m));
     json_t *st = json_array(), *ls = json_array();
     for (int i = 0; i < m->nstrategies; i++)
         json_array_append_new(st, json_string(m->strategies[i]));
     for (int i = 0; i < m->nlayers; i++) {
         const ts_layer *l = &m->layers[i];
-        json_t *x = json_pack("{ss ss ss sf sf sb sf sf}", "name", l->name, "kind", l->kind,
-                              "branch", l->branch, "fwd_flops", l->fwd_flops, "params", l->params,
-                              "shared", l->shared, "act_bytes", l->act_bytes, "out_bytes",
-                              l->out_bytes);
+        json_t *x =
+            json_pack("{ss ss ss sf sf sb sf sf}", "name", l->name, "kind", l->kind, "branch",
+                      l->branch, "fwd_flops", l->fwd_flops, "params", l->params, "shared",
+                      l->shared, "act_bytes", l->act_bytes, "out_bytes", l->out_bytes);
         if (h) {
             ts_layer_cost c;
             ts_layer_cost_of(l, h, co, 0, &c);
@@ -126,9 +125,9 @@ static json_t *ts_model_json(const ts_model *m, const ts_hardware *h, const ts_c
     json_object_set_new(j, "strategies", st);
     json_object_set_new(j, "layers", ls);
     if (h)
-        json_object_set_new(j, "hardware", json_pack("{ss si si sb}", "name", h->name,
-                                                     "micro_batch_size", co->b, "tensor_parallel",
-                                                     co->T, "recompute", co->recompute));
+        json_object_set_new(j, "hardware",
+                            json_pack("{ss si si sb}", "name", h->name, "micro_batch_size", co->b,
+                                      "tensor_parallel", co->T, "recompute", co->recompute));
     return j;
 }
 
@@ -166,12 +165,15 @@ static int ts_model_help(void)
 
 int ts_cmd_model(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"hardware", required_argument, 0, 'H'}, {"micro-batch-size", required_argument, 0, 'b'},
-        {"tensor-parallel", required_argument, 0, 'T'}, {"recompute", no_argument, 0, 'r'},
-        {"seq", required_argument, 0, 's'},      {"json", no_argument, 0, 'j'},
-        {"models-dir", required_argument, 0, 'd'}, {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+    static const struct option opts[] = {{"hardware", required_argument, 0, 'H'},
+                                         {"micro-batch-size", required_argument, 0, 'b'},
+                                         {"tensor-parallel", required_argument, 0, 'T'},
+                                         {"recompute", no_argument, 0, 'r'},
+                                         {"seq", required_argument, 0, 's'},
+                                         {"json", no_argument, 0, 'j'},
+                                         {"models-dir", required_argument, 0, 'd'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     const char *cmd = "model", *hw = NULL, *dir = NULL;
     long b = 1, T = 1, seq = 0;
     bool json = false, rec = false;
@@ -181,9 +183,18 @@ int ts_cmd_model(int argc, char **argv)
         case -2: return 2;
         case 'h': return ts_model_help();
         case 'H': hw = optarg; break;
-        case 'b': if (ts_cli_parse_long(cmd, "--micro-batch-size", optarg, 1, 65536, &b)) return 2; break;
-        case 'T': if (ts_cli_parse_long(cmd, "--tensor-parallel", optarg, 1, 1024, &T)) return 2; break;
-        case 's': if (ts_cli_parse_long(cmd, "--seq", optarg, 1, 10000000, &seq)) return 2; break;
+        case 'b':
+            if (ts_cli_parse_long(cmd, "--micro-batch-size", optarg, 1, 65536, &b))
+                return 2;
+            break;
+        case 'T':
+            if (ts_cli_parse_long(cmd, "--tensor-parallel", optarg, 1, 1024, &T))
+                return 2;
+            break;
+        case 's':
+            if (ts_cli_parse_long(cmd, "--seq", optarg, 1, 10000000, &seq))
+                return 2;
+            break;
         case 'r': rec = true; break;
         case 'j': json = true; break;
         case 'd': dir = optarg; break;
@@ -208,8 +219,8 @@ int ts_cmd_model(int argc, char **argv)
     if (ts_model_path(dir, argv[optind], false, path, sizeof path, &e) ||
         ts_model_load(path, (int)seq, &m, &e))
         return ts_cli_report(cmd, &e);
-    if (hw && (ts_model_path(dir, hw, true, path, sizeof path, &e) ||
-               ts_hardware_load(path, &h, &e))) {
+    if (hw &&
+        (ts_model_path(dir, hw, true, path, sizeof path, &e) || ts_hardware_load(path, &h, &e))) {
         ts_model_free(m);
         return ts_cli_report(cmd, &e);
     }

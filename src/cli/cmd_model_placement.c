@@ -17,46 +17,56 @@ typedef struct {
 
 static int ts_mp_help(void)
 {
-    printf("usage: tessel placement --model NAME --hardware H --gpus D --strategy S\n"
-           "                        [--micro-batch-size b] [--seq s] [--tensor-parallel T]\n"
-           "                        [--chunks v] [--micro-batches N] [--slices K] [--max-span M]\n"
-           "                        [--recompute] [--infer] [--efficiency f] [--workspace-gb g]\n"
-           "                        [--models-dir DIR] [-o FILE] [--json]\n\n"
-           "Derives a placement from a model (models/NAME.json) on D GPUs (models/hardware/H.json):\n"
-           "the stage DP cuts the layers into stages of T GPUs each (D = T x stages), the strategy\n"
-           "places them, spans are times and memory is activation bytes, both quantised to the\n"
-           "units stated in the file, and the capacity per GPU (HBM less weights, optimizer state\n"
-           "and workspace) is written for `tessel search`.\n\n"
-           "  --strategy S         1f1b, interleaved, zb, chimera, mshape, nnshape, kshape, mllm,\n"
-           "                       alphafold, terapipe (the model lists those that apply)\n"
-           "  --micro-batch-size b samples per micro-batch (default 1)\n"
-           "  --tensor-parallel T  GPUs per stage (default 1)\n"
-           "  --chunks v           interleaved: model chunks per GPU (default 2)\n"
-           "  --micro-batches N    micro-batches the stage DP plans for (default 2 x stages)\n"
-           "  --slices K           terapipe: at most K token slices (default 4)\n"
-           "  --max-span M         largest span the time unit may give (default 64)\n"
-           "  --recompute          full activation recomputation\n"
-           "  --infer              inference: forward blocks only, no activations kept\n"
-           "  --efficiency f       achievable fraction of peak FLOP/s (default: the profile's)\n"
-           "  --workspace-gb g     memory kept free per GPU (default: the profile's)\n"
-           "  -o, --output FILE    write the placement there (default stdout)\n"
-           "  --json               the derivation summary as JSON (on stdout; needs -o)\n");
+    printf(
+        "usage: tessel placement --model NAME --hardware H --gpus D --strategy S\n"
+        "                        [--micro-batch-size b] [--seq s] [--tensor-parallel T]\n"
+        "                        [--chunks v] [--micro-batches N] [--slices K] [--max-span M]\n"
+        "                        [--recompute] [--infer] [--efficiency f] [--workspace-gb g]\n"
+        "                        [--models-dir DIR] [-o FILE] [--json]\n\n"
+        "Derives a placement from a model (models/NAME.json) on D GPUs (models/hardware/H.json):\n"
+        "the stage DP cuts the layers into stages of T GPUs each (D = T x stages), the strategy\n"
+        "places them, spans are times and memory is activation bytes, both quantised to the\n"
+        "units stated in the file, and the capacity per GPU (HBM less weights, optimizer state\n"
+        "and workspace) is written for `tessel search`.\n\n"
+        "  --strategy S         1f1b, interleaved, zb, chimera, mshape, nnshape, kshape, mllm,\n"
+        "                       alphafold, terapipe (the model lists those that apply)\n"
+        "  --micro-batch-size b samples per micro-batch (default 1)\n"
+        "  --tensor-parallel T  GPUs per stage (default 1)\n"
+        "  --chunks v           interleaved: model chunks per GPU (default 2)\n"
+        "  --micro-batches N    micro-batches the stage DP plans for (default 2 x stages)\n"
+        "  --slices K           terapipe: at most K token slices (default 4)\n"
+        "  --max-span M         largest span the time unit may give (default 64)\n"
+        "  --recompute          full activation recomputation\n"
+        "  --infer              inference: forward blocks only, no activations kept\n"
+        "  --efficiency f       achievable fraction of peak FLOP/s (default: the profile's)\n"
+        "  --workspace-gb g     memory kept free per GPU (default: the profile's)\n"
+        "  -o, --output FILE    write the placement there (default stdout)\n"
+        "  --json               the derivation summary as JSON (on stdout; needs -o)\n");
     return 0;
 }
 
 static int ts_mp_parse(int argc, char **argv, ts_mp_args *a)
 {
-    static const struct option opts[] = {
-        {"model", required_argument, 0, 'm'},         {"hardware", required_argument, 0, 'H'},
-        {"gpus", required_argument, 0, 'g'},          {"strategy", required_argument, 0, 'S'},
-        {"micro-batch-size", required_argument, 0, 'b'}, {"seq", required_argument, 0, 's'},
-        {"tensor-parallel", required_argument, 0, 'T'}, {"chunks", required_argument, 0, 'v'},
-        {"micro-batches", required_argument, 0, 'n'}, {"slices", required_argument, 0, 'k'},
-        {"max-span", required_argument, 0, 'M'},      {"recompute", no_argument, 0, 'r'},
-        {"infer", no_argument, 0, 'i'},               {"efficiency", required_argument, 0, 'e'},
-        {"workspace-gb", required_argument, 0, 'w'},  {"models-dir", required_argument, 0, 'd'},
-        {"output", required_argument, 0, 'o'},        {"json", no_argument, 0, 'j'},
-        {"help", no_argument, 0, 'h'},                {0, 0, 0, 0}};
+    static const struct option opts[] = {{"model", required_argument, 0, 'm'},
+                                         {"hardware", required_argument, 0, 'H'},
+                                         {"gpus", required_argument, 0, 'g'},
+                                         {"strategy", required_argument, 0, 'S'},
+                                         {"micro-batch-size", required_argument, 0, 'b'},
+                                         {"seq", required_argument, 0, 's'},
+                                         {"tensor-parallel", required_argument, 0, 'T'},
+                                         {"chunks", required_argument, 0, 'v'},
+                                         {"micro-batches", required_argument, 0, 'n'},
+                                         {"slices", required_argument, 0, 'k'},
+                                         {"max-span", required_argument, 0, 'M'},
+                                         {"recompute", no_argument, 0, 'r'},
+                                         {"infer", no_argument, 0, 'i'},
+                                         {"efficiency", required_argument, 0, 'e'},
+                                         {"workspace-gb", required_argument, 0, 'w'},
+                                         {"models-dir", required_argument, 0, 'd'},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"json", no_argument, 0, 'j'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     const char *cmd = "placement";
     long v = 0;
     int c;
@@ -101,8 +111,10 @@ static int ts_mp_parse(int argc, char **argv, ts_mp_args *a)
         *dst = (int)v;
     }
     if (optind < argc)
-        return ts_cli_usage_error(cmd, "unexpected argument '%s' (a model placement takes no "
-                                       "built-in name)", argv[optind]);
+        return ts_cli_usage_error(cmd,
+                                  "unexpected argument '%s' (a model placement takes no "
+                                  "built-in name)",
+                                  argv[optind]);
     if (!a->model || !a->hw || !a->o.gpus || !a->o.strategy)
         return ts_cli_usage_error(cmd, "--model, --hardware, --gpus and --strategy are all "
                                        "required with --model");
@@ -137,7 +149,8 @@ static void ts_mp_summary(FILE *f, const ts_model *m, const ts_hardware *h, cons
     fprintf(f, "weights%s on the fullest GPU %.2f GB; its capacity %.0f - %.0f - %.2f = %.2f GB\n",
             o->infer ? "" : " and optimizer state", in->static_bytes_max / 1e9, h->hbm_gb,
             h->workspace_gb, in->static_bytes_max / 1e9, in->capacity_bytes / 1e9);
-    fprintf(f, "capacity %ld units on every GPU; a unit is each GPU's free memory / %ld: %.4g GB "
+    fprintf(f,
+            "capacity %ld units on every GPU; a unit is each GPU's free memory / %ld: %.4g GB "
             "(fullest GPU) to %.4g GB (rounded up by %.2f %% of all activation bytes)\n",
             in->capacity, in->capacity, in->memory_unit_bytes / 1e9, umax / 1e9,
             in->memory_error * 100);
@@ -176,10 +189,10 @@ static json_t *ts_mp_json(const ts_model *m, const ts_hardware *h, const ts_mp_a
                      "hardware", h->name, "strategy", a->o.strategy, "gpus", a->o.gpus,
                      "tensor_parallel", a->o.T, "micro_batch_size", a->o.b, "stages", in->stages,
                      "infer", a->o.infer, "time_unit_s", in->time_unit_s, "time_error",
-                     in->time_error, "memory_unit_bytes", units, "memory_error",
-                     in->memory_error, "state_bytes_max", in->static_bytes_max,
-                     "capacity_bytes", in->capacity_bytes, "capacity", (json_int_t)in->capacity,
-                     "stage_first_layers", cuts, "slice_tokens", sl);
+                     in->time_error, "memory_unit_bytes", units, "memory_error", in->memory_error,
+                     "state_bytes_max", in->static_bytes_max, "capacity_bytes", in->capacity_bytes,
+                     "capacity", (json_int_t)in->capacity, "stage_first_layers", cuts,
+                     "slice_tokens", sl);
 }
 
 int ts_cmd_placement_model(int argc, char **argv)
@@ -208,8 +221,8 @@ int ts_cmd_placement_model(int argc, char **argv)
     if (a.eff > 0)
         h.efficiency = a.eff;
     if (a.ws >= h.hbm_gb) {
-        rc = ts_cli_usage_error(cmd, "--workspace-gb %g leaves nothing of %s's %g GB", a.ws,
-                                h.name, h.hbm_gb);
+        rc = ts_cli_usage_error(cmd, "--workspace-gb %g leaves nothing of %s's %g GB", a.ws, h.name,
+                                h.hbm_gb);
         goto done;
     }
     if (a.ws >= 0)

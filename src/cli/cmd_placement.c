@@ -7,16 +7,17 @@
 
 int ts_cmd_placements(int argc, char **argv)
 {
-    static const struct option opts[] = {{"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
+    static const struct option opts[] = {
+        {"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     int json = 0, c;
     while ((c = ts_cli_getopt("placements", argc, argv, "h", opts)) != -1) {
         if (c == -2)
             return 2;
         if (c == 'h') {
-            printf("usage: tessel placements [--json]\n\nLists the built-in placements and the device "
-                   "counts each allows.\nEvery built-in has a training and an inference (--infer) "
-                   "variant.\n");
+            printf(
+                "usage: tessel placements [--json]\n\nLists the built-in placements and the device "
+                "counts each allows.\nEvery built-in has a training and an inference (--infer) "
+                "variant.\n");
             return 0;
         }
         json = 1;
@@ -35,9 +36,10 @@ int ts_cmd_placements(int argc, char **argv)
             snprintf(devs, sizeof devs, "%d..%d%s", b->min_devs, b->max_devs,
                      b->step_devs == 2 ? " even" : "");
         if (json)
-            json_array_append_new(arr, json_pack("{ss ss si si si}", "name", b->name, "description",
-                                                 b->description, "min_devs", b->min_devs,
-                                                 "max_devs", b->max_devs, "step_devs", b->step_devs));
+            json_array_append_new(arr,
+                                  json_pack("{ss ss si si si}", "name", b->name, "description",
+                                            b->description, "min_devs", b->min_devs, "max_devs",
+                                            b->max_devs, "step_devs", b->step_devs));
         else
             printf("%-20s %-14s %s\n", b->name, devs, b->description);
     }

@@ -46,16 +46,24 @@ static int ts_plan_help(void)
 
 static int ts_plan_parse(int argc, char **argv, ts_plan_args *a)
 {
-    static const struct option opts[] = {
-        {"model", required_argument, 0, 'm'},         {"hardware", required_argument, 0, 'H'},
-        {"gpus", required_argument, 0, 'g'},          {"global-batch", required_argument, 0, 'G'},
-        {"micro-batch-size", required_argument, 0, 'b'}, {"tensor-parallel", required_argument, 0, 'T'},
-        {"strategies", required_argument, 0, 'S'},    {"infer", no_argument, 0, 'i'},
-        {"recompute", no_argument, 0, 'r'},           {"time-limit", required_argument, 0, 't'},
-        {"efficiency", required_argument, 0, 'e'},    {"output", required_argument, 0, 'o'},
-        {"json", no_argument, 0, 'j'},                {"csv", no_argument, 0, 'c'},
-        {"progress", no_argument, 0, 'p'},            {"models-dir", required_argument, 0, 'd'},
-        {"help", no_argument, 0, 'h'},                {0, 0, 0, 0}};
+    static const struct option opts[] = {{"model", required_argument, 0, 'm'},
+                                         {"hardware", required_argument, 0, 'H'},
+                                         {"gpus", required_argument, 0, 'g'},
+                                         {"global-batch", required_argument, 0, 'G'},
+                                         {"micro-batch-size", required_argument, 0, 'b'},
+                                         {"tensor-parallel", required_argument, 0, 'T'},
+                                         {"strategies", required_argument, 0, 'S'},
+                                         {"infer", no_argument, 0, 'i'},
+                                         {"recompute", no_argument, 0, 'r'},
+                                         {"time-limit", required_argument, 0, 't'},
+                                         {"efficiency", required_argument, 0, 'e'},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"json", no_argument, 0, 'j'},
+                                         {"csv", no_argument, 0, 'c'},
+                                         {"progress", no_argument, 0, 'p'},
+                                         {"models-dir", required_argument, 0, 'd'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     const char *cmd = "plan";
     long v;
     int c;
@@ -89,8 +97,10 @@ static int ts_plan_parse(int argc, char **argv, ts_plan_args *a)
             int *dst = c == 'g' ? &a->r.gpus : c == 'b' ? &a->r.b : c == 'T' ? &a->r.T : NULL;
             if (!dst)
                 return ts_cli_usage_error(cmd, "unexpected option");
-            if (ts_cli_parse_long(cmd, c == 'g' ? "--gpus" : c == 'b' ? "--micro-batch-size"
-                                                                      : "--tensor-parallel",
+            if (ts_cli_parse_long(cmd,
+                                  c == 'g'   ? "--gpus"
+                                  : c == 'b' ? "--micro-batch-size"
+                                             : "--tensor-parallel",
                                   optarg, 1, 4096, &v))
                 return 2;
             *dst = (int)v;
@@ -103,8 +113,10 @@ static int ts_plan_parse(int argc, char **argv, ts_plan_args *a)
         return ts_cli_usage_error(cmd, "--model, --hardware, --gpus, --global-batch and "
                                        "--micro-batch-size are all required");
     if (a->r.global % a->r.b)
-        return ts_cli_usage_error(cmd, "the global batch %ld is not a multiple of the micro-batch "
-                                       "size %d", a->r.global, a->r.b);
+        return ts_cli_usage_error(cmd,
+                                  "the global batch %ld is not a multiple of the micro-batch "
+                                  "size %d",
+                                  a->r.global, a->r.b);
     if (a->r.gpus % a->r.T)
         return ts_cli_usage_error(cmd, "%d GPUs are not a multiple of tensor parallelism %d",
                                   a->r.gpus, a->r.T);
@@ -124,8 +136,10 @@ static int ts_plan_list(const ts_plan_args *a, ts_plan **out, int *count)
         snprintf(buf, sizeof buf, "%s", a->strategies);
         for (char *t = strtok(buf, ","); t && ns < 64; t = strtok(NULL, ","))
             if (!ts_model_has_strategy(m, t))
-                return ts_cli_usage_error("plan", "strategy '%s' does not apply to model '%s' "
-                                                  "(see `tessel model %s`)", t, m->name, m->name);
+                return ts_cli_usage_error("plan",
+                                          "strategy '%s' does not apply to model '%s' "
+                                          "(see `tessel model %s`)",
+                                          t, m->name, m->name);
             else
                 names[ns++] = t;
     } else {
@@ -147,8 +161,10 @@ static int ts_plan_list(const ts_plan_args *a, ts_plan **out, int *count)
             long per = (long)a->r.b * x->replicas;
             x->N = a->r.global % per ? 0 : (int)(a->r.global / per);
             if (!x->N)
-                snprintf(x->reason, sizeof x->reason, "the global batch %ld does not split into "
-                         "micro-batches of %d over %d replicas", a->r.global, a->r.b, x->replicas);
+                snprintf(x->reason, sizeof x->reason,
+                         "the global batch %ld does not split into "
+                         "micro-batches of %d over %d replicas",
+                         a->r.global, a->r.b, x->replicas);
         }
     *out = pl;
     *count = n;
@@ -170,7 +186,9 @@ static void ts_plan_print(const ts_plan_args *a, const ts_plan *pl, int n)
     const ts_plan_req *r = &a->r;
     printf("%s on %d x %s: global batch %ld, micro-batch %d, tensor parallelism %d, %s\n",
            r->m->name, r->gpus, r->h->name, r->global, r->b, r->T,
-           r->infer ? "inference" : r->recompute ? "training, recomputation" : "training");
+           r->infer       ? "inference"
+           : r->recompute ? "training, recomputation"
+                          : "training");
     printf("%-4s %-12s %-9s %5s %9s %10s %8s %6s %8s %7s %6s %s%s\n", "rank", "strategy",
            "pipe x dp", "N", "iter s", "samples/s", "TFLOP/s", "MFU", "peak GB", "bubble", "gap",
            r->infer ? "latency s " : "", "kept");
@@ -182,9 +200,9 @@ static void ts_plan_print(const ts_plan_args *a, const ts_plan *pl, int n)
         snprintf(shape, sizeof shape, "%dx%d", x->pipe, x->replicas);
         if (r->infer)
             snprintf(lat, sizeof lat, "%9.4f ", x->latency_s);
-        printf("%-4d %-12s %-9s %5d %9.3f %10.2f %8.1f %5.1f%% %8.1f %6.1f%% %5.1f%% %s%s%s\n",
-               k++, x->strategy, shape, x->N, x->iter_s, x->samples_s, x->tflops_gpu,
-               100 * x->mfu, x->peak_gb, 100 * x->bubble, 100 * x->gap, lat, x->source,
+        printf("%-4d %-12s %-9s %5d %9.3f %10.2f %8.1f %5.1f%% %8.1f %6.1f%% %5.1f%% %s%s%s\n", k++,
+               x->strategy, shape, x->N, x->iter_s, x->samples_s, x->tflops_gpu, 100 * x->mfu,
+               x->peak_gb, 100 * x->bubble, 100 * x->gap, lat, x->source,
                x->timed_out ? " (time limit)" : "");
     }
     for (int i = 0; i < n; i++)
@@ -199,10 +217,10 @@ static json_t *ts_plans_json(const ts_plan_args *a, const ts_plan *pl, int n)
     json_t *arr = json_array();
     for (int i = 0; i < n; i++)
         json_array_append_new(arr, ts_plan_json(&pl[i]));
-    return json_pack("{ss ss si sI si si sb sb sf so}", "model", r->m->name, "hardware",
-                     r->h->name, "gpus", r->gpus, "global_batch", (json_int_t)r->global,
-                     "micro_batch_size", r->b, "tensor_parallel", r->T, "infer", r->infer,
-                     "recompute", r->recompute, "time_limit_s", r->time_limit, "plans", arr);
+    return json_pack("{ss ss si sI si si sb sb sf so}", "model", r->m->name, "hardware", r->h->name,
+                     "gpus", r->gpus, "global_batch", (json_int_t)r->global, "micro_batch_size",
+                     r->b, "tensor_parallel", r->T, "infer", r->infer, "recompute", r->recompute,
+                     "time_limit_s", r->time_limit, "plans", arr);
 }
 
 static void ts_plan_csv(const ts_plan *pl, int n)

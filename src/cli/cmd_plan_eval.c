@@ -22,7 +22,8 @@ void ts_plan_clear(ts_plan *pl)
 /* Seconds of one micro-batch from its first start to its last end, the longest over all. */
 static double ts_plan_latency(const ts_schedule *s, double unit)
 {
-    long *lo = malloc((size_t)s->nmicros * sizeof(long)), *hi = calloc((size_t)s->nmicros, sizeof(long));
+    long *lo = malloc((size_t)s->nmicros * sizeof(long)),
+         *hi = calloc((size_t)s->nmicros, sizeof(long));
     double best = 0;
     if (lo && hi) {
         for (int m = 0; m < s->nmicros; m++)
@@ -97,8 +98,13 @@ int ts_plan_eval(const ts_plan_req *r, ts_plan *pl)
                  pl->N);
         return 0;
     }
-    ts_derive_opts o = {.strategy = pl->strategy, .gpus = pl->pipe, .b = r->b, .T = r->T,
-                        .nmicros = pl->N, .recompute = r->recompute, .infer = r->infer};
+    ts_derive_opts o = {.strategy = pl->strategy,
+                        .gpus = pl->pipe,
+                        .b = r->b,
+                        .T = r->T,
+                        .nmicros = pl->N,
+                        .recompute = r->recompute,
+                        .infer = r->infer};
     ts_derive_info in;
     ts_err e = {0};
     if (ts_model_derive(r->m, r->h, &o, &pl->p, &in, &e)) {

@@ -91,21 +91,22 @@ int ts_cmd_render(int argc, char **argv)
         switch (c) {
         case -2: return 2;
         case 'h':
-            printf("usage: tessel render SCHED [--micro-batches N] -o FILE.svg [--png]\n"
-                   "                      [--scale PX] [--title TEXT]\n\n"
-                   "Draws the schedule as an SVG timeline, like the papers' figures: one row per\n"
-                   "device, one box per instance coloured by kind (darker: a block on several\n"
-                   "devices) and labelled with its micro-batch where the box is wide enough, the\n"
-                   "repetend window shaded, a step axis and a legend.\n"
-                   "  -n, --micro-batches N  unroll the repetend to N micro-batches first\n"
-                   "  -o, --output FILE    the SVG file (default stdout; required with --png)\n"
-                   "  --png                also write FILE.png through rsvg-convert, inkscape or\n"
-                   "                       ImageMagick, whichever is installed\n"
-                   "  --scale PX           pixels per time step (default: about 1600 px in all)\n"
-                   "  --title TEXT         title line (default: placement, method, sizes)\n\n"
-                   "An invalid schedule is drawn too, with the reason on stderr, and exits 1. The\n"
-                   "picture is at most 100000 px wide (a larger --scale is refused, exit 2). Exit 3:\n"
-                   "the SVG was written but --png found no converter that worked.\n");
+            printf(
+                "usage: tessel render SCHED [--micro-batches N] -o FILE.svg [--png]\n"
+                "                      [--scale PX] [--title TEXT]\n\n"
+                "Draws the schedule as an SVG timeline, like the papers' figures: one row per\n"
+                "device, one box per instance coloured by kind (darker: a block on several\n"
+                "devices) and labelled with its micro-batch where the box is wide enough, the\n"
+                "repetend window shaded, a step axis and a legend.\n"
+                "  -n, --micro-batches N  unroll the repetend to N micro-batches first\n"
+                "  -o, --output FILE    the SVG file (default stdout; required with --png)\n"
+                "  --png                also write FILE.png through rsvg-convert, inkscape or\n"
+                "                       ImageMagick, whichever is installed\n"
+                "  --scale PX           pixels per time step (default: about 1600 px in all)\n"
+                "  --title TEXT         title line (default: placement, method, sizes)\n\n"
+                "An invalid schedule is drawn too, with the reason on stderr, and exits 1. The\n"
+                "picture is at most 100000 px wide (a larger --scale is refused, exit 2). Exit 3:\n"
+                "the SVG was written but --png found no converter that worked.\n");
             return 0;
         case 'n':
             if (ts_cli_parse_long(cmd, "--micro-batches", optarg, 1, 1000000, &n))

@@ -40,8 +40,8 @@ static void ts_search_help(void)
            "Searches a schedule of the placement whose memory stays within M units per\n"
            "device, writes it (a tessel-schedule/1 file with its repetend, so that it\n"
            "unrolls to any N >= k; auto's improved schedule holds exactly N micro-batches)\n"
-           "and summarises it at N micro-batches (cut to the first N below k).\n\n"
-           TS_CLI_PLACEMENT_HELP
+           "and summarises it at N micro-batches (cut to the first N below "
+           "k).\n\n" TS_CLI_PLACEMENT_HELP
            "  --memory M|none      per-device memory capacity, or none (unconstrained);\n"
            "                       default: the capacity the placement file states\n"
            "  --method METHOD      one of:\n");
@@ -202,8 +202,8 @@ static void ts_search_print_text(const ts_search_args *a, const ts_placement *p,
         printf("none");
     printf(": %.3f s%s\n", st->seconds, st->timed_out ? " (time limit hit)" : "");
     if (st->k > 0)
-        printf("repetend: k = %d, period %ld, bubbles per repetend %ld (%s)\n", st->k,
-               st->period, st->bubbles,
+        printf("repetend: k = %d, period %ld, bubbles per repetend %ld (%s)\n", st->k, st->period,
+               st->bubbles,
                st->period_optimal ? "smallest period of its class" : "period not proven minimal");
     if (st->source)
         printf("kept: %s%s\n", st->source, st->improved ? ", improved" : "");

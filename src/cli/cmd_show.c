@@ -15,14 +15,15 @@ int ts_cmd_show(int argc, char **argv)
         switch (c) {
         case -2: return 2;
         case 'h':
-            printf("usage: tessel show SCHED [--micro-batches N] [--width W]\n\n"
-                   "Prints a schedule as a text timeline: one row per device, one cell per step.\n"
-                   "A cell 'F3' starts micro-batch 3 of a block whose id begins with F (a primed\n"
-                   "id such as S' prints lower case: s3), '-' continues it, '.' is idle, '~' stands\n"
-                   "for an idle stretch of more than 8 steps; the 'repeat' row marks the repetend.\n"
-                   "A timeline of more than 2^26 cells is refused (exit 2).\n"
-                   "  -n, --micro-batches N  unroll the repetend to N micro-batches first\n"
-                   "  -w, --width W        characters per row before wrapping (default 120)\n");
+            printf(
+                "usage: tessel show SCHED [--micro-batches N] [--width W]\n\n"
+                "Prints a schedule as a text timeline: one row per device, one cell per step.\n"
+                "A cell 'F3' starts micro-batch 3 of a block whose id begins with F (a primed\n"
+                "id such as S' prints lower case: s3), '-' continues it, '.' is idle, '~' stands\n"
+                "for an idle stretch of more than 8 steps; the 'repeat' row marks the repetend.\n"
+                "A timeline of more than 2^26 cells is refused (exit 2).\n"
+                "  -n, --micro-batches N  unroll the repetend to N micro-batches first\n"
+                "  -w, --width W        characters per row before wrapping (default 120)\n");
             return 0;
         case 'n':
             if (ts_cli_parse_long(cmd, "--micro-batches", optarg, 1, 100000, &n))

@@ -146,55 +146,42 @@ typedef struct {
     const char *spec_path, *outdir;
     long jobs;
     bool resume, progress, quiet, dry_run, mpi;
-    double time_limit;  /* < 0: take the spec's */
+    double time_limit; /* < 0: take the spec's */
     double mpi_timeout; /* seconds of silence after which a rank is taken as dead */
 } sweep_opts;
 
 static int parse_option(int c, sweep_opts *o)
 {
     switch (c) {
-    case 'o':
-        o->outdir = optarg;
-        return 0;
-    case 'j':
-        return ts_cli_parse_long(CMD, "--jobs", optarg, 1, 256, &o->jobs) ? 2 : 0;
-    case 'r':
-        o->resume = true;
-        return 0;
+    case 'o': o->outdir = optarg; return 0;
+    case 'j': return ts_cli_parse_long(CMD, "--jobs", optarg, 1, 256, &o->jobs) ? 2 : 0;
+    case 'r': o->resume = true; return 0;
     case 't':
-        return ts_cli_parse_double(CMD, "--time-limit", optarg, 0.001, 1e6, &o->time_limit) ? 2
-                                                                                            : 0;
-    case 'p':
-        o->progress = true;
-        return 0;
-    case 'q':
-        o->quiet = true;
-        return 0;
-    case 'n':
-        o->dry_run = true;
-        return 0;
-    case 'm':
-        o->mpi = true;
-        return 0;
+        return ts_cli_parse_double(CMD, "--time-limit", optarg, 0.001, 1e6, &o->time_limit) ? 2 : 0;
+    case 'p': o->progress = true; return 0;
+    case 'q': o->quiet = true; return 0;
+    case 'n': o->dry_run = true; return 0;
+    case 'm': o->mpi = true; return 0;
     case 'T':
         return ts_cli_parse_double(CMD, "--mpi-timeout", optarg, 1, 1e6, &o->mpi_timeout) ? 2 : 0;
-    case 'h':
-        usage(stdout);
-        return -1;
-    default:
-        return 2;
+    case 'h': usage(stdout); return -1;
+    default: return 2;
     }
 }
 
 static int parse_args(int argc, char **argv, sweep_opts *o)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, 0, 'o'}, {"jobs", required_argument, 0, 'j'},
-        {"resume", no_argument, 0, 'r'},       {"time-limit", required_argument, 0, 't'},
-        {"progress", no_argument, 0, 'p'},     {"quiet", no_argument, 0, 'q'},
-        {"dry-run", no_argument, 0, 'n'},      {"mpi", no_argument, 0, 'm'},
-        {"mpi-timeout", required_argument, 0, 'T'}, {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"output", required_argument, 0, 'o'},
+                                             {"jobs", required_argument, 0, 'j'},
+                                             {"resume", no_argument, 0, 'r'},
+                                             {"time-limit", required_argument, 0, 't'},
+                                             {"progress", no_argument, 0, 'p'},
+                                             {"quiet", no_argument, 0, 'q'},
+                                             {"dry-run", no_argument, 0, 'n'},
+                                             {"mpi", no_argument, 0, 'm'},
+                                             {"mpi-timeout", required_argument, 0, 'T'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->jobs = 1;
     o->time_limit = -1;
@@ -335,8 +322,7 @@ static int open_run(ts_sweep_run *s, const sweep_opts *o, char *exe, int *lockfd
     s->jfd = open(s->jsonl, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     s->cfd = open(s->csv, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (s->jfd < 0 || s->cfd < 0)
-        return ts_fail(e, TS_ESYS, "%s: cannot open for appending: %s", o->outdir,
-                       strerror(errno));
+        return ts_fail(e, TS_ESYS, "%s: cannot open for appending: %s", o->outdir, strerror(errno));
     return TS_OK;
 }
 
@@ -384,8 +370,7 @@ static int print_summary(const ts_sweep_run *s, const sweep_opts *o, const ts_sw
 
 /* Runs the points left, on this machine or on the worker ranks, and prints the summary.
  * Returns the exit status, or an error code with e set. */
-static int run_and_report(ts_sweep_run *s, const sweep_opts *o, ts_sweep_mpi *m,
-                          ts_err *e)
+static int run_and_report(ts_sweep_run *s, const sweep_opts *o, ts_sweep_mpi *m, ts_err *e)
 {
     int ntodo, recorded;
     int *todo = points_to_run(s, &ntodo, &recorded);
@@ -395,7 +380,8 @@ static int run_and_report(ts_sweep_run *s, const sweep_opts *o, ts_sweep_mpi *m,
     bool on_ranks = m->active && m->size > 1;
     ts_sweep_progress_init(&s->prog, stderr, bar, o->quiet, s->spec->npoints, recorded);
     if (!o->quiet)
-        fprintf(stderr, "tessel sweep: %s: %d points, %d already recorded, %d to run with %ld %s%s\n",
+        fprintf(stderr,
+                "tessel sweep: %s: %d points, %d already recorded, %d to run with %ld %s%s\n",
                 s->spec->name, s->spec->npoints, recorded, ntodo, o->jobs,
                 o->jobs == 1 ? "worker" : "workers", on_ranks ? " per worker rank" : "");
     double t0 = ts_sweep_now();
@@ -406,8 +392,9 @@ static int run_and_report(ts_sweep_run *s, const sweep_opts *o, ts_sweep_mpi *m,
     free(todo);
     int have, errors = print_summary(s, o, m, wall, &have);
     if (rc < 0) {
-        fprintf(stderr, "tessel sweep: interrupted; %d of %d points recorded, continue with "
-                        "--resume\n",
+        fprintf(stderr,
+                "tessel sweep: interrupted; %d of %d points recorded, continue with "
+                "--resume\n",
                 have, s->spec->npoints);
         return 130;
     }
@@ -468,8 +455,8 @@ static int worker_main(const sweep_opts *o, ts_sweep_mpi *m, volatile sig_atomic
         spec = NULL;
     }
     double tl = o->time_limit >= 0 ? o->time_limit : spec ? spec->time_limit : 0;
-    int rc = ts_sweep_mpi_work(m, spec, spec ? NULL : e.msg, exe, tl, (int)o->jobs,
-                               o->mpi_timeout, stop);
+    int rc = ts_sweep_mpi_work(m, spec, spec ? NULL : e.msg, exe, tl, (int)o->jobs, o->mpi_timeout,
+                               stop);
     ts_sweep_spec_free(spec);
     return rc;
 }

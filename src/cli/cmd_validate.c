@@ -18,14 +18,16 @@ int ts_cmd_validate(int argc, char **argv)
         switch (c) {
         case -2: return 2;
         case 'h':
-            printf("usage: tessel validate SCHED [--micro-batches N] [--monotone] [--ignore-memory]\n\n"
-                   "Checks a schedule: exclusivity, dependencies (with delays and distances), memory\n"
-                   "against its capacities, and completeness. Exit 0 when valid, 1 with the first\n"
-                   "violation (device, step, instances) otherwise.\n"
-                   "  -n, --micro-batches N  unroll the repetend to N micro-batches first\n"
-                   "  --monotone           also require each block's instances in micro-batch order\n"
-                   "  --ignore-memory      skip the memory check\n"
-                   "  -q, --quiet          print nothing when valid\n");
+            printf(
+                "usage: tessel validate SCHED [--micro-batches N] [--monotone] "
+                "[--ignore-memory]\n\n"
+                "Checks a schedule: exclusivity, dependencies (with delays and distances), memory\n"
+                "against its capacities, and completeness. Exit 0 when valid, 1 with the first\n"
+                "violation (device, step, instances) otherwise.\n"
+                "  -n, --micro-batches N  unroll the repetend to N micro-batches first\n"
+                "  --monotone           also require each block's instances in micro-batch order\n"
+                "  --ignore-memory      skip the memory check\n"
+                "  -q, --quiet          print nothing when valid\n");
             return 0;
         case 'n':
             if (ts_cli_parse_long(cmd, "--micro-batches", optarg, 1, 1000000, &n))
@@ -64,7 +66,8 @@ int ts_cmd_validate(int argc, char **argv)
         ts_metrics m;
         if (ts_schedule_metrics(s, &m) == 0) {
             printf("%s: valid (%d micro-batches of '%s' on %d devices, makespan %ld, lower bound "
-                   "%ld)\n", path, s->nmicros, s->placement->name, s->placement->ndevs, m.makespan,
+                   "%ld)\n",
+                   path, s->nmicros, s->placement->name, s->placement->ndevs, m.makespan,
                    m.lower_bound);
             ts_metrics_free(&m);
         }

@@ -178,7 +178,8 @@ int ts_cli_placement_load(const char *cmd, ts_cli_placement *pl, ts_placement **
     ts_err e = {0};
     *out = NULL;
     if (pl->file && pl->name)
-        return ts_cli_usage_error(cmd, "give either a placement file or --placement NAME, not both");
+        return ts_cli_usage_error(cmd,
+                                  "give either a placement file or --placement NAME, not both");
     if (!pl->file && !pl->name)
         return ts_cli_usage_error(cmd, "no placement: give a placement file or --placement NAME "
                                        "--ndevs D");

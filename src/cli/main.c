@@ -9,9 +9,11 @@ static const ts_cli_cmd ts_commands[] = {
     {"placement", "write a built-in placement as a file", ts_cmd_placement},
     {"model", "a model's per-layer FLOPs, parameters, activations (models/)", ts_cmd_model},
     {"plan", "rank parallel plans for a model on GPUs, in seconds, GB and MFU", ts_cmd_plan},
-    {"validate", "check a schedule: exclusivity, dependencies, memory, completeness", ts_cmd_validate},
+    {"validate", "check a schedule: exclusivity, dependencies, memory, completeness",
+     ts_cmd_validate},
     {"show", "print a schedule as a text timeline", ts_cmd_show},
-    {"simulate", "replay each device's order and report makespan, bubbles, memory", ts_cmd_simulate},
+    {"simulate", "replay each device's order and report makespan, bubbles, memory",
+     ts_cmd_simulate},
     {"bound", "lower bound on the makespan of N micro-batches", ts_cmd_bound},
     {"import", "convert a schedule written by the Python Tessel", ts_cmd_import},
     {"export", "write a schedule in another tool's format (the Python Tessel's)", ts_cmd_export},
@@ -30,8 +32,9 @@ static void ts_usage(FILE *f)
                "Find and study schedules of pipelined training and inference.\n\nCommands:\n");
     for (size_t i = 0; i < sizeof ts_commands / sizeof ts_commands[0]; i++)
         fprintf(f, "  %-12s %s\n", ts_commands[i].name, ts_commands[i].summary);
-    fprintf(f, "\nRun `tessel COMMAND --help` for a command's options.\n"
-               "Exit status: 0 success, 1 no answer (invalid or infeasible), 2 bad usage or input.\n");
+    fprintf(f,
+            "\nRun `tessel COMMAND --help` for a command's options.\n"
+            "Exit status: 0 success, 1 no answer (invalid or infeasible), 2 bad usage or input.\n");
 }
 
 int main(int argc, char **argv)

@@ -12,26 +12,26 @@ typedef struct {
     const ts_model *m;
     const ts_hardware *h;
     int gpus, T, b;
-    long global;         /* G: samples per iteration */
+    long global; /* G: samples per iteration */
     bool infer, recompute;
-    double time_limit;   /* seconds per search */
+    double time_limit; /* seconds per search */
 } ts_plan_req;
 
 typedef struct {
     char strategy[24];
-    int pipe;            /* GPUs per pipeline (stages x T) */
-    int replicas;        /* data-parallel copies: gpus / pipe */
-    int N;               /* micro-batches per pipeline per iteration: G / (b x replicas) */
+    int pipe; /* GPUs per pipeline (stages x T) */
+    int replicas; /* data-parallel copies: gpus / pipe */
+    int N; /* micro-batches per pipeline per iteration: G / (b x replicas) */
     bool ok;
-    char reason[400];    /* why it does not fit */
+    char reason[400]; /* why it does not fit */
     /* real units */
     double iter_s, dp_s, samples_s, tflops_gpu, mfu, peak_gb, bubble, gap, latency_s;
     double time_unit_s, search_s;
     long makespan, lower_bound;
-    char source[48];     /* what auto kept */
+    char source[48]; /* what auto kept */
     bool timed_out;
-    ts_placement *p;     /* the derived placement (owned) */
-    ts_schedule *s;      /* its schedule at N (owned) */
+    ts_placement *p; /* the derived placement (owned) */
+    ts_schedule *s; /* its schedule at N (owned) */
 } ts_plan;
 
 /* Evaluates one plan; fills ok/reason and the figures. 0, or -1 when out of memory. */

@@ -20,20 +20,20 @@
 
 /* One run: a search method, or a hand-made baseline replayed by `tessel simulate`. */
 typedef struct {
-    char *id;        /* file-name safe and unique in the spec, e.g. vshape-d4-train-m4-k2-lazy-n128 */
+    char *id; /* file-name safe and unique in the spec, e.g. vshape-d4-train-m4-k2-lazy-n128 */
     char *placement; /* built-in name, or a file path (resolved against the spec's folder) */
     bool is_file;
     int ndevs;
     bool infer;
-    long memory;        /* per-device capacity; -1 = none (unconstrained) */
-    int nmicros;        /* k; 0 = let the search choose */
-    char *method;       /* lazy | fast | full | modulo | gpipe | 1f1b | interleaved | chimera | zb-h1 */
+    long memory; /* per-device capacity; -1 = none (unconstrained) */
+    int nmicros; /* k; 0 = let the search choose */
+    char *method; /* lazy | fast | full | modulo | gpipe | 1f1b | interleaved | chimera | zb-h1 */
     long micro_batches; /* N; 0 = the command's default */
 } ts_sweep_point;
 
 typedef struct {
-    char *path;        /* the spec file, as given */
-    char *name;        /* spec "name", or the file's base name */
+    char *path; /* the spec file, as given */
+    char *name; /* spec "name", or the file's base name */
     double time_limit; /* seconds per point; 0 = none */
     int npoints, cap;
     ts_sweep_point *points;
@@ -50,7 +50,12 @@ json_t *ts_sweep_point_params(const ts_sweep_point *p);
 
 /* ---- records (sweep_record.c) ----------------------------------------------------------- */
 
-typedef enum { TS_SWEEP_OK = 0, TS_SWEEP_INFEASIBLE, TS_SWEEP_TIMEOUT, TS_SWEEP_ERROR } ts_sweep_status;
+typedef enum {
+    TS_SWEEP_OK = 0,
+    TS_SWEEP_INFEASIBLE,
+    TS_SWEEP_TIMEOUT,
+    TS_SWEEP_ERROR
+} ts_sweep_status;
 #define TS_SWEEP_NSTATUS 4
 const char *ts_sweep_status_name(ts_sweep_status s);
 
@@ -85,21 +90,21 @@ int ts_sweep_csv_rewrite(const char *csv, const ts_sweep_records *r, ts_err *e);
 
 typedef struct {
     const ts_sweep_point *point;
-    pid_t pid;          /* process group leader of the worker; 0 = free slot */
-    double started;     /* monotonic seconds */
-    double deadline;    /* monotonic seconds; 0 = none */
-    double time_limit;  /* seconds given to the command; 0 = none */
-    bool killed_late;   /* the sweep killed it at its deadline */
-    char *out_path;     /* worker's stdout (the JSON summary) */
-    char *log_path;     /* worker's stderr */
+    pid_t pid; /* process group leader of the worker; 0 = free slot */
+    double started; /* monotonic seconds */
+    double deadline; /* monotonic seconds; 0 = none */
+    double time_limit; /* seconds given to the command; 0 = none */
+    bool killed_late; /* the sweep killed it at its deadline */
+    char *out_path; /* worker's stdout (the JSON summary) */
+    char *log_path; /* worker's stderr */
     char *tmp_schedule; /* where the worker writes its schedule */
-    char *schedule;     /* where it goes once the point is ok */
+    char *schedule; /* where it goes once the point is ok */
 } ts_sweep_job;
 
 typedef struct {
-    const char *exe;    /* the tessel binary the workers run */
+    const char *exe; /* the tessel binary the workers run */
     const char *outdir;
-    double time_limit;  /* seconds passed to the search; 0 = none */
+    double time_limit; /* seconds passed to the search; 0 = none */
 } ts_sweep_exec_opts;
 
 double ts_sweep_now(void);
@@ -127,11 +132,11 @@ int ts_sweep_jobs_stop(ts_sweep_job *jobs, int n);
 
 typedef struct {
     FILE *out;
-    bool bar;      /* redraw one line in place (a terminal) rather than print a line per point */
-    bool quiet;    /* print nothing per point */
-    int total;     /* points of the spec */
-    int skipped;   /* already recorded before this run */
-    int done;      /* finished in this run */
+    bool bar; /* redraw one line in place (a terminal) rather than print a line per point */
+    bool quiet; /* print nothing per point */
+    int total; /* points of the spec */
+    int skipped; /* already recorded before this run */
+    int done; /* finished in this run */
     int counts[TS_SWEEP_NSTATUS];
     double started;
     double last_draw;
@@ -151,13 +156,13 @@ void ts_sweep_progress_end(ts_sweep_progress *p);
 typedef struct {
     const ts_sweep_spec *spec;
     ts_sweep_exec_opts exec;
-    int jobs;                         /* -j: points at a time per machine */
-    ts_sweep_records rec;             /* what results.jsonl holds */
+    int jobs; /* -j: points at a time per machine */
+    ts_sweep_records rec; /* what results.jsonl holds */
     char *jsonl, *csv;
-    int jfd, cfd;                     /* both opened O_APPEND */
-    int running;                      /* points in flight, for the progress display */
+    int jfd, cfd; /* both opened O_APPEND */
+    int running; /* points in flight, for the progress display */
     ts_sweep_progress prog;
-    volatile sig_atomic_t *stop;      /* set by SIGINT/SIGTERM/SIGHUP */
+    volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM/SIGHUP */
 } ts_sweep_run;
 
 /* Appends a finished point to results.jsonl and results.csv, shows it and keeps it in s->rec.
@@ -172,9 +177,9 @@ int ts_sweep_run_local(ts_sweep_run *s, const int *todo, int ntodo, ts_err *e);
 /* MPI is initialised only under --mpi, so the same binary runs without mpirun. */
 typedef struct {
     bool active; /* MPI_Init was called */
-    bool lost;   /* a rank was lost: MPI_Finalize would wait for it forever, so it is skipped */
+    bool lost; /* a rank was lost: MPI_Finalize would wait for it forever, so it is skipped */
     int rank, size;
-    int *ids;    /* rank 0: the point indices that ASSIGN messages send; a send to a rank that
+    int *ids; /* rank 0: the point indices that ASSIGN messages send; a send to a rank that
                   * died may stay pending until MPI_Finalize, so this outlives the coordination */
 } ts_sweep_mpi;
 
@@ -195,7 +200,8 @@ int ts_sweep_mpi_coordinate(ts_sweep_run *s, ts_sweep_mpi *m, const int *todo, i
  * own, and sends each record back with its schedule and log. spec is NULL when this rank could not
  * load it (spec_error says why, and rank 0 gives it no work). Returns 0, or 1 when rank 0 fell
  * silent for `timeout` seconds or a stop signal came (m->lost tells whether some rank was lost). */
-int ts_sweep_mpi_work(ts_sweep_mpi *m, const ts_sweep_spec *spec, const char *spec_error, const char *exe,
-                      double time_limit, int jobs, double timeout, volatile sig_atomic_t *stop);
+int ts_sweep_mpi_work(ts_sweep_mpi *m, const ts_sweep_spec *spec, const char *spec_error,
+                      const char *exe, double time_limit, int jobs, double timeout,
+                      volatile sig_atomic_t *stop);
 
 #endif

@@ -412,8 +412,8 @@ json_t *ts_sweep_job_finish(ts_sweep_job *j, int wstatus)
     double wall = ts_sweep_now() - j->started;
     outcome r = classify(j, wstatus, wall);
     /* A schedule counts only when the command finished with an answer. */
-    bool have_schedule = r.summary && file_nonempty(j->tmp_schedule) &&
-                         rename(j->tmp_schedule, j->schedule) == 0;
+    bool have_schedule =
+        r.summary && file_nonempty(j->tmp_schedule) && rename(j->tmp_schedule, j->schedule) == 0;
     unlink(j->tmp_schedule);
     unlink(j->out_path);
     bool keep_log = r.status != TS_SWEEP_OK && file_nonempty(j->log_path);

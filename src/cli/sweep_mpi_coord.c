@@ -20,7 +20,7 @@ enum { RANK_WAITING, RANK_READY, RANK_GONE };
 
 typedef struct {
     int state;
-    int free;     /* slots free for points */
+    int free; /* slots free for points */
     double heard; /* when the rank last sent anything */
 } rank_state;
 
@@ -29,8 +29,8 @@ typedef struct {
     ts_sweep_mpi *m;
     double timeout;
     rank_state *ranks;
-    int *owner;  /* per spec point: the rank running it, 0 = none */
-    int *tries;  /* per spec point: how many ranks were given it */
+    int *owner; /* per spec point: the rank running it, 0 = none */
+    int *tries; /* per spec point: how many ranks were given it */
     const int *ids; /* per spec point: its index, the buffer of its ASSIGN message */
     int *queue, qhead, qtail;
     int inflight;
@@ -101,8 +101,10 @@ static int give_up(coord *c, int r, const char *why, ts_err *e)
             continue;
         }
         char msg[256];
-        snprintf(msg, sizeof msg, "%d worker ranks died while running this point (the last: "
-                                  "rank %d, %s)", c->tries[p], r, why);
+        snprintf(msg, sizeof msg,
+                 "%d worker ranks died while running this point (the last: "
+                 "rank %d, %s)",
+                 c->tries[p], r, why);
         json_t *rec = ts_sweep_error_record(&c->s->spec->points[p], msg, 0);
         if (!rec)
             return ts_fail(e, TS_ESYS, "out of memory");
@@ -110,8 +112,9 @@ static int give_up(coord *c, int r, const char *why, ts_err *e)
             return e->code;
         failed++;
     }
-    fprintf(stderr, "tessel sweep: rank %d %s: taken as dead; %d of its points back in the "
-                    "queue, %d recorded as errors\n",
+    fprintf(stderr,
+            "tessel sweep: rank %d %s: taken as dead; %d of its points back in the "
+            "queue, %d recorded as errors\n",
             r, why, back, failed);
     return TS_OK;
 }

@@ -128,8 +128,8 @@ static int start_point(worker *w, int p)
             return 0;
         return send_result(w, p, ts_sweep_error_record(&w->spec->points[p], e.msg, 0));
     }
-    return send_result(w, p, ts_sweep_error_record(&w->spec->points[p],
-                                                   "rank 0 sent more points than -j", 0));
+    return send_result(
+        w, p, ts_sweep_error_record(&w->spec->points[p], "rank 0 sent more points than -j", 0));
 }
 
 /* Messages from rank 0: 1 when told to stop, 0 to go on, -1 when a send back failed. */
@@ -194,8 +194,9 @@ static int serve(worker *w, volatile sig_atomic_t *stop)
             nanosleep(&nap, NULL);
     }
     w->m->lost = true;
-    fprintf(stderr, "tessel sweep: rank %d: rank 0 is gone (silent for %.0f s or not taking "
-                    "results); stopping\n",
+    fprintf(stderr,
+            "tessel sweep: rank %d: rank 0 is gone (silent for %.0f s or not taking "
+            "results); stopping\n",
             w->rank, ts_sweep_now() - w->heard);
     return 1;
 }

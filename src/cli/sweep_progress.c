@@ -45,8 +45,8 @@ static void draw(ts_sweep_progress *p, int running)
     for (int i = 0; i < W; i++)
         bar[i] = i < fill ? '#' : '.';
     bar[W] = '\0';
-    int failed = p->counts[TS_SWEEP_INFEASIBLE] + p->counts[TS_SWEEP_TIMEOUT] +
-                 p->counts[TS_SWEEP_ERROR];
+    int failed =
+        p->counts[TS_SWEEP_INFEASIBLE] + p->counts[TS_SWEEP_TIMEOUT] + p->counts[TS_SWEEP_ERROR];
     fprintf(p->out, "\r[%s] %d/%d  failed %d  running %d  elapsed %s  ETA %s\033[K", bar, done,
             p->total, failed, running, elapsed, eta);
     fflush(p->out);
@@ -70,7 +70,8 @@ void ts_sweep_progress_point(ts_sweep_progress *p, json_t *rec, int running)
     const char *msg = json_string_value(json_object_get(rec, "message"));
     fprintf(p->out, "sweep: %d/%d %-10s %s (%.1f s)%s%s\n", p->skipped + p->done, p->total,
             st ? st : "?", id ? id : "?", json_number_value(json_object_get(rec, "wall_seconds")),
-            msg && strcmp(st ? st : "", "ok") ? ": " : "", msg && strcmp(st ? st : "", "ok") ? msg : "");
+            msg && strcmp(st ? st : "", "ok") ? ": " : "",
+            msg && strcmp(st ? st : "", "ok") ? msg : "");
     fflush(p->out);
 }
 

@@ -156,13 +156,11 @@ int ts_sweep_append_json(int fd, const char *path, json_t *rec, ts_err *e)
 /* ---- CSV --------------------------------------------------------------------------------- */
 
 /* Columns: the point, then the command's summary (nested under "result" in the JSONL). */
-static const char *const csv_point_cols[] = {"id",      "status", "placement",     "ndevs",
-                                             "infer",   "memory", "nmicros",       "method",
-                                             "micro_batches"};
+static const char *const csv_point_cols[] = {
+    "id", "status", "placement", "ndevs", "infer", "memory", "nmicros", "method", "micro_batches"};
 static const char *const csv_result_cols[] = {
-    "k",           "period",      "bubbles_per_repetend", "makespan", "bubble_rate",
-    "lower_bound", "peak_memory", "load",                 "search_seconds", "optimal",
-    "timed_out"};
+    "k",           "period", "bubbles_per_repetend", "makespan", "bubble_rate", "lower_bound",
+    "peak_memory", "load",   "search_seconds",       "optimal",  "timed_out"};
 static const char *const csv_tail_cols[] = {"wall_seconds", "exit_code", "message"};
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))

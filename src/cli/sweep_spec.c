@@ -9,7 +9,16 @@
 #include "ts_placement.h"
 
 /* The axes of a grid and, for explicit points, their singular names. */
-enum { AX_PLACEMENTS, AX_NDEVS, AX_INFER, AX_MEMORY, AX_NMICROS, AX_METHODS, AX_MICRO_BATCHES, AX_N };
+enum {
+    AX_PLACEMENTS,
+    AX_NDEVS,
+    AX_INFER,
+    AX_MEMORY,
+    AX_NMICROS,
+    AX_METHODS,
+    AX_MICRO_BATCHES,
+    AX_N
+};
 static const char *const ax_names[AX_N] = {"placements", "ndevs",   "infer",        "memory",
                                            "nmicros",    "methods", "micro_batches"};
 static const char *const ax_point_names[AX_N] = {"placement", "ndevs",  "infer",        "memory",
@@ -32,7 +41,7 @@ static bool method_known(const char *m)
 /* One axis after parsing: n values of one type. */
 typedef struct {
     int n;
-    long *num;      /* ndevs, memory (-1 = none), nmicros, micro_batches; infer as 0/1 */
+    long *num; /* ndevs, memory (-1 = none), nmicros, micro_batches; infer as 0/1 */
     const char **str; /* placements, methods: borrowed from the JSON document */
 } axis;
 
@@ -79,7 +88,8 @@ static int value_check(int ax, json_t *v, const char *where, long *num, const ch
             *num = -1;
             return TS_OK;
         }
-        if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > TS_MAX_MEMORY)
+        if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+            json_integer_value(v) > TS_MAX_MEMORY)
             return ts_fail(e, TS_EINPUT, "%s: expected an integer in [0, %d] or \"none\"", where,
                            TS_MAX_MEMORY);
         *num = (long)json_integer_value(v);
@@ -170,9 +180,10 @@ static char *make_id(const ts_sweep_point *p)
 
 static bool same_params(const ts_sweep_point *a, const ts_sweep_point *b)
 {
-    return !strcmp(a->placement, b->placement) && a->is_file == b->is_file && a->ndevs == b->ndevs &&
-           a->infer == b->infer && a->memory == b->memory && a->nmicros == b->nmicros &&
-           !strcmp(a->method, b->method) && a->micro_batches == b->micro_batches;
+    return !strcmp(a->placement, b->placement) && a->is_file == b->is_file &&
+           a->ndevs == b->ndevs && a->infer == b->infer && a->memory == b->memory &&
+           a->nmicros == b->nmicros && !strcmp(a->method, b->method) &&
+           a->micro_batches == b->micro_batches;
 }
 
 static void point_free(ts_sweep_point *p)
@@ -266,7 +277,7 @@ typedef struct {
     axis ax[AX_N];
     axis defaults[AX_N];
     const axis *use[AX_N]; /* the given axis, or its default */
-    placement_ref *refs;   /* one per placement */
+    placement_ref *refs; /* one per placement */
     bool is_point;
 } grid;
 
@@ -554,10 +565,9 @@ void ts_sweep_spec_free(ts_sweep_spec *s)
 
 json_t *ts_sweep_point_params(const ts_sweep_point *p)
 {
-    return json_pack("{s:s, s:i, s:b, s:o, s:o, s:s, s:o}", "placement", p->placement, "ndevs",
-                     p->ndevs, "infer", p->infer, "memory",
-                     p->memory < 0 ? json_string("none") : json_integer(p->memory), "nmicros",
-                     p->nmicros > 0 ? json_integer(p->nmicros) : json_null(), "method", p->method,
-                     "micro_batches",
-                     p->micro_batches > 0 ? json_integer(p->micro_batches) : json_null());
+    return json_pack(
+        "{s:s, s:i, s:b, s:o, s:o, s:s, s:o}", "placement", p->placement, "ndevs", p->ndevs,
+        "infer", p->infer, "memory", p->memory < 0 ? json_string("none") : json_integer(p->memory),
+        "nmicros", p->nmicros > 0 ? json_integer(p->nmicros) : json_null(), "method", p->method,
+        "micro_batches", p->micro_batches > 0 ? json_integer(p->micro_batches) : json_null());
 }

@@ -22,9 +22,8 @@ static int ts_api_info(json_t **out)
     for (int i = 0; i < ts_builtin_count(); i++) {
         const ts_builtin_info *bi = ts_builtin_at(i);
         json_array_append_new(b, json_pack("{s:s, s:s, s:i, s:i, s:i}", "name", bi->name,
-                                           "description", bi->description, "min_devs",
-                                           bi->min_devs, "max_devs", bi->max_devs, "step_devs",
-                                           bi->step_devs));
+                                           "description", bi->description, "min_devs", bi->min_devs,
+                                           "max_devs", bi->max_devs, "step_devs", bi->step_devs));
     }
     for (int i = 0; i < ts_baseline_count(); i++) {
         const ts_baseline_info *bi = ts_baseline_at(i);
@@ -33,10 +32,10 @@ static int ts_api_info(json_t **out)
     }
     for (int i = 0; i < (int)TS_METHOD_COUNT; i++)
         json_array_append_new(m, json_string(ts_method_name((ts_method)i)));
-    *out = json_pack("{s:o, s:o, s:o, s:{s:i, s:i, s:f, s:i}}", "builtins", b, "baselines", bl,
-                     "methods", m, "limits", "max_body", (int)TS_API_MAX_BODY, "max_n",
-                     TS_API_MAX_N, "max_time_limit", TS_API_MAX_TIME_LIMIT, "max_values",
-                     TS_API_MAX_VALUES);
+    *out =
+        json_pack("{s:o, s:o, s:o, s:{s:i, s:i, s:f, s:i}}", "builtins", b, "baselines", bl,
+                  "methods", m, "limits", "max_body", (int)TS_API_MAX_BODY, "max_n", TS_API_MAX_N,
+                  "max_time_limit", TS_API_MAX_TIME_LIMIT, "max_values", TS_API_MAX_VALUES);
     return 200;
 }
 
@@ -130,9 +129,7 @@ static int ts_api_jobs(ts_jobs *jobs, const ts_api_request *rq, json_t **out)
             return ts_api_error(out, st, e.msg);
         *out = json_pack("{s:I}", "id", (json_int_t)id);
         return 200;
-    case TS_API_JOB_LIST:
-        *out = ts_jobs_list(jobs);
-        return 200;
+    case TS_API_JOB_LIST: *out = ts_jobs_list(jobs); return 200;
     case TS_API_JOB_STATUS:
         *out = ts_jobs_status(jobs, rq->job_id, true);
         return *out ? 200 : ts_api_error(out, 404, "no such job");

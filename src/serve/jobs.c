@@ -18,7 +18,7 @@
 #endif
 #include "ts_serve.h"
 
-#define TS_JOBS_KEEP 32              /* jobs remembered (finished ones are evicted oldest first) */
+#define TS_JOBS_KEEP 32 /* jobs remembered (finished ones are evicted oldest first) */
 #define TS_JOBS_MAX_LINE (64L << 20) /* a worker's answer larger than this is refused */
 
 typedef enum { TS_JS_RUNNING, TS_JS_DONE, TS_JS_FAILED, TS_JS_CANCELLED, TS_JS_TIMEOUT } ts_jstate;
@@ -30,9 +30,9 @@ typedef struct {
     long id; /* 0: free slot */
     ts_job_kind kind;
     ts_jstate state;
-    pid_t pid;   /* -1 once reaped */
-    int fd;      /* read end of the worker's pipe, -1 once closed */
-    char *line;  /* the partial line read so far */
+    pid_t pid; /* -1 once reaped */
+    int fd; /* read end of the worker's pipe, -1 once closed */
+    char *line; /* the partial line read so far */
     size_t len, cap;
     json_t *progress, *result;
     char error[512];
@@ -249,8 +249,8 @@ static void ts_jobs_child(const ts_api_request *rq, int wfd)
     if (dup2(wfd, 3) < 0)
         _exit(3);
     struct rlimit rl;
-    long maxfd = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536 ? (long)rl.rlim_cur
-                                                                           : 65536;
+    long maxfd =
+        getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536 ? (long)rl.rlim_cur : 65536;
     for (long fd = 4; fd < maxfd; fd++)
         close((int)fd);
     ts_worker_run(rq, 3);
@@ -260,8 +260,9 @@ static void ts_jobs_child(const ts_api_request *rq, int wfd)
 /* Seconds a job may run: each search gets its limit, and the same grace as `tessel compare`. */
 static double ts_jobs_budget(const ts_api_request *rq)
 {
-    int searches = rq->job == TS_JOB_COMPARE ? (rq->nmethods ? rq->nmethods : 6)
-                   : rq->job == TS_JOB_WHATIF ? rq->nvalues : 1;
+    int searches = rq->job == TS_JOB_COMPARE  ? (rq->nmethods ? rq->nmethods : 6)
+                   : rq->job == TS_JOB_WHATIF ? rq->nvalues
+                                              : 1;
     return searches * (1.25 * rq->time_limit + 5.0) + 5.0;
 }
 
@@ -274,8 +275,10 @@ int ts_jobs_start(ts_jobs *js, const ts_api_request *rq, long *id, ts_err *e)
     ts_job *j = running < js->max_running ? ts_jobs_slot(js) : NULL;
     if (!j) {
         pthread_mutex_unlock(&js->mu);
-        ts_fail(e, TS_EINPUT, "%d searches are running already (the limit is %d): cancel one or "
-                              "wait", running, js->max_running);
+        ts_fail(e, TS_EINPUT,
+                "%d searches are running already (the limit is %d): cancel one or "
+                "wait",
+                running, js->max_running);
         return 429;
     }
     if (pipe(pfd)) {
@@ -320,9 +323,9 @@ static ts_job *ts_jobs_find(ts_jobs *js, long id)
 static json_t *ts_job_json(const ts_job *j, bool with_result)
 {
     double end = j->state == TS_JS_RUNNING ? ts_jnow() : j->finished;
-    json_t *o = json_pack("{s:I, s:s, s:s, s:f}", "id", (json_int_t)j->id, "job",
-                          ts_jkind_names[j->kind], "state", ts_jstate_names[j->state], "elapsed",
-                          end - j->started);
+    json_t *o =
+        json_pack("{s:I, s:s, s:s, s:f}", "id", (json_int_t)j->id, "job", ts_jkind_names[j->kind],
+                  "state", ts_jstate_names[j->state], "elapsed", end - j->started);
     if (o && j->progress)
         json_object_set(o, "progress", j->progress);
     if (o && j->error[0])

@@ -28,12 +28,12 @@ json_t *ts_serve_summary(const ts_schedule *s, int n, const ts_api_request *rq, 
     for (int d = 0; rq && rq->has_memory && d < D; d++)
         if (m.peak[d] > rq->memory[rq->nmemory > 1 ? d : 0])
             fits = false;
-    json_t *j = json_pack("{s:i, s:I, s:I, s:f, s:f, s:o, s:o, s:b}", "micro_batches", u->nmicros,
-                          "makespan", (json_int_t)m.makespan, "lower_bound",
-                          (json_int_t)m.lower_bound, "ratio",
-                          m.lower_bound > 0 ? (double)m.makespan / (double)m.lower_bound : 0.0,
-                          "bubble_rate", m.bubble_rate, "peak_memory", ts_long_array(m.peak, D),
-                          "load", ts_long_array(m.load, D), "fits", fits);
+    json_t *j =
+        json_pack("{s:i, s:I, s:I, s:f, s:f, s:o, s:o, s:b}", "micro_batches", u->nmicros,
+                  "makespan", (json_int_t)m.makespan, "lower_bound", (json_int_t)m.lower_bound,
+                  "ratio", m.lower_bound > 0 ? (double)m.makespan / (double)m.lower_bound : 0.0,
+                  "bubble_rate", m.bubble_rate, "peak_memory", ts_long_array(m.peak, D), "load",
+                  ts_long_array(m.load, D), "fits", fits);
     ts_metrics_free(&m);
     ts_schedule_free(u);
     if (!j)

@@ -37,9 +37,10 @@ static int ts_model_flag(json_t *o, const char *key, bool *out, ts_err *e)
 
 int ts_api_model_body(json_t *o, ts_api_request *rq, ts_err *e)
 {
-    static const char *const keys[] = {"model", "hardware", "gpus", "strategy",
-                                       "micro_batch_size", "tensor_parallel", "chunks", "slices",
-                                       "max_span", "recompute", "infer", NULL};
+    static const char *const keys[] = {
+        "model",           "hardware", "gpus",   "strategy", "micro_batch_size",
+        "tensor_parallel", "chunks",   "slices", "max_span", "recompute",
+        "infer",           NULL};
     /* The command line's ranges for the same flags. */
     const struct {
         const char *key;
@@ -162,8 +163,7 @@ int ts_api_model_placement(const ts_api_request *rq, json_t **out)
     else
         *out = json_pack("{s:o, s:{s:i, s:f, s:f, s:I}}", "placement", ts_placement_to_json(p),
                          "info", "stages", in.stages, "time_unit_s", in.time_unit_s,
-                         "capacity_bytes", in.capacity_bytes, "capacity",
-                         (json_int_t)in.capacity);
+                         "capacity_bytes", in.capacity_bytes, "capacity", (json_int_t)in.capacity);
     ts_placement_free(p);
     ts_derive_info_clear(&in);
     ts_model_free(m);

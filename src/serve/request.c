@@ -71,8 +71,10 @@ static int ts_api_memory(json_t *o, ts_api_request *rq, ts_err *e)
         return TS_OK;
     size_t n = json_is_array(v) ? json_array_size(v) : 1;
     if (!json_is_integer(v) && !json_is_array(v))
-        return ts_fail(e, TS_EINPUT, "request: field 'memory' must be a capacity, \"none\" or a "
-                                     "list of capacities, got %s", ts_jtype(v));
+        return ts_fail(e, TS_EINPUT,
+                       "request: field 'memory' must be a capacity, \"none\" or a "
+                       "list of capacities, got %s",
+                       ts_jtype(v));
     if (n < 1 || n > TS_MAX_DEVS)
         return ts_fail(e, TS_EINPUT, "request: field 'memory' lists %zu capacities", n);
     rq->memory = calloc(n, sizeof(long));
@@ -111,9 +113,9 @@ static int ts_api_schedule(json_t *o, ts_api_request *rq, ts_err *e)
         return ts_fail(e, TS_EINPUT, "request: missing field 'schedule'");
     if (ts_schedule_from_json(v, "schedule", &rq->schedule, e))
         return TS_EINPUT;
-    long inst = (long)rq->schedule->placement->nblocks *
-                (rq->micro_batches > rq->schedule->nmicros ? rq->micro_batches
-                                                           : rq->schedule->nmicros);
+    long inst =
+        (long)rq->schedule->placement->nblocks *
+        (rq->micro_batches > rq->schedule->nmicros ? rq->micro_batches : rq->schedule->nmicros);
     if (inst > TS_API_MAX_INSTANCES)
         return ts_fail(e, TS_EINPUT, "request: %ld instances is more than %ld to draw", inst,
                        TS_API_MAX_INSTANCES);
@@ -141,14 +143,19 @@ static int ts_api_methods(json_t *o, ts_api_request *rq, ts_err *e)
     if (!v)
         return TS_OK; /* the worker fills in every baseline that fits and every method */
     if (!json_is_array(v) || json_array_size(v) > TS_API_MAX_METHODS)
-        return ts_fail(e, TS_EINPUT, "request: field 'methods' must be a list of at most %d "
-                                     "method or baseline names", TS_API_MAX_METHODS);
-    json_array_foreach(v, i, it) {
+        return ts_fail(e, TS_EINPUT,
+                       "request: field 'methods' must be a list of at most %d "
+                       "method or baseline names",
+                       TS_API_MAX_METHODS);
+    json_array_foreach(v, i, it)
+    {
         const char *m = json_string_value(it);
         if (!m || strlen(m) >= sizeof rq->methods[0] || !ts_api_known_method(m, true)) {
             char list[128];
-            return ts_fail(e, TS_EINPUT, "request: methods[%zu]: not a search method (%s) or a "
-                           "baseline kind", i, ts_method_list(list, sizeof list));
+            return ts_fail(e, TS_EINPUT,
+                           "request: methods[%zu]: not a search method (%s) or a "
+                           "baseline kind",
+                           i, ts_method_list(list, sizeof list));
         }
         strcpy(rq->methods[rq->nmethods++], m);
     }
@@ -167,8 +174,10 @@ static int ts_api_values(json_t *o, ts_api_request *rq, ts_err *e)
         return ts_fail(e, TS_EINPUT, "request: field 'values' must be a list of 1 to %d numbers",
                        TS_API_MAX_VALUES);
     long hi = !strcmp(rq->knob, "memory") ? TS_MAX_MEMORY
-              : !strcmp(rq->knob, "n")    ? TS_API_MAX_N : TS_MAX_DEVS;
-    json_array_foreach(v, i, it) {
+              : !strcmp(rq->knob, "n")    ? TS_API_MAX_N
+                                          : TS_MAX_DEVS;
+    json_array_foreach(v, i, it)
+    {
         char what[32];
         snprintf(what, sizeof what, "values[%zu]", i);
         if (ts_jint_value(it, "request", what, !strcmp(rq->knob, "memory") ? 0 : 1, hi,
@@ -185,9 +194,10 @@ static int ts_api_builtin(json_t *o, ts_api_request *rq, bool need_ndevs, ts_err
     int nd = 0, ch = 0;
     if (!json_is_object(o))
         return ts_fail(e, TS_EINPUT, "request: the built-in must be an object {name, ndevs}");
-    if (ts_jkeys(o, "request", keys, e) || ts_api_str(o, "name", rq->builtin, sizeof rq->builtin, e) ||
-        ts_api_int(o, "ndevs", 1, TS_MAX_DEVS, 0, &nd, e) || ts_api_int(o, "chunks", 0, 64, 0, &ch, e) ||
-        ts_api_bool(o, "infer", &rq->bopts.infer, e))
+    if (ts_jkeys(o, "request", keys, e) ||
+        ts_api_str(o, "name", rq->builtin, sizeof rq->builtin, e) ||
+        ts_api_int(o, "ndevs", 1, TS_MAX_DEVS, 0, &nd, e) ||
+        ts_api_int(o, "chunks", 0, 64, 0, &ch, e) || ts_api_bool(o, "infer", &rq->bopts.infer, e))
         return TS_EINPUT;
     if (!rq->builtin[0] || !ts_builtin_find(rq->builtin))
         return ts_fail(e, TS_EINPUT, "request: unknown built-in placement '%s'", rq->builtin);
@@ -200,9 +210,9 @@ static int ts_api_builtin(json_t *o, ts_api_request *rq, bool need_ndevs, ts_err
 
 static int ts_api_job_body(json_t *o, ts_api_request *rq, ts_err *e)
 {
-    static const char *const keys[] = {"job", "placement", "file", "memory", "micro_batches",
-                                       "method", "time_limit", "nmicros", "methods", "knob",
-                                       "values", "builtin", NULL};
+    static const char *const keys[] = {
+        "job",     "placement", "file", "memory", "micro_batches", "method", "time_limit",
+        "nmicros", "methods",   "knob", "values", "builtin",       NULL};
     char job[16] = "";
     double tl = 10.0;
     json_t *t = json_object_get(o, "time_limit");
@@ -218,8 +228,10 @@ static int ts_api_job_body(json_t *o, ts_api_request *rq, ts_err *e)
         return ts_fail(e, TS_EINPUT, "request: field 'job' must be search, compare or whatif");
     if (t && (!json_is_number(t) || json_number_value(t) <= 0 ||
               json_number_value(t) > TS_API_MAX_TIME_LIMIT))
-        return ts_fail(e, TS_EINPUT, "request: field 'time_limit' must be a number of seconds in "
-                                     "(0, %g]", TS_API_MAX_TIME_LIMIT);
+        return ts_fail(e, TS_EINPUT,
+                       "request: field 'time_limit' must be a number of seconds in "
+                       "(0, %g]",
+                       TS_API_MAX_TIME_LIMIT);
     if (t)
         tl = json_number_value(t);
     rq->time_limit = tl;
@@ -269,14 +281,10 @@ static int ts_api_body(json_t *o, ts_api_request *rq, ts_err *e)
             return ts_fail(e, TS_EINPUT, "request: too many instances to build");
         return TS_OK;
     case TS_API_VIEW:
-    case TS_API_TRACE:
-        return ts_jkeys(o, "request", kview, e) || ts_api_schedule(o, rq, e);
-    case TS_API_JOB_START:
-        return ts_api_job_body(o, rq, e);
-    case TS_API_MODEL_PLACEMENT:
-        return ts_api_model_body(o, rq, e);
-    default:
-        return TS_OK;
+    case TS_API_TRACE: return ts_jkeys(o, "request", kview, e) || ts_api_schedule(o, rq, e);
+    case TS_API_JOB_START: return ts_api_job_body(o, rq, e);
+    case TS_API_MODEL_PLACEMENT: return ts_api_model_body(o, rq, e);
+    default: return TS_OK;
     }
 }
 
@@ -286,10 +294,14 @@ static int ts_api_route_of(const char *method, const char *url, ts_api_request *
     static const struct {
         const char *path, *verb;
         ts_api_route route;
-    } routes[] = {{"/api/info", "GET", TS_API_INFO},         {"/api/builtin", "POST", TS_API_BUILTIN},
-                  {"/api/check", "POST", TS_API_CHECK},      {"/api/baseline", "POST", TS_API_BASELINE},
-                  {"/api/view", "POST", TS_API_VIEW},        {"/api/trace", "POST", TS_API_TRACE},
-                  {"/api/jobs", "POST", TS_API_JOB_START},   {"/api/jobs", "GET", TS_API_JOB_LIST},
+    } routes[] = {{"/api/info", "GET", TS_API_INFO},
+                  {"/api/builtin", "POST", TS_API_BUILTIN},
+                  {"/api/check", "POST", TS_API_CHECK},
+                  {"/api/baseline", "POST", TS_API_BASELINE},
+                  {"/api/view", "POST", TS_API_VIEW},
+                  {"/api/trace", "POST", TS_API_TRACE},
+                  {"/api/jobs", "POST", TS_API_JOB_START},
+                  {"/api/jobs", "GET", TS_API_JOB_LIST},
                   {"/api/models", "GET", TS_API_MODELS},
                   {"/api/model-placement", "POST", TS_API_MODEL_PLACEMENT}};
     size_t plen = strcspn(url, "?#");

@@ -32,8 +32,8 @@ static int ts_serve_long(const char *flag, const char *s, long lo, long hi, long
     char *end;
     long v = strtol(s, &end, 10);
     if (!*s || *end || v < lo || v > hi) {
-        fprintf(stderr, "tessel serve: %s: expected a whole number in [%ld, %ld], got '%s'\n",
-                flag, lo, hi, s);
+        fprintf(stderr, "tessel serve: %s: expected a whole number in [%ld, %ld], got '%s'\n", flag,
+                lo, hi, s);
         return 2;
     }
     *out = v;
@@ -56,12 +56,10 @@ static void ts_serve_help(void)
 
 static int ts_serve_args(int argc, char **argv, ts_serve_opts *o)
 {
-    static const struct option lo[] = {{"port", required_argument, 0, 'p'},
-                                       {"host", required_argument, 0, 'H'},
-                                       {"open", no_argument, 0, 'o'},
-                                       {"max-searches", required_argument, 0, 'j'},
-                                       {"help", no_argument, 0, 'h'},
-                                       {0, 0, 0, 0}};
+    static const struct option lo[] = {
+        {"port", required_argument, 0, 'p'}, {"host", required_argument, 0, 'H'},
+        {"open", no_argument, 0, 'o'},       {"max-searches", required_argument, 0, 'j'},
+        {"help", no_argument, 0, 'h'},       {0, 0, 0, 0}};
     int c;
     optind = 1;
     opterr = 0;
@@ -111,14 +109,16 @@ static int ts_serve_run(const ts_serve_opts *o, const struct sockaddr_in *sa)
         return 3;
     }
     struct MHD_Daemon *d = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO, (uint16_t)o->port,
-        NULL, NULL, ts_http_access, &h, MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_NOTIFY_COMPLETED,
-        ts_http_completed, NULL, MHD_OPTION_THREAD_POOL_SIZE, 4u, MHD_OPTION_CONNECTION_LIMIT,
-        64u, MHD_OPTION_CONNECTION_TIMEOUT, 60u, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO, (uint16_t)o->port, NULL, NULL,
+        ts_http_access, &h, MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_NOTIFY_COMPLETED,
+        ts_http_completed, NULL, MHD_OPTION_THREAD_POOL_SIZE, 4u, MHD_OPTION_CONNECTION_LIMIT, 64u,
+        MHD_OPTION_CONNECTION_TIMEOUT, 60u, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
         (size_t)(256 * 1024), MHD_OPTION_END);
     if (!d) {
-        fprintf(stderr, "tessel serve: cannot listen on %s:%ld (in use, or not an address of "
-                        "this machine)\n", o->host, o->port);
+        fprintf(stderr,
+                "tessel serve: cannot listen on %s:%ld (in use, or not an address of "
+                "this machine)\n",
+                o->host, o->port);
         ts_jobs_free(h.jobs);
         return 3;
     }
@@ -128,8 +128,10 @@ static int ts_serve_run(const ts_serve_opts *o, const struct sockaddr_in *sa)
     printf("tessel serve: %s (Ctrl-C stops)\n", url);
     fflush(stdout);
     if (!h.loopback)
-        fprintf(stderr, "tessel serve: warning: listening on %s, not a loopback address: other "
-                        "machines can reach this server and run searches on it\n", o->host);
+        fprintf(stderr,
+                "tessel serve: warning: listening on %s, not a loopback address: other "
+                "machines can reach this server and run searches on it\n",
+                o->host);
     if (o->open)
         ts_serve_open(url);
     sigset_t set;

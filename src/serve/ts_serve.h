@@ -26,23 +26,23 @@
 #include "ts_schedule.h"
 
 #define TS_API_MAX_BODY (4u << 20) /* bytes; a larger request body is refused with 413 */
-#define TS_API_MAX_VALUES 32       /* what-if points */
-#define TS_API_MAX_METHODS 12      /* compare rows asked for */
-#define TS_API_MAX_N 4096          /* micro-batches */
+#define TS_API_MAX_VALUES 32 /* what-if points */
+#define TS_API_MAX_METHODS 12 /* compare rows asked for */
+#define TS_API_MAX_N 4096 /* micro-batches */
 #define TS_API_MAX_TIME_LIMIT 600.0
 
 typedef enum {
-    TS_API_INFO,       /* GET  /api/info: built-ins, baselines, methods, limits */
-    TS_API_BUILTIN,    /* POST /api/builtin {name, ndevs, infer, chunks} -> placement */
-    TS_API_CHECK,      /* POST /api/check {placement, file, memory, micro_batches} -> bound, load */
-    TS_API_BASELINE,   /* POST /api/baseline {placement, file, kind, micro_batches} -> schedule */
-    TS_API_VIEW,       /* POST /api/view {schedule, micro_batches, timeline} -> svg, memory */
-    TS_API_TRACE,      /* POST /api/trace {schedule, micro_batches, timeline} -> Chrome trace */
-    TS_API_JOB_START,  /* POST /api/jobs {job: search|compare|whatif, ...} -> {id} */
-    TS_API_JOB_LIST,   /* GET  /api/jobs */
+    TS_API_INFO, /* GET  /api/info: built-ins, baselines, methods, limits */
+    TS_API_BUILTIN, /* POST /api/builtin {name, ndevs, infer, chunks} -> placement */
+    TS_API_CHECK, /* POST /api/check {placement, file, memory, micro_batches} -> bound, load */
+    TS_API_BASELINE, /* POST /api/baseline {placement, file, kind, micro_batches} -> schedule */
+    TS_API_VIEW, /* POST /api/view {schedule, micro_batches, timeline} -> svg, memory */
+    TS_API_TRACE, /* POST /api/trace {schedule, micro_batches, timeline} -> Chrome trace */
+    TS_API_JOB_START, /* POST /api/jobs {job: search|compare|whatif, ...} -> {id} */
+    TS_API_JOB_LIST, /* GET  /api/jobs */
     TS_API_JOB_STATUS, /* GET  /api/jobs/ID: state, progress, result */
     TS_API_JOB_CANCEL, /* POST /api/jobs/ID/cancel (or DELETE /api/jobs/ID) */
-    TS_API_MODELS,     /* GET  /api/models: the embedded models, hardware and strategies */
+    TS_API_MODELS, /* GET  /api/models: the embedded models, hardware and strategies */
     TS_API_MODEL_PLACEMENT /* POST /api/model-placement {model, hardware, gpus, strategy, ...} */
 } ts_api_route;
 
@@ -50,30 +50,30 @@ typedef enum { TS_JOB_SEARCH, TS_JOB_COMPARE, TS_JOB_WHATIF } ts_job_kind;
 
 typedef struct {
     ts_api_route route;
-    int http_status;        /* set when parsing refuses the request (400, 404, 405, 413) */
-    char file[80];          /* names the placement in messages, as a file name does on the CLI */
+    int http_status; /* set when parsing refuses the request (400, 404, 405, 413) */
+    char file[80]; /* names the placement in messages, as a file name does on the CLI */
     ts_placement *placement; /* owned: check, baseline, jobs */
-    ts_schedule *schedule;   /* owned: view, trace */
-    bool has_memory;         /* false: "none" (unconstrained) */
-    int nmemory;             /* 1 (uniform) or ndevs entries */
-    long *memory;            /* owned: nmemory capacities */
-    int micro_batches;       /* N (default 128) */
-    char method[16];         /* search: auto, lazy, fast, full, modulo */
-    double time_limit;       /* seconds per search (default 10) */
-    int nmicros;             /* lazy's k, 0 = search it */
-    char kind[24];           /* baseline kind */
-    bool replayed;           /* view/trace: replayed (as early as each device's order allows) */
+    ts_schedule *schedule; /* owned: view, trace */
+    bool has_memory; /* false: "none" (unconstrained) */
+    int nmemory; /* 1 (uniform) or ndevs entries */
+    long *memory; /* owned: nmemory capacities */
+    int micro_batches; /* N (default 128) */
+    char method[16]; /* search: auto, lazy, fast, full, modulo */
+    double time_limit; /* seconds per search (default 10) */
+    int nmicros; /* lazy's k, 0 = search it */
+    char kind[24]; /* baseline kind */
+    bool replayed; /* view/trace: replayed (as early as each device's order allows) */
     ts_job_kind job;
     long job_id;
-    char builtin[48];        /* builtin, and what-if over the device count */
+    char builtin[48]; /* builtin, and what-if over the device count */
     ts_builtin_opts bopts;
-    char knob[16];           /* what-if: memory, n, ndevs */
+    char knob[16]; /* what-if: memory, n, ndevs */
     int nvalues;
     long values[TS_API_MAX_VALUES];
-    int nmethods;            /* compare: methods and baselines, in order */
+    int nmethods; /* compare: methods and baselines, in order */
     char methods[TS_API_MAX_METHODS][24];
     char model[48], hardware[48], strategy[16]; /* model-placement */
-    ts_derive_opts dopts;    /* model-placement; its strategy points at rq->strategy when used */
+    ts_derive_opts dopts; /* model-placement; its strategy points at rq->strategy when used */
 } ts_api_request;
 
 /* Parses one request. method is the HTTP verb, url the path (a query string is ignored), body the
@@ -102,7 +102,7 @@ void ts_jobs_free(ts_jobs *j); /* kills and reaps every running worker */
 /* Returns the HTTP status: 200 with *id, 429 when max_running jobs run, 500. */
 int ts_jobs_start(ts_jobs *j, const ts_api_request *rq, long *id, ts_err *e);
 json_t *ts_jobs_status(ts_jobs *j, long id, bool with_result); /* NULL: unknown id */
-int ts_jobs_cancel(ts_jobs *j, long id);                     /* 0, or -1: unknown id */
+int ts_jobs_cancel(ts_jobs *j, long id); /* 0, or -1: unknown id */
 json_t *ts_jobs_list(ts_jobs *j);
 
 /* The work of one job, run inside the worker: writes "P <json>\n" progress lines and one

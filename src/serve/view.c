@@ -97,13 +97,12 @@ json_t *ts_api_view(const ts_schedule *u, ts_err *e)
     json_t *peak = json_array();
     for (int d = 0; d < u->placement->ndevs; d++)
         json_array_append_new(peak, json_integer(m.peak[d]));
-    json_t *j = json_pack("{s:o, s:i, s:i, s:I, s:I, s:f, s:I, s:I, s:o, s:b, s:s, s:o*}", "svg",
-                          svg, "ndevs", u->placement->ndevs, "micro_batches", u->nmicros,
-                          "makespan", (json_int_t)m.makespan, "lower_bound",
-                          (json_int_t)m.lower_bound, "bubble_rate", m.bubble_rate, "first",
-                          (json_int_t)m.first, "last", (json_int_t)m.last, "peak_memory", peak,
-                          "valid", valid, "message", valid ? "" : ve.msg, "memory",
-                          ts_view_memory(u));
+    json_t *j = json_pack(
+        "{s:o, s:i, s:i, s:I, s:I, s:f, s:I, s:I, s:o, s:b, s:s, s:o*}", "svg", svg, "ndevs",
+        u->placement->ndevs, "micro_batches", u->nmicros, "makespan", (json_int_t)m.makespan,
+        "lower_bound", (json_int_t)m.lower_bound, "bubble_rate", m.bubble_rate, "first",
+        (json_int_t)m.first, "last", (json_int_t)m.last, "peak_memory", peak, "valid", valid,
+        "message", valid ? "" : ve.msg, "memory", ts_view_memory(u));
     ts_metrics_free(&m);
     if (!j)
         ts_fail(e, TS_ESYS, "view: out of memory");

@@ -14,9 +14,9 @@
 
 typedef struct {
     int fd;
-    double t0, last;  /* job start, last progress line (monotonic seconds) */
-    char step[64];    /* which part of the job runs: "lazy", "memory 6", ... */
-    int part, parts;  /* compare rows / what-if points done and to do */
+    double t0, last; /* job start, last progress line (monotonic seconds) */
+    char step[64]; /* which part of the job runs: "lazy", "memory 6", ... */
+    int part, parts; /* compare rows / what-if points done and to do */
 } ts_wctx;
 
 static double ts_wnow(void)
@@ -51,10 +51,11 @@ static void ts_wline(ts_wctx *w, char tag, json_t *j)
 
 static void ts_wpart(ts_wctx *w, const char *phase, long tried, long total, long best)
 {
-    ts_wline(w, 'P', json_pack("{s:s, s:s, s:I, s:I, s:I, s:f, s:i, s:i}", "step", w->step,
-                               "phase", phase ? phase : "", "tried", (json_int_t)tried, "total",
-                               (json_int_t)total, "best_bubbles", (json_int_t)best, "elapsed",
-                               ts_wnow() - w->t0, "part", w->part, "parts", w->parts));
+    ts_wline(w, 'P',
+             json_pack("{s:s, s:s, s:I, s:I, s:I, s:f, s:i, s:i}", "step", w->step, "phase",
+                       phase ? phase : "", "tried", (json_int_t)tried, "total", (json_int_t)total,
+                       "best_bubbles", (json_int_t)best, "elapsed", ts_wnow() - w->t0, "part",
+                       w->part, "parts", w->parts));
 }
 
 /* At most ten progress lines a second: the solver may call back far more often. */
@@ -170,7 +171,8 @@ static json_t *ts_wrow(ts_wctx *w, const ts_api_request *rq, const char *name)
     }
     json_object_set_new(row, "status",
                         json_string(json_is_true(json_object_get(sum, "timed_out"))
-                                        ? "timed out (best found)" : "ok"));
+                                        ? "timed out (best found)"
+                                        : "ok"));
     json_object_update(row, sum);
     json_decref(sum);
     json_object_set_new(row, "schedule", ts_schedule_to_json(s));
@@ -186,8 +188,8 @@ static void ts_wjob_compare(ts_wctx *w, const ts_api_request *rq)
         names[n++] = rq->methods[i];
     if (n == 0) { /* every baseline that fits, then every search method */
         for (int i = 0; i < ts_baseline_count() && n < 12; i++)
-            if (ts_baseline_fits(ts_baseline_at(i)->name, rq->placement, rq->micro_batches,
-                                 NULL) == TS_OK)
+            if (ts_baseline_fits(ts_baseline_at(i)->name, rq->placement, rq->micro_batches, NULL) ==
+                TS_OK)
                 names[n++] = ts_baseline_at(i)->name;
         for (int i = 0; i < (int)TS_METHOD_COUNT; i++)
             names[n++] = ts_method_name((ts_method)i);
@@ -206,9 +208,9 @@ static void ts_wjob_compare(ts_wctx *w, const ts_api_request *rq)
         }
         json_array_append_new(rows, row);
     }
-    ts_wline(w, 'R', json_pack("{s:o, s:I, s:I}", "rows", rows, "best", (json_int_t)best,
-                               "lower_bound",
-                               (json_int_t)ts_lower_bound(rq->placement, rq->micro_batches)));
+    ts_wline(w, 'R',
+             json_pack("{s:o, s:I, s:I}", "rows", rows, "best", (json_int_t)best, "lower_bound",
+                       (json_int_t)ts_lower_bound(rq->placement, rq->micro_batches)));
 }
 
 /* One what-if point: the search's makespan against LB at the point's knob value. */

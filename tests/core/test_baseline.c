@@ -255,8 +255,8 @@ static void test_zbv_formula(void **state)
         ts_metrics m;
         ts_schedule *s = make_ok("zb-v", p, N, &m);
         if (max_own_idle(s) != 0 || m.makespan != 6L * N + D - 1 || max_peak(&m, D) != 4L * D)
-            fail_msg("zb-v D=%d N=%d: bubble %ld, makespan %ld (6N+D-1 = %ld), peak %ld (4D)", D,
-                     N, max_own_idle(s), m.makespan, 6L * N + D - 1, max_peak(&m, D));
+            fail_msg("zb-v D=%d N=%d: bubble %ld, makespan %ld (6N+D-1 = %ld), peak %ld (4D)", D, N,
+                     max_own_idle(s), m.makespan, 6L * N + D - 1, max_peak(&m, D));
         ts_metrics_free(&m);
         ts_schedule_free(s);
         ts_placement_free(p);
@@ -277,8 +277,9 @@ static void check_dualpipe(const char *kind, const char *placement, int D, int N
     if (max_own_idle(s) != PP / 2 - 1 || max_own_idle(s) > bound ||
         max_peak(&m, D) != 2L * (PP + 1) || m.makespan != m.lower_bound)
         fail_msg("%s D=%d N=%d: bubble %ld (PP/2-1 = %d, bound %ld), peak %ld (2(PP+1) = %d), "
-                 "makespan %ld (lower bound %ld)", kind, D, N, max_own_idle(s), PP / 2 - 1, bound,
-                 max_peak(&m, D), 2 * (PP + 1), m.makespan, m.lower_bound);
+                 "makespan %ld (lower bound %ld)",
+                 kind, D, N, max_own_idle(s), PP / 2 - 1, bound, max_peak(&m, D), 2 * (PP + 1),
+                 m.makespan, m.lower_bound);
     ts_metrics_free(&m);
     ts_schedule_free(s);
     ts_placement_free(p);
@@ -328,9 +329,11 @@ static void test_looped_bfs_formula(void **state)
 static void test_all_cases_valid(void **state)
 {
     (void)state;
-    const char *names[] = {"vshape", "xshape", "mshape", "nnshape", "kshape", "mllm", "finetune",
-                           "alphafold", "vshape_interleaved", "vshape_zb", "vshape_v",
-                           "vshape_v_zb", "xshape_zb"};
+    const char *names[] = {"vshape",    "xshape",    "mshape",
+                           "nnshape",   "kshape",    "mllm",
+                           "finetune",  "alphafold", "vshape_interleaved",
+                           "vshape_zb", "vshape_v",  "vshape_v_zb",
+                           "xshape_zb"};
     const int devs[] = {2, 4, 8};
     const int ns[] = {1, 3, 8, 32};
     int built = 0;
@@ -407,7 +410,7 @@ static void test_refusals(void **state)
 static void test_registry(void **state)
 {
     (void)state;
-    const char *want[] = {"gpipe", "1f1b",  "interleaved", "chimera",  "zb-h1",
+    const char *want[] = {"gpipe", "1f1b", "interleaved", "chimera",  "zb-h1",
                           "zb-h2", "zb-v", "dualpipev",   "dualpipe", "looped-bfs"};
     const int nwant = (int)(sizeof want / sizeof want[0]);
     assert_int_equal(ts_baseline_count(), nwant);

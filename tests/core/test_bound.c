@@ -104,9 +104,8 @@ static long check_sound(const ts_schedule *s, const char *what)
     ts_bound b;
     assert_int_equal(ts_bound_compute(s->placement, s->nmicros, m.peak, &b), 0);
     if (m.makespan < b.value)
-        fail_msg("%s: %s N=%d makespan %ld below the bound %ld (term %s)", what,
-                 s->placement->name, s->nmicros, m.makespan, b.value,
-                 ts_bound_term_name(b.binding));
+        fail_msg("%s: %s N=%d makespan %ld below the bound %ld (term %s)", what, s->placement->name,
+                 s->nmicros, m.makespan, b.value, ts_bound_term_name(b.binding));
     long mk = m.makespan;
     ts_metrics_free(&m);
     return mk;
@@ -260,8 +259,10 @@ static void test_improve_refuses_incomplete(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bound_random),     cmocka_unit_test(test_bound_builtins),
-        cmocka_unit_test(test_bound_terms),      cmocka_unit_test(test_improve_beats_gpipe),
+        cmocka_unit_test(test_bound_random),
+        cmocka_unit_test(test_bound_builtins),
+        cmocka_unit_test(test_bound_terms),
+        cmocka_unit_test(test_improve_beats_gpipe),
         cmocka_unit_test(test_improve_refuses_incomplete),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -306,11 +306,16 @@ static void test_schedule_roundtrip(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_lower_bound_vshape), cmocka_unit_test(test_paper_loads),
-        cmocka_unit_test(test_builtins_roundtrip), cmocka_unit_test(test_chain_order),
-        cmocka_unit_test(test_1f1b_fixture),       cmocka_unit_test(test_validator_catches),
-        cmocka_unit_test(test_tighten_and_simulate), cmocka_unit_test(test_delay_distance),
-        cmocka_unit_test(test_pyimport),           cmocka_unit_test(test_schedule_roundtrip),
+        cmocka_unit_test(test_lower_bound_vshape),
+        cmocka_unit_test(test_paper_loads),
+        cmocka_unit_test(test_builtins_roundtrip),
+        cmocka_unit_test(test_chain_order),
+        cmocka_unit_test(test_1f1b_fixture),
+        cmocka_unit_test(test_validator_catches),
+        cmocka_unit_test(test_tighten_and_simulate),
+        cmocka_unit_test(test_delay_distance),
+        cmocka_unit_test(test_pyimport),
+        cmocka_unit_test(test_schedule_roundtrip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -73,8 +73,8 @@ static void test_gpt3_flops(void **state)
         /* one layer exactly: 24 b s h^2 + 4 b s^2 h when heads x 128 = h */
         if (i == 2) {
             double h = H[i];
-            assert_true(fabs(layer_named(m, "layer0")->fwd_flops -
-                             (24 * s * h * h + 4 * s * s * h)) < 1e3);
+            assert_true(
+                fabs(layer_named(m, "layer0")->fwd_flops - (24 * s * h * h + 4 * s * s * h)) < 1e3);
         }
         ts_model_free(m);
     }
@@ -262,8 +262,8 @@ static void check_derived(const char *model, const char *strategy, int gpus, int
 static void test_derive_every_strategy(void **state)
 {
     (void)state;
-    const char *models[] = {"gpt3-1.3b", "gpt3-13b", "mt5", "swin-l", "alphafold2", "flava",
-                            "llava-13b"};
+    const char *models[] = {"gpt3-1.3b",  "gpt3-13b", "mt5",      "swin-l",
+                            "alphafold2", "flava",    "llava-13b"};
     for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
         ts_model *m = load(models[i]);
         for (int s = 0; s < m->nstrategies; s++)
@@ -362,10 +362,14 @@ static void test_bad_files(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gpt3_params),        cmocka_unit_test(test_gpt3_flops),
-        cmocka_unit_test(test_layer_cost),         cmocka_unit_test(test_stage_dp_brute),
-        cmocka_unit_test(test_slice_dp_brute),     cmocka_unit_test(test_derive_every_strategy),
-        cmocka_unit_test(test_derive_memory_by_hand), cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_gpt3_params),
+        cmocka_unit_test(test_gpt3_flops),
+        cmocka_unit_test(test_layer_cost),
+        cmocka_unit_test(test_stage_dp_brute),
+        cmocka_unit_test(test_slice_dp_brute),
+        cmocka_unit_test(test_derive_every_strategy),
+        cmocka_unit_test(test_derive_memory_by_hand),
+        cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_bad_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,10 +17,10 @@ typedef struct {
 } ts_case;
 
 static const ts_case cases[] = {
-    {"vshape_train", "vshape", false}, {"vshape_infer", "vshape", true},
-    {"xshape_train", "xshape", false}, {"xshape_infer", "xshape", true},
-    {"kshape_train", "kshape", false}, {"kshape_infer", "kshape", true},
-    {"mshape_train", "mshape", false}, {"mshape_infer", "mshape", true},
+    {"vshape_train", "vshape", false},   {"vshape_infer", "vshape", true},
+    {"xshape_train", "xshape", false},   {"xshape_infer", "xshape", true},
+    {"kshape_train", "kshape", false},   {"kshape_infer", "kshape", true},
+    {"mshape_train", "mshape", false},   {"mshape_infer", "mshape", true},
     {"nnshape_train", "nnshape", false}, {"nnshape_infer", "nnshape", true},
 };
 #define NCASES (int)(sizeof cases / sizeof cases[0])

@@ -14,11 +14,11 @@
 #include "ts_render.h"
 
 typedef struct {
-    int elements;  /* all elements */
-    int inst;      /* <g class="inst"> */
-    int boxes;     /* <rect class="box"> */
+    int elements; /* all elements */
+    int inst; /* <g class="inst"> */
+    int boxes; /* <rect class="box"> */
     int texts_in_inst; /* <text> inside an instance group: micro-batch labels */
-    int repetend;  /* <g class="repetend"> */
+    int repetend; /* <g class="repetend"> */
     int roots;
 } xml_stats;
 
@@ -300,10 +300,8 @@ static void test_file_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_four_devices),
-        cmocka_unit_test(test_thirty_two_devices),
-        cmocka_unit_test(test_repetend_and_escaping),
-        cmocka_unit_test(test_checker_rejects),
+        cmocka_unit_test(test_four_devices),          cmocka_unit_test(test_thirty_two_devices),
+        cmocka_unit_test(test_repetend_and_escaping), cmocka_unit_test(test_checker_rejects),
         cmocka_unit_test(test_file_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -33,7 +33,8 @@ static int count_phase(json_t *ev, const char *ph, int tid)
     int n = 0;
     size_t i;
     json_t *x;
-    json_array_foreach(ev, i, x) {
+    json_array_foreach(ev, i, x)
+    {
         if (strcmp(json_string_value(json_object_get(x, "ph")), ph) != 0)
             continue;
         if (tid >= 0 && json_integer_value(json_object_get(x, "tid")) != tid)
@@ -50,8 +51,8 @@ static void test_writer_roundtrip(void **state)
     assert_non_null(t);
     assert_int_equal(ts_trace_track(t, 0, "rank 0"), 0);
     assert_int_equal(ts_trace_track(t, 1, "rank 1"), 0);
-    assert_int_equal(ts_trace_slice(t, 0, "F0 m0", "forward", 0.0, 10.0,
-                                    json_pack("{s:i}", "micro", 0)), 0);
+    assert_int_equal(
+        ts_trace_slice(t, 0, "F0 m0", "forward", 0.0, 10.0, json_pack("{s:i}", "micro", 0)), 0);
     assert_int_equal(ts_trace_slice(t, 1, "F1 m0", "forward", 12.5, 10.0, NULL), 0);
     assert_int_equal(ts_trace_flow(t, 7, "send", 0, 9.0, 1, 13.0), 0);
     char path[128];
@@ -69,7 +70,8 @@ static void test_writer_roundtrip(void **state)
     assert_int_equal(count_phase(ev, "M", -1), 5);
     size_t i;
     json_t *x;
-    json_array_foreach(ev, i, x) {
+    json_array_foreach(ev, i, x)
+    {
         if (!strcmp(json_string_value(json_object_get(x, "ph")), "X") &&
             json_integer_value(json_object_get(x, "tid")) == 1) {
             assert_true(json_real_value(json_object_get(x, "ts")) == 12.5);
@@ -134,7 +136,8 @@ static void test_from_schedule(void **state)
     int seen_first = 0;
     size_t i;
     json_t *x;
-    json_array_foreach(ev, i, x) {
+    json_array_foreach(ev, i, x)
+    {
         if (strcmp(json_string_value(json_object_get(x, "ph")), "X") != 0)
             continue;
         json_t *args = json_object_get(x, "args");

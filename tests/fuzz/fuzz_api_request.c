@@ -8,9 +8,9 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const char *const verbs[] = {"GET", "POST", "DELETE", "PUT"};
-    static const char *const routes[] = {"/api/info",  "/api/builtin", "/api/check",
-                                         "/api/baseline", "/api/view", "/api/trace",
-                                         "/api/jobs",  "/api/jobs/1", "/api/jobs/1/cancel"};
+    static const char *const routes[] = {"/api/info",     "/api/builtin", "/api/check",
+                                         "/api/baseline", "/api/view",    "/api/trace",
+                                         "/api/jobs",     "/api/jobs/1",  "/api/jobs/1/cancel"};
     if (size < 2)
         return 0;
     const char *verb = verbs[data[0] % 4];

@@ -17,7 +17,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (int i = 0; i < sp->npoints && sp->npoints <= 4096; i++)
             for (int j = 0; j < i; j++)
                 if (!strcmp(sp->points[i].id, sp->points[j].id)) {
-                    fprintf(stderr, "fuzz invariant: two sweep points named %s\n", sp->points[i].id);
+                    fprintf(stderr, "fuzz invariant: two sweep points named %s\n",
+                            sp->points[i].id);
                     abort();
                 }
         ts_sweep_spec_free(sp);

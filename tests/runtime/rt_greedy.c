@@ -17,7 +17,8 @@
 #include "ts_schedule.h"
 
 /* Tries windows [w, w + P) in order; keeps the first whose unrolled schedules validate. */
-static void find_repetend(ts_schedule *s, const long *start, int N) {
+static void find_repetend(ts_schedule *s, const long *start, int N)
+{
     const ts_placement *p = s->placement;
     int nb = p->nblocks;
     long first, last, P0 = ts_placement_max_load(p);
@@ -35,7 +36,8 @@ static void find_repetend(ts_schedule *s, const long *start, int N) {
                     }
                 ok = count == 1;
             }
-            if (!ok || ts_schedule_set_repetend(s, w, w + P, mids) != 0) continue;
+            if (!ok || ts_schedule_set_repetend(s, w, w + P, mids) != 0)
+                continue;
             ts_validate_opts vo = {0};
             for (int extra = 1; extra <= 5 && ok; extra += 4) {
                 ts_schedule *u = NULL;
@@ -53,7 +55,8 @@ static void find_repetend(ts_schedule *s, const long *start, int N) {
     free(mids);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     if (argc < 5) {
         fprintf(stderr, "usage: rt_greedy SHAPE NDEVS NMICROS OUT.json [CAPS]\n");
         return 2;
@@ -74,20 +77,24 @@ int main(int argc, char **argv) {
         const char *s = argv[5];
         for (int d = 0; d < D; d++) {
             cap[d] = strtol(s, (char **)&s, 10);
-            if (*s == ',') s++;
+            if (*s == ',')
+                s++;
             else if (d + 1 < D && !*s) { /* one value: uniform */
-                for (int k = d + 1; k < D; k++) cap[k] = cap[d];
+                for (int k = d + 1; k < D; k++)
+                    cap[k] = cap[d];
                 break;
             }
         }
     }
     int *chain = malloc(sizeof(int) * (size_t)nb), *rank_of = malloc(sizeof(int) * (size_t)nb);
     ts_placement_chain_order(p, chain);
-    for (int i = 0; i < nb; i++) rank_of[chain[i]] = i;
+    for (int i = 0; i < nb; i++)
+        rank_of[chain[i]] = i;
     long *start = malloc(sizeof(long) * (size_t)n), *busy = calloc((size_t)D, sizeof(long));
     long *mem = calloc((size_t)D, sizeof(long));
     int *cand = malloc(sizeof(int) * (size_t)n);
-    for (int i = 0; i < n; i++) start[i] = -1;
+    for (int i = 0; i < n; i++)
+        start[i] = -1;
     int done = 0;
     for (long t = 0; done < n; t++) {
         if (t > 1000000) {
@@ -99,21 +106,25 @@ int main(int argc, char **argv) {
             int b = i / N, m = i % N, ok = start[i] < 0;
             for (int k = 0; k < p->nedges && ok; k++) {
                 const ts_edge *ed = &p->edges[k];
-                if (ed->dst != b || m - ed->distance < 0) continue;
+                if (ed->dst != b || m - ed->distance < 0)
+                    continue;
                 int src = ed->src * N + m - ed->distance;
                 ok = start[src] >= 0 && start[src] + p->blocks[ed->src].span + ed->delay <= t;
             }
-            if (ok) cand[nc++] = i;
+            if (ok)
+                cand[nc++] = i;
         }
         /* insertion sort by priority */
         for (int a = 1; a < nc; a++)
             for (int c = a; c > 0; c--) {
                 int x = cand[c - 1], y = cand[c];
-                int bx = p->blocks[x / N].kind == TS_KIND_BACKWARD, by = p->blocks[y / N].kind == TS_KIND_BACKWARD;
-                int before = by != bx ? by > bx
+                int bx = p->blocks[x / N].kind == TS_KIND_BACKWARD,
+                    by = p->blocks[y / N].kind == TS_KIND_BACKWARD;
+                int before = by != bx           ? by > bx
                              : (y % N != x % N) ? (y % N < x % N)
                                                 : rank_of[y / N] < rank_of[x / N];
-                if (!before) break;
+                if (!before)
+                    break;
                 cand[c - 1] = y;
                 cand[c] = x;
             }
@@ -125,7 +136,8 @@ int main(int argc, char **argv) {
                 int d = blk->devices[j];
                 ok = busy[d] <= t && (!cap || blk->memory <= 0 || mem[d] + blk->memory <= cap[d]);
             }
-            if (!ok) continue;
+            if (!ok)
+                continue;
             start[i] = t;
             done++;
             for (int j = 0; j < blk->ndevices; j++) {
@@ -135,14 +147,18 @@ int main(int argc, char **argv) {
         }
     }
     ts_schedule *s = ts_schedule_new(p, N);
-    for (int i = 0; i < n; i++) ts_schedule_add(s, i / N, i % N, start[i]);
-    if (cap) ts_schedule_set_memory(s, cap);
+    for (int i = 0; i < n; i++)
+        ts_schedule_add(s, i / N, i % N, start[i]);
+    if (cap)
+        ts_schedule_set_memory(s, cap);
     ts_schedule_sort(s);
     ts_validate_opts vo = {0};
     int rc = ts_schedule_validate(s, &vo, &e);
     find_repetend(s, start, N);
-    if (rc == TS_OK) rc = ts_schedule_save(s, argv[4], &e);
-    if (rc != TS_OK) fprintf(stderr, "rt_greedy: %s\n", e.msg);
+    if (rc == TS_OK)
+        rc = ts_schedule_save(s, argv[4], &e);
+    if (rc != TS_OK)
+        fprintf(stderr, "rt_greedy: %s\n", e.msg);
     ts_schedule_free(s);
     ts_placement_free(p);
     free(cap);

@@ -14,13 +14,15 @@
 #include "rt_options.h"
 #include "rt_plan.h"
 
-static ts_schedule *load(const char *name) {
+static ts_schedule *load(const char *name)
+{
     char path[1024];
     snprintf(path, sizeof path, "%s/fixtures/%s", TS_TEST_DATA, name);
     ts_schedule *s = NULL;
     ts_err e = {0};
     int rc = ts_schedule_load(path, &s, &e);
-    if (rc != TS_OK) fprintf(stderr, "%s\n", e.msg);
+    if (rc != TS_OK)
+        fprintf(stderr, "%s\n", e.msg);
     assert_int_equal(rc, TS_OK);
     return s;
 }
@@ -29,16 +31,20 @@ typedef struct {
     int from, to, tag;
 } msg;
 
-static int cmp_msg(const void *a, const void *b) {
+static int cmp_msg(const void *a, const void *b)
+{
     const msg *x = a, *y = b;
-    if (x->from != y->from) return x->from - y->from;
-    if (x->to != y->to) return x->to - y->to;
+    if (x->from != y->from)
+        return x->from - y->from;
+    if (x->to != y->to)
+        return x->to - y->to;
     return x->tag - y->tag;
 }
 
 /* Sends and remote receives must pair one to one; every local input must come from an instance
  * earlier in the same stream. */
-static void check_plan(const char *fixture, int expect_groups) {
+static void check_plan(const char *fixture, int expect_groups)
+{
     ts_schedule *s = load(fixture);
     rt_plan *p = NULL;
     ts_err e = {0};
@@ -54,7 +60,8 @@ static void check_plan(const char *fixture, int expect_groups) {
             const rt_op *op = &st->ops[i];
             const ts_entry *en = &s->entries[op->entry];
             assert_true(ts_block_on(&pl->blocks[op->block], r));
-            if (i > 0) assert_true(s->entries[st->ops[i - 1].entry].step <= en->step);
+            if (i > 0)
+                assert_true(s->entries[st->ops[i - 1].entry].step <= en->step);
             for (int k = 0; k < op->ninputs; k++) {
                 const rt_input *in = &op->inputs[k];
                 if (in->local) {
@@ -73,14 +80,16 @@ static void check_plan(const char *fixture, int expect_groups) {
         free(seen);
     }
     int expect_ops = 0;
-    for (int i = 0; i < s->nentries; i++) expect_ops += pl->blocks[s->entries[i].block].ndevices;
+    for (int i = 0; i < s->nentries; i++)
+        expect_ops += pl->blocks[s->entries[i].block].ndevices;
     assert_int_equal(total_ops, expect_ops);
     assert_int_equal(ns, nr);
     qsort(sent, (size_t)ns, sizeof(msg), cmp_msg);
     qsort(recv, (size_t)nr, sizeof(msg), cmp_msg);
     for (int i = 0; i < ns; i++) {
         assert_memory_equal(&sent[i], &recv[i], sizeof(msg));
-        if (i) assert_true(cmp_msg(&sent[i - 1], &sent[i]) != 0); /* unambiguous tags */
+        if (i)
+            assert_true(cmp_msg(&sent[i - 1], &sent[i]) != 0); /* unambiguous tags */
     }
     free(sent);
     free(recv);
@@ -88,25 +97,30 @@ static void check_plan(const char *fixture, int expect_groups) {
     ts_schedule_free(s);
 }
 
-static void test_plan_vshape(void **state) {
+static void test_plan_vshape(void **state)
+{
     (void)state;
     check_plan("runtime_vshape_1f1b.json", 0);
 }
-static void test_plan_kshape(void **state) {
+static void test_plan_kshape(void **state)
+{
     (void)state;
     check_plan("runtime_kshape.json", 1);
 }
-static void test_plan_xshape(void **state) {
+static void test_plan_xshape(void **state)
+{
     (void)state;
     check_plan("runtime_xshape.json", 0);
 }
-static void test_plan_nnshape(void **state) {
+static void test_plan_nnshape(void **state)
+{
     (void)state;
     check_plan("runtime_nnshape.json", 1);
 }
 
 /* 1F1B vshape on 4 devices: F0 sends to rank 1 only; B0 (last) sends nothing. */
-static void test_plan_vshape_messages(void **state) {
+static void test_plan_vshape_messages(void **state)
+{
     (void)state;
     ts_schedule *s = load("runtime_vshape_1f1b.json");
     rt_plan *p = NULL;
@@ -126,7 +140,8 @@ static void test_plan_vshape_messages(void **state) {
     ts_schedule_free(s);
 }
 
-static void test_mirror_kshape(void **state) {
+static void test_mirror_kshape(void **state)
+{
     (void)state;
     ts_schedule *s = load("runtime_kshape.json");
     const ts_placement *pl = s->placement;
@@ -150,7 +165,8 @@ static void test_mirror_kshape(void **state) {
     ts_schedule_free(s);
 }
 
-static void test_mirror_finetune_frozen(void **state) {
+static void test_mirror_finetune_frozen(void **state)
+{
     (void)state;
     ts_schedule *s = load("runtime_finetune.json");
     rt_mirror m;
@@ -164,7 +180,8 @@ static void test_mirror_finetune_frozen(void **state) {
     ts_schedule_free(s);
 }
 
-static void test_mirror_refusals(void **state) {
+static void test_mirror_refusals(void **state)
+{
     (void)state;
     ts_schedule *s = load("runtime_vshape_zb.json");
     rt_mirror m;
@@ -184,12 +201,14 @@ static void test_mirror_refusals(void **state) {
     ts_placement_free(p);
 }
 
-static void test_options(void **state) {
+static void test_options(void **state)
+{
     (void)state;
     rt_options o;
     ts_err e = {0};
-    char *ok[] = {"tessel-run", "--schedule", "s.json", "--workload=train", "--check",
-                  "--micro-batches", "16", "--unit-us", "2000", "--json", NULL};
+    char *ok[] = {"tessel-run", "--schedule",      "s.json", "--workload=train",
+                  "--check",    "--micro-batches", "16",     "--unit-us",
+                  "2000",       "--json",          NULL};
     assert_int_equal(rt_options_parse(10, ok, &o, &e), TS_OK);
     assert_string_equal(o.schedule, "s.json");
     assert_int_equal(o.workload, RT_WORK_TRAIN);
@@ -214,12 +233,17 @@ static void test_options(void **state) {
     assert_true(o.help);
 }
 
-int main(void) {
+int main(void)
+{
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_plan_vshape),        cmocka_unit_test(test_plan_kshape),
-        cmocka_unit_test(test_plan_xshape),        cmocka_unit_test(test_plan_nnshape),
-        cmocka_unit_test(test_plan_vshape_messages), cmocka_unit_test(test_mirror_kshape),
-        cmocka_unit_test(test_mirror_finetune_frozen), cmocka_unit_test(test_mirror_refusals),
+        cmocka_unit_test(test_plan_vshape),
+        cmocka_unit_test(test_plan_kshape),
+        cmocka_unit_test(test_plan_xshape),
+        cmocka_unit_test(test_plan_nnshape),
+        cmocka_unit_test(test_plan_vshape_messages),
+        cmocka_unit_test(test_mirror_kshape),
+        cmocka_unit_test(test_mirror_finetune_frozen),
+        cmocka_unit_test(test_mirror_refusals),
         cmocka_unit_test(test_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

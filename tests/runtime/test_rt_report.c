@@ -27,7 +27,8 @@ typedef struct {
 } fixture;
 
 /* Timings of a perfect replay: every instance exactly where the simulator puts it. */
-static void make(fixture *f, const char *name) {
+static void make(fixture *f, const char *name)
+{
     char path[1024];
     snprintf(path, sizeof path, "%s/fixtures/%s", TS_TEST_DATA, name);
     ts_err e = {0};
@@ -50,15 +51,21 @@ static void make(fixture *f, const char *name) {
             int en = st->ops[i].entry;
             f->ready[d][i] = f->start[d][i] = r.start[en] * UNIT;
             f->end[d][i] = r.finish[en] * UNIT;
-            if (f->end[d][i] > f->finish[d]) f->finish[d] = f->end[d][i];
+            if (f->end[d][i] > f->finish[d])
+                f->finish[d] = f->end[d][i];
         }
     }
     ts_sim_result_free(&r);
-    f->t = (rt_timings){R, (const double *const *)f->ready, (const double *const *)f->start,
-                        (const double *const *)f->end, f->finish, f->base};
+    f->t = (rt_timings){R,
+                        (const double *const *)f->ready,
+                        (const double *const *)f->start,
+                        (const double *const *)f->end,
+                        f->finish,
+                        f->base};
 }
 
-static void drop(fixture *f) {
+static void drop(fixture *f)
+{
     for (int d = 0; d < f->p->ndevs; d++) {
         free(f->ready[d]);
         free(f->start[d]);
@@ -73,9 +80,11 @@ static void drop(fixture *f) {
     ts_schedule_free(f->s);
 }
 
-static void test_perfect_replay(void **state) {
+static void test_perfect_replay(void **state)
+{
     (void)state;
-    const char *names[] = {"runtime_vshape_1f1b.json", "runtime_kshape.json", "runtime_nnshape.json"};
+    const char *names[] = {"runtime_vshape_1f1b.json", "runtime_kshape.json",
+                           "runtime_nnshape.json"};
     for (int k = 0; k < 3; k++) {
         fixture f;
         make(&f, names[k]);
@@ -94,7 +103,8 @@ static void test_perfect_replay(void **state) {
 }
 
 /* A late last rank: the measured makespan grows, the prediction does not. */
-static void test_late_rank(void **state) {
+static void test_late_rank(void **state)
+{
     (void)state;
     fixture f;
     make(&f, "runtime_vshape_1f1b.json");
@@ -111,14 +121,16 @@ static void test_late_rank(void **state) {
 
 /* On kshape, members that reach M early wait inside the collective: the block's time is taken
  * from the member that arrived last (the shortest), so the prediction is unchanged. */
-static void test_collective_uses_shortest_member(void **state) {
+static void test_collective_uses_shortest_member(void **state)
+{
     (void)state;
     fixture f;
     make(&f, "runtime_kshape.json");
     int M = ts_placement_find(f.s->placement, "M");
     assert_true(M >= 0);
     for (int i = 0; i < f.p->streams[0].nops; i++)
-        if (f.p->streams[0].ops[i].block == M) f.start[0][i] -= 5 * UNIT; /* rank 0 came early */
+        if (f.p->streams[0].ops[i].block == M)
+            f.start[0][i] -= 5 * UNIT; /* rank 0 came early */
     double *sec = calloc((size_t)f.p->nblocks, sizeof(double));
     rt_iter_stats st;
     ts_err e = {0};
@@ -129,13 +141,16 @@ static void test_collective_uses_shortest_member(void **state) {
     drop(&f);
 }
 
-static int count(const char *text, const char *needle) {
+static int count(const char *text, const char *needle)
+{
     int n = 0;
-    for (const char *q = strstr(text, needle); q; q = strstr(q + 1, needle)) n++;
+    for (const char *q = strstr(text, needle); q; q = strstr(q + 1, needle))
+        n++;
     return n;
 }
 
-static void test_trace(void **state) {
+static void test_trace(void **state)
+{
     (void)state;
     fixture f;
     make(&f, "runtime_kshape.json");
@@ -167,7 +182,8 @@ static void test_trace(void **state) {
     drop(&f);
 }
 
-int main(void) {
+int main(void)
+{
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_perfect_replay),
         cmocka_unit_test(test_late_rank),

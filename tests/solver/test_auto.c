@@ -39,8 +39,7 @@ static ts_placement *random_placement(uint64_t *seed)
                                                 nd == 1 ? rint_(seed, 0, 2) : 0, nd, devs),
                          i);
         if (i > 0)
-            ts_placement_add_edge(p, rint_(seed, 0, i - 1), i,
-                                  rint_(seed, 0, 3) == 0 ? 1 : 0, 0);
+            ts_placement_add_edge(p, rint_(seed, 0, i - 1), i, rint_(seed, 0, 3) == 0 ? 1 : 0, 0);
     }
     /* the last block of each device frees what the device holds */
     for (int d = 0; d < D; d++) {
@@ -137,8 +136,8 @@ static void test_auto_not_worse_than_baselines(void **state)
         const char *shape;
         int D, n;
         long mem;
-    } cases[] = {{"nnshape", 8, 8, 10}, {"mshape", 8, 32, 10}, {"vshape", 4, 16, 6},
-                 {"xshape", 4, 8, 6}};
+    } cases[] = {
+        {"nnshape", 8, 8, 10}, {"mshape", 8, 32, 10}, {"vshape", 4, 16, 6}, {"xshape", 4, 8, 6}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ts_placement *p = tu_builtin(cases[i].shape, cases[i].D, false);
         long best = -1;
@@ -172,8 +171,8 @@ static void test_auto_not_worse_than_baselines(void **state)
         assert_int_equal(ts_search(p, &o, &s, &st, &e), TS_OK);
         long mk = at_n(s, cases[i].n, cases[i].mem, true);
         if (mk > best)
-            fail_msg("auto on %s D=%d N=%d: %ld, a baseline gives %ld", cases[i].shape,
-                     cases[i].D, cases[i].n, mk, best);
+            fail_msg("auto on %s D=%d N=%d: %ld, a baseline gives %ld", cases[i].shape, cases[i].D,
+                     cases[i].n, mk, best);
         assert_non_null(st.source);
         ts_schedule_free(s);
         ts_placement_free(p);

@@ -52,8 +52,9 @@ static ts_schedule *mt_for(const ts_schedule *s, int n)
         memcpy(u->memory, s->memory, (size_t)s->placement->ndevs * sizeof(long));
     for (int i = 0; i < s->nentries; i++)
         if (s->entries[i].micro < n)
-            assert_int_equal(ts_schedule_add(u, s->entries[i].block, s->entries[i].micro,
-                                             s->entries[i].step), 0);
+            assert_int_equal(
+                ts_schedule_add(u, s->entries[i].block, s->entries[i].micro, s->entries[i].step),
+                0);
     ts_schedule_sort(u);
     return u;
 }
@@ -95,11 +96,11 @@ static void test_paper_cases(void **state)
         const char *name;
         bool infer;
         long memory; /* -1: none */
-        long ref;    /* reference makespan at 128, 0: not given */
+        long ref; /* reference makespan at 128, 0: not given */
     } cases[] = {
-        {"vshape", false, 4, 527},  {"vshape", true, -1, 131},  {"xshape", false, 4, 1036},
-        {"xshape", true, -1, 259},  {"kshape", false, 6, 774},  {"kshape", true, -1, 257},
-        {"mshape", false, 6, 780},  {"mshape", true, -1, 259},  {"nnshape", false, 6, 0},
+        {"vshape", false, 4, 527},  {"vshape", true, -1, 131}, {"xshape", false, 4, 1036},
+        {"xshape", true, -1, 259},  {"kshape", false, 6, 774}, {"kshape", true, -1, 257},
+        {"mshape", false, 6, 780},  {"mshape", true, -1, 259}, {"nnshape", false, 6, 0},
         {"nnshape", true, -1, 388},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -394,7 +395,8 @@ static void test_bound_soundness(void **state)
                     ts_mz_result r = ts_mz_solve(z, 2.0, NULL, -1, tt, why, sizeof why);
                     if (r == TS_MZ_SAT)
                         fail_msg("%s D=%d memory %ld: the bound refuses period %ld, Z3 finds "
-                                 "one", names[i], D, mem, P);
+                                 "one",
+                                 names[i], D, mem, P);
                     unsat += r == TS_MZ_UNSAT;
                     free(tt);
                     ts_mz_free(z);
@@ -403,7 +405,8 @@ static void test_bound_soundness(void **state)
                 ts_placement_free(p);
             }
     print_message("memory bound: %d periods refused, %d confirmed infeasible by Z3 (the rest "
-                  "undecided in 2 s)\n", refused, unsat);
+                  "undecided in 2 s)\n",
+                  refused, unsat);
     assert_true(refused >= 5);
 }
 
@@ -446,8 +449,7 @@ static ts_placement *mt_random(uint64_t *seed, int nb, int nd)
     /* Reachability by increasing index (edges go forward). */
     for (int d = 0; d < nd; d++) {
         for (int a = 0; a < nb; a++) {
-            if (p->blocks[a].ndevices != 1 || p->blocks[a].devices[0] != d ||
-                p->blocks[a].memory)
+            if (p->blocks[a].ndevices != 1 || p->blocks[a].devices[0] != d || p->blocks[a].memory)
                 continue;
             char *reach = calloc((size_t)nb, 1);
             reach[a] = 1;
@@ -489,8 +491,8 @@ static void test_random_property(void **state)
         ts_err e = {0};
         int rc = mt_modulo(p, memory, 10, &s, &st, &e);
         char what[64];
-        snprintf(what, sizeof what, "random case %d (%d blocks, %d devices, memory %ld)", iter,
-                 nb, nd, memory);
+        snprintf(what, sizeof what, "random case %d (%d blocks, %d devices, memory %ld)", iter, nb,
+                 nd, memory);
         if (rc == TS_OK) {
             assert_true(st.period >= ts_placement_max_load(p));
             mt_valid_range(s, 1, st.k + 4, what);
@@ -537,12 +539,14 @@ static void test_random_property(void **state)
             if (rc != TS_OK) {
                 ts_placement_save(p, "modulo-counterexample.json", &(ts_err){0});
                 fail_msg("%s: lazy finds period %ld, modulo none: %s (placement written to "
-                         "modulo-counterexample.json)", what, lst.period, e.msg);
+                         "modulo-counterexample.json)",
+                         what, lst.period, e.msg);
             }
             if (st.period_optimal && st.period > lst.period) {
                 ts_placement_save(p, "modulo-counterexample.json", &(ts_err){0});
                 fail_msg("%s: modulo period %ld > lazy period %ld (placement written to "
-                         "modulo-counterexample.json)", what, st.period, lst.period);
+                         "modulo-counterexample.json)",
+                         what, st.period, lst.period);
             }
             compared++;
         }
@@ -607,12 +611,11 @@ static void test_random_distance(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_paper_cases),    cmocka_unit_test(test_32_devices),
-        cmocka_unit_test(test_time_limit),
-        cmocka_unit_test(test_delays),         cmocka_unit_test(test_distance_edges),
-        cmocka_unit_test(test_memory_plan),    cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_bound_soundness), cmocka_unit_test(test_random_property),
-        cmocka_unit_test(test_random_distance),
+        cmocka_unit_test(test_paper_cases),     cmocka_unit_test(test_32_devices),
+        cmocka_unit_test(test_time_limit),      cmocka_unit_test(test_delays),
+        cmocka_unit_test(test_distance_edges),  cmocka_unit_test(test_memory_plan),
+        cmocka_unit_test(test_refusals),        cmocka_unit_test(test_bound_soundness),
+        cmocka_unit_test(test_random_property), cmocka_unit_test(test_random_distance),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -215,12 +215,9 @@ static void test_time_limit(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_lazy_paper_cases),
-        cmocka_unit_test(test_lazy_vshape_bound),
-        cmocka_unit_test(test_fast_repairs_memory),
-        cmocka_unit_test(test_fast_paper_cases_valid),
-        cmocka_unit_test(test_infeasible_memory),
-        cmocka_unit_test(test_time_limit),
+        cmocka_unit_test(test_lazy_paper_cases),    cmocka_unit_test(test_lazy_vshape_bound),
+        cmocka_unit_test(test_fast_repairs_memory), cmocka_unit_test(test_fast_paper_cases_valid),
+        cmocka_unit_test(test_infeasible_memory),   cmocka_unit_test(test_time_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

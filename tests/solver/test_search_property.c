@@ -74,8 +74,8 @@ static ts_placement *random_placement(uint64_t *seed)
     return p;
 }
 
-static int search(const ts_placement *p, ts_method m, bool has_memory, long cap, int nmicros,
-                  int N, ts_schedule **s, ts_search_stats *st, ts_err *e)
+static int search(const ts_placement *p, ts_method m, bool has_memory, long cap, int nmicros, int N,
+                  ts_schedule **s, ts_search_stats *st, ts_err *e)
 {
     ts_search_opts o;
     ts_search_opts_init(&o);
