@@ -69,40 +69,11 @@ typedef struct {
     long *est, *tail;
 } ts_bound_paths;
 
-int ts_bound_out_edges(const ts_placement *p, int **off, int **list)
-{
-    int nb = p->nblocks;
-    *off = calloc((size_t)nb + 1, sizeof(int));
-    *list = malloc((size_t)(p->nedges ? p->nedges : 1) * sizeof(int));
-    if (!*off || !*list) {
-        free(*off);
-        free(*list);
-        *off = *list = NULL;
-        return -1;
-    }
-    for (int j = 0; j < p->nedges; j++)
-        (*off)[p->edges[j].src + 1]++;
-    for (int b = 0; b < nb; b++)
-        (*off)[b + 1] += (*off)[b];
-    int *fill = malloc((size_t)nb * sizeof(int) + 1);
-    if (!fill) {
-        free(*off);
-        free(*list);
-        *off = *list = NULL;
-        return -1;
-    }
-    memcpy(fill, *off, (size_t)nb * sizeof(int));
-    for (int j = 0; j < p->nedges; j++)
-        (*list)[fill[p->edges[j].src]++] = j;
-    free(fill);
-    return 0;
-}
-
 static int ts_bound_paths_make(const ts_placement *p, int nm, const int *topo, ts_bound_paths *q)
 {
     int nb = p->nblocks;
     int *off, *list;
-    if (ts_bound_out_edges(p, &off, &list))
+    if (ts_placement_out_edges(p, &off, &list))
         return -1;
     size_t ni = (size_t)nm * (size_t)nb;
     q->nm = nm;

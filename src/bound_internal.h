@@ -9,9 +9,6 @@
 #define TS_BOUND_MEM_MAX_BLOCKS 1500
 #define TS_BOUND_MEM_MAX_ON_DEVICE 48
 
-/* Outgoing edges of each block: edge indices list[off[b] .. off[b+1]). Caller frees both;
- * -1 on allocation failure. */
-int ts_bound_out_edges(const ts_placement *p, int **off, int **list);
 
 /* The memory term (see bound.c): -1 in *out when it bounds nothing or the placement is too
  * large for it. est and tail are one micro-batch's. Returns -1 on allocation failure. */

@@ -44,7 +44,7 @@ static int ts_mctx_make(ts_mctx *c, const ts_placement *p)
     c->desc = calloc((size_t)c->nb * c->words, sizeof(uint64_t));
     c->topo = malloc((size_t)c->nb * sizeof(int));
     c->dist = malloc((size_t)c->nb * sizeof(long));
-    if (!c->desc || !c->topo || !c->dist || ts_bound_out_edges(p, &c->off, &c->list) ||
+    if (!c->desc || !c->topo || !c->dist || ts_placement_out_edges(p, &c->off, &c->list) ||
         ts_placement_topo(p, c->topo))
         return -1;
     for (int i = c->nb - 1; i >= 0; i--) {

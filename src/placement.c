@@ -147,9 +147,39 @@ bool ts_placement_has_distance_edges(const ts_placement *p)
     return false;
 }
 
+int ts_placement_out_edges(const ts_placement *p, int **off, int **list)
+{
+    int nb = p->nblocks;
+    *off = calloc((size_t)nb + 1, sizeof(int));
+    *list = malloc((size_t)(p->nedges ? p->nedges : 1) * sizeof(int));
+    if (!*off || !*list) {
+        free(*off);
+        free(*list);
+        *off = *list = NULL;
+        return -1;
+    }
+    for (int j = 0; j < p->nedges; j++)
+        (*off)[p->edges[j].src + 1]++;
+    for (int b = 0; b < nb; b++)
+        (*off)[b + 1] += (*off)[b];
+    int *fill = malloc((size_t)nb * sizeof(int) + 1);
+    if (!fill) {
+        free(*off);
+        free(*list);
+        *off = *list = NULL;
+        return -1;
+    }
+    memcpy(fill, *off, (size_t)nb * sizeof(int));
+    for (int j = 0; j < p->nedges; j++)
+        (*list)[fill[p->edges[j].src]++] = j;
+    free(fill);
+    return 0;
+}
+
 int ts_placement_peel(const ts_placement *p, int *order, int *indeg)
 {
-    int n = p->nblocks;
+    int n = p->nblocks, *off = NULL, *list = NULL;
+    bool indexed = ts_placement_out_edges(p, &off, &list) == 0;
     for (int b = 0; b < n; b++)
         indeg[b] = 0;
     for (int i = 0; i < p->nedges; i++)
@@ -159,14 +189,18 @@ int ts_placement_peel(const ts_placement *p, int *order, int *indeg)
     for (int b = 0; b < n; b++)
         if (!indeg[b])
             order[tail++] = b;
+    /* Without the index (out of memory) every edge is scanned per block: slower, same order. */
     while (head < tail) {
         int b = order[head++];
-        for (int i = 0; i < p->nedges; i++) {
-            const ts_edge *x = &p->edges[i];
+        int lo = indexed ? off[b] : 0, hi = indexed ? off[b + 1] : p->nedges;
+        for (int k = lo; k < hi; k++) {
+            const ts_edge *x = &p->edges[indexed ? list[k] : k];
             if (x->distance == 0 && x->src == b && --indeg[x->dst] == 0)
                 order[tail++] = x->dst;
         }
     }
+    free(off);
+    free(list);
     return tail;
 }
 
@@ -190,10 +224,13 @@ void ts_placement_earliest(const ts_placement *p, long *est)
         free(order);
         return;
     }
+    int *off = NULL, *list = NULL;
+    bool indexed = ts_placement_out_edges(p, &off, &list) == 0;
     for (int i = 0; i < n; i++) {
         int b = order[i];
-        for (int j = 0; j < p->nedges; j++) {
-            const ts_edge *x = &p->edges[j];
+        int lo = indexed ? off[b] : 0, hi = indexed ? off[b + 1] : p->nedges;
+        for (int k = lo; k < hi; k++) {
+            const ts_edge *x = &p->edges[indexed ? list[k] : k];
             if (x->distance == 0 && x->src == b) {
                 long t = est[b] + p->blocks[b].span + x->delay;
                 if (t > est[x->dst])
@@ -201,6 +238,8 @@ void ts_placement_earliest(const ts_placement *p, long *est)
             }
         }
     }
+    free(off);
+    free(list);
     free(order);
 }
 
@@ -214,10 +253,13 @@ void ts_placement_tail(const ts_placement *p, long *tail)
         free(order);
         return;
     }
+    int *off = NULL, *list = NULL;
+    bool indexed = ts_placement_out_edges(p, &off, &list) == 0;
     for (int i = n - 1; i >= 0; i--) {
         int b = order[i];
-        for (int j = 0; j < p->nedges; j++) {
-            const ts_edge *x = &p->edges[j];
+        int lo = indexed ? off[b] : 0, hi = indexed ? off[b + 1] : p->nedges;
+        for (int k = lo; k < hi; k++) {
+            const ts_edge *x = &p->edges[indexed ? list[k] : k];
             if (x->distance == 0 && x->src == b) {
                 long t = x->delay + p->blocks[x->dst].span + tail[x->dst];
                 if (t > tail[b])
@@ -225,6 +267,8 @@ void ts_placement_tail(const ts_placement *p, long *tail)
             }
         }
     }
+    free(off);
+    free(list);
     free(order);
 }
 

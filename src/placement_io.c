@@ -6,13 +6,21 @@
 
 #define TS_PLACEMENT_FORMAT "tessel-placement/1"
 
-static int ts_block_ref(const ts_placement *p, json_t *v, const char *where, const char *what,
-                        int *out, ts_err *e)
+/* Block ids are looked up in a Jansson object used as a hash map (id -> index), so that a
+ * placement of n blocks and m edges loads in O(n + m) rather than O(n (n + m)). */
+static int ts_id_lookup(json_t *ids, const char *id)
+{
+    json_t *v = json_object_get(ids, id);
+    return v ? (int)json_integer_value(v) : -1;
+}
+
+static int ts_block_ref(json_t *ids, json_t *v, const char *where, const char *what, int *out,
+                        ts_err *e)
 {
     if (!json_is_string(v))
         return ts_fail(e, TS_EINPUT, "%s: %s must be a block id (string), got %s", where, what,
                        ts_jtype(v));
-    int b = ts_placement_find(p, json_string_value(v));
+    int b = ts_id_lookup(ids, json_string_value(v));
     if (b < 0)
         return ts_fail(e, TS_EINPUT, "%s: %s refers to unknown block '%s'", where, what,
                        json_string_value(v));
@@ -20,7 +28,8 @@ static int ts_block_ref(const ts_placement *p, json_t *v, const char *where, con
     return TS_OK;
 }
 
-static int ts_read_block(ts_placement *p, json_t *jb, const char *where, int i, ts_err *e)
+static int ts_read_block(ts_placement *p, json_t *ids, json_t *jb, const char *where, int i,
+                         ts_err *e)
 {
     static const char *const keys[] = {"id", "kind", "span", "memory", "devices", NULL};
     char ctx[512];
@@ -31,7 +40,7 @@ static int ts_read_block(ts_placement *p, json_t *jb, const char *where, int i, 
     if (ts_jstr(jb, "id", ctx, &id, e))
         return TS_EINPUT;
     snprintf(ctx, sizeof ctx, "%s: block '%s'", where, id);
-    int other = ts_placement_find(p, id);
+    int other = ts_id_lookup(ids, id);
     if (other >= 0)
         return ts_fail(e, TS_EINPUT, "%s: duplicate block id '%s' (blocks[%d] and blocks[%d])",
                        where, id, other, i);
@@ -66,10 +75,13 @@ static int ts_read_block(ts_placement *p, json_t *jb, const char *where, int i, 
     }
     int rc = ts_placement_add_block(p, id, kind, (int)span, (int)memory, (int)nd, d);
     free(d);
-    return rc < 0 ? ts_fail(e, TS_ESYS, "%s: out of memory", ctx) : TS_OK;
+    if (rc < 0 || json_object_set_new(ids, id, json_integer(p->nblocks - 1)))
+        return ts_fail(e, TS_ESYS, "%s: out of memory", ctx);
+    return TS_OK;
 }
 
-static int ts_read_edge(ts_placement *p, json_t *je, const char *where, size_t i, ts_err *e)
+static int ts_read_edge(ts_placement *p, json_t *ids, json_t *je, const char *where, size_t i,
+                        ts_err *e)
 {
     char ctx[512];
     snprintf(ctx, sizeof ctx, "%s: edges[%zu]", where, i);
@@ -79,8 +91,8 @@ static int ts_read_edge(ts_placement *p, json_t *je, const char *where, size_t i
         if (json_array_size(je) != 2)
             return ts_fail(e, TS_EINPUT, "%s: expected a pair [from, to], got %zu items", ctx,
                            json_array_size(je));
-        if (ts_block_ref(p, json_array_get(je, 0), ctx, "'from'", &src, e) ||
-            ts_block_ref(p, json_array_get(je, 1), ctx, "'to'", &dst, e))
+        if (ts_block_ref(ids, json_array_get(je, 0), ctx, "'from'", &src, e) ||
+            ts_block_ref(ids, json_array_get(je, 1), ctx, "'to'", &dst, e))
             return TS_EINPUT;
     } else if (json_is_object(je)) {
         static const char *const keys[] = {"from", "to", "delay", "distance", NULL};
@@ -89,8 +101,8 @@ static int ts_read_edge(ts_placement *p, json_t *je, const char *where, size_t i
             return TS_EINPUT;
         if (!f || !t)
             return ts_fail(e, TS_EINPUT, "%s: missing field '%s'", ctx, f ? "to" : "from");
-        if (ts_block_ref(p, f, ctx, "'from'", &src, e) ||
-            ts_block_ref(p, t, ctx, "'to'", &dst, e) ||
+        if (ts_block_ref(ids, f, ctx, "'from'", &src, e) ||
+            ts_block_ref(ids, t, ctx, "'to'", &dst, e) ||
             ts_jint_opt(je, "delay", ctx, 0, TS_MAX_DELAY, 0, &delay, e) ||
             ts_jint_opt(je, "distance", ctx, 0, TS_MAX_DISTANCE, 0, &distance, e))
             return TS_EINPUT;
@@ -104,7 +116,8 @@ static int ts_read_edge(ts_placement *p, json_t *je, const char *where, size_t i
     return TS_OK;
 }
 
-static int ts_read_chain(ts_placement *p, json_t *jc, const char *where, size_t i, ts_err *e)
+static int ts_read_chain(ts_placement *p, json_t *ids, json_t *jc, const char *where, size_t i,
+                         ts_err *e)
 {
     char ctx[512];
     snprintf(ctx, sizeof ctx, "%s: chains[%zu]", where, i);
@@ -115,7 +128,7 @@ static int ts_read_chain(ts_placement *p, json_t *jc, const char *where, size_t 
         int b = -1;
         char what[64];
         snprintf(what, sizeof what, "item %zu", k);
-        if (ts_block_ref(p, json_array_get(jc, k), ctx, what, &b, e))
+        if (ts_block_ref(ids, json_array_get(jc, k), ctx, what, &b, e))
             return TS_EINPUT;
         if (prev >= 0 && ts_placement_add_edge(p, prev, b, 0, 0) < 0)
             return ts_fail(e, TS_ESYS, "%s: out of memory", ctx);
@@ -159,37 +172,43 @@ int ts_placement_from_json(json_t *j, const char *where, ts_placement **out, ts_
         ts_jarray(j, "blocks", where, false, &blocks, e))
         return TS_EINPUT;
     ts_placement *p = ts_placement_new(name, (int)ndevs);
-    if (!p)
+    json_t *ids = json_object();
+    if (!p || !ids) {
+        ts_placement_free(p);
+        json_decref(ids);
         return ts_fail(e, TS_ESYS, "%s: out of memory", where);
+    }
     if (json_array_size(blocks) > TS_MAX_BLOCKS) {
         ts_fail(e, TS_EINPUT, "%s: more than %d blocks", where, TS_MAX_BLOCKS);
         goto fail;
     }
     for (size_t i = 0; i < json_array_size(blocks); i++)
-        if (ts_read_block(p, json_array_get(blocks, i), where, (int)i, e))
+        if (ts_read_block(p, ids, json_array_get(blocks, i), where, (int)i, e))
             goto fail;
     json_t *edges = json_object_get(j, "edges"), *chains = json_object_get(j, "chains");
     if (edges) {
         if (ts_jarray(j, "edges", where, true, &edges, e))
             goto fail;
         for (size_t i = 0; i < json_array_size(edges); i++)
-            if (ts_read_edge(p, json_array_get(edges, i), where, i, e))
+            if (ts_read_edge(p, ids, json_array_get(edges, i), where, i, e))
                 goto fail;
     }
     if (chains) {
         if (ts_jarray(j, "chains", where, true, &chains, e))
             goto fail;
         for (size_t i = 0; i < json_array_size(chains); i++)
-            if (ts_read_chain(p, json_array_get(chains, i), where, i, e))
+            if (ts_read_chain(p, ids, json_array_get(chains, i), where, i, e))
                 goto fail;
     }
     if (ts_placement_units_from_json(p, j, where, e))
         goto fail;
     if (ts_placement_check(p, where, e))
         goto fail;
+    json_decref(ids);
     *out = p;
     return TS_OK;
 fail:
+    json_decref(ids);
     ts_placement_free(p);
     return e ? e->code : TS_EINPUT;
 }

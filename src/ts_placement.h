@@ -72,6 +72,9 @@ int ts_placement_check_memory(const ts_placement *p, const char *where, ts_err *
 /* Kahn's peeling over distance-0 edges: order receives the blocks that can be placed, indeg keeps
  * a positive count for blocks on or behind a cycle. Returns how many blocks were placed. */
 int ts_placement_peel(const ts_placement *p, int *order, int *indeg);
+/* Every edge's index grouped by its source block, in edge order: the edges leaving b are
+ * list[off[b] .. off[b+1]). Caller frees both. Returns -1 on allocation failure. */
+int ts_placement_out_edges(const ts_placement *p, int **off, int **list);
 /* Topological order over distance-0 edges (order has nblocks entries). -1 on a cycle. */
 int ts_placement_topo(const ts_placement *p, int *order);
 /* Earliest start of each block in an unbounded-resource run of one micro-batch (longest path
