@@ -264,90 +264,160 @@ long ts_iset_lower_bound(const ts_iset *s)
     return lb;
 }
 
+/* The candidates of the list schedule: every instance whose predecessors are all placed, kept in
+ * ascending index order (the order the selection breaks ties by), with each instance's outgoing
+ * arcs indexed once. Both keep the greedy linear in the arcs and quadratic only in the width of
+ * the ready set, not in the instance count. */
+typedef struct {
+    int *cand, ncand;
+    int *off, *list; /* arcs leaving x: list[off[x] .. off[x+1]) */
+} ts_greedy_ready;
+
+static void ts_ready_insert(ts_greedy_ready *r, int x)
+{
+    int lo = 0, hi = r->ncand;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (r->cand[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    memmove(r->cand + lo + 1, r->cand + lo, (size_t)(r->ncand - lo) * sizeof *r->cand);
+    r->cand[lo] = x;
+    r->ncand++;
+}
+
+static int ts_ready_init(ts_greedy_ready *r, const ts_iset *s, const int *npred)
+{
+    int n = s->n;
+    r->cand = malloc(((size_t)n + 1) * sizeof *r->cand);
+    r->off = calloc((size_t)n + 2, sizeof *r->off);
+    r->list = malloc(((size_t)s->narcs + 1) * sizeof *r->list);
+    r->ncand = 0;
+    if (!r->cand || !r->off || !r->list)
+        return -1;
+    for (int a = 0; a < s->narcs; a++)
+        r->off[s->arcs[a].x + 1]++;
+    for (int x = 0; x < n; x++)
+        r->off[x + 1] += r->off[x];
+    int *fill = malloc(((size_t)n + 1) * sizeof *fill);
+    if (!fill)
+        return -1;
+    memcpy(fill, r->off, ((size_t)n + 1) * sizeof *fill);
+    for (int a = 0; a < s->narcs; a++)
+        r->list[fill[s->arcs[a].x]++] = a;
+    free(fill);
+    for (int x = 0; x < n; x++)
+        if (!npred[x])
+            r->cand[r->ncand++] = x;
+    return 0;
+}
+
+static void ts_ready_free(ts_greedy_ready *r)
+{
+    free(r->cand);
+    free(r->off);
+    free(r->list);
+}
+
+/* Is instance x a better pick than best (placed at t and bt)? The priority rule prio decides. */
+static bool ts_greedy_better(const ts_iset *s, int prio, int x, long t, int best, long bt)
+{
+    const ts_placement *p = s->p;
+    const ts_block *b = &p->blocks[s->inst[x].block], *bb = &p->blocks[s->inst[best].block];
+    if (prio == 1 && b->memory != bb->memory)
+        return b->memory < bb->memory;
+    if (t != bt)
+        return t < bt;
+    if (prio == 2 && s->tail[x] != s->tail[best])
+        return s->tail[x] > s->tail[best]; /* critical path first */
+    if ((b->memory < 0) != (bb->memory < 0))
+        return b->memory < 0;
+    if (s->inst[x].micro != s->inst[best].micro)
+        return s->inst[x].micro < s->inst[best].micro;
+    return false; /* keep the lower index: the caller's order */
+}
+
+/* The candidate to place next and its start, or -1 when none fits the memory. */
+static int ts_greedy_pick(const ts_iset *s, const ts_memspec *m, int prio, const ts_greedy_ready *r,
+                          const long *ready, const long *devfree, const long *lvl, long *bt)
+{
+    const ts_placement *p = s->p;
+    int best = -1;
+    for (int c = 0; c < r->ncand; c++) {
+        int x = r->cand[c];
+        const ts_block *b = &p->blocks[s->inst[x].block];
+        bool fits = true;
+        if (m && m->has_memory && b->memory > 0)
+            for (int i = 0; i < b->ndevices; i++)
+                if (lvl[b->devices[i]] + b->memory > m->cap)
+                    fits = false;
+        if (!fits)
+            continue;
+        long t = ready[x];
+        for (int i = 0; i < b->ndevices; i++)
+            t = ts_lmax(t, devfree[b->devices[i]]);
+        if (best < 0 || ts_greedy_better(s, prio, x, t, best, *bt)) {
+            best = x;
+            *bt = t;
+        }
+    }
+    return best;
+}
+
 int ts_iset_greedy(const ts_iset *s, const ts_memspec *m, int prio, long *start, long *steps)
 {
     const ts_placement *p = s->p;
     int n = s->n, D = p->ndevs;
     int rc = -1;
+    ts_greedy_ready r = {0};
     int *npred = calloc((size_t)n + 1, sizeof *npred);
     long *ready = calloc((size_t)n + 1, sizeof *ready);
-    char *done = calloc((size_t)n + 1, 1);
     long *devfree = calloc((size_t)D + 1, sizeof *devfree);
     long *lvl = calloc((size_t)D + 1, sizeof *lvl);
-    if (!npred || !ready || !done || !devfree || !lvl)
+    if (!npred || !ready || !devfree || !lvl)
         goto out;
     for (int d = 0; d < D; d++)
         lvl[d] = m && m->level ? m->level[d] : 0;
     for (int a = 0; a < s->narcs; a++)
         npred[s->arcs[a].y]++;
+    if (ts_ready_init(&r, s, npred))
+        goto out;
     long end = 0;
     for (int step = 0; step < n; step++) {
-        int best = -1;
         long bt = 0;
-        for (int x = 0; x < n; x++) {
-            if (done[x] || npred[x])
-                continue;
-            const ts_block *b = &p->blocks[s->inst[x].block];
-            bool fits = true;
-            if (m && m->has_memory && b->memory > 0)
-                for (int i = 0; i < b->ndevices; i++)
-                    if (lvl[b->devices[i]] + b->memory > m->cap)
-                        fits = false;
-            if (!fits)
-                continue;
-            long t = ready[x];
-            for (int i = 0; i < b->ndevices; i++)
-                t = ts_lmax(t, devfree[b->devices[i]]);
-            if (best < 0) {
-                best = x;
-                bt = t;
-                continue;
-            }
-            const ts_block *bb = &p->blocks[s->inst[best].block];
-            int better;
-            if (prio == 1 && b->memory != bb->memory)
-                better = b->memory < bb->memory;
-            else if (t != bt)
-                better = t < bt;
-            else if (prio == 2 && s->tail[x] != s->tail[best])
-                better = s->tail[x] > s->tail[best]; /* critical path first */
-            else if ((b->memory < 0) != (bb->memory < 0))
-                better = b->memory < 0;
-            else if (s->inst[x].micro != s->inst[best].micro)
-                better = s->inst[x].micro < s->inst[best].micro;
-            else
-                better = 0; /* keep the lower index: the caller's order */
-            if (better) {
-                best = x;
-                bt = t;
-            }
-        }
+        int best = ts_greedy_pick(s, m, prio, &r, ready, devfree, lvl, &bt);
         if (best < 0) {
             rc = 1;
             goto out;
         }
         const ts_block *b = &p->blocks[s->inst[best].block];
         start[best] = bt;
-        done[best] = 1;
+        for (int c = 0; c < r.ncand; c++)
+            if (r.cand[c] == best) {
+                memmove(r.cand + c, r.cand + c + 1, (size_t)(r.ncand - c - 1) * sizeof *r.cand);
+                r.ncand--;
+                break;
+            }
         for (int i = 0; i < b->ndevices; i++) {
             devfree[b->devices[i]] = bt + b->span;
             lvl[b->devices[i]] += b->memory;
         }
         end = ts_lmax(end, bt + b->span);
-        for (int a = 0; a < s->narcs; a++) {
-            if (s->arcs[a].x != best)
-                continue;
-            int y = s->arcs[a].y;
-            ready[y] = ts_lmax(ready[y], bt + s->arcs[a].lag);
-            npred[y]--;
+        for (int k = r.off[best]; k < r.off[best + 1]; k++) {
+            const ts_arc *a = &s->arcs[r.list[k]];
+            ready[a->y] = ts_lmax(ready[a->y], bt + a->lag);
+            if (--npred[a->y] == 0)
+                ts_ready_insert(&r, a->y);
         }
     }
     *steps = end;
     rc = 0;
 out:
+    ts_ready_free(&r);
     free(npred);
     free(ready);
-    free(done);
     free(devfree);
     free(lvl);
     return rc;
