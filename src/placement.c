@@ -273,48 +273,43 @@ void ts_placement_tail(const ts_placement *p, long *tail)
 }
 
 typedef struct {
-    const ts_placement *p;
-    const long *est;
-} ts_chain_ctx;
+    long est;
+    int dev, index;
+} ts_chain_key;
 
+static int ts_chain_cmp(const void *a, const void *b)
+{
+    const ts_chain_key *x = a, *y = b;
+    if (x->est != y->est)
+        return x->est < y->est ? -1 : 1;
+    if (x->dev != y->dev)
+        return x->dev < y->dev ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* The blocks sorted by (earliest start, lowest device, index). With positive spans a successor
+ * always starts later than its predecessor, so the sorted order is topological, zero-delay ties
+ * included: it is the order that repeatedly taking the smallest ready block gives. */
 int ts_placement_chain_order(const ts_placement *p, int *order)
 {
     int n = p->nblocks;
     long *est = malloc((size_t)(n ? n : 1) * sizeof(long));
     int *topo = malloc((size_t)(n ? n : 1) * sizeof(int));
-    char *done = calloc((size_t)(n ? n : 1), 1);
-    int *indeg = calloc((size_t)(n ? n : 1), sizeof(int));
+    ts_chain_key *key = malloc((size_t)(n ? n : 1) * sizeof *key);
     int rc = -1;
-    if (!est || !topo || !done || !indeg || ts_placement_topo(p, topo) != 0)
+    if (!est || !topo || !key || ts_placement_topo(p, topo) != 0)
         goto out;
     ts_placement_earliest(p, est);
-    for (int i = 0; i < p->nedges; i++)
-        if (p->edges[i].distance == 0)
-            indeg[p->edges[i].dst]++;
-    /* Repeatedly take the ready block with the smallest (earliest start, lowest device, index):
-     * with positive spans a successor always starts later, so this is the sorted order and it is
-     * topological even with zero-delay ties. */
-    for (int pos = 0; pos < n; pos++) {
-        int best = -1;
-        for (int b = 0; b < n; b++) {
-            if (done[b] || indeg[b])
-                continue;
-            if (best < 0 || est[b] < est[best] ||
-                (est[b] == est[best] && p->blocks[b].devices[0] < p->blocks[best].devices[0]))
-                best = b;
-        }
-        done[best] = 1;
-        order[pos] = best;
-        for (int i = 0; i < p->nedges; i++)
-            if (p->edges[i].distance == 0 && p->edges[i].src == best)
-                indeg[p->edges[i].dst]--;
-    }
+    for (int b = 0; b < n; b++)
+        key[b] = (ts_chain_key){est[b], p->blocks[b].devices[0], b};
+    qsort(key, (size_t)n, sizeof *key, ts_chain_cmp);
+    for (int k = 0; k < n; k++)
+        order[k] = key[k].index;
     rc = 0;
 out:
     free(est);
     free(topo);
-    free(done);
-    free(indeg);
+    free(key);
     return rc;
 }
 
