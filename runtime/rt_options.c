@@ -77,6 +77,52 @@ static int parse_double(const char *flag, const char *s, double lo, double hi, d
     return TS_OK;
 }
 
+/* One option that takes a value (flag is known, val its value). */
+static int rt_option_value(rt_options *o, const char *flag, const char *val, ts_err *e)
+{
+    int rc = TS_OK;
+    if (!strcmp(flag, "--schedule")) {
+        o->schedule = val;
+    } else if (!strcmp(flag, "--micro-batches")) {
+        rc = parse_int(flag, val, 1, 1000000, &o->micro_batches, e);
+    } else if (!strcmp(flag, "--iterations")) {
+        rc = parse_int(flag, val, 1, 1000000, &o->iterations, e);
+    } else if (!strcmp(flag, "--size")) {
+        rc = parse_int(flag, val, 1, 16384, &o->size, e);
+    } else if (!strcmp(flag, "--unit-us")) {
+        rc = parse_double(flag, val, 0, 1e7, &o->unit_us, e);
+    } else if (!strcmp(flag, "--timeout")) {
+        rc = parse_double(flag, val, 0.01, 1e6, &o->timeout, e);
+    } else if (!strcmp(flag, "--trace")) {
+        o->trace = val;
+    } else if (!strcmp(flag, "--workload")) {
+        if (!strcmp(val, "dataflow"))
+            o->workload = RT_WORK_DATAFLOW;
+        else if (!strcmp(val, "train"))
+            o->workload = RT_WORK_TRAIN;
+        else if (!strcmp(val, "timing"))
+            o->workload = RT_WORK_TIMING;
+        else
+            rc = ts_fail(e, TS_EINPUT, "--workload: expected dataflow, train or timing, got '%s'",
+                         val);
+    } else if (!strcmp(flag, "--inject")) {
+        if (!strcmp(val, "wrong-input"))
+            o->inject = RT_INJECT_WRONG_INPUT;
+        else if (!strcmp(val, "stall"))
+            o->inject = RT_INJECT_STALL;
+        else
+            rc = ts_fail(e, TS_EINPUT, "--inject: expected wrong-input or stall, got '%s'", val);
+    } else if (!strcmp(flag, "--backend")) {
+        if (!strcmp(val, "cpu"))
+            o->backend = RT_BACKEND_CPU;
+        else if (!strcmp(val, "cuda"))
+            o->backend = RT_BACKEND_CUDA;
+        else
+            rc = ts_fail(e, TS_EINPUT, "--backend: expected cpu or cuda, got '%s'", val);
+    }
+    return rc;
+}
+
 int rt_options_parse(int argc, char **argv, rt_options *o, ts_err *e)
 {
     memset(o, 0, sizeof *o);
@@ -124,47 +170,7 @@ int rt_options_parse(int argc, char **argv, rt_options *o, ts_err *e)
         } else {
             return ts_fail(e, TS_EINPUT, "%s needs a value", flag);
         }
-        int rc = TS_OK;
-        if (!strcmp(flag, "--schedule")) {
-            o->schedule = val;
-        } else if (!strcmp(flag, "--micro-batches")) {
-            rc = parse_int(flag, val, 1, 1000000, &o->micro_batches, e);
-        } else if (!strcmp(flag, "--iterations")) {
-            rc = parse_int(flag, val, 1, 1000000, &o->iterations, e);
-        } else if (!strcmp(flag, "--size")) {
-            rc = parse_int(flag, val, 1, 16384, &o->size, e);
-        } else if (!strcmp(flag, "--unit-us")) {
-            rc = parse_double(flag, val, 0, 1e7, &o->unit_us, e);
-        } else if (!strcmp(flag, "--timeout")) {
-            rc = parse_double(flag, val, 0.01, 1e6, &o->timeout, e);
-        } else if (!strcmp(flag, "--trace")) {
-            o->trace = val;
-        } else if (!strcmp(flag, "--workload")) {
-            if (!strcmp(val, "dataflow"))
-                o->workload = RT_WORK_DATAFLOW;
-            else if (!strcmp(val, "train"))
-                o->workload = RT_WORK_TRAIN;
-            else if (!strcmp(val, "timing"))
-                o->workload = RT_WORK_TIMING;
-            else
-                rc = ts_fail(e, TS_EINPUT,
-                             "--workload: expected dataflow, train or timing, got '%s'", val);
-        } else if (!strcmp(flag, "--inject")) {
-            if (!strcmp(val, "wrong-input"))
-                o->inject = RT_INJECT_WRONG_INPUT;
-            else if (!strcmp(val, "stall"))
-                o->inject = RT_INJECT_STALL;
-            else
-                rc =
-                    ts_fail(e, TS_EINPUT, "--inject: expected wrong-input or stall, got '%s'", val);
-        } else if (!strcmp(flag, "--backend")) {
-            if (!strcmp(val, "cpu"))
-                o->backend = RT_BACKEND_CPU;
-            else if (!strcmp(val, "cuda"))
-                o->backend = RT_BACKEND_CUDA;
-            else
-                rc = ts_fail(e, TS_EINPUT, "--backend: expected cpu or cuda, got '%s'", val);
-        }
+        int rc = rt_option_value(o, flag, val, e);
         if (rc != TS_OK)
             return rc;
     }
