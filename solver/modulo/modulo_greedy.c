@@ -129,6 +129,30 @@ static long ts_placed_est(const ts_placement *p, const int *ioff, const int *ied
     return est;
 }
 
+/* Places single-device block b at the first start from est on whose residue arc is free and,
+ * when runs is given (the packed variant), still leaves room for the rest of its device. */
+static int ts_place_first_free(const ts_placement *p, int b, long est, long P, char *busy,
+                               char *placed, long *runs, long *spans, long *t, long *hint_r)
+{
+    const ts_block *blk = &p->blocks[b];
+    for (long s = est; s < est + P; s++) {
+        long r = s - ts_mod_floordiv(s, P) * P;
+        if (!ts_arc_free(blk, busy, P, r))
+            continue;
+        ts_mark(blk, busy, P, r);
+        if (runs && !ts_fits_rest(p, busy, P, blk->devices[0], placed, b, runs, spans)) {
+            ts_unmark(blk, busy, P, r);
+            continue;
+        }
+        t[b] = s;
+        placed[b] = 1;
+        if (hint_r)
+            hint_r[b] = r;
+        return 1;
+    }
+    return 0;
+}
+
 int ts_modulo_greedy_packed(const ts_placement *p, const ts_mplan *mp, long P, const int *order,
                             bool has_memory, long cap, long *t, long *hint_r)
 {
@@ -194,22 +218,7 @@ int ts_modulo_greedy_packed(const ts_placement *p, const ts_mplan *mp, long P, c
                 hint_r[b] = res[b];
             continue;
         }
-        for (long s = est; s < est + P; s++) {
-            long r = s - ts_mod_floordiv(s, P) * P;
-            if (!ts_arc_free(blk, busy, P, r))
-                continue;
-            ts_mark(blk, busy, P, r);
-            if (!ts_fits_rest(p, busy, P, blk->devices[0], placed, b, runs, spans)) {
-                ts_unmark(blk, busy, P, r);
-                continue;
-            }
-            t[b] = s;
-            placed[b] = 1;
-            if (hint_r)
-                hint_r[b] = r;
-            ok = 1;
-            break;
-        }
+        ok = ts_place_first_free(p, b, est, P, busy, placed, runs, spans, t, hint_r);
     }
     if (ok) {
         ts_err e = {0};
@@ -245,21 +254,8 @@ int ts_modulo_greedy(const ts_placement *p, const ts_mplan *mp, long P, const in
     ok = 1;
     for (int i = 0; i < nb && ok; i++) {
         int b = order[i];
-        const ts_block *blk = &p->blocks[b];
         long est = ts_placed_est(p, ioff, iedge, placed, t, P, b);
-        ok = 0;
-        for (long s = est; s < est + P; s++) {
-            long r = s - ts_mod_floordiv(s, P) * P;
-            if (!ts_arc_free(blk, busy, P, r))
-                continue;
-            ts_mark(blk, busy, P, r);
-            t[b] = s;
-            placed[b] = 1;
-            if (hint_r)
-                hint_r[b] = r;
-            ok = 1;
-            break;
-        }
+        ok = ts_place_first_free(p, b, est, P, busy, placed, NULL, NULL, t, hint_r);
     }
     if (ok) {
         ts_err e = {0};
