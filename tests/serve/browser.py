@@ -123,7 +123,8 @@ def search_and_measure(pg):
     assert ("makespan %d," % makespan) in info, info
     pg.js("document.querySelector('input[name=tl][value=planned]').click()")
     pg.set("cmp-methods", "1f1b, lazy, modulo")
-    assert pg.job("compare") == "done"
+    state = pg.job("compare")
+    assert state == "done", (state, pg.js("return document.getElementById('job-status').textContent"))
     cells = pg.js("return Array.from(document.querySelectorAll('#compare-table tbody td.c-lb'))"
                   ".map(t => t.textContent)")
     assert cells == [str(bound["lower_bound"])] * 3, cells
