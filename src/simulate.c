@@ -172,13 +172,7 @@ int ts_schedule_at(const ts_schedule *s, int n, bool replayed, ts_schedule **out
     }
     if (replayed) {
         ts_err te = {0};
-        ts_schedule *t = ts_schedule_clone(u);
-        if (t && ts_schedule_tighten(t, &te) == TS_OK) {
-            ts_schedule_free(u);
-            u = t;
-        } else {
-            ts_schedule_free(t);
-        }
+        ts_schedule_tighten(u, &te); /* a failure leaves u as it was: the planned steps stand */
     }
     *out = u;
     return TS_OK;
