@@ -68,25 +68,43 @@ static int ts_iset_topo(const ts_iset *s, const int *aoff, const int *aout, int 
 
 /* The arcs: placement edges between instances of the set (delays, distances) and, with
  * monotone, (b, m) before (b, m') for m < m'. index maps (block, micro - minm) to an instance or
- * -1 (nm micro-batches per block). -1 on allocation failure. */
+ * -1 (nm micro-batches per block). Each edge visits only its target block's instances (in index
+ * order, as a scan of all would): O(instances + edges x nm), not O(instances x edges), which took
+ * seconds per set at 8,192 blocks. -1 on allocation failure. */
 static int ts_iset_arcs(ts_iset *s, const int *index, int nm, int minm, int maxm, bool monotone)
 {
     const ts_placement *p = s->p;
-    int n = s->n, acap = 0;
-    for (int ei = 0; ei < p->nedges; ei++) {
+    int n = s->n, acap = 0, nb = p->nblocks;
+    int *boff = calloc((size_t)nb + 2, sizeof *boff), *blist = malloc((size_t)n * sizeof *blist + 1);
+    if (!boff || !blist) {
+        free(boff);
+        free(blist);
+        return -1;
+    }
+    for (int y = 0; y < n; y++)
+        boff[s->inst[y].block + 2]++;
+    for (int b = 0; b < nb; b++)
+        boff[b + 2] += boff[b + 1];
+    for (int y = 0; y < n; y++) /* boff[b + 1] runs ahead while filling */
+        blist[boff[s->inst[y].block + 1]++] = y;
+    int bad = 0;
+    for (int ei = 0; ei < p->nedges && !bad; ei++) {
         const ts_edge *ed = &p->edges[ei];
         long lag = (long)p->blocks[ed->src].span + ed->delay;
-        for (int y = 0; y < n; y++) {
-            if (s->inst[y].block != ed->dst)
-                continue;
+        for (int j = boff[ed->dst]; j < boff[ed->dst + 1] && !bad; j++) {
+            int y = blist[j];
             int m = s->inst[y].micro - ed->distance;
             if (m < minm || m > maxm)
                 continue;
             int x = index[(size_t)ed->src * (size_t)nm + (size_t)(m - minm)];
             if (x >= 0 && ts_iset_add_arc(s, &acap, x, y, lag))
-                return -1;
+                bad = 1;
         }
     }
+    free(boff);
+    free(blist);
+    if (bad)
+        return -1;
     for (int b = 0; monotone && b < p->nblocks; b++) {
         int prev = -1;
         for (int m = 0; m < nm; m++) {

@@ -32,6 +32,7 @@ typedef struct {
 typedef struct {
     const ts_placement *p;
     ts_search_ctx *c; /* the search's clock, deadline, statistics and progress */
+    ts_budget search; /* the seed's and the candidates' share of c's time limit (ts_lazy_share) */
     const ts_search_opts *o; /* c->o */
     ts_search_stats *st; /* c->st */
     int n;
@@ -132,7 +133,7 @@ static int ts_lazy_screen(ts_lazy *L, int k, const int *cuts, ts_cand *c)
     for (int a = 0; a < n; a++) {
         /* The bound is quadratic in the blocks (67M pairs at 8192): at the time limit, the
          * candidate is dropped and the caller's next clock check stops the enumeration. */
-        if (n > 256 && (a & 255) == 255 && ts_budget_over(&L->c->budget))
+        if (n > 256 && (a & 255) == 255 && ts_budget_over(&L->search))
             return 2;
         for (int zb = 0; zb < n; zb++) {
             long len = L->lp[(size_t)a * (size_t)n + (size_t)zb];
@@ -158,7 +159,7 @@ static int ts_lazy_try(ts_lazy *L, int k, ts_cand *c, bool construct_only, bool 
     const ts_search_opts *o = L->o;
     if (c->lb >= ts_lazy_bound(L))
         return TS_OK;
-    if (ts_budget_over(&L->c->budget)) {
+    if (ts_budget_over(&L->search)) {
         L->proven = false;
         L->st->timed_out = true;
         *stop = true;
@@ -191,7 +192,7 @@ static int ts_lazy_try(ts_lazy *L, int k, ts_cand *c, bool construct_only, bool 
         if (!L->rm && (rc = ts_rmodel_new(p, o->has_memory, o->memory, &L->rm, e)))
             return rc;
         long hi = ts_lazy_bound(L) == LONG_MAX ? -1 : ts_lazy_bound(L) - 1;
-        rc = ts_rmodel_solve(L->rm, c->mids, c->lb, hi, &L->c->budget, TS_LAZY_CALL_CAP, L->start,
+        rc = ts_rmodel_solve(L->rm, c->mids, c->lb, hi, &L->search, TS_LAZY_CALL_CAP, L->start,
                              &r, e);
     }
     ts_ctx_phase(L->c, TS_PHASE_REPETEND, ts_now() - t0);
@@ -206,7 +207,7 @@ static int ts_lazy_try(ts_lazy *L, int k, ts_cand *c, bool construct_only, bool 
     if (c->exact) {
         bool feasible, unknown;
         t0 = ts_now();
-        double lim = ts_budget_call(&L->c->budget, 10.0) + 1e-3; /* never 0, which means none */
+        double lim = ts_budget_call(&L->search, 10.0) + 1e-3; /* never 0, which means none */
         rc =
             ts_complete_feasible(p, c->mids, o->has_memory, o->memory, lim, &feasible, &unknown, e);
         ts_ctx_phase(L->c, TS_PHASE_CHECK, ts_now() - t0);
@@ -214,7 +215,7 @@ static int ts_lazy_try(ts_lazy *L, int k, ts_cand *c, bool construct_only, bool 
             return rc;
         if (unknown) {
             L->proven = false;
-            L->st->timed_out = L->st->timed_out || ts_budget_over(&L->c->budget);
+            L->st->timed_out = L->st->timed_out || ts_budget_over(&L->search);
         }
         if (!feasible)
             return TS_OK;
@@ -295,7 +296,7 @@ static int ts_lazy_k(ts_lazy *L, int k, bool *stop, bool *any, ts_err *e)
             /* The clock every 1024 candidates, or every one when a screen costs more than the
              * clock (its path bound is quadratic in the blocks). */
             if ((L->st->candidates & (L->n > 256 ? 0 : 1023)) == 0 &&
-                ts_budget_over(&L->c->budget)) {
+                ts_budget_over(&L->search)) {
                 L->proven = false;
                 L->st->timed_out = true;
                 *stop = true;
@@ -328,7 +329,7 @@ static int ts_lazy_k(ts_lazy *L, int k, bool *stop, bool *any, ts_err *e)
         double t0 = ts_now();
         for (int i = 0; i < nbatch; i++) {
             bool ok;
-            if (ts_budget_over(&L->c->budget)) {
+            if (ts_budget_over(&L->search)) {
                 L->proven = false;
                 L->st->timed_out = true;
                 *stop = true;
@@ -359,6 +360,15 @@ out:
     return rc;
 }
 
+/* The seed's and the candidates' share of the time limit. What follows them, the completion (or
+ * the fallback) and the label at N, costs next to nothing on the paper's placements but about a
+ * second per million instances at N on a loaded machine: a large run leaves it a fifth. */
+static double ts_lazy_share(const ts_search_ctx *c)
+{
+    int n = c->o->micro_batches > 0 ? c->o->micro_batches : TS_DEFAULT_MICRO_BATCHES;
+    return (long)n * c->p->nblocks >= TS_LAZY_LARGE_OUTPUT ? TS_LAZY_SHARE_LARGE : TS_LAZY_SHARE;
+}
+
 /* The search's arrays, the chain order and the position of each block in it. */
 static int ts_lazy_init(ts_lazy *L, ts_search_ctx *c, ts_err *e)
 {
@@ -367,6 +377,7 @@ static int ts_lazy_init(ts_lazy *L, ts_search_ctx *c, ts_err *e)
     memset(L, 0, sizeof *L);
     L->p = p;
     L->c = c;
+    L->search = ts_ctx_share(c, ts_lazy_share(c));
     L->o = c->o;
     L->st = c->st;
     L->n = nb;
@@ -428,7 +439,7 @@ static int ts_lazy_paths(ts_lazy *L)
     for (int ei = 0; ei < p->nedges; ei++) /* oo[b + 1] runs ahead while filling */
         if (p->edges[ei].distance == 0)
             oe[oo[p->edges[ei].src + 1]++] = ei;
-    for (int a = 0; a < nb && !((a & 63) == 63 && ts_ctx_over(L->c)); a++) {
+    for (int a = 0; a < nb && !((a & 63) == 63 && ts_budget_over(&L->search)); a++) {
         long *row = L->lp + (size_t)a * (size_t)nb;
         for (int i = L->pos[a]; i < nb; i++) {
             int x = L->chain[i];
@@ -457,7 +468,7 @@ static int ts_lazy_floor(ts_lazy *L, ts_err *e)
     double t0 = ts_now();
     long floor_cap;
     bool exact;
-    int rc = ts_memory_floor(L->p, o->memory, &L->c->budget, &floor_cap, &exact, e);
+    int rc = ts_memory_floor(L->p, o->memory, &L->search, &floor_cap, &exact, e);
     ts_ctx_lap(L->c, TS_PHASE_FLOOR, t0);
     return rc ? rc : ts_floor_refusal(L->p, o->memory, floor_cap, exact, L->st, e);
 }
@@ -468,8 +479,16 @@ static int ts_lazy_seed(ts_lazy *L, ts_err *e)
     const ts_search_opts *o = L->o;
     double t0 = ts_now();
     bool fits = false;
-    int rc = ts_fast_construct(L->p, L->chain, o->has_memory, o->memory, L->seed.mids,
-                               L->seed.start, &L->seed.period, &fits, e);
+    int rc = ts_fast_construct(L->p, L->chain, o->has_memory, o->memory, &L->search,
+                               L->seed.mids, L->seed.start, &L->seed.period, &fits, e);
+    if (rc == TS_ENOANSWER) { /* the time limit ended it: no seed, and nothing is proven */
+        ts_err_clear(e);
+        L->proven = false;
+        L->st->timed_out = true;
+        L->seed.period = LONG_MAX;
+        ts_ctx_lap(L->c, TS_PHASE_SEED, t0);
+        return TS_OK;
+    }
     if (rc)
         return rc;
     int sk = ts_rep_k(L->seed.mids, L->n);
@@ -492,7 +511,7 @@ static void ts_lazy_seed_fast(ts_lazy *L)
     ts_search_opts fo = *o;
     fo.method = TS_METHOD_FAST;
     fo.progress = NULL;
-    fo.time_limit = o->time_limit > 0 ? ts_budget_left(&L->c->budget) / 4 + 1e-3 : 30;
+    fo.time_limit = o->time_limit > 0 ? ts_budget_left(&L->search) / 4 + 1e-3 : 30;
     ts_schedule *fs = NULL;
     ts_search_stats fst;
     ts_err fe = {0};

@@ -188,9 +188,11 @@ bool ts_repetend_construct(const ts_placement *p, const int *chain, const int *m
                            bool has_memory, long cap, long *start);
 
 /* The fast method's constructed repetend (fast.c): offsets, starts and period. *fits tells
- * whether its window stays within the memory (its warm-up and cool-down are not checked). */
-int ts_fast_construct(const ts_placement *p, const int *chain, bool has_memory, long cap, int *mids,
-                      long *start, long *period, bool *fits, ts_err *e);
+ * whether its window stays within the memory (its warm-up and cool-down are not checked).
+ * TS_ENOANSWER when the budget b (NULL: none; a search passes its own) ends first. */
+int ts_fast_construct(const ts_placement *p, const int *chain, bool has_memory, long cap,
+                      const ts_budget *b, int *mids, long *start, long *period, bool *fits,
+                      ts_err *e);
 
 /* ---- memory arithmetic (memory.c) and the fallback schedule (fallback.c) -------------------- */
 

@@ -42,6 +42,11 @@ double ts_budget_call(const ts_budget *b, double cap);
 /* Sizes beyond which a step is skipped or refused (measured; see the file that uses each). */
 #define TS_LAZY_BATCH 4096 /* candidates screened together */
 #define TS_LAZY_LARGE 200000 /* candidates beyond which lazy is seeded by fast */
+/* Fractions of the time limit for lazy's seed and candidates; the rest is for the completion
+ * and the label at N, which a run of TS_LAZY_LARGE_OUTPUT instances at N or more needs. */
+#define TS_LAZY_SHARE 0.95
+#define TS_LAZY_SHARE_LARGE 0.8
+#define TS_LAZY_LARGE_OUTPUT 250000L /* N x blocks */
 #define TS_FULL_MAX_INSTANCES 200000L /* N x blocks that full takes at all */
 #define TS_IMODEL_MAX_TERMS                                                                        \
     400000L /* instance model terms: above, the greedy stands
