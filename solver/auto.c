@@ -12,7 +12,9 @@
 #include <string.h>
 #include "ts_baseline.h"
 #include "ts_bound.h"
+#include "ts_fold.h"
 #include "ts_improve.h"
+#include "ts_shard.h"
 #include "ts_search_ctx.h"
 
 #define TS_AUTO_DEFAULT_LIMIT 60.0
@@ -32,6 +34,16 @@ static const struct {
     {TS_METHOD_FAST, ts_search_fast, 0.15},
     {TS_METHOD_MODULO, ts_search_modulo, 0.30},
     {TS_METHOD_LAZY, ts_search_lazy, 0.15},
+};
+
+/* Then modulo on the r-fold (ts_fold.h), whose repetends hold r micro-batches per period, for
+ * this share each, while the best schedule is above the bound. */
+static const struct {
+    int r;
+    const char *source;
+    double share;
+} ts_auto_folds[] = {
+    {2, "modulo-x2", 0.20},
 };
 
 typedef struct {
@@ -149,6 +161,35 @@ static void ts_auto_baselines(ts_auto *a)
     }
 }
 
+/* The baselines again on the placement without its blocks on every device, which come back
+ * as pauses of the whole machine (ts_shard.h): a pipeline's overlap survives them. */
+static void ts_auto_unsharded(ts_auto *a)
+{
+    ts_unshard u;
+    ts_err e = {0};
+    if (ts_auto_done(a) || ts_unshard_make(a->c->p, &u, &e) != TS_OK || !u.reduced)
+        return;
+    for (int i = 0; i < ts_baseline_count() && !ts_auto_done(a); i++) {
+        const char *kind = ts_baseline_at(i)->name;
+        ts_schedule *r = NULL;
+        if (ts_baseline_fits(kind, u.reduced, a->n, &e) != TS_OK ||
+            ts_baseline_make(kind, u.reduced, a->n, &r, &e) != TS_OK)
+            continue;
+        /* pauses one by one, then in batches (ts_unshard_insert): the best is kept */
+        for (long q = 1; q <= 512 && !ts_auto_done(a); q *= 4) {
+            ts_schedule *s = NULL, *at;
+            if (ts_unshard_insert(&u, a->c->p, r, q, &s, &e) == TS_OK) {
+                long mk = ts_auto_measure(a, s, &at);
+                if (mk >= 0)
+                    ts_auto_offer(a, at, NULL, mk, "unsharded", NULL);
+            }
+            ts_schedule_free(s);
+        }
+        ts_schedule_free(r);
+    }
+    ts_unshard_free(&u);
+}
+
 static void ts_auto_searches_run(ts_auto *a)
 {
     ts_search_ctx *c = a->c;
@@ -187,6 +228,50 @@ static void ts_auto_searches_run(ts_auto *a)
             ts_auto_offer(a, at, s, mk, ts_method_name(m), &st);
         else
             ts_schedule_free(s);
+    }
+}
+
+/* The folded search's schedule s (of the r-fold) measured at N: unrolled to ceil(N / r) folded
+ * micro-batches, unfolded, and cut to N by ts_auto_measure. */
+static long ts_auto_measure_folded(const ts_auto *a, const ts_schedule *s, int r, ts_schedule **at)
+{
+    ts_schedule *u = NULL, *w = NULL;
+    ts_err e = {0};
+    *at = NULL;
+    long mk = -1;
+    if (ts_schedule_unroll(s, (a->n + r - 1) / r, &u, &e) == TS_OK &&
+        ts_schedule_unfold(u, a->c->p, r, &w, &e) == TS_OK)
+        mk = ts_auto_measure(a, w, at);
+    ts_schedule_free(u);
+    ts_schedule_free(w);
+    return mk;
+}
+
+static void ts_auto_folds_run(ts_auto *a)
+{
+    ts_search_ctx *c = a->c;
+    double limit = c->o->time_limit > 0 ? c->o->time_limit : TS_AUTO_DEFAULT_LIMIT;
+    for (size_t i = 0; i < sizeof ts_auto_folds / sizeof ts_auto_folds[0]; i++) {
+        if (ts_auto_done(a) || a->n < 2 * ts_auto_folds[i].r)
+            return;
+        ts_placement *q = NULL;
+        ts_err e = {0};
+        if (ts_placement_fold(c->p, ts_auto_folds[i].r, &q, &e) != TS_OK)
+            return;
+        ts_search_opts so = *c->o;
+        so.method = TS_METHOD_MODULO;
+        so.progress = NULL;
+        so.micro_batches = (a->n + ts_auto_folds[i].r - 1) / ts_auto_folds[i].r;
+        so.time_limit = fmin(ts_auto_folds[i].share * limit, ts_budget_left(&c->budget));
+        ts_schedule *s = NULL, *at;
+        ts_search_stats st;
+        if (so.time_limit >= 0.05 && ts_search_modulo(q, &so, &s, &st, &e) == TS_OK && s) {
+            long mk = ts_auto_measure_folded(a, s, ts_auto_folds[i].r, &at);
+            if (mk >= 0)
+                ts_auto_offer(a, at, NULL, mk, ts_auto_folds[i].source, NULL);
+        }
+        ts_schedule_free(s);
+        ts_placement_free(q);
     }
 }
 
@@ -293,8 +378,10 @@ int ts_search_auto(const ts_placement *p, const ts_search_opts *o, ts_schedule *
     a.bound = ts_bound_value(p, a.n, a.cap);
     t0 = ts_ctx_lap(&c, TS_PHASE_BOUNDS, t0);
     ts_auto_baselines(&a);
+    ts_auto_unsharded(&a);
     t0 = ts_ctx_lap(&c, TS_PHASE_BASELINES, t0);
     ts_auto_searches_run(&a);
+    ts_auto_folds_run(&a);
     t0 = ts_ctx_lap(&c, TS_PHASE_SEARCHES, t0);
     ts_auto_improve(&a);
     ts_ctx_lap(&c, TS_PHASE_IMPROVE, t0);

@@ -371,7 +371,7 @@ static int ts_modulo_period(ts_mctx *c, ts_err *e)
         double budget = ph >= 0 ? 0.5 * left / (double)(ph - P) : 0.5 * left;
         if (c->solve.deadline <= 0)
             budget = TS_MODULO_CALL_CAP;
-        if (o->has_memory && ts_modulo_memory_infeasible(c->p, &c->mp, P, o->memory))
+        if (o->has_memory && ts_modulo_memory_infeasible(c->p, &c->mp, P, o->memory, &c->solve))
             continue; /* proven: every dependency path holds too many copies */
         ts_mz_result r;
         if ((rc = ts_modulo_decide(c, P, budget, &r, e)))

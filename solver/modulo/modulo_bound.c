@@ -13,7 +13,8 @@
  * every placement leaves some device above capacity, the period is infeasible.
  *
  * This relaxes exclusivity between single-device blocks, so it proves only what it can; it is
- * what decides the 32-device mshape and nnshape periods the solver cannot. */
+ * what decides the 32-device mshape and nnshape periods the solver cannot. The enumeration
+ * stops at the search's deadline, proving nothing then. */
 #include <stdlib.h>
 #include <string.h>
 #include "modulo_internal.h"
@@ -39,6 +40,8 @@ typedef struct {
     char *busy; /* per device, P cells: arcs of the multi-device blocks */
     long combos;
     bool all_over; /* every placement so far exceeds capacity somewhere */
+    const ts_budget *budget; /* the search's: past it, nothing is proven */
+    bool cut;
 } ts_bctx;
 
 static bool ts_arc_clear(const ts_bctx *c, const ts_block *b, long r)
@@ -108,6 +111,10 @@ static long ts_path_min(ts_bctx *c, const ts_bpair *q)
 static bool ts_placement_over(ts_bctx *c)
 {
     for (int i = 0; i < c->npairs;) {
+        if (ts_budget_over(c->budget)) {
+            c->cut = true;
+            return true; /* not a proof: the caller discards the enumeration */
+        }
         int dev = c->pairs[i].dev, end = i;
         while (end < c->npairs && c->pairs[end].dev == dev)
             end++;
@@ -144,9 +151,14 @@ static bool ts_placement_over(ts_bctx *c)
  * as one placement fits (all_over false) or the enumeration grows too large. */
 static void ts_enumerate(ts_bctx *c, int i)
 {
-    if (!c->all_over || c->combos > TS_BOUND_MAX_COMBOS)
+    if (!c->all_over || c->combos > TS_BOUND_MAX_COMBOS || c->cut)
         return;
     if (i == c->nm) {
+        /* one placement's check costs far more than reading the clock */
+        if (ts_budget_over(c->budget)) {
+            c->cut = true;
+            return;
+        }
         c->combos++;
         if (!ts_placement_over(c))
             c->all_over = false;
@@ -162,7 +174,7 @@ static void ts_enumerate(ts_bctx *c, int i)
         ts_enumerate(c, i + 1);
         c->res[b] = -1;
         ts_arc_set(c, blk, r, 0);
-        if (!c->all_over || c->combos > TS_BOUND_MAX_COMBOS)
+        if (!c->all_over || c->combos > TS_BOUND_MAX_COMBOS || c->cut)
             return;
     }
 }
@@ -229,7 +241,8 @@ static int ts_longest_path(const ts_placement *p, const int *topo, const int *po
     return 0;
 }
 
-int ts_modulo_memory_infeasible(const ts_placement *p, const ts_mplan *mp, long P, long cap)
+int ts_modulo_memory_infeasible(const ts_placement *p, const ts_mplan *mp, long P, long cap,
+                                const ts_budget *budget)
 {
     int nb = p->nblocks, nd = p->ndevs;
     if (nb == 0 || (long)nd * P > 64L * 1024 * 1024)
@@ -238,6 +251,7 @@ int ts_modulo_memory_infeasible(const ts_placement *p, const ts_mplan *mp, long 
     c.p = p;
     c.P = P;
     c.cap = cap;
+    c.budget = budget;
     int *topo = malloc((size_t)nb * sizeof(int)), *pos = malloc((size_t)nb * sizeof(int));
     int *prev = malloc((size_t)nb * sizeof(int));
     long *dist = malloc((size_t)nb * sizeof(long));
@@ -292,7 +306,7 @@ int ts_modulo_memory_infeasible(const ts_placement *p, const ts_mplan *mp, long 
         goto done;
     c.all_over = true;
     ts_enumerate(&c, 0);
-    result = c.all_over && c.combos > 0 && c.combos <= TS_BOUND_MAX_COMBOS;
+    result = c.all_over && !c.cut && c.combos > 0 && c.combos <= TS_BOUND_MAX_COMBOS;
 done:
     for (int i = 0; i < c.npairs; i++) {
         free(c.pairs[i].path);

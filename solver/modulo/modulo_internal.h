@@ -73,7 +73,8 @@ int ts_modulo_greedy_packed(const ts_placement *p, const ts_mplan *mp, long P, c
 /* 1 when period P is proven infeasible for capacity cap by the dependency-path memory bound
  * (modulo_bound.c): some device would hold more than cap for every placement of the blocks on
  * several devices. 0 when it cannot tell (including plans that are not exact). */
-int ts_modulo_memory_infeasible(const ts_placement *p, const ts_mplan *mp, long P, long cap);
+int ts_modulo_memory_infeasible(const ts_placement *p, const ts_mplan *mp, long P, long cap,
+                                const ts_budget *budget);
 
 /* The Z3 model of one period. */
 typedef struct ts_mz ts_mz;

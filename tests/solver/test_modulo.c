@@ -12,6 +12,9 @@
 #include "ts_search_ctx.h"
 #include "ts_solver.h"
 
+/* No deadline: the memory bound runs to its end. */
+static const ts_budget mt_none = {0, 0};
+
 static ts_placement *mt_builtin(const char *name, int ndevs, bool infer)
 {
     ts_builtin_opts bo = {ndevs, infer, 0};
@@ -157,9 +160,9 @@ static void test_32_devices(void **state)
         /* The bound agrees: the period found is not refused, the one below is. */
         ts_mplan mp;
         assert_int_equal(ts_mplan_build(p, true, &mp, &e), TS_OK);
-        assert_false(ts_modulo_memory_infeasible(p, &mp, st.period, 34));
+        assert_false(ts_modulo_memory_infeasible(p, &mp, st.period, 34, &mt_none));
         if (st.period > ts_placement_max_load(p))
-            assert_true(ts_modulo_memory_infeasible(p, &mp, st.period - 1, 34));
+            assert_true(ts_modulo_memory_infeasible(p, &mp, st.period - 1, 34, &mt_none));
         ts_mplan_free(&mp);
         ts_schedule_free(s);
         ts_placement_free(p);
@@ -385,7 +388,7 @@ static void test_bound_soundness(void **state)
                 assert_int_equal(ts_mplan_build(p, true, &mp, &e), TS_OK);
                 long load = ts_placement_max_load(p);
                 for (long P = load; P <= load + 2; P++) {
-                    if (!ts_modulo_memory_infeasible(p, &mp, P, mem))
+                    if (!ts_modulo_memory_infeasible(p, &mp, P, mem, &mt_none))
                         continue;
                     refused++;
                     ts_mz *z = ts_mz_new(p, &mp, P, true, mem, 0, &e);
@@ -501,11 +504,11 @@ static void test_random_property(void **state)
             if (memory >= 0) {
                 ts_mplan mp;
                 assert_int_equal(ts_mplan_build(p, true, &mp, &e), TS_OK);
-                if (ts_modulo_memory_infeasible(p, &mp, st.period, memory))
+                if (ts_modulo_memory_infeasible(p, &mp, st.period, memory, &mt_none))
                     fail_msg("%s: the bound refuses period %ld, which has a schedule", what,
                              st.period);
                 for (long P = ts_placement_max_load(p); P < st.period; P++) {
-                    if (!ts_modulo_memory_infeasible(p, &mp, P, memory))
+                    if (!ts_modulo_memory_infeasible(p, &mp, P, memory, &mt_none))
                         continue;
                     bounded++;
                     ts_mz *z = ts_mz_new(p, &mp, P, true, memory, 0, &e);
