@@ -171,7 +171,7 @@ static int ts_lazy_try(ts_lazy *L, int k, ts_cand *c, bool construct_only, bool 
     /* The candidate's own lower bound reached without a solver is its optimum. */
     if (construct_only) {
         if (!ts_repetend_construct(p, L->chain, c->mids, c->lb, o->has_memory, o->memory,
-                                   L->start)) {
+                                   &L->search, L->start)) {
             ts_ctx_phase(L->c, TS_PHASE_REPETEND, ts_now() - t0);
             return TS_OK;
         }

@@ -183,9 +183,9 @@ long ts_rmodel_calls(const ts_rmodel *m); /* Z3 checks so far */
 
 /* Builds a repetend with period P for the offsets without a solver (modulo list scheduling in
  * chain order). true: start filled with a valid window (dependencies, circular exclusivity,
- * memory, no idle step); false proves nothing. */
+ * memory, no idle step); false proves nothing (also when the budget, NULL: none, ends first). */
 bool ts_repetend_construct(const ts_placement *p, const int *chain, const int *mids, long P,
-                           bool has_memory, long cap, long *start);
+                           bool has_memory, long cap, const ts_budget *budget, long *start);
 
 /* The fast method's constructed repetend (fast.c): offsets, starts and period. *fits tells
  * whether its window stays within the memory (its warm-up and cool-down are not checked).

@@ -1,0 +1,124 @@
+/* Limits on large inputs (issue 14): the seed and construction phases take the search's deadline,
+ * and a lazy search cut by a tiny time limit still answers. A generated chain of a few thousand
+ * blocks stands in for the huge cases of tests/bench/bench_limits.sh. No timing assertions: a
+ * budget that has already ended must stop the work, and the search must return. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "solver_testutil.h"
+#include "ts_encode.h"
+
+/* n forward blocks then n backward ones, round-robin on d devices, one chain of edges. */
+static ts_placement *chain(int n, int d)
+{
+    ts_placement *p = ts_placement_new("chain", d);
+    assert_non_null(p);
+    char id[32];
+    for (int i = 0; i < n; i++) {
+        snprintf(id, sizeof id, "F%d", i);
+        assert_true(ts_placement_add_block(p, id, TS_KIND_FORWARD, 1, 1, 1, (int[]){i % d}) >= 0);
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        snprintf(id, sizeof id, "B%d", i);
+        assert_true(ts_placement_add_block(p, id, TS_KIND_BACKWARD, 1, -1, 1, (int[]){i % d}) >=
+                    0);
+    }
+    for (int b = 0; b + 1 < 2 * n; b++)
+        assert_true(ts_placement_add_edge(p, b, b + 1, 0, 0) >= 0);
+    ts_err e = {0};
+    assert_int_equal(ts_placement_check(p, "chain", &e), TS_OK);
+    return p;
+}
+
+/* A budget whose deadline has passed. */
+static ts_budget ended(void)
+{
+    ts_budget b;
+    ts_budget_init(&b, 1e-9);
+    while (!ts_budget_over(&b))
+        ;
+    return b;
+}
+
+static void test_fast_construct_takes_the_deadline(void **state)
+{
+    (void)state;
+    ts_placement *p = chain(2000, 4);
+    int n = p->nblocks;
+    int *order = malloc((size_t)n * sizeof *order), *mids = calloc((size_t)n, sizeof *mids);
+    long *start = calloc((size_t)n, sizeof *start), period = 0;
+    assert_true(order && mids && start);
+    assert_int_equal(ts_placement_chain_order(p, order), 0);
+    bool fits;
+    ts_err e = {0};
+    assert_int_equal(ts_fast_construct(p, order, true, 4000, NULL, mids, start, &period, &fits, &e),
+                     TS_OK);
+    assert_true(period >= ts_placement_max_load(p));
+    ts_budget b = ended();
+    assert_int_equal(ts_fast_construct(p, order, true, 4000, &b, mids, start, &period, &fits, &e),
+                     TS_ENOANSWER);
+    assert_non_null(strstr(e.msg, "time limit"));
+    free(order);
+    free(mids);
+    free(start);
+    ts_placement_free(p);
+}
+
+/* One micro-batch in flight, period the whole chain: the construction succeeds without a clock
+ * and gives up (false) with one that has ended. */
+static void test_repetend_construct_takes_the_deadline(void **state)
+{
+    (void)state;
+    ts_placement *p = chain(2000, 4);
+    int n = p->nblocks;
+    int *order = malloc((size_t)n * sizeof *order), *mids = calloc((size_t)n, sizeof *mids);
+    long *start = calloc((size_t)n, sizeof *start);
+    assert_true(order && mids && start);
+    assert_int_equal(ts_placement_chain_order(p, order), 0);
+    assert_true(ts_repetend_construct(p, order, mids, n, true, 4000, NULL, start));
+    for (int b = 0; b + 1 < n; b++) /* the chain in order, one step each */
+        assert_true(start[b + 1] >= start[b] + 1);
+    ts_budget b = ended();
+    assert_false(ts_repetend_construct(p, order, mids, n, true, 4000, &b, start));
+    free(order);
+    free(mids);
+    free(start);
+    ts_placement_free(p);
+}
+
+/* lazy with a limit far below what its candidates need: a valid schedule, marked as cut. */
+static void test_lazy_answers_when_cut(void **state)
+{
+    (void)state;
+    ts_placement *p = chain(2000, 4);
+    ts_search_opts o;
+    ts_search_opts_init(&o);
+    o.method = TS_METHOD_LAZY;
+    o.has_memory = true;
+    o.memory = 1000;
+    o.time_limit = 0.05;
+    ts_schedule *s = NULL;
+    ts_search_stats st;
+    ts_err e = {0};
+    assert_int_equal(ts_search(p, &o, &s, &st, &e), TS_OK);
+    assert_non_null(s);
+    assert_true(st.timed_out);
+    assert_int_equal(tu_valid_range(s, 1, 1), 0);
+    ts_schedule_free(s);
+    ts_placement_free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fast_construct_takes_the_deadline),
+        cmocka_unit_test(test_repetend_construct_takes_the_deadline),
+        cmocka_unit_test(test_lazy_answers_when_cut),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
