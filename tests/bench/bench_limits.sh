@@ -6,7 +6,8 @@
 #   vshape4096  the built-in vshape at 4096 devices, memory D + 2
 #   chain20000  a chain of 10,000 forward then 10,000 backward blocks, round-robin on 8
 #               devices (generated here), memory twice the per-device activation sum
-# A benchmark, not a test: it prints figures and asserts nothing.
+# Each run writes its schedule (-o), so that the figures include reading the input and writing
+# the output. A benchmark, not a test: it prints figures and asserts nothing.
 #
 # Each run is killed after --kill seconds (default 30; exit 137) and runs under a 8 GB address
 # space limit, so that a run that ignores its limit cannot take the machine down.
@@ -50,8 +51,9 @@ printf '%-11s %-7s %8s %10s %4s  %s\n' case method wall_s maxrss_MB exit "stderr
 while IFS='|' read -r name args mem; do
   for m in $methods; do
     # shellcheck disable=SC2086
+    rm -f "$tmp/schedule.json"
     (ulimit -v 8388608; /usr/bin/time -v -o "$tmp/time" timeout -s KILL "$kill" "$tessel" search $args --memory "$mem" --method "$m" \
-      --time-limit "$limit" --json >"$tmp/out" 2>"$tmp/err")
+      --time-limit "$limit" --json -o "$tmp/schedule.json" >"$tmp/out" 2>"$tmp/err")
     rc=$?
     wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, t, ":"); s = 0;
                         for (i = 1; i <= n; i++) s = s * 60 + t[i]; printf "%.2f", s}' "$tmp/time")
