@@ -50,8 +50,8 @@ echo "# tessel search at --time-limit $limit, $(date -u +%Y-%m-%dT%H:%MZ), $(npr
 printf '%-11s %-7s %8s %10s %4s  %s\n' case method wall_s maxrss_MB exit "stderr (first line)"
 while IFS='|' read -r name args mem; do
   for m in $methods; do
-    # shellcheck disable=SC2086
     rm -f "$tmp/schedule.json"
+    # shellcheck disable=SC2086
     (ulimit -v 8388608; /usr/bin/time -v -o "$tmp/time" timeout -s KILL "$kill" "$tessel" search $args --memory "$mem" --method "$m" \
       --time-limit "$limit" --json -o "$tmp/schedule.json" >"$tmp/out" 2>"$tmp/err")
     rc=$?
