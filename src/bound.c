@@ -8,7 +8,8 @@
  *    released job with the longest tail);
  *  - memory: between the start of an allocating block a and the start of a later block f of the
  *    same micro-batch, the micro-batch holds at least h units on the device; at most c = the
- *    capacity over h such windows overlap, so some c-th of the N windows lie one after another.
+ *    capacity over h such windows overlap, so some c-th of the N windows lie one after another;
+ *  - pauses: see bound_pauses.c.
  * Terms whose work would be large (instances, pairs of blocks) are skipped and reported as -1. */
 #include <limits.h>
 #include <stdlib.h>
@@ -18,8 +19,8 @@
 /* Work cap: instance-level paths (distance edges) up to this many instances. */
 #define TS_BOUND_MAX_INSTANCES 2000000L
 
-static const char *const ts_bound_names[TS_BOUND_NTERMS] = {"load", "critical_path", "recurrence",
-                                                            "one_machine", "memory"};
+static const char *const ts_bound_names[TS_BOUND_NTERMS] = {
+    "load", "critical_path", "recurrence", "one_machine", "memory", "pauses"};
 
 const char *ts_bound_term_name(ts_bound_term t)
 {
@@ -286,6 +287,8 @@ int ts_bound_compute(const ts_placement *p, int n, const long *cap, ts_bound *b)
         goto out;
     if (cap && ts_bound_memory_term(p, n, cap, one.est, one.tail, &b->term[TS_BOUND_MEMORY],
                                     &b->device[TS_BOUND_MEMORY]))
+        goto out;
+    if (ts_bound_pauses_term(p, n, cap, &b->term[TS_BOUND_PAUSES]))
         goto out;
     rc = 0;
 out:

@@ -15,4 +15,8 @@
 int ts_bound_memory_term(const ts_placement *p, int n, const long *cap, const long *est,
                          const long *tail, long *out, int *dev);
 
+/* The pauses term (see bound.c): -1 in *out when no block runs on every device. Returns -1 on
+ * allocation failure. */
+int ts_bound_pauses_term(const ts_placement *p, int n, const long *cap, long *out);
+
 #endif

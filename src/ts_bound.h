@@ -11,6 +11,7 @@ typedef enum {
     TS_BOUND_RECURRENCE, /* the longest path of N micro-batches through distance edges */
     TS_BOUND_ONE_MACHINE, /* per device: Jackson's preemptive schedule, releases and tails */
     TS_BOUND_MEMORY, /* per device: micro-batches in flight limited by the capacity */
+    TS_BOUND_PAUSES, /* blocks on every device: their total span plus the rest's bound */
     TS_BOUND_NTERMS
 } ts_bound_term;
 

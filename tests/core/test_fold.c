@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ts_baseline.h"
+#include "ts_bound.h"
 #include "ts_fold.h"
+#include "ts_improve.h"
 #include "ts_shard.h"
 #include "ts_schedule.h"
 
@@ -186,6 +188,16 @@ static void test_unshard_random(void **state)
                     ts_schedule_validate(s, &vo, &e);
                     fail_msg("iteration %d, quantum %ld: %s", it, q, e.msg);
                 }
+                /* the pauses term of the bound is sound: no schedule, however improved, is
+                 * shorter (the local search walks down towards it) */
+                ts_improve_opts io = {.max_moves = 3000, .seed = (unsigned long long)it};
+                ts_schedule *t = NULL;
+                assert_int_equal(ts_improve(s, &io, &t, NULL, &e), TS_OK);
+                long lb = ts_bound_value(p, n, NULL);
+                if (makespan(t) < lb)
+                    fail_msg("iteration %d: a schedule of %ld under the bound %ld", it, makespan(t),
+                             lb);
+                ts_schedule_free(t);
                 ts_schedule_free(s);
             }
             ts_schedule_free(r);
