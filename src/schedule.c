@@ -171,8 +171,16 @@ static bool ts_sort_by_step(ts_sort_item *it, int n)
     for (int i = 0, j; i < n; i = j) {
         for (j = i + 1; j < n && it[j].e.step == it[i].e.step;)
             j++;
-        if (j - i > 1)
+        if (j - i > 16) {
             qsort(it + i, (size_t)(j - i), sizeof *it, ts_cmp_item);
+            continue;
+        }
+        for (int k = i + 1; k < j; k++) /* a step's few entries (one per device at most) */
+            for (int m = k; m > i && ts_cmp_item(&it[m - 1], &it[m]) > 0; m--) {
+                ts_sort_item t = it[m];
+                it[m] = it[m - 1];
+                it[m - 1] = t;
+            }
     }
     free(cnt);
     free(tmp);
@@ -332,6 +340,62 @@ static int ts_cmp_dev_item(const void *a, const void *b)
     return (x->micro > y->micro) - (x->micro < y->micro);
 }
 
+/* The entries' indices by start step (a counting pass; ties in index order), or NULL when the
+ * steps are already in order, too spread out (more than a few times the entries) or memory is
+ * short: then the index order stands. *by_step: the order given is by step. */
+static int *ts_entries_by_step(const ts_schedule *s, bool *by_step)
+{
+    int n = s->nentries, i = 1;
+    while (i < n && s->entries[i - 1].step <= s->entries[i].step)
+        i++;
+    *by_step = i >= n;
+    if (*by_step)
+        return NULL;
+    long lo = s->entries[0].step, hi = lo;
+    for (i = 1; i < n; i++) {
+        lo = s->entries[i].step < lo ? s->entries[i].step : lo;
+        hi = s->entries[i].step > hi ? s->entries[i].step : hi;
+    }
+    if (hi - lo > 4L * n + 1024)
+        return NULL;
+    int *cnt = calloc((size_t)(hi - lo) + 2, sizeof *cnt), *perm = malloc((size_t)n * sizeof *perm);
+    if (!cnt || !perm) {
+        free(cnt);
+        free(perm);
+        return NULL;
+    }
+    for (i = 0; i < n; i++)
+        cnt[s->entries[i].step - lo + 1]++;
+    for (long k = 0; k <= hi - lo; k++)
+        cnt[k + 1] += cnt[k];
+    for (i = 0; i < n; i++) /* cnt[step - lo] runs ahead while filling */
+        perm[cnt[s->entries[i].step - lo]++] = i;
+    free(cnt);
+    *by_step = true;
+    return perm;
+}
+
+/* Sorts one device's items by (step, block, micro). Filled in step order, only the runs of one
+ * step need sorting (an instance each on a valid schedule); otherwise the whole list. */
+static void ts_sort_dev_items(ts_dev_item *it, int n, bool by_step)
+{
+    int k = 1;
+    while (k < n && ts_cmp_dev_item(&it[k - 1], &it[k]) <= 0)
+        k++;
+    if (k >= n)
+        return;
+    if (!by_step) {
+        qsort(it, (size_t)n, sizeof *it, ts_cmp_dev_item);
+        return;
+    }
+    for (int i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && it[j].step == it[i].step;)
+            j++;
+        if (j - i > 1)
+            qsort(it + i, (size_t)(j - i), sizeof *it, ts_cmp_dev_item);
+    }
+}
+
 int ts_schedule_device_orders(const ts_schedule *s, int **off_out, int **order_out)
 {
     const ts_placement *p = s->placement;
@@ -359,18 +423,20 @@ int ts_schedule_device_orders(const ts_schedule *s, int **off_out, int **order_o
         return -1;
     }
     memcpy(fill, off, (size_t)nd * sizeof(int));
-    for (int i = 0; i < s->nentries; i++) {
+    /* Filled in step order, each device's list needs at most its ties sorted: O(entries) instead
+     * of a sort per device (entries already in step order are taken as they are). */
+    bool by_step;
+    int *perm = ts_entries_by_step(s, &by_step);
+    for (int r = 0; r < s->nentries; r++) {
+        int i = perm ? perm[r] : r;
         const ts_entry *x = &s->entries[i];
         const ts_block *b = &p->blocks[x->block];
         for (int k = 0; k < b->ndevices; k++)
             items[fill[b->devices[k]]++] = (ts_dev_item){i, x->step, x->block, x->micro};
     }
+    free(perm);
     for (int d = 0; d < nd; d++) {
-        int k = off[d] + 1; /* entries in sorted order leave most devices' lists in order */
-        while (k < off[d + 1] && ts_cmp_dev_item(&items[k - 1], &items[k]) <= 0)
-            k++;
-        if (k < off[d + 1])
-            qsort(items + off[d], (size_t)(off[d + 1] - off[d]), sizeof *items, ts_cmp_dev_item);
+        ts_sort_dev_items(items + off[d], off[d + 1] - off[d], by_step);
         for (int k = off[d]; k < off[d + 1]; k++)
             order[k] = items[k].entry;
     }

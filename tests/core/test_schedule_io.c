@@ -160,12 +160,56 @@ static void test_sort_orders_dense_and_sparse_steps(void **state)
     ts_placement_free(p);
 }
 
+/* Each device's order lists its entries once, by (step, block, micro-batch), whether the
+ * entries come sorted, shuffled with steps close together (the counting pass) or far apart. */
+static void test_device_orders_dense_and_sparse_steps(void **state)
+{
+    (void)state;
+    ts_placement *p = mk("mshape", 4); /* blocks on one and on every device */
+    for (long spread = 3; spread <= 3000000; spread *= 1000)
+        for (int sorted = 0; sorted < 2; sorted++) {
+            ts_schedule *s = ts_schedule_new(p, 100);
+            unsigned seed = 777;
+            for (int m = 0; m < 100; m++)
+                for (int b = 0; b < p->nblocks; b++) {
+                    seed = seed * 1103515245u + 12345u;
+                    assert_int_equal(
+                        ts_schedule_add(s, b, m, (long)((seed >> 8) % (unsigned long)spread)), 0);
+                }
+            if (sorted)
+                ts_schedule_sort(s);
+            int *off, *order;
+            assert_int_equal(ts_schedule_device_orders(s, &off, &order), 0);
+            for (int d = 0; d < p->ndevs; d++) {
+                int count = 0;
+                for (int i = 0; i < s->nentries; i++)
+                    count += ts_block_on(&p->blocks[s->entries[i].block], d);
+                assert_int_equal(off[d + 1] - off[d], count);
+                for (int k = off[d] + 1; k < off[d + 1]; k++) {
+                    const ts_entry *x = &s->entries[order[k - 1]], *y = &s->entries[order[k]];
+                    assert_true(ts_block_on(&p->blocks[y->block], d));
+                    long kx[3] = {x->step, x->block, x->micro};
+                    long ky[3] = {y->step, y->block, y->micro};
+                    int c = 0;
+                    for (int j = 0; j < 3 && !c; j++)
+                        c = (kx[j] > ky[j]) - (kx[j] < ky[j]);
+                    assert_true(c < 0); /* strictly: (block, micro) is unique */
+                }
+            }
+            free(off);
+            free(order);
+            ts_schedule_free(s);
+        }
+    ts_placement_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_save_streams_the_same_file),
         cmocka_unit_test(test_save_escapes_ids_as_jansson),
         cmocka_unit_test(test_sort_orders_dense_and_sparse_steps),
+        cmocka_unit_test(test_device_orders_dense_and_sparse_steps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
