@@ -360,13 +360,17 @@ out:
     return rc;
 }
 
-/* The seed's and the candidates' share of the time limit. What follows them, the completion (or
- * the fallback) and the label at N, costs next to nothing on the paper's placements but about a
- * second per million instances at N on a loaded machine: a large run leaves it a fifth. */
+/* The seed's and the candidates' share of the time limit. What follows them (the completion or
+ * the fallback, the label, the caller's summary at N) grows with the instances at N, not with the
+ * limit: next to nothing on the paper's placements, over a second at a million or more. */
 static double ts_lazy_share(const ts_search_ctx *c)
 {
     int n = c->o->micro_batches > 0 ? c->o->micro_batches : TS_DEFAULT_MICRO_BATCHES;
-    return (long)n * c->p->nblocks >= TS_LAZY_LARGE_OUTPUT ? TS_LAZY_SHARE_LARGE : TS_LAZY_SHARE;
+    if (c->o->time_limit <= 0)
+        return 1;
+    double share = 1 - (double)n * c->p->nblocks * TS_FINISH_SECONDS / c->o->time_limit;
+    return share < TS_LAZY_SHARE_MIN ? TS_LAZY_SHARE_MIN
+                                     : share > TS_LAZY_SHARE ? TS_LAZY_SHARE : share;
 }
 
 /* The search's arrays, the chain order and the position of each block in it. */
