@@ -208,12 +208,45 @@ static void test_auto_exact_n(void **state)
     ts_placement_free(p);
 }
 
+/* mshape at 8 devices, N = 32, memory 10: the pipeline without its sharded blocks, with them
+ * put back as batched pauses, meets the pauses bound (64 steps of pauses on top of the V's
+ * 156), so auto returns it, claims it optimal, and beats 1F1B's 276. */
+static void test_auto_unsharded(void **state)
+{
+    (void)state;
+    ts_placement *p = tu_builtin("mshape", 8, false);
+    ts_search_opts o;
+    ts_search_opts_init(&o);
+    o.method = TS_METHOD_AUTO;
+    o.has_memory = true;
+    o.memory = 10;
+    o.micro_batches = 32;
+    o.time_limit = 20;
+    ts_schedule *s = NULL;
+    ts_search_stats st;
+    ts_err e = {0};
+    assert_int_equal(ts_search(p, &o, &s, &st, &e), TS_OK);
+    long cap[8] = {10, 10, 10, 10, 10, 10, 10, 10};
+    long lb = ts_bound_value(p, 32, cap);
+    assert_int_equal(lb, 220);
+    assert_int_equal(at_n(s, 32, 10, true), 220);
+    assert_string_equal(st.source, "unsharded");
+    assert_true(st.optimal);
+    ts_schedule *b = NULL;
+    assert_int_equal(ts_baseline_make("1f1b", p, 32, &b, &e), TS_OK);
+    assert_true(at_n(b, 32, 10, false) > 220);
+    ts_schedule_free(b);
+    ts_schedule_free(s);
+    ts_placement_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_methods_sound_random),
         cmocka_unit_test(test_auto_not_worse_than_baselines),
         cmocka_unit_test(test_auto_exact_n),
+        cmocka_unit_test(test_auto_unsharded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
