@@ -369,7 +369,9 @@ static int ts_fast_repair(ts_fast *F, bool *ok, ts_err *e)
         goto out;
     }
     memcpy(orig, F->mids, (size_t)n * sizeof *F->mids);
-    for (int step = 0; !*ok && step < 2 * k && bestP > F->maxload; step++) {
+    /* Each step asks the repetend model: none when it is too large to build in time. */
+    bool affordable = ts_rmodel_affordable(F->p, F->o->time_limit);
+    for (int step = 0; affordable && !*ok && step < 2 * k && bestP > F->maxload; step++) {
         int clamp = k - 1 - step / 2, variant = step % 2;
         if (variant == 1 && clamp == k - 1)
             continue;

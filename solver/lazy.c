@@ -180,7 +180,7 @@ static int ts_lazy_try(ts_lazy *L, int k, ts_cand *c, bool construct_only, bool 
         L->constructed++;
         L->tried++;
         c->done = true;
-    } else if ((long)p->nblocks * p->nblocks > TS_RMODEL_MAX_PAIRS) {
+    } else if (!ts_rmodel_affordable(p, o->time_limit)) {
         /* The model would take more memory and time than any limit allows: the candidate
          * stays undecided (the construction answered what it could). */
         L->proven = false;

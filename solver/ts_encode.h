@@ -175,6 +175,13 @@ typedef struct {
 } ts_rres;
 
 int ts_rmodel_new(const ts_placement *p, bool has_memory, long cap, ts_rmodel **out, ts_err *e);
+/* May a search with this time limit (<= 0: none) build p's repetend model at all? Its size is
+ * quadratic in the blocks (TS_RMODEL_MAX_PAIRS, and TS_RMODEL_MAX_PAIRS_TIMED with a limit). */
+static inline bool ts_rmodel_affordable(const ts_placement *p, double time_limit)
+{
+    long pairs = (long)p->nblocks * p->nblocks;
+    return pairs <= (time_limit > 0 ? TS_RMODEL_MAX_PAIRS_TIMED : TS_RMODEL_MAX_PAIRS);
+}
 void ts_rmodel_free(ts_rmodel *m);
 /* Smallest period in [lo, hi] (hi < 0: no upper bound) of the repetend with offsets mids. */
 int ts_rmodel_solve(ts_rmodel *m, const int *mids, long lo, long hi, const ts_budget *b,

@@ -60,6 +60,11 @@ double ts_budget_call(const ts_budget *b, double cap);
 #define TS_RMODEL_MAX_PAIRS                                                                        \
     4000000L /* blocks^2 of lazy's repetend model (its no-idle
                                             terms): above, only the construction answers */
+/* With a time limit, a smaller cap: Z3 does not look at its timeout while it takes in a large
+ * repetend model, so one check ran 13 s past a 5 s limit at 160 blocks (vshape at 80 devices;
+ * lazy at 128 blocks ended 2.6 s late, at 96 blocks 0.1 s). Above it, fast skips its memory
+ * repair and lazy its solver calls; the solver-free construction and the fallback answer. */
+#define TS_RMODEL_MAX_PAIRS_TIMED 10000L
 #define TS_MODULO_COMPLETE_MAX 64 /* warm-up and cool-down instances modulo completes */
 #define TS_BOUND_MAX_COMBOS                                                                        \
     200000L /* placements of multi-device blocks in modulo's
