@@ -1,6 +1,9 @@
 /* Search jobs in worker processes. A solver run cannot be interrupted from outside, but a process
- * can: each job is a forked child that runs ts_worker_run and streams lines through a pipe; a
- * monitor thread reads them, reaps the child, and kills it on cancel or past its time limit. */
+ * can: each job is a child that execs `tessel serve --worker` (ts_worker_main), gets the request
+ * on its stdin and streams lines through a pipe; a monitor thread reads them, reaps the child, and
+ * kills it on cancel or past its time limit. The exec is what makes the fork safe here: the server
+ * is multi-threaded, and a lock that another thread held at fork time (malloc's, ASan's,
+ * Jansson's, Z3's) stays locked forever in a child that keeps running this program's code. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -20,6 +23,8 @@
 
 #define TS_JOBS_KEEP 32 /* jobs remembered (finished ones are evicted oldest first) */
 #define TS_JOBS_MAX_LINE (64L << 20) /* a worker's answer larger than this is refused */
+#define TS_JOBS_MAX_EXE 4096 /* bytes of the worker program's path */
+#define TS_JOBS_EXEC_ERRNO "exec_errno" /* the child's "E" line when exec failed */
 
 typedef enum { TS_JS_RUNNING, TS_JS_DONE, TS_JS_FAILED, TS_JS_CANCELLED, TS_JS_TIMEOUT } ts_jstate;
 static const char *const ts_jstate_names[] = {"running", "done", "failed", "cancelled",
@@ -45,6 +50,7 @@ struct ts_jobs {
     bool stop;
     int max_running;
     long next_id;
+    char exe[TS_JOBS_MAX_EXE]; /* the program a worker execs */
     ts_job jobs[TS_JOBS_KEEP];
 };
 
@@ -75,8 +81,9 @@ static void ts_job_finish(ts_job *j, ts_jstate st, const char *why)
         snprintf(j->error, sizeof j->error, "%s", why);
 }
 
-/* One complete line from the worker: progress, result or error. */
-static void ts_job_line(ts_job *j, char *s, size_t n)
+/* One complete line from the worker: progress, result or error. exe names the worker program in
+ * the message of a failed exec (the child can only send errno: it may not format text). */
+static void ts_job_line(ts_job *j, const char *exe, char *s, size_t n)
 {
     if (n < 2 || s[1] != ' ')
         return;
@@ -91,7 +98,14 @@ static void ts_job_line(ts_job *j, char *s, size_t n)
         j->result = v;
         ts_job_finish(j, TS_JS_DONE, NULL);
     } else if (s[0] == 'E') {
-        ts_job_finish(j, TS_JS_FAILED, json_string_value(json_object_get(v, "error")));
+        json_t *en = json_object_get(v, TS_JOBS_EXEC_ERRNO);
+        char why[TS_JOBS_MAX_EXE + 128];
+        if (json_is_integer(en))
+            snprintf(why, sizeof why, "serve: cannot start the search worker %s: %s", exe,
+                     strerror((int)json_integer_value(en)));
+        else
+            snprintf(why, sizeof why, "%s", json_string_value(json_object_get(v, "error")));
+        ts_job_finish(j, TS_JS_FAILED, why);
         json_decref(v);
     } else {
         json_decref(v);
@@ -99,7 +113,7 @@ static void ts_job_line(ts_job *j, char *s, size_t n)
 }
 
 /* Reads what the worker wrote; at end of stream reaps it. Called with the lock held. */
-static void ts_job_drain(ts_job *j)
+static void ts_job_drain(ts_job *j, const char *exe)
 {
     char buf[65536];
     for (;;) {
@@ -110,7 +124,7 @@ static void ts_job_drain(ts_job *j)
             return; /* EAGAIN: more later */
         for (ssize_t i = 0; i < k; i++) {
             if (buf[i] == '\n') {
-                ts_job_line(j, j->line, j->len);
+                ts_job_line(j, exe, j->line, j->len);
                 j->len = 0;
                 continue;
             }
@@ -174,18 +188,27 @@ static void *ts_jobs_monitor(void *arg)
         pthread_mutex_lock(&js->mu);
         for (int k = 0; k < n; k++)
             if (fds[k].revents && js->jobs[idx[k]].fd == fds[k].fd)
-                ts_job_drain(&js->jobs[idx[k]]);
+                ts_job_drain(&js->jobs[idx[k]], js->exe);
         pthread_mutex_unlock(&js->mu);
     }
 }
 
-ts_jobs *ts_jobs_new(int max_running, ts_err *e)
+ts_jobs *ts_jobs_new(int max_running, const char *worker_exe, ts_err *e)
 {
+#ifdef __linux__
+    if (!worker_exe)
+        worker_exe = "/proc/self/exe"; /* this very program, even if its file was replaced */
+#endif
+    if (!worker_exe || !*worker_exe || strlen(worker_exe) >= TS_JOBS_MAX_EXE) {
+        ts_fail(e, TS_EINPUT, "serve: no path for the search workers' program (--worker-exe)");
+        return NULL;
+    }
     ts_jobs *js = calloc(1, sizeof *js);
     if (!js) {
         ts_fail(e, TS_ESYS, "serve: out of memory");
         return NULL;
     }
+    memcpy(js->exe, worker_exe, strlen(worker_exe) + 1);
     js->max_running = max_running;
     js->next_id = 1;
     for (int i = 0; i < TS_JOBS_KEEP; i++)
@@ -239,22 +262,132 @@ static ts_job *ts_jobs_slot(ts_jobs *js)
     return best;
 }
 
-/* The worker's side of fork: only the pipe stays open (not the server's sockets, whose clients
- * would otherwise wait for this process too), and it dies with the server. */
-static void ts_jobs_child(const ts_api_request *rq, int wfd)
+/* What the child of fork needs, all prepared before the fork: after it, only async-signal-safe
+ * calls (no malloc, no stdio, no locks) until exec. */
+typedef struct {
+    const char *exe;
+    char *argv[4];
+    int in, out; /* the child's ends of the request and answer pipes */
+    long maxfd; /* descriptors below this are closed (from 4 on) */
+    pid_t parent;
+    sigset_t mask; /* the worker starts with no signal blocked (the server blocks SIGINT, SIGTERM) */
+    char line[64]; /* "E {"exec_errno":" */
+} ts_spawn;
+
+/* The worker's side of fork: the answer pipe becomes fd 3 and the request pipe stdin; nothing else
+ * stays open (not the server's sockets, whose clients would otherwise wait for this process too),
+ * and it dies with the server. If exec fails, one "E" line carries errno (the server words it). */
+static void ts_jobs_child(const ts_spawn *sp)
 {
 #ifdef __linux__
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != sp->parent) /* the server died before prctl took effect */
+        _exit(1);
 #endif
-    if (dup2(wfd, 3) < 0)
+    /* Out of the way of 0 and 3 first, so that neither dup2 below overwrites the other end. */
+    int out = fcntl(sp->out, F_DUPFD, 4), in = fcntl(sp->in, F_DUPFD, 4);
+    if (out < 0 || in < 0 || dup2(out, 3) < 0 || dup2(in, 0) < 0)
         _exit(3);
-    struct rlimit rl;
-    long maxfd =
-        getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536 ? (long)rl.rlim_cur : 65536;
-    for (long fd = 4; fd < maxfd; fd++)
+    for (long fd = 4; fd < sp->maxfd; fd++)
         close((int)fd);
-    ts_worker_run(rq, 3);
-    _exit(0);
+    sigprocmask(SIG_SETMASK, &sp->mask, NULL);
+    execv(sp->exe, sp->argv);
+    char num[16], *p = num + sizeof num;
+    int err = errno;
+    *--p = '\n';
+    *--p = '}';
+    do
+        *--p = (char)('0' + err % 10);
+    while ((err /= 10) > 0);
+    size_t n = strlen(sp->line);
+    if (write(3, sp->line, n) == (ssize_t)n)
+        (void)!write(3, p, (size_t)(num + sizeof num - p));
+    _exit(127);
+}
+
+static void ts_spawn_init(ts_spawn *sp, const char *exe, int in, int out)
+{
+    static const char *const args[] = {"tessel", "serve", "--worker"};
+    struct rlimit rl;
+    sp->exe = exe;
+    sp->argv[0] = (char *)args[0];
+    sp->argv[1] = (char *)args[1];
+    sp->argv[2] = (char *)args[2];
+    sp->argv[3] = NULL;
+    sp->in = in;
+    sp->out = out;
+    sp->maxfd =
+        getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536 ? (long)rl.rlim_cur : 65536;
+    sp->parent = getpid();
+    sigemptyset(&sp->mask);
+    snprintf(sp->line, sizeof sp->line, "E {\"%s\":", TS_JOBS_EXEC_ERRNO);
+}
+
+/* Two pipes, close-on-exec (other workers, exec'ed later, must not hold them open): req carries
+ * the request to the worker's stdin, ans the worker's lines back. Called with the lock held, as
+ * every fork of the server is, so no fork sees these before the flag is set. */
+static int ts_jobs_pipes(int req[2], int ans[2], ts_err *e)
+{
+    if (pipe(req))
+        return ts_fail(e, TS_ESYS, "serve: cannot create a pipe: %s", strerror(errno));
+    if (pipe(ans)) {
+        int err = errno;
+        close(req[0]);
+        close(req[1]);
+        return ts_fail(e, TS_ESYS, "serve: cannot create a pipe: %s", strerror(err));
+    }
+    for (int i = 0; i < 2; i++) {
+        fcntl(req[i], F_SETFD, FD_CLOEXEC);
+        fcntl(ans[i], F_SETFD, FD_CLOEXEC);
+    }
+    fcntl(ans[0], F_SETFL, fcntl(ans[0], F_GETFL) | O_NONBLOCK);
+    return TS_OK;
+}
+
+/* Writes all n bytes (a short write is resumed); 0, or -1 with errno (EPIPE: the worker is gone,
+ * and SIGPIPE is ignored by `tessel serve`). */
+static int ts_jobs_write(int fd, const char *s, size_t n)
+{
+    while (n > 0) {
+        ssize_t k = write(fd, s, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            return -1;
+        s += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+/* Sends the request to the worker's stdin, without the lock (a large body takes the worker's
+ * reading to pass the pipe). If that fails, the worker is stopped; with EPIPE it has exited and
+ * its own "E" line (or its exit status) says why, otherwise the write error does. */
+static void ts_jobs_send(ts_jobs *js, long id, pid_t pid, int fd, const ts_api_request *rq)
+{
+    char head[64];
+    int hn = snprintf(head, sizeof head, "POST /api/jobs %zu\n", rq->raw_len);
+    int rc = ts_jobs_write(fd, head, (size_t)hn);
+    if (rc == 0 && rq->raw_len)
+        rc = ts_jobs_write(fd, rq->raw_body, rq->raw_len);
+    int err = errno;
+    close(fd);
+    if (rc == 0)
+        return;
+    pthread_mutex_lock(&js->mu);
+    for (int i = 0; i < TS_JOBS_KEEP; i++) {
+        ts_job *j = &js->jobs[i];
+        if (j->id != id || j->pid != pid || j->state != TS_JS_RUNNING)
+            continue;
+        kill(pid, SIGKILL); /* not reaped yet (pid matches), so the pid is still this worker */
+        if (err != EPIPE) {
+            char why[160];
+            snprintf(why, sizeof why, "serve: cannot send the request to its worker: %s",
+                     strerror(err));
+            ts_job_finish(j, TS_JS_FAILED, why);
+        }
+    }
+    pthread_mutex_unlock(&js->mu);
 }
 
 /* Seconds a job may run: each search gets its limit, and the same grace as `tessel compare`. */
@@ -268,7 +401,11 @@ static double ts_jobs_budget(const ts_api_request *rq)
 
 int ts_jobs_start(ts_jobs *js, const ts_api_request *rq, long *id, ts_err *e)
 {
-    int running = 0, pfd[2];
+    int running = 0, req[2], ans[2];
+    if (!rq->raw_body && rq->raw_len) {
+        ts_fail(e, TS_ESYS, "serve: a job without the body it was parsed from");
+        return 500;
+    }
     pthread_mutex_lock(&js->mu);
     for (int i = 0; i < TS_JOBS_KEEP; i++)
         running += js->jobs[i].id && js->jobs[i].state == TS_JS_RUNNING;
@@ -281,34 +418,35 @@ int ts_jobs_start(ts_jobs *js, const ts_api_request *rq, long *id, ts_err *e)
                 running, js->max_running);
         return 429;
     }
-    if (pipe(pfd)) {
+    if (ts_jobs_pipes(req, ans, e)) {
         pthread_mutex_unlock(&js->mu);
-        ts_fail(e, TS_ESYS, "serve: cannot create a pipe: %s", strerror(errno));
         return 500;
     }
+    ts_spawn sp;
+    ts_spawn_init(&sp, js->exe, req[0], ans[1]);
     pid_t pid = fork();
-    if (pid == 0) {
-        close(pfd[0]);
-        ts_jobs_child(rq, pfd[1]);
-    }
-    close(pfd[1]);
+    if (pid == 0)
+        ts_jobs_child(&sp);
+    int err = errno;
+    close(req[0]);
+    close(ans[1]);
     if (pid < 0) {
-        close(pfd[0]);
+        close(req[1]);
+        close(ans[0]);
         pthread_mutex_unlock(&js->mu);
-        ts_fail(e, TS_ESYS, "serve: cannot start a worker: %s", strerror(errno));
+        ts_fail(e, TS_ESYS, "serve: cannot start a worker: %s", strerror(err));
         return 500;
     }
-    fcntl(pfd[0], F_SETFL, fcntl(pfd[0], F_GETFL) | O_NONBLOCK);
-    fcntl(pfd[0], F_SETFD, FD_CLOEXEC);
     j->id = js->next_id++;
     j->kind = rq->job;
     j->state = TS_JS_RUNNING;
     j->pid = pid;
-    j->fd = pfd[0];
+    j->fd = ans[0];
     j->started = ts_jnow();
     j->deadline = j->started + ts_jobs_budget(rq);
     *id = j->id;
     pthread_mutex_unlock(&js->mu);
+    ts_jobs_send(js, *id, pid, req[1], rq);
     return 200;
 }
 

@@ -341,6 +341,8 @@ int ts_api_parse(const char *method, const char *url, const char *body, size_t l
                  ts_api_request *rq, ts_err *e)
 {
     memset(rq, 0, sizeof *rq);
+    rq->raw_body = body;
+    rq->raw_len = len;
     strcpy(rq->file, "placement.json");
     rq->micro_batches = 128;
     rq->http_status = 400;

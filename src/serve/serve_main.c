@@ -1,4 +1,7 @@
-/* tessel serve: the placement explorer's web server. Options, the daemon's start and stop. */
+/* tessel serve: the placement explorer's web server. Options, the daemon's start and stop.
+ * Two options are internal and left out of --help: --worker (the mode a search job's process
+ * runs in, ts_worker_main) and --worker-exe PATH (the program workers exec instead of this one;
+ * the tests name a missing file to see a failed start reported). */
 #include <arpa/inet.h>
 #include <getopt.h>
 #include <netinet/in.h>
@@ -17,6 +20,8 @@ typedef struct {
     const char *host;
     bool open;
     long max_searches;
+    bool worker;
+    const char *worker_exe; /* NULL: this program */
 } ts_serve_opts;
 
 static int ts_serve_usage(const char *fmt, const char *arg)
@@ -59,7 +64,8 @@ static int ts_serve_args(int argc, char **argv, ts_serve_opts *o)
     static const struct option lo[] = {
         {"port", required_argument, 0, 'p'}, {"host", required_argument, 0, 'H'},
         {"open", no_argument, 0, 'o'},       {"max-searches", required_argument, 0, 'j'},
-        {"help", no_argument, 0, 'h'},       {0, 0, 0, 0}};
+        {"help", no_argument, 0, 'h'},       {"worker", no_argument, 0, 'W'},
+        {"worker-exe", required_argument, 0, 'X'}, {0, 0, 0, 0}};
     int c;
     optind = 1;
     opterr = 0;
@@ -75,6 +81,8 @@ static int ts_serve_args(int argc, char **argv, ts_serve_opts *o)
             if (ts_serve_long("--max-searches", optarg, 1, 16, &o->max_searches))
                 return 2;
             break;
+        case 'W': o->worker = true; break;
+        case 'X': o->worker_exe = optarg; break;
         case 'h': ts_serve_help(); return -1;
         case ':': return ts_serve_usage("%s needs a value", argv[optind - 1]);
         default: return ts_serve_usage("unknown option '%s'", argv[optind - 1]);
@@ -104,7 +112,7 @@ static int ts_serve_run(const ts_serve_opts *o, const struct sockaddr_in *sa)
 {
     ts_err e = {0};
     ts_serve_http h = {NULL, (ntohl(sa->sin_addr.s_addr) >> 24) == 127};
-    if (!(h.jobs = ts_jobs_new((int)o->max_searches, &e))) {
+    if (!(h.jobs = ts_jobs_new((int)o->max_searches, o->worker_exe, &e))) {
         fprintf(stderr, "tessel serve: %s\n", e.msg);
         return 3;
     }
@@ -148,10 +156,12 @@ static int ts_serve_run(const ts_serve_opts *o, const struct sockaddr_in *sa)
 
 int ts_serve_main(int argc, char **argv)
 {
-    ts_serve_opts o = {8080, "127.0.0.1", false, 2};
+    ts_serve_opts o = {8080, "127.0.0.1", false, 2, false, NULL};
     int rc = ts_serve_args(argc, argv, &o);
     if (rc)
         return rc < 0 ? 0 : rc;
+    if (o.worker)
+        return ts_worker_main(STDIN_FILENO, 3);
     struct sockaddr_in sa;
     memset(&sa, 0, sizeof sa);
     sa.sin_family = AF_INET;

@@ -74,6 +74,10 @@ typedef struct {
     char methods[TS_API_MAX_METHODS][24];
     char model[48], hardware[48], strategy[16]; /* model-placement */
     ts_derive_opts dopts; /* model-placement; its strategy points at rq->strategy when used */
+    /* Borrowed, set by ts_api_parse: the body it read (valid while the caller's buffer is). A
+     * job's worker process gets these bytes and parses them again (see ts_worker_main). */
+    const char *raw_body;
+    size_t raw_len;
 } ts_api_request;
 
 /* Parses one request. method is the HTTP verb, url the path (a query string is ignored), body the
@@ -96,10 +100,14 @@ int ts_api_handle(ts_jobs *jobs, const ts_api_request *rq, json_t **out);
 
 /* Search workers: each job is a child process (so a solver run can be cancelled by killing it)
  * that streams progress lines and its result through a pipe; a monitor thread reads them and
- * stops a job past its time limit (1.25 S + 5 s). At most max_running jobs run at once. */
-ts_jobs *ts_jobs_new(int max_running, ts_err *e);
+ * stops a job past its time limit (1.25 S + 5 s). At most max_running jobs run at once.
+ * The server has threads, so the child of fork() may only make async-signal-safe calls: it execs
+ * worker_exe (NULL: this program, /proc/self/exe) as `serve --worker`, which reads the request
+ * from its stdin and answers on fd 3 (ts_worker_main). */
+ts_jobs *ts_jobs_new(int max_running, const char *worker_exe, ts_err *e);
 void ts_jobs_free(ts_jobs *j); /* kills and reaps every running worker */
-/* Returns the HTTP status: 200 with *id, 429 when max_running jobs run, 500. */
+/* Returns the HTTP status: 200 with *id, 429 when max_running jobs run, 500. rq->raw_body is
+ * what the worker gets. A worker that cannot start ends its job as failed, with the reason. */
 int ts_jobs_start(ts_jobs *j, const ts_api_request *rq, long *id, ts_err *e);
 json_t *ts_jobs_status(ts_jobs *j, long id, bool with_result); /* NULL: unknown id */
 int ts_jobs_cancel(ts_jobs *j, long id); /* 0, or -1: unknown id */
@@ -108,6 +116,12 @@ json_t *ts_jobs_list(ts_jobs *j);
 /* The work of one job, run inside the worker: writes "P <json>\n" progress lines and one
  * "R <json>\n" result line (or "E <json>\n" with {error, status}) to fd. */
 void ts_worker_run(const ts_api_request *rq, int fd);
+/* Writes "E {error, code}" to fd: a job that failed before its work started. */
+void ts_worker_fail(int fd, const char *msg, int code);
+/* `tessel serve --worker`: reads one job request from in ("METHOD URL LENGTH\n", then LENGTH bytes
+ * of body), parses it with ts_api_parse and runs it with ts_worker_run(&rq, out). Returns the exit
+ * status: 0, or 2 when the request could not be read or parsed (after an "E" line on out). */
+int ts_worker_main(int in, int out);
 
 /* One line of a compare table or a search summary: figures at n micro-batches. */
 json_t *ts_serve_summary(const ts_schedule *s, int n, const ts_api_request *rq, ts_err *e);

@@ -1,4 +1,4 @@
-/* The work of one search job, run inside its worker process (jobs.c forks it): a search, a
+/* The work of one search job, run inside its worker process (jobs.c starts it): a search, a
  * compare table or a what-if sweep. It talks to the server only through fd, one line per
  * message: "P {progress}", then "R {result}" or "E {error}". */
 #include <errno.h>
@@ -260,6 +260,12 @@ static void ts_wjob_whatif(ts_wctx *w, const ts_api_request *rq)
         json_array_append_new(pts, ts_wpoint(w, rq, rq->values[i]));
     }
     ts_wline(w, 'R', json_pack("{s:s, s:o}", "knob", rq->knob, "points", pts));
+}
+
+void ts_worker_fail(int fd, const char *msg, int code)
+{
+    ts_wctx w = {fd, 0, 0, "", 0, 1};
+    ts_wline(&w, 'E', json_pack("{s:s, s:i}", "error", msg, "code", code));
 }
 
 void ts_worker_run(const ts_api_request *rq, int fd)
