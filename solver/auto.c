@@ -19,6 +19,7 @@
 
 #define TS_AUTO_DEFAULT_LIMIT 60.0
 #define TS_AUTO_POOL 3 /* candidates kept for the improvement phase */
+#define TS_AUTO_UNSHARDED_SHARE 0.2 /* of the limit: auto on the reduced placement */
 
 /* Shares of the time limit for the searches, in the order they run: each may use up to this
  * fraction of the whole limit (never more than what is left). The methods are called directly:
@@ -161,8 +162,26 @@ static void ts_auto_baselines(ts_auto *a)
     }
 }
 
-/* The baselines again on the placement without its blocks on every device, which come back
- * as pauses of the whole machine (ts_shard.h): a pipeline's overlap survives them. */
+/* r, a schedule of the reduced placement at N, with the removed blocks put back as pauses one by
+ * one and then in batches (ts_unshard_insert): each is offered. */
+static void ts_auto_pauses(ts_auto *a, const ts_unshard *u, const ts_schedule *r)
+{
+    for (long q = 1; q <= 512 && !ts_auto_done(a); q *= 4) {
+        ts_schedule *s = NULL, *at;
+        ts_err e = {0};
+        if (ts_unshard_insert(u, a->c->p, r, q, &s, &e) == TS_OK) {
+            long mk = ts_auto_measure(a, s, &at);
+            if (mk >= 0)
+                ts_auto_offer(a, at, NULL, mk, "unsharded", NULL);
+        }
+        ts_schedule_free(s);
+    }
+}
+
+/* The placement without its blocks on every device, which come back as pauses of the whole
+ * machine (ts_shard.h): a pipeline's overlap survives them. Its schedules are every fitting
+ * baseline and, for a share of the time, auto's own answer on it (which has no such blocks, so
+ * this goes one level deep). */
 static void ts_auto_unsharded(ts_auto *a)
 {
     ts_unshard u;
@@ -172,21 +191,24 @@ static void ts_auto_unsharded(ts_auto *a)
     for (int i = 0; i < ts_baseline_count() && !ts_auto_done(a); i++) {
         const char *kind = ts_baseline_at(i)->name;
         ts_schedule *r = NULL;
-        if (ts_baseline_fits(kind, u.reduced, a->n, &e) != TS_OK ||
-            ts_baseline_make(kind, u.reduced, a->n, &r, &e) != TS_OK)
-            continue;
-        /* pauses one by one, then in batches (ts_unshard_insert): the best is kept */
-        for (long q = 1; q <= 512 && !ts_auto_done(a); q *= 4) {
-            ts_schedule *s = NULL, *at;
-            if (ts_unshard_insert(&u, a->c->p, r, q, &s, &e) == TS_OK) {
-                long mk = ts_auto_measure(a, s, &at);
-                if (mk >= 0)
-                    ts_auto_offer(a, at, NULL, mk, "unsharded", NULL);
-            }
-            ts_schedule_free(s);
-        }
+        if (ts_baseline_fits(kind, u.reduced, a->n, &e) == TS_OK &&
+            ts_baseline_make(kind, u.reduced, a->n, &r, &e) == TS_OK)
+            ts_auto_pauses(a, &u, r);
         ts_schedule_free(r);
     }
+    const ts_search_ctx *c = a->c;
+    ts_search_opts so = *c->o;
+    so.progress = NULL;
+    so.micro_batches = a->n;
+    so.time_limit = fmin(TS_AUTO_UNSHARDED_SHARE * c->o->time_limit, ts_budget_left(&c->budget));
+    ts_schedule *s = NULL, *r = NULL;
+    ts_search_stats st;
+    if (!ts_auto_done(a) && so.time_limit >= 0.05 &&
+        ts_search_auto(u.reduced, &so, &s, &st, &e) == TS_OK &&
+        ts_schedule_at(s, a->n, true, &r, &e) == TS_OK)
+        ts_auto_pauses(a, &u, r);
+    ts_schedule_free(s);
+    ts_schedule_free(r);
     ts_unshard_free(&u);
 }
 
