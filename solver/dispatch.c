@@ -39,9 +39,6 @@ static int ts_search_check(const ts_placement *p, const ts_search_opts *o, ts_er
     return o->has_memory ? ts_check_memory_growth(p, e) : TS_OK;
 }
 
-typedef int (*ts_search_fn)(const ts_placement *, const ts_search_opts *, ts_schedule **,
-                            ts_search_stats *, ts_err *);
-
 static const ts_search_fn ts_search_fns[TS_METHOD_COUNT] = {
 #define TS_X_METHOD_ROW(id, name, doc) [TS_METHOD_##id] = ts_search_##name,
     TS_SEARCH_METHODS(TS_X_METHOD_ROW)
@@ -61,6 +58,8 @@ int ts_search(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
         return rc;
     if ((int)o->method < 0 || o->method >= TS_METHOD_COUNT)
         return ts_fail(e, TS_EINPUT, "search: unknown method %d", (int)o->method);
+    if (o->per_period > 1)
+        return ts_search_folded(p, o, ts_search_fns[o->method], out, st, e);
     /* The method runs in its own context, which records its seconds and attaches the record. */
     return ts_search_fns[o->method](p, o, out, st, e);
 }

@@ -13,6 +13,7 @@
 #define TS_SOLVER_H
 
 #include <stdbool.h>
+#include "ts_fold.h"
 #include "ts_methods.h"
 #include "ts_schedule.h"
 
@@ -27,7 +28,10 @@
     X(time_limit, double, 0, 0.001, 1e7, "time-limit",                                             \
       "seconds for the whole search (0: none); when hit, the best schedule so far is returned")    \
     X(accept, double, 0.05, 0.0, 1.0, "accept",                                                    \
-      "fast: accept a warm-up/cool-down within this fraction of the run")
+      "fast: accept a warm-up/cool-down within this fraction of the run")                          \
+    X(per_period, int, 1, 1, TS_FOLD_MAX, "per-period",                                            \
+      "R: lazy, fast and modulo search repetends of R micro-batches per period (on the R-fold "    \
+      "placement; the schedule is then written at N, without repetend)")
 
 typedef enum {
 #define TS_X_OPT_ID(f, t, def, lo, hi, flag, help) TS_OPT_##f,
@@ -129,6 +133,7 @@ int ts_search_opts_set(ts_search_opts *o, ts_search_option_id id, double v);
     X(latency_optimal, bool, "latency_optimal", BOOL, false, "modulo: latency proven minimal")     \
     X(memory_bound, const char *, "memory_bound", TEXT, "exact",                                   \
       "exact: the memory model is exact; safe: it may refuse feasible schedules")                  \
+    X(per_period, int, "per_period", INT, 1, "micro-batches per period (--per-period)")            \
     X(source, const char *, "source", TEXT, NULL, "auto: the baseline or method it kept")          \
     X(improved, bool, "improved", BOOL, false, "auto: the improvement phase shortened it")
 

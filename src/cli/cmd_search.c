@@ -98,6 +98,7 @@ static int ts_search_parse(const char *cmd, int argc, char **argv, ts_search_arg
                                          {"micro-batches", required_argument, 0, 'n'},
                                          {"time-limit", required_argument, 0, 't'},
                                          {"accept", required_argument, 0, 'a'},
+                                         {"per-period", required_argument, 0, 'r'},
                                          {"output", required_argument, 0, 'o'},
                                          {"json", no_argument, 0, 'j'},
                                          {"progress", no_argument, 0, 'p'},
@@ -134,6 +135,13 @@ static int ts_search_parse(const char *cmd, int argc, char **argv, ts_search_arg
             break;
         case 't': rc = ts_search_set_option(cmd, &a->so, TS_OPT_time_limit, optarg); break;
         case 'a': rc = ts_search_set_option(cmd, &a->so, TS_OPT_accept, optarg); break;
+        case 'r': /* an integer, not a fraction */
+            if (ts_cli_parse_long(cmd, "--per-period", optarg,
+                                  (long)ts_search_options[TS_OPT_per_period].min,
+                                  (long)ts_search_options[TS_OPT_per_period].max, &v))
+                return 2;
+            rc = ts_search_set_option(cmd, &a->so, TS_OPT_per_period, optarg);
+            break;
         case 'o': a->output = optarg; break;
         case 'j': a->json = 1; break;
         case 'p': a->progress = 1; break;
@@ -201,7 +209,11 @@ static void ts_search_print_text(const ts_search_args *a, const ts_placement *p,
     else
         printf("none");
     printf(": %.3f s%s\n", st->seconds, st->timed_out ? " (time limit hit)" : "");
-    if (st->k > 0)
+    if (st->k > 0 && st->per_period > 1)
+        printf("repetend: k = %d, %d micro-batches per period %ld, bubbles per repetend %ld (%s)\n",
+               st->k, st->per_period, st->period, st->bubbles,
+               st->period_optimal ? "smallest period of its class" : "period not proven minimal");
+    else if (st->k > 0)
         printf("repetend: k = %d, period %ld, bubbles per repetend %ld (%s)\n", st->k, st->period,
                st->bubbles,
                st->period_optimal ? "smallest period of its class" : "period not proven minimal");
