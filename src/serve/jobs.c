@@ -272,6 +272,7 @@ typedef struct {
     pid_t parent;
     sigset_t mask; /* the worker starts with no signal blocked (the server blocks SIGINT, SIGTERM) */
     char line[64]; /* "E {"exec_errno":" */
+    size_t nline;
 } ts_spawn;
 
 /* The worker's side of fork: the answer pipe becomes fd 3 and the request pipe stdin; nothing else
@@ -299,8 +300,7 @@ static void ts_jobs_child(const ts_spawn *sp)
     do
         *--p = (char)('0' + err % 10);
     while ((err /= 10) > 0);
-    size_t n = strlen(sp->line);
-    if (write(3, sp->line, n) == (ssize_t)n)
+    if (write(3, sp->line, sp->nline) == (ssize_t)sp->nline)
         (void)!write(3, p, (size_t)(num + sizeof num - p));
     _exit(127);
 }
@@ -321,6 +321,7 @@ static void ts_spawn_init(ts_spawn *sp, const char *exe, int in, int out)
     sp->parent = getpid();
     sigemptyset(&sp->mask);
     snprintf(sp->line, sizeof sp->line, "E {\"%s\":", TS_JOBS_EXEC_ERRNO);
+    sp->nline = strlen(sp->line);
 }
 
 /* Two pipes, close-on-exec (other workers, exec'ed later, must not hold them open): req carries

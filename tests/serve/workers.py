@@ -121,8 +121,9 @@ def main():
         check_large(srv)
         check_busy(srv)
     finally:
-        if srv.alive():
-            srv.stop()
+        err = srv.stop() if srv.alive() else ""
+    # The workers write their stderr to the server's: a sanitizer report of one shows up here.
+    assert "Sanitizer" not in err and "runtime error" not in err, err
     with tempfile.TemporaryDirectory() as tmp:
         check_failed_start(tmp)
     rc, _, err = cli(TESSEL, "serve", "--worker")
