@@ -12,7 +12,6 @@
 #include <string.h>
 #include "ts_baseline.h"
 #include "ts_bound.h"
-#include "ts_fold.h"
 #include "ts_improve.h"
 #include "ts_shard.h"
 #include "ts_search_ctx.h"
@@ -37,8 +36,8 @@ static const struct {
     {TS_METHOD_LAZY, ts_search_lazy, 0.15},
 };
 
-/* Then modulo on the r-fold (ts_fold.h), whose repetends hold r micro-batches per period, for
- * this share each, while the best schedule is above the bound. */
+/* Then modulo with r micro-batches per period (on the r-fold, ts_fold.h), for this share each,
+ * while the best schedule is above the bound. */
 static const struct {
     int r;
     const char *source;
@@ -253,22 +252,7 @@ static void ts_auto_searches_run(ts_auto *a)
     }
 }
 
-/* The folded search's schedule s (of the r-fold) measured at N: unrolled to ceil(N / r) folded
- * micro-batches, unfolded, and cut to N by ts_auto_measure. */
-static long ts_auto_measure_folded(const ts_auto *a, const ts_schedule *s, int r, ts_schedule **at)
-{
-    ts_schedule *u = NULL, *w = NULL;
-    ts_err e = {0};
-    *at = NULL;
-    long mk = -1;
-    if (ts_schedule_unroll(s, (a->n + r - 1) / r, &u, &e) == TS_OK &&
-        ts_schedule_unfold(u, a->c->p, r, &w, &e) == TS_OK)
-        mk = ts_auto_measure(a, w, at);
-    ts_schedule_free(u);
-    ts_schedule_free(w);
-    return mk;
-}
-
+/* Modulo with r micro-batches per period (ts_search_folded): its schedule comes at N. */
 static void ts_auto_folds_run(ts_auto *a)
 {
     ts_search_ctx *c = a->c;
@@ -276,24 +260,23 @@ static void ts_auto_folds_run(ts_auto *a)
     for (size_t i = 0; i < sizeof ts_auto_folds / sizeof ts_auto_folds[0]; i++) {
         if (ts_auto_done(a) || a->n < 2 * ts_auto_folds[i].r)
             return;
-        ts_placement *q = NULL;
-        ts_err e = {0};
-        if (ts_placement_fold(c->p, ts_auto_folds[i].r, &q, &e) != TS_OK)
-            return;
         ts_search_opts so = *c->o;
         so.method = TS_METHOD_MODULO;
         so.progress = NULL;
-        so.micro_batches = (a->n + ts_auto_folds[i].r - 1) / ts_auto_folds[i].r;
+        so.k = 0;
+        so.per_period = ts_auto_folds[i].r;
+        so.micro_batches = a->n;
         so.time_limit = fmin(ts_auto_folds[i].share * limit, ts_budget_left(&c->budget));
         ts_schedule *s = NULL, *at;
         ts_search_stats st;
-        if (so.time_limit >= 0.05 && ts_search_modulo(q, &so, &s, &st, &e) == TS_OK && s) {
-            long mk = ts_auto_measure_folded(a, s, ts_auto_folds[i].r, &at);
+        ts_err e = {0};
+        if (so.time_limit >= 0.05 &&
+            ts_search_folded(c->p, &so, ts_search_modulo, &s, &st, &e) == TS_OK) {
+            long mk = ts_auto_measure(a, s, &at);
             if (mk >= 0)
                 ts_auto_offer(a, at, NULL, mk, ts_auto_folds[i].source, NULL);
         }
         ts_schedule_free(s);
-        ts_placement_free(q);
     }
 }
 
