@@ -361,14 +361,19 @@ out:
 }
 
 /* The seed's and the candidates' share of the time limit. What follows them (the completion or
- * the fallback, the label, the caller's summary at N) grows with the instances at N, not with the
- * limit: next to nothing on the paper's placements, over a second at a million or more. */
+ * the fallback, the label, the caller's summary at N) grows with the instances at N on their
+ * devices, not with the limit: next to nothing on the paper's placements, over a second at a
+ * million or more. */
 static double ts_lazy_share(const ts_search_ctx *c)
 {
+    const ts_placement *p = c->p;
     int n = c->o->micro_batches > 0 ? c->o->micro_batches : TS_DEFAULT_MICRO_BATCHES;
     if (c->o->time_limit <= 0)
         return 1;
-    double share = 1 - (double)n * c->p->nblocks * TS_FINISH_SECONDS / c->o->time_limit;
+    long slots = 0; /* a block on several devices is in each one's order */
+    for (int b = 0; b < p->nblocks; b++)
+        slots += p->blocks[b].ndevices;
+    double share = 1 - (double)n * (double)slots * TS_FINISH_SECONDS / c->o->time_limit;
     return share < TS_LAZY_SHARE_MIN ? TS_LAZY_SHARE_MIN
                                      : share > TS_LAZY_SHARE ? TS_LAZY_SHARE : share;
 }

@@ -44,9 +44,9 @@ double ts_budget_call(const ts_budget *b, double cap);
 #define TS_LAZY_LARGE 200000 /* candidates beyond which lazy is seeded by fast */
 /* Lazy's seed and candidates get the time limit less what finishing will cost: the completion
  * or the fallback, the label and the caller's summary at N, about TS_FINISH_SECONDS per instance
- * at N (measured on a loaded 2-core machine: 1.5 s for the 4096-device vshape's 1M instances,
- * 1.2 s for a 20,000-block chain's 2.56M); at least TS_LAZY_SHARE_MIN of the limit and at most
- * TS_LAZY_SHARE of it. */
+ * at N and device it runs on (measured on a loaded 2-core machine: 1.5 s for the 4096-device
+ * vshape's 1M, 1.2 s for a 20,000-block chain's 2.56M, 2.8 s for the 4096-device nnshape's 3.1M);
+ * at least TS_LAZY_SHARE_MIN of the limit and at most TS_LAZY_SHARE of it. */
 #define TS_FINISH_SECONDS 1.5e-6
 #define TS_LAZY_SHARE_MIN 0.5
 #define TS_LAZY_SHARE 0.95
