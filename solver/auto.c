@@ -145,7 +145,7 @@ static void ts_auto_baselines(ts_auto *a)
     for (int i = 0; i < ts_baseline_count() && !ts_auto_done(a); i++) {
         /* on a huge input one baseline can take seconds: past a third of the limit, the rest
          * is left to the searches and the improvement */
-        if (a->pool[0].at && ts_ctx_elapsed(a->c) > limit / 3)
+        if (ts_ctx_elapsed(a->c) > limit / 3)
             break;
         const char *kind = ts_baseline_at(i)->name;
         ts_schedule *s = NULL, *at;
@@ -218,8 +218,10 @@ static void ts_auto_searches_run(ts_auto *a)
     double limit = c->o->time_limit > 0 ? c->o->time_limit : TS_AUTO_DEFAULT_LIMIT;
     for (size_t i = 0; i < sizeof ts_auto_searches / sizeof ts_auto_searches[0]; i++) {
         ts_method m = ts_auto_searches[i].method;
-        /* lazy enumerates offsets: cheap only on small placements */
-        if (m == TS_METHOD_LAZY && (c->p->ndevs > 8 || c->p->nblocks > 24))
+        /* lazy enumerates offsets: cheap only on small placements, unless nothing else has
+         * answered (on a huge placement its construction still may, given the time left) */
+        bool last_resort = !a->pool[0].at && m == TS_METHOD_LAZY;
+        if (m == TS_METHOD_LAZY && (c->p->ndevs > 8 || c->p->nblocks > 24) && !last_resort)
             continue;
         if (ts_auto_done(a))
             return;
@@ -227,7 +229,9 @@ static void ts_auto_searches_run(ts_auto *a)
         ts_search_opts so = *c->o;
         so.method = m;
         so.progress = NULL;
-        so.time_limit = fmin(ts_auto_searches[i].share * limit, ts_budget_left(&c->budget));
+        so.time_limit = last_resort
+                            ? 0.8 * ts_budget_left(&c->budget)
+                            : fmin(ts_auto_searches[i].share * limit, ts_budget_left(&c->budget));
         if (so.time_limit < 0.05)
             return;
         ts_schedule *s = NULL, *at;
@@ -240,9 +244,9 @@ static void ts_auto_searches_run(ts_auto *a)
             if (st.min_memory >= 0 && a->min_memory < 0)
                 a->min_memory = st.min_memory;
             ts_schedule_free(s);
-            if (rc == TS_EINPUT || (rc == TS_ENOANSWER && st.min_memory >= 0))
-                return; /* the request itself is refused, or no schedule fits the memory */
-            continue;
+            if (rc == TS_ENOANSWER && st.min_memory >= 0)
+                return; /* proven: no schedule fits the memory */
+            continue; /* a method that cannot take this request: the next may */
         }
         long mk = ts_auto_measure(a, s, &at);
         if (mk >= 0)
@@ -366,6 +370,8 @@ int ts_search_auto(const ts_placement *p, const ts_search_opts *o, ts_schedule *
     ts_search_opts local = *o;
     if (local.time_limit <= 0)
         local.time_limit = TS_AUTO_DEFAULT_LIMIT;
+    /* the caller's summary and file at N come after: auto searches for its share */
+    local.time_limit *= ts_finish_share(p, &local);
     ts_ctx_begin(&c, p, &local, st);
     *out = NULL;
     ts_auto a = {0};
@@ -400,7 +406,7 @@ int ts_search_auto(const ts_placement *p, const ts_search_opts *o, ts_schedule *
     else if (!a.pool[0].at)
         rc = ts_fail(e, TS_ENOANSWER,
                      "auto: no baseline or search found a schedule of '%s' at N = %d %s in %.3g s",
-                     p->name, a.n, mem, local.time_limit);
+                     p->name, a.n, mem, o->time_limit > 0 ? o->time_limit : TS_AUTO_DEFAULT_LIMIT);
     else
         *out = ts_auto_finish(&a);
     c.st->timed_out = ts_ctx_over(&c) && !c.st->optimal;

@@ -32,7 +32,7 @@ typedef struct {
 typedef struct {
     const ts_placement *p;
     ts_search_ctx *c; /* the search's clock, deadline, statistics and progress */
-    ts_budget search; /* the seed's and the candidates' share of c's time limit (ts_lazy_share) */
+    ts_budget search; /* the seed's and the candidates' share of c's time limit (ts_finish_share) */
     const ts_search_opts *o; /* c->o */
     ts_search_stats *st; /* c->st */
     int n;
@@ -192,8 +192,8 @@ static int ts_lazy_try(ts_lazy *L, int k, ts_cand *c, bool construct_only, bool 
         if (!L->rm && (rc = ts_rmodel_new(p, o->has_memory, o->memory, &L->rm, e)))
             return rc;
         long hi = ts_lazy_bound(L) == LONG_MAX ? -1 : ts_lazy_bound(L) - 1;
-        rc = ts_rmodel_solve(L->rm, c->mids, c->lb, hi, &L->search, TS_LAZY_CALL_CAP, L->start,
-                             &r, e);
+        rc = ts_rmodel_solve(L->rm, c->mids, c->lb, hi, &L->search, TS_LAZY_CALL_CAP, L->start, &r,
+                             e);
     }
     ts_ctx_phase(L->c, TS_PHASE_REPETEND, ts_now() - t0);
     if (rc)
@@ -295,8 +295,7 @@ static int ts_lazy_k(ts_lazy *L, int k, bool *stop, bool *any, ts_err *e)
         while (more && nbatch < TS_LAZY_BATCH) {
             /* The clock every 1024 candidates, or every one when a screen costs more than the
              * clock (its path bound is quadratic in the blocks). */
-            if ((L->st->candidates & (L->n > 256 ? 0 : 1023)) == 0 &&
-                ts_budget_over(&L->search)) {
+            if ((L->st->candidates & (L->n > 256 ? 0 : 1023)) == 0 && ts_budget_over(&L->search)) {
                 L->proven = false;
                 L->st->timed_out = true;
                 *stop = true;
@@ -360,24 +359,6 @@ out:
     return rc;
 }
 
-/* The seed's and the candidates' share of the time limit. What follows them (the completion or
- * the fallback, the label, the caller's summary at N) grows with the instances at N on their
- * devices, not with the limit: next to nothing on the paper's placements, over a second at a
- * million or more. */
-static double ts_lazy_share(const ts_search_ctx *c)
-{
-    const ts_placement *p = c->p;
-    int n = c->o->micro_batches > 0 ? c->o->micro_batches : TS_DEFAULT_MICRO_BATCHES;
-    if (c->o->time_limit <= 0)
-        return 1;
-    long slots = 0; /* a block on several devices is in each one's order */
-    for (int b = 0; b < p->nblocks; b++)
-        slots += p->blocks[b].ndevices;
-    double share = 1 - (double)n * (double)slots * TS_FINISH_SECONDS / c->o->time_limit;
-    return share < TS_LAZY_SHARE_MIN ? TS_LAZY_SHARE_MIN
-                                     : share > TS_LAZY_SHARE ? TS_LAZY_SHARE : share;
-}
-
 /* The search's arrays, the chain order and the position of each block in it. */
 static int ts_lazy_init(ts_lazy *L, ts_search_ctx *c, ts_err *e)
 {
@@ -386,7 +367,7 @@ static int ts_lazy_init(ts_lazy *L, ts_search_ctx *c, ts_err *e)
     memset(L, 0, sizeof *L);
     L->p = p;
     L->c = c;
-    L->search = ts_ctx_share(c, ts_lazy_share(c));
+    L->search = ts_ctx_share(c, ts_finish_share(c->p, c->o));
     L->o = c->o;
     L->st = c->st;
     L->n = nb;
@@ -488,8 +469,8 @@ static int ts_lazy_seed(ts_lazy *L, ts_err *e)
     const ts_search_opts *o = L->o;
     double t0 = ts_now();
     bool fits = false;
-    int rc = ts_fast_construct(L->p, L->chain, o->has_memory, o->memory, &L->search,
-                               L->seed.mids, L->seed.start, &L->seed.period, &fits, e);
+    int rc = ts_fast_construct(L->p, L->chain, o->has_memory, o->memory, &L->search, L->seed.mids,
+                               L->seed.start, &L->seed.period, &fits, e);
     if (rc == TS_ENOANSWER) { /* the time limit ended it: no seed, and nothing is proven */
         ts_err_clear(e);
         L->proven = false;

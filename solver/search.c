@@ -184,6 +184,20 @@ double ts_ctx_elapsed(const ts_search_ctx *c)
     return ts_now() - c->budget.start;
 }
 
+double ts_finish_share(const ts_placement *p, const ts_search_opts *o)
+{
+    int n = o->micro_batches > 0 ? o->micro_batches : TS_DEFAULT_MICRO_BATCHES;
+    if (o->time_limit <= 0)
+        return 1;
+    long slots = 0; /* a block on several devices is in each one's order */
+    for (int b = 0; b < p->nblocks; b++)
+        slots += p->blocks[b].ndevices;
+    double share = 1 - (double)n * (double)slots * TS_FINISH_SECONDS / o->time_limit;
+    return share < TS_LAZY_SHARE_MIN ? TS_LAZY_SHARE_MIN
+           : share > TS_LAZY_SHARE   ? TS_LAZY_SHARE
+                                     : share;
+}
+
 bool ts_ctx_over(const ts_search_ctx *c)
 {
     return ts_budget_over(&c->budget);

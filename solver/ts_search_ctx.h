@@ -98,6 +98,12 @@ void ts_ctx_begin(ts_search_ctx *c, const ts_placement *p, const ts_search_opts 
  * (ts_search_record and the options) to s. Returns rc. */
 int ts_ctx_end(ts_search_ctx *c, int rc, ts_schedule *s);
 double ts_ctx_elapsed(const ts_search_ctx *c);
+/* The share of o's time limit a method may search for, so that what follows (the completion or
+ * fallback, the label, the caller's summary and file at N) still fits: 1 less TS_FINISH_SECONDS
+ * per instance at N and device it runs on, between TS_LAZY_SHARE_MIN and TS_LAZY_SHARE; 1
+ * without a limit. What follows grows with the instances, not the limit: next to nothing on the
+ * paper's placements, over a second at a million or more. */
+double ts_finish_share(const ts_placement *p, const ts_search_opts *o);
 /* The time limit has passed (never without one). */
 bool ts_ctx_over(const ts_search_ctx *c);
 /* As ts_ctx_over, and then marks the statistics as cut by the time limit. */

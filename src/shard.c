@@ -12,13 +12,13 @@ void ts_unshard_free(ts_unshard *u)
     memset(u, 0, sizeof *u);
 }
 
-/* Adds src -> dst unless the same pair at the same distance is there; then the longer delay
- * holds. Returns -1 on allocation failure. */
-static int ts_unshard_edge(ts_placement *q, int src, int dst, long delay, long distance)
+/* Adds src -> dst unless the same pair at the same distance is there among edges [from, end)
+ * (src's own, added last); then the longer delay holds. Returns -1 on allocation failure. */
+static int ts_unshard_edge(ts_placement *q, int from, int src, int dst, long delay, long distance)
 {
     if (delay > INT_MAX || distance > INT_MAX)
         return 0; /* no schedule waits that long: the edge cannot bind */
-    for (int i = 0; i < q->nedges; i++) {
+    for (int i = from; i < q->nedges; i++) {
         ts_edge *x = &q->edges[i];
         if (x->src == src && x->dst == dst && x->distance == distance) {
             if (delay > x->delay)
@@ -41,7 +41,7 @@ typedef struct {
  * edge, its delays and distances summed. */
 static int ts_unshard_edges_from(const ts_placement *p, ts_unshard *u, ts_unshard_walk *w, int a)
 {
-    int top = 0, nvisit = 0, rc = 0;
+    int top = 0, nvisit = 0, rc = 0, from = u->reduced->nedges;
     w->stack[top] = a;
     w->delay[top] = w->dist[top] = 0;
     top++;
@@ -52,7 +52,7 @@ static int ts_unshard_edges_from(const ts_placement *p, ts_unshard *u, ts_unshar
         for (int k = w->off[b]; k < w->off[b + 1] && !rc; k++) {
             const ts_edge *x = &p->edges[w->list[k]];
             if (u->to_reduced[x->dst] >= 0) {
-                rc = ts_unshard_edge(u->reduced, u->to_reduced[a], u->to_reduced[x->dst],
+                rc = ts_unshard_edge(u->reduced, from, u->to_reduced[a], u->to_reduced[x->dst],
                                      d + x->delay, m + x->distance);
             } else if (!w->seen[x->dst]) {
                 w->seen[x->dst] = 1;
