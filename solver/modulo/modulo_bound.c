@@ -191,8 +191,8 @@ static int ts_cmp_bpair(const void *x, const void *y)
 
 /* The longest (span + delay) path from p to n over distance-0 edges, or len 0 when n is not
  * reachable. topo is a topological order. */
-static int ts_longest_path(const ts_placement *p, const int *topo, const int *pos, int src, int dst,
-                           long *dist, int *prev, ts_bpair *q)
+static int ts_longest_path(const ts_placement *p, const int *topo, const int *pos, const int *off,
+                           const int *list, int src, int dst, long *dist, int *prev, ts_bpair *q)
 {
     int nb = p->nblocks;
     for (int b = 0; b < nb; b++) {
@@ -204,9 +204,10 @@ static int ts_longest_path(const ts_placement *p, const int *topo, const int *po
         int u = topo[i];
         if (dist[u] < 0)
             continue;
-        for (int k = 0; k < p->nedges; k++) {
+        for (int x = off[u]; x < off[u + 1]; x++) {
+            int k = list[x];
             const ts_edge *g = &p->edges[k];
-            if (g->src != u || g->distance)
+            if (g->distance)
                 continue;
             long d = dist[u] + p->blocks[u].span + g->delay;
             if (d > dist[g->dst]) {
@@ -260,7 +261,7 @@ int ts_modulo_memory_infeasible(const ts_placement *p, const ts_mplan *mp, long 
     c.cost = malloc((size_t)P * sizeof(long));
     c.next = malloc((size_t)P * sizeof(long));
     c.busy = calloc((size_t)nd * (size_t)P, 1);
-    int result = 0, npmax = 0;
+    int result = 0, npmax = 0, *off = NULL, *list = NULL;
     if (!mp->exact)
         goto done; /* the pairing is forced somewhere: no bound from dependency paths */
     for (int d = 0; d < mp->ndevs; d++) {
@@ -271,7 +272,7 @@ int ts_modulo_memory_infeasible(const ts_placement *p, const ts_mplan *mp, long 
     }
     c.pairs = calloc((size_t)npmax + 1, sizeof(ts_bpair));
     if (!topo || !pos || !prev || !dist || !c.multi || !c.res || !c.cost || !c.next || !c.busy ||
-        !c.pairs || ts_placement_topo(p, topo))
+        !c.pairs || ts_placement_topo(p, topo) || ts_placement_out_edges(p, &off, &list))
         goto done;
     for (int i = 0; i < nb; i++)
         pos[topo[i]] = i;
@@ -295,8 +296,9 @@ int ts_modulo_memory_infeasible(const ts_placement *p, const ts_mplan *mp, long 
                 q.p = mp->block[i];
                 q.n = mp->block[j];
                 q.units = mp->coef[i];
-                if (ts_longest_path(p, topo, pos, q.p, q.n, dist, prev, &q))
-                    goto done;
+                if (ts_budget_over(budget) ||
+                    ts_longest_path(p, topo, pos, off, list, q.p, q.n, dist, prev, &q))
+                    goto done; /* past the deadline: nothing proven */
                 if (q.len)
                     c.pairs[c.npairs++] = q;
             }
@@ -313,6 +315,8 @@ done:
         free(c.pairs[i].w);
     }
     free(c.pairs);
+    free(off);
+    free(list);
     free(topo);
     free(pos);
     free(prev);
