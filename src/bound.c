@@ -27,7 +27,57 @@ const char *ts_bound_term_name(ts_bound_term t)
     return (int)t >= 0 && t < TS_BOUND_NTERMS ? ts_bound_names[t] : "unknown";
 }
 
-long ts_lower_bound_load(const ts_placement *p, int n)
+int ts_devblocks_make(const ts_placement *p, const int *order, ts_devblocks *db)
+{
+    int nb = p->nblocks, nd = p->ndevs;
+    db->off = calloc((size_t)nd + 2, sizeof(int));
+    int *last = malloc(((size_t)nd + 1) * sizeof(int));
+    size_t total = 0;
+    for (int b = 0; b < nb; b++)
+        total += (size_t)p->blocks[b].ndevices;
+    db->list = malloc((total ? total : 1) * sizeof(int));
+    if (!db->off || !last || !db->list) {
+        free(last);
+        ts_devblocks_free(db);
+        return -1;
+    }
+    /* Two passes (count, then fill at off[d + 1]); a device listed twice or out of range in an
+     * unchecked block counts as ts_block_on does: once, or not at all. */
+    for (int pass = 0; pass < 2; pass++) {
+        for (int d = 0; d < nd; d++)
+            last[d] = -1;
+        for (int i = 0; i < nb; i++) {
+            int b = order ? order[i] : i;
+            const ts_block *x = &p->blocks[b];
+            for (int k = 0; k < x->ndevices; k++) {
+                int d = x->devices[k];
+                if (d < 0 || d >= nd || last[d] == b)
+                    continue;
+                last[d] = b;
+                if (pass == 0)
+                    db->off[d + 2]++;
+                else
+                    db->list[db->off[d + 1]++] = b;
+            }
+        }
+        if (pass == 0)
+            for (int d = 0; d < nd; d++)
+                db->off[d + 2] += db->off[d + 1];
+    }
+    free(last);
+    return 0;
+}
+
+void ts_devblocks_free(ts_devblocks *db)
+{
+    free(db->off);
+    free(db->list);
+    db->off = NULL;
+    db->list = NULL;
+}
+
+/* The load term with the device lists of db. */
+static long ts_bound_load(const ts_placement *p, int n, const ts_devblocks *db)
 {
     int nb = p->nblocks, nd = p->ndevs;
     long *est = malloc((size_t)(nb ? nb : 1) * sizeof(long));
@@ -42,9 +92,8 @@ long ts_lower_bound_load(const ts_placement *p, int n)
     best = 0;
     for (int d = 0; d < nd; d++) {
         long head = LONG_MAX, tl = LONG_MAX;
-        for (int b = 0; b < nb; b++) {
-            if (!ts_block_on(&p->blocks[b], d))
-                continue;
+        for (int k = db->off[d]; k < db->off[d + 1]; k++) {
+            int b = db->list[k];
             if (est[b] < head)
                 head = est[b];
             if (tail[b] < tl)
@@ -61,6 +110,16 @@ out:
     free(tail);
     free(load);
     return best;
+}
+
+long ts_lower_bound_load(const ts_placement *p, int n)
+{
+    ts_devblocks db;
+    if (ts_devblocks_make(p, NULL, &db))
+        return -1;
+    long v = ts_bound_load(p, n, &db);
+    ts_devblocks_free(&db);
+    return v;
 }
 
 /* Earliest start and tail of every instance, index m * nblocks + b. With distance edges these
@@ -199,8 +258,8 @@ static long ts_jackson(ts_job *jobs, int nj, int *heap)
 
 /* The one-machine term: per device, Jackson over its instances (identical instances of one
  * block merged into one job, which preemption makes equivalent). */
-static int ts_bound_one_machine(const ts_placement *p, int n, const ts_bound_paths *q, long *out,
-                                int *dev)
+static int ts_bound_one_machine(const ts_placement *p, int n, const ts_bound_paths *q,
+                                const ts_devblocks *db, long *out, int *dev)
 {
     int nb = p->nblocks;
     size_t cap = (size_t)q->nm * (size_t)nb;
@@ -215,9 +274,8 @@ static int ts_bound_one_machine(const ts_placement *p, int n, const ts_bound_pat
     *dev = -1;
     for (int d = 0; d < p->ndevs; d++) {
         int nj = 0;
-        for (int b = 0; b < nb; b++) {
-            if (!ts_block_on(&p->blocks[b], d))
-                continue;
+        for (int kb = db->off[d]; kb < db->off[d + 1]; kb++) {
+            int b = db->list[kb];
             for (int m = 0; m < q->nm; m++) {
                 size_t i = (size_t)m * nb + b;
                 /* one row of paths stands for every micro-batch when nm == 1 */
@@ -249,14 +307,20 @@ int ts_bound_compute(const ts_placement *p, int n, const long *cap, ts_bound *b)
         b->term[t] = -1;
         b->device[t] = -1;
     }
-    b->term[TS_BOUND_LOAD] = ts_lower_bound_load(p, n);
-    b->value = b->term[TS_BOUND_LOAD];
+    b->value = -1;
     b->binding = TS_BOUND_LOAD;
-    if (n < 1 || nb == 0)
-        return 0;
-    int *topo = malloc((size_t)nb * sizeof(int));
+    ts_devblocks db = {0};
     ts_bound_paths one = {0}, all = {0};
+    int *topo = NULL;
     int rc = -1;
+    if (ts_devblocks_make(p, NULL, &db))
+        goto out;
+    b->term[TS_BOUND_LOAD] = ts_bound_load(p, n, &db);
+    if (n < 1 || nb == 0) {
+        rc = 0;
+        goto out;
+    }
+    topo = malloc((size_t)nb * sizeof(int));
     if (!topo)
         goto out;
     if (ts_placement_topo(p, topo) != 0) {
@@ -282,7 +346,7 @@ int ts_bound_compute(const ts_placement *p, int n, const long *cap, ts_bound *b)
         b->term[TS_BOUND_RECURRENCE] = rec;
         use = &all;
     }
-    if (ts_bound_one_machine(p, n, use, &b->term[TS_BOUND_ONE_MACHINE],
+    if (ts_bound_one_machine(p, n, use, &db, &b->term[TS_BOUND_ONE_MACHINE],
                              &b->device[TS_BOUND_ONE_MACHINE]))
         goto out;
     if (cap && ts_bound_memory_term(p, n, cap, one.est, one.tail, &b->term[TS_BOUND_MEMORY],
@@ -298,6 +362,7 @@ out:
             b->binding = (ts_bound_term)t;
         }
     free(topo);
+    ts_devblocks_free(&db);
     ts_bound_paths_free(&one);
     ts_bound_paths_free(&all);
     return rc;

@@ -196,17 +196,15 @@ int ts_bound_memory_term(const ts_placement *p, int n, const long *cap, const lo
     if (p->nblocks > TS_BOUND_MEM_MAX_BLOCKS)
         return 0;
     ts_mctx c = {0};
-    int *on = malloc((size_t)p->nblocks * sizeof(int) + 1);
+    ts_devblocks db = {0};
     long *budget = malloc((size_t)p->nblocks * sizeof(long) + 1);
     char *in = malloc((size_t)p->nblocks + 1);
     int rc = -1;
-    if (!on || !budget || !in || ts_mctx_make(&c, p))
+    if (!budget || !in || ts_mctx_make(&c, p) || ts_devblocks_make(p, c.topo, &db))
         goto out;
     for (int d = 0; d < p->ndevs; d++) {
-        int non = 0;
-        for (int i = 0; i < p->nblocks; i++)
-            if (ts_block_on(&p->blocks[c.topo[i]], d))
-                on[non++] = c.topo[i];
+        const int *on = db.list + db.off[d]; /* the device's blocks in topological order */
+        int non = db.off[d + 1] - db.off[d];
         if (non > TS_BOUND_MEM_MAX_ON_DEVICE)
             continue; /* cubic in the blocks of the device: skipped there */
         long v = ts_device_memory_bound(&c, n, cap[d], on, non, est, tail, budget, in);
@@ -220,7 +218,7 @@ int ts_bound_memory_term(const ts_placement *p, int n, const long *cap, const lo
     }
     rc = 0;
 out:
-    free(on);
+    ts_devblocks_free(&db);
     free(budget);
     free(in);
     ts_mctx_free(&c);
