@@ -169,26 +169,36 @@ int ts_json_read_file(const char *path, json_t **out, ts_err *e)
     return rc;
 }
 
-int ts_json_write_file(json_t *j, const char *path, ts_err *e)
+int ts_write_file(const char *path, int (*write)(FILE *f, const void *ud), const void *ud,
+                  ts_err *e)
 {
-    const size_t flags = JSON_INDENT(1) | JSON_PRESERVE_ORDER;
     if (!strcmp(path, "-")) {
-        if (json_dumpf(j, stdout, flags) || fputc('\n', stdout) == EOF)
+        if (write(stdout, ud))
             return ts_fail(e, TS_ESYS, "<stdout>: write failed");
         return TS_OK;
     }
-    /* Write to a temporary name and rename, so that a crash never leaves a half-written file. */
     char tmp[4096];
     if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
         return ts_fail(e, TS_EINPUT, "%s: path too long", path);
     FILE *f = fopen(tmp, "wb");
     if (!f)
         return ts_fail(e, TS_ESYS, "%s: cannot write: %s", path, strerror(errno));
-    int bad = json_dumpf(j, f, flags) != 0 || fputc('\n', f) == EOF;
+    int bad = write(f, ud) != 0;
     bad |= fclose(f) != 0;
     if (bad || rename(tmp, path) != 0) {
         remove(tmp);
         return ts_fail(e, TS_ESYS, "%s: write failed: %s", path, strerror(errno));
     }
     return TS_OK;
+}
+
+static int ts_json_write(FILE *f, const void *j)
+{
+    return json_dumpf((const json_t *)j, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER) ||
+           fputc('\n', f) == EOF;
+}
+
+int ts_json_write_file(json_t *j, const char *path, ts_err *e)
+{
+    return ts_write_file(path, ts_json_write, j, e);
 }

@@ -295,8 +295,7 @@ static int ts_schedule_stream(const ts_schedule *s, FILE *f)
         bad = fwrite(head, 1, hl - tl, f) != hl - tl || fputs("[", f) == EOF;
         for (int i = 0; i < s->nentries && !bad; i++) {
             const ts_entry *x = &s->entries[i];
-            bad = fprintf(f,
-                          "%s\n  {\n   \"block\": %s,\n   \"micro\": %d,\n   \"step\": %ld\n  }",
+            bad = fprintf(f, "%s\n  {\n   \"block\": %s,\n   \"micro\": %d,\n   \"step\": %ld\n  }",
                           i ? "," : "", ids[x->block], x->micro, x->step) < 0;
         }
         bad = bad || fputs("\n ]\n}", f) == EOF;
@@ -308,25 +307,12 @@ static int ts_schedule_stream(const ts_schedule *s, FILE *f)
     return bad || fputc('\n', f) == EOF ? -1 : 0;
 }
 
+static int ts_schedule_write(FILE *f, const void *s)
+{
+    return ts_schedule_stream(s, f);
+}
+
 int ts_schedule_save(const ts_schedule *s, const char *path, ts_err *e)
 {
-    if (!strcmp(path, "-")) {
-        if (ts_schedule_stream(s, stdout))
-            return ts_fail(e, TS_ESYS, "<stdout>: write failed");
-        return TS_OK;
-    }
-    /* Write to a temporary name and rename, so that a crash never leaves a half-written file. */
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-        return ts_fail(e, TS_EINPUT, "%s: path too long", path);
-    FILE *f = fopen(tmp, "wb");
-    if (!f)
-        return ts_fail(e, TS_ESYS, "%s: cannot write: %s", path, strerror(errno));
-    int bad = ts_schedule_stream(s, f) != 0;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        remove(tmp);
-        return ts_fail(e, TS_ESYS, "%s: write failed: %s", path, strerror(errno));
-    }
-    return TS_OK;
+    return ts_write_file(path, ts_schedule_write, s, e);
 }

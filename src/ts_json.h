@@ -15,5 +15,9 @@ int ts_json_read_file(const char *path, json_t **out, ts_err *e);
 /* Parses len bytes as one JSON document (NUL bytes refused); where names it in messages. */
 int ts_json_parse(const char *buf, size_t len, const char *where, json_t **out, ts_err *e);
 int ts_json_write_file(json_t *j, const char *path, ts_err *e);
+/* Writes a file through write(f, ud) (non-zero: failed): to stdout for "-", else to a temporary
+ * name renamed over path, so that a crash never leaves a half-written file. */
+int ts_write_file(const char *path, int (*write)(FILE *f, const void *ud), const void *ud,
+                  ts_err *e);
 
 #endif
