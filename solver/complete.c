@@ -18,9 +18,10 @@ typedef struct {
 } ts_phase_res;
 
 /* Schedules one phase from the given memory level. With minimise false only feasibility is
- * asked (Z3 only when the greedy orders fail). */
+ * asked (Z3 only when the greedy orders fail). Above max_terms (ts_imodel_size) Z3 is not asked:
+ * the greedy schedule stands, or the phase is unknown. */
 static int ts_phase_solve(const ts_iset *s, const ts_memspec *ms, bool minimise, long slack,
-                          const ts_budget *b, ts_phase_res *r, ts_err *e)
+                          long max_terms, const ts_budget *b, ts_phase_res *r, ts_err *e)
 {
     r->steps = 0;
     r->optimal = true;
@@ -41,12 +42,13 @@ static int ts_phase_solve(const ts_iset *s, const ts_memspec *ms, bool minimise,
         r->optimal = steps <= lb;
         return TS_OK;
     }
-    if (g == 0 && ts_imodel_size(s) > TS_IMODEL_MAX_TERMS) {
+    long size = ts_imodel_size(s);
+    if (g == 0 && size > max_terms) {
         r->steps = steps; /* too large a model to pay off: keep the greedy schedule */
         r->optimal = steps <= lb;
         return TS_OK;
     }
-    if (g != 0 && (ts_budget_left(b) < 0.05 || ts_imodel_size(s) > TS_IMODEL_MAX_TERMS)) {
+    if (g != 0 && (ts_budget_left(b) < 0.05 || size > max_terms)) {
         r->feasible = false; /* unknown: no time left, or too large a model, to ask the solver */
         r->optimal = false;
         r->timed_out = true;
@@ -189,7 +191,7 @@ int ts_complete_feasible(const ts_placement *p, const int *mids, bool has_memory
             goto out;
         ts_memspec ms = {true, memory, phase == 0 ? NULL : level};
         ts_phase_res r = {.start = start};
-        rc = ts_phase_solve(&s, &ms, false, 0, &b, &r, e);
+        rc = ts_phase_solve(&s, &ms, false, 0, TS_IMODEL_MAX_TERMS, &b, &r, e);
         ts_iset_free(&s);
         if (rc)
             goto out;
@@ -329,12 +331,14 @@ int ts_complete(const ts_placement *p, const ts_rep *rep, const ts_complete_opts
         slack = (long)(o->accept * whole);
     }
 
+    /* Under a time limit a smaller model cap: Z3 overruns its timeout while it takes one in. */
+    long max_terms = o->time_limit > 0 ? TS_IMODEL_MAX_TERMS_TIMED : TS_IMODEL_MAX_TERMS;
     double t0 = ts_now();
     ts_memspec wm = {o->has_memory, o->memory, NULL};
     ts_phase_res wr = {.start = wstart};
     ts_budget pb;
     ts_budget_init(&pb, ts_budget_call(&b, TS_COMPLETE_PHASE_CAP) + 1e-3); /* never 0: "none" */
-    if ((rc = ts_phase_solve(&ws, &wm, true, slack, &pb, &wr, e)))
+    if ((rc = ts_phase_solve(&ws, &wm, true, slack, max_terms, &pb, &wr, e)))
         goto out;
     st->warmup_seconds = ts_now() - t0;
     if (!wr.feasible) {
@@ -347,7 +351,7 @@ int ts_complete(const ts_placement *p, const ts_rep *rep, const ts_complete_opts
     ts_memspec cm = {o->has_memory, o->memory, level};
     ts_phase_res cr = {.start = cstart};
     ts_budget_init(&pb, ts_budget_call(&b, TS_COMPLETE_PHASE_CAP) + 1e-3); /* never 0: "none" */
-    if ((rc = ts_phase_solve(&cs, &cm, true, slack, &pb, &cr, e)))
+    if ((rc = ts_phase_solve(&cs, &cm, true, slack, max_terms, &pb, &cr, e)))
         goto out;
     st->cooldown_seconds = ts_now() - t0;
     if (!cr.feasible) {
