@@ -145,8 +145,10 @@ static int ts_fast_pack(const ts_placement *p, const int *chain, const ts_budget
     int n = p->nblocks;
     long *est = calloc((size_t)n + 1, sizeof *est);
     ts_fast_item *it = malloc((size_t)n * sizeof *it + 1);
-    ts_packer k = {p, calloc((size_t)p->ndevs + 1, sizeof(ts_busy)), start,
-                   calloc((size_t)n + 1, 1), b, 0, false, false};
+    ts_packer k = {p,     calloc((size_t)p->ndevs + 1, sizeof(ts_busy)),
+                   start, calloc((size_t)n + 1, 1),
+                   b,     0,
+                   false, false};
     if (!est || !k.placed || !it || !k.busy) {
         k.bad = true;
         goto out;

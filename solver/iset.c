@@ -75,7 +75,8 @@ static int ts_iset_arcs(ts_iset *s, const int *index, int nm, int minm, int maxm
 {
     const ts_placement *p = s->p;
     int n = s->n, acap = 0, nb = p->nblocks;
-    int *boff = calloc((size_t)nb + 2, sizeof *boff), *blist = malloc((size_t)n * sizeof *blist + 1);
+    int *boff = calloc((size_t)nb + 2, sizeof *boff),
+        *blist = malloc((size_t)n * sizeof *blist + 1);
     if (!boff || !blist) {
         free(boff);
         free(blist);

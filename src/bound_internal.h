@@ -9,7 +9,6 @@
 #define TS_BOUND_MEM_MAX_BLOCKS 1500
 #define TS_BOUND_MEM_MAX_ON_DEVICE 48
 
-
 /* The blocks of each device, list[off[d] .. off[d + 1]), in the order given (NULL: by index):
  * built once per bound so that the per-device terms are linear in the placement, not
  * devices x blocks (0.25-0.5 s a bound at 4096 devices). */

@@ -270,7 +270,8 @@ typedef struct {
     int in, out; /* the child's ends of the request and answer pipes */
     long maxfd; /* descriptors below this are closed (from 4 on) */
     pid_t parent;
-    sigset_t mask; /* the worker starts with no signal blocked (the server blocks SIGINT, SIGTERM) */
+    sigset_t
+        mask; /* the worker starts with no signal blocked (the server blocks SIGINT, SIGTERM) */
     char line[64]; /* "E {"exec_errno":" */
     size_t nline;
 } ts_spawn;

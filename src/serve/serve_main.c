@@ -61,11 +61,14 @@ static void ts_serve_help(void)
 
 static int ts_serve_args(int argc, char **argv, ts_serve_opts *o)
 {
-    static const struct option lo[] = {
-        {"port", required_argument, 0, 'p'}, {"host", required_argument, 0, 'H'},
-        {"open", no_argument, 0, 'o'},       {"max-searches", required_argument, 0, 'j'},
-        {"help", no_argument, 0, 'h'},       {"worker", no_argument, 0, 'W'},
-        {"worker-exe", required_argument, 0, 'X'}, {0, 0, 0, 0}};
+    static const struct option lo[] = {{"port", required_argument, 0, 'p'},
+                                       {"host", required_argument, 0, 'H'},
+                                       {"open", no_argument, 0, 'o'},
+                                       {"max-searches", required_argument, 0, 'j'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {"worker", no_argument, 0, 'W'},
+                                       {"worker-exe", required_argument, 0, 'X'},
+                                       {0, 0, 0, 0}};
     int c;
     optind = 1;
     opterr = 0;

@@ -88,8 +88,9 @@ static int ts_wrequest(int in, ts_api_request *rq, char **body, ts_err *e)
 int ts_worker_main(int in, int out)
 {
     if (fcntl(out, F_GETFD) < 0) {
-        fprintf(stderr, "tessel serve --worker: an internal mode of the server, which starts it "
-                        "with the answer's pipe as fd %d (not open here)\n",
+        fprintf(stderr,
+                "tessel serve --worker: an internal mode of the server, which starts it "
+                "with the answer's pipe as fd %d (not open here)\n",
                 out);
         return 2;
     }

@@ -44,7 +44,8 @@ static char *slurp(const char *path, size_t *len)
  * the same schedule (when loads: the loader refuses a schedule without entries). */
 static void check_same_file(const ts_schedule *s, bool loads)
 {
-    char streamed[] = "ts_sched_io_XXXXXX", tree[] = "ts_sched_io_XXXXXX"; /* in the test's folder */
+    char streamed[] = "ts_sched_io_XXXXXX",
+         tree[] = "ts_sched_io_XXXXXX"; /* in the test's folder */
     int fa = mkstemp(streamed), fb = mkstemp(tree);
     assert_true(fa >= 0 && fb >= 0);
     close(fa);
@@ -101,8 +102,8 @@ static void test_save_streams_the_same_file(void **state)
 static void test_save_escapes_ids_as_jansson(void **state)
 {
     (void)state;
-    static const char *const ids[] = {"q\"uote", "back\\slash", "tab\tnew\nline", "a/b",
-                                      "caf\xc3\xa9", "\x01"};
+    static const char *const ids[] = {"q\"uote", "back\\slash", "tab\tnew\nline",
+                                      "a/b",     "caf\xc3\xa9", "\x01"};
     int n = (int)(sizeof ids / sizeof *ids);
     ts_placement *p = ts_placement_new("odd ids", 2);
     assert_non_null(p);

@@ -25,8 +25,7 @@ static ts_placement *chain(int n, int d)
     }
     for (int i = n - 1; i >= 0; i--) {
         snprintf(id, sizeof id, "B%d", i);
-        assert_true(ts_placement_add_block(p, id, TS_KIND_BACKWARD, 1, -1, 1, (int[]){i % d}) >=
-                    0);
+        assert_true(ts_placement_add_block(p, id, TS_KIND_BACKWARD, 1, -1, 1, (int[]){i % d}) >= 0);
     }
     for (int b = 0; b + 1 < 2 * n; b++)
         assert_true(ts_placement_add_edge(p, b, b + 1, 0, 0) >= 0);
