@@ -29,18 +29,7 @@ done
 [[ -x /usr/bin/time ]] || { echo "bench_limits.sh: needs GNU time (/usr/bin/time)" >&2; exit 2; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
-python3 - "$tmp/chain20000.json" <<'PY'
-import json, sys
-n, d = 10000, 8
-blocks = [{"id": f"F{i}", "kind": "forward", "span": 1, "memory": 1, "devices": [i % d]}
-          for i in range(n)]
-blocks += [{"id": f"B{i}", "kind": "backward", "span": 1, "memory": -1, "devices": [i % d]}
-           for i in reversed(range(n))]
-edges = [[f"F{i}", f"F{i + 1}"] for i in range(n - 1)] + [[f"F{n - 1}", f"B{n - 1}"]]
-edges += [[f"B{i}", f"B{i - 1}"] for i in range(n - 1, 0, -1)]
-json.dump({"format": "tessel-placement/1", "name": "chain20000", "ndevs": d,
-           "blocks": blocks, "edges": edges}, open(sys.argv[1], "w"))
-PY
+python3 "$(dirname "$0")/../chain_placement.py" "$tmp/chain20000.json" 10000 8 chain20000
 
 # case: the placement arguments and the memory
 cases="vshape4096|--placement vshape --ndevs 4096|4098

@@ -22,18 +22,7 @@ refused "vshape at 4096 devices"
 grep -q "instances" "$tmp/err" || bad "vshape at 4096 devices: not the schedule's cap: $(cat "$tmp/err")"
 
 # the memory plan: 350 allocating x 350 freeing blocks on each of 2 devices
-python3 - "$tmp/chain.json" <<'PY'
-import json, sys
-n, d = 700, 2
-blocks = [{"id": f"F{i}", "kind": "forward", "span": 1, "memory": 1, "devices": [i % d]}
-          for i in range(n)]
-blocks += [{"id": f"B{i}", "kind": "backward", "span": 1, "memory": -1, "devices": [i % d]}
-           for i in reversed(range(n))]
-edges = [[f"F{i}", f"F{i + 1}"] for i in range(n - 1)] + [[f"F{n - 1}", f"B{n - 1}"]]
-edges += [[f"B{i}", f"B{i - 1}"] for i in range(n - 1, 0, -1)]
-json.dump({"format": "tessel-placement/1", "name": "chain", "ndevs": d, "blocks": blocks,
-           "edges": edges}, open(sys.argv[1], "w"))
-PY
+python3 "$2/chain_placement.py" "$tmp/chain.json" 700 2 chain
 run search "$tmp/chain.json" --memory 700 --method modulo --time-limit 5
 refused "a 1400-block chain on 2 devices"
 grep -q "memory plan" "$tmp/err" || bad "chain: not the memory plan's cap: $(cat "$tmp/err")"
