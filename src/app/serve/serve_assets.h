@@ -1,4 +1,4 @@
-/* The explorer page's files (src/serve/assets), compiled into the binary by embed.cmake. */
+/* The explorer page's files (src/app/serve/assets), compiled into the binary by embed.cmake. */
 #ifndef TS_SERVE_ASSETS_H
 #define TS_SERVE_ASSETS_H
 

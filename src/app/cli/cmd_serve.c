@@ -1,4 +1,4 @@
-/* tessel serve: the placement explorer (src/serve), linked in when libmicrohttpd was found. */
+/* tessel serve: the placement explorer (src/app/serve), linked in when libmicrohttpd was found. */
 #include <stdio.h>
 #include "cli.h"
 #ifdef TS_HAVE_SERVE
