@@ -2,7 +2,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ts_json.h"
 #include "ts_jsonutil.h"
 
 const char *ts_jtype(json_t *v)

@@ -1,9 +1,11 @@
-/* Typed field access for the JSON readers: every failure names the file, the object and the field. */
+/* JSON plumbing for every reader and writer: files in and out (atomic writes), and typed field
+ * access in which every failure names the file, the object and the field. */
 #ifndef TS_JSONUTIL_H
 #define TS_JSONUTIL_H
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include "ts_error.h"
 
 /* Required integer field in [lo, hi]. */
@@ -25,5 +27,15 @@ int ts_jkeys(json_t *obj, const char *where, const char *const *allowed, ts_err 
 /* Checks the "format" field against expected ("tessel-placement/1" ...). */
 int ts_jformat(json_t *obj, const char *where, const char *expected, ts_err *e);
 const char *ts_jtype(json_t *v);
+
+/* Reads a whole file (or stdin for "-") as JSON with a message naming file, line and column. */
+int ts_json_read_file(const char *path, json_t **out, ts_err *e);
+/* Parses len bytes as one JSON document (NUL bytes refused); where names it in messages. */
+int ts_json_parse(const char *buf, size_t len, const char *where, json_t **out, ts_err *e);
+int ts_json_write_file(json_t *j, const char *path, ts_err *e);
+/* Writes a file through write(f, ud) (non-zero: failed): to stdout for "-", else to a temporary
+ * name renamed over path, so that a crash never leaves a half-written file. */
+int ts_write_file(const char *path, int (*write)(FILE *f, const void *ud), const void *ud,
+                  ts_err *e);
 
 #endif

@@ -1,7 +1,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ts_json.h"
+#include "ts_placement_json.h"
 #include "ts_jsonutil.h"
 
 #define TS_PLACEMENT_FORMAT "tessel-placement/1"

@@ -3,7 +3,7 @@
  * and the bytes of one memory unit on each device. Optional keys "capacity" and "units". */
 #include <stdlib.h>
 #include <string.h>
-#include "ts_json.h"
+#include "ts_placement_json.h"
 #include "ts_jsonutil.h"
 
 static int ts_units_number(json_t *v, const char *where, const char *what, double *out, ts_err *e)
