@@ -2,14 +2,10 @@
 # The registry of baseline kinds is what the command line reads: `baseline --list`, `compare` and
 # the sweep spec all see the same kinds, the V and bidirectional ones included.
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 tessel=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { # description, then a command that must succeed
-  local what=$1; shift
-  if ! "$@"; then echo "FAIL: $what"; fail=1; fi
-}
 
 list=$("$tessel" baseline --list | awk '{print $1}' | paste -sd' ' -)
 check "--list names every kind" \
@@ -36,4 +32,4 @@ check "sweep spec with the new kinds" quiet "$tessel" sweep "$tmp/ok.json" -o "$
 sed 's/"zb-h2"/"zb-h3"/' "$tmp/ok.json" >"$tmp/bad.json"
 err=$("$tessel" sweep "$tmp/bad.json" -o "$tmp/out2" --dry-run 2>&1)
 check "sweep spec refuses an unknown kind" grep -q "looped-bfs" <<<"$err"
-exit $fail
+harness_end

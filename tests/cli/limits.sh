@@ -3,28 +3,33 @@
 # schedule or a memory plan beyond its caps (solver/ts_search_ctx.h) instead of building it.
 # Each check fails without its cap (the builds take minutes and GBs). Timings: bench_limits.sh.
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 tessel=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
 run() { timeout 60 "$tessel" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
 refused() { # what: exit 2, one line naming the cap, nothing on stdout
-  [[ $rc -eq 2 ]] || bad "$1: exit $rc, not 2: $(head -c 300 "$tmp/err")"
-  [[ $(wc -l <"$tmp/err") -eq 1 ]] || bad "$1: the refusal is not one line: $(cat "$tmp/err")"
-  grep -q "too large for modulo: .*(cap [0-9]*)" "$tmp/err" || bad "$1: message: $(cat "$tmp/err")"
-  [[ -s "$tmp/out" ]] && bad "$1: wrote a schedule"
+  [[ $rc -eq 2 ]]
+  check_status $? "$1: exit 2" "exit $rc: $(head -c 300 "$tmp/err")"
+  [[ $(wc -l <"$tmp/err") -eq 1 ]]
+  check_status $? "$1: the refusal is one line" "$(cat "$tmp/err")"
+  grep -q "too large for modulo: .*(cap [0-9]*)" "$tmp/err"
+  check_status $? "$1: message names the cap" "$(cat "$tmp/err")"
+  [[ ! -s "$tmp/out" ]]
+  check_status $? "$1: wrote no schedule"
 }
 
 # k x blocks: the 4096-device vshape's schedule would hold 4096 x 8192 instances
 run search --placement vshape --ndevs 4096 --memory 4098 --method modulo --time-limit 5
 refused "vshape at 4096 devices"
-grep -q "instances" "$tmp/err" || bad "vshape at 4096 devices: not the schedule's cap: $(cat "$tmp/err")"
+grep -q "instances" "$tmp/err"
+check_status $? "vshape at 4096 devices: the schedule's cap" "$(cat "$tmp/err")"
 
 # the memory plan: 350 allocating x 350 freeing blocks on each of 2 devices
 python3 "$2/chain_placement.py" "$tmp/chain.json" 700 2 chain
 run search "$tmp/chain.json" --memory 700 --method modulo --time-limit 5
 refused "a 1400-block chain on 2 devices"
-grep -q "memory plan" "$tmp/err" || bad "chain: not the memory plan's cap: $(cat "$tmp/err")"
+grep -q "memory plan" "$tmp/err"
+check_status $? "chain: the memory plan's cap" "$(cat "$tmp/err")"
 
-exit $fail
+harness_end

@@ -2,27 +2,10 @@
 # tessel baseline / compare / render / trace from the command line: exit codes, messages, and the
 # files they write (counted: one SVG box group and one trace slice per instance).
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 tessel=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fail=0
-
-check() { # description, then a command that must succeed
-  local what=$1; shift
-  if ! "$@"; then echo "FAIL: $what"; fail=1; fi
-}
-expect_rc() { # code, needle (in stderr), then tessel arguments
-  local code=$1 needle=$2; shift 2
-  local err rc
-  err=$("$tessel" "$@" 2>&1 >/dev/null); rc=$?
-  if [[ $rc -ne $code ]]; then
-    echo "FAIL ($rc != $code): tessel $*"; echo "  stderr: $err"; fail=1
-  elif [[ "$err" != *"$needle"* ]]; then
-    echo "FAIL (message): tessel $*"; echo "  expected: $needle"; echo "  stderr: $err"; fail=1
-  elif [[ "$err" == *"Sanitizer"* || "$err" == *"runtime error"* ]]; then
-    echo "FAIL (sanitizer): tessel $*"; echo "$err"; fail=1
-  fi
-}
 
 for c in baseline compare render trace; do
   check "$c --help" "$tessel" "$c" --help >/dev/null
@@ -123,4 +106,4 @@ fi
 expect_rc 2 "--memory M" compare --placement vshape --ndevs 4
 expect_rc 2 "unknown method" compare --placement vshape --ndevs 4 --memory 4 --methods gpipe,foo
 
-exit $fail
+harness_end

@@ -5,14 +5,10 @@
 # by running the reference); look-alike gids are resolved by the dependencies; a broken file is
 # refused naming the dependency; every built-in at 4 devices survives export and import unchanged.
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 tessel=$1
 fix=$2/fixtures/pytessel
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { # check DESCRIPTION EXPECTED_RC ACTUAL_RC
-  if [[ $2 -ne $3 ]]; then echo "FAIL ($3 != $2): $1"; fail=1; fi
-}
-json_get() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(j$2)" "$1"; }
 # same_schedule A B: the same instances at the same steps, and the same repetend
 same_schedule() {
   python3 - "$1" "$2" <<'PY'
@@ -30,22 +26,21 @@ while IFS=$'\t' read -r file placement mode k memory n ref_plan ref_replay; do
   what="$file at N=$n"
   "$tessel" import "$fix/$file" --placement "$placement" --ndevs 4 "${infer[@]}" -n "$n" \
     -o "$tmp/at.json" 2>"$tmp/err"
-  check "import $what" 0 $?
-  "$tessel" validate "$tmp/at.json" >/dev/null; check "validate $what" 0 $?
-  "$tessel" simulate "$tmp/at.json" --json >"$tmp/sim.json"; check "simulate $what" 0 $?
+  check_rc "import $what" 0 $?
+  "$tessel" validate "$tmp/at.json" >/dev/null; check_rc "validate $what" 0 $?
+  "$tessel" simulate "$tmp/at.json" --json >"$tmp/sim.json"; check_rc "simulate $what" 0 $?
   read -r plan replay < <(json_get "$tmp/sim.json" "['planned_makespan'], j['makespan']")
-  [[ $plan == "$ref_plan" ]] || { echo "FAIL: $what planned makespan $plan, reference $ref_plan"; fail=1; }
-  [[ $replay == "$ref_replay.0" ]] ||
-    { echo "FAIL: $what replayed makespan $replay, reference $ref_replay"; fail=1; }
+  check_eq "$what planned makespan is the reference's" "$ref_plan" "$plan"
+  check_eq "$what replayed makespan is the reference's" "$ref_replay.0" "$replay"
   if [[ $n == 128 ]]; then
     "$tessel" import "$fix/$file" --placement "$placement" --ndevs 4 "${infer[@]}" --memory "$memory" \
       -o "$tmp/d.json"
-    check "import $file (default, memory $memory)" 0 $?
-    "$tessel" validate "$tmp/d.json" --micro-batches 128 >/dev/null; check "validate $file at 128" 0 $?
+    check_rc "import $file (default, memory $memory)" 0 $?
+    "$tessel" validate "$tmp/d.json" --micro-batches 128 >/dev/null; check_rc "validate $file at 128" 0 $?
     "$tessel" simulate "$tmp/d.json" --micro-batches 128 --json >"$tmp/sim.json"
     plan=$(json_get "$tmp/sim.json" "['planned_makespan']")
-    [[ $plan == "$ref_plan" ]] || { echo "FAIL: $file unrolled to 128: $plan, reference $ref_plan"; fail=1; }
-    [[ $(json_get "$tmp/d.json" "['repetend']['period']") -ge 1 ]] || { echo "FAIL: $file repetend"; fail=1; }
+    check_eq "$file unrolled to 128: the reference's makespan" "$ref_plan" "$plan"
+    [[ $(json_get "$tmp/d.json" "['repetend']['period']") -ge 1 ]]; check_status $? "$file repetend"
   fi
 done <"$fix/expected.tsv"
 
@@ -59,10 +54,10 @@ for b in j['blocks']:
 json.dump(j, open(sys.argv[2], 'w'))
 PY
 "$tessel" import "$fix/xshape_train.json" --placement xshape --ndevs 4 -o "$tmp/x.json"
-check "import xshape" 0 $?
+check_rc "import xshape" 0 $?
 "$tessel" import "$tmp/swapped.json" --placement xshape --ndevs 4 -o "$tmp/xs.json"
-check "import xshape with swapped look-alike gids" 0 $?
-same_schedule "$tmp/x.json" "$tmp/xs.json" || { echo "FAIL: swapped gids changed the schedule"; fail=1; }
+check_rc "import xshape with swapped look-alike gids" 0 $?
+check "swapped gids keep the schedule" same_schedule "$tmp/x.json" "$tmp/xs.json"
 
 # 3. a moved block: B2 of micro-batch 1 (gid 5) three steps early, before B3/1 (gid 4) is done
 python3 - "$fix/vshape_train.json" "$tmp/moved.json" <<'PY'
@@ -74,15 +69,15 @@ for b in j['blocks']:
 json.dump(j, open(sys.argv[2], 'w'))
 PY
 "$tessel" import "$tmp/moved.json" --placement vshape --ndevs 4 -o "$tmp/m.json" 2>"$tmp/err"
-check "moved block refused" 1 $?
-grep -q "B2/1 (gid 5" "$tmp/err" && grep -q "B3/1 (gid 4" "$tmp/err" ||
-  { echo "FAIL: moved block: the broken dependency is not named"; cat "$tmp/err"; fail=1; }
-[[ -e $tmp/m.json ]] && { echo "FAIL: moved block: a schedule was written"; fail=1; }
+check_rc "moved block refused" 1 $?
+grep -q "B2/1 (gid 5" "$tmp/err" && grep -q "B3/1 (gid 4" "$tmp/err"
+check_status $? "moved block: the broken dependency is named" "$(cat "$tmp/err")"
+[[ ! -e $tmp/m.json ]]; check_status $? "moved block: no schedule written"
 # a memory capacity the schedule exceeds: not valid, exit 1
 "$tessel" import "$fix/vshape_train.json" --placement vshape --ndevs 4 --memory 2 -o "$tmp/m.json" \
   2>"$tmp/err"
-check "memory 2 refused" 1 $?
-grep -q "memory" "$tmp/err" || { echo "FAIL: memory refusal names no memory"; cat "$tmp/err"; fail=1; }
+check_rc "memory 2 refused" 1 $?
+grep -q "memory" "$tmp/err"; check_status $? "memory refusal names the memory" "$(cat "$tmp/err")"
 
 # 4. export then import: unchanged, for every built-in at 4 devices (searched schedules, when
 # the solver is built), and at an unrolled count
@@ -93,35 +88,35 @@ if "$tessel" search --placement vshape --ndevs 4 --memory none --method modulo -
       what="$name ($method)"
       "$tessel" search --placement "$name" --ndevs 4 --memory none --method $method \
         --time-limit 20 -o "$tmp/s.json" >/dev/null 2>"$tmp/err"
-      check "search $what" 0 $?
+      check_rc "search $what" 0 $?
       "$tessel" export --python "$tmp/s.json" -o "$tmp/py.json" 2>"$tmp/err"
-      check "export $what" 0 $?
+      check_rc "export $what" 0 $?
       "$tessel" import "$tmp/py.json" --placement "$name" --ndevs 4 -o "$tmp/back.json" 2>"$tmp/err"
-      check "import exported $what" 0 $?
-      same_schedule "$tmp/s.json" "$tmp/back.json" || { echo "FAIL: round trip changed $what"; fail=1; }
+      check_rc "import exported $what" 0 $?
+      check "round trip keeps $what" same_schedule "$tmp/s.json" "$tmp/back.json"
     done
   done
   "$tessel" search --placement kshape --ndevs 4 --memory none --method modulo -o "$tmp/s.json" \
     >/dev/null
-  "$tessel" export --python "$tmp/s.json" -n 12 -o "$tmp/py.json"; check "export -n 12" 0 $?
-  [[ $(json_get "$tmp/py.json" "['blocks'][0]['mid'] * 0 + max(b['mid'] for b in j['blocks'])") == 11 ]] ||
-    { echo "FAIL: export -n 12 holds other micro-batches"; fail=1; }
+  "$tessel" export --python "$tmp/s.json" -n 12 -o "$tmp/py.json"; check_rc "export -n 12" 0 $?
+  check_eq "export -n 12 holds micro-batches 0-11" 11 \
+    "$(json_get "$tmp/py.json" "['blocks'][0]['mid'] * 0 + max(b['mid'] for b in j['blocks'])")"
   "$tessel" import "$tmp/py.json" --placement kshape --ndevs 4 -o "$tmp/back.json"
-  check "import export -n 12" 0 $?
-  [[ $(json_get "$tmp/back.json" "['nmicros']") == 12 ]] || { echo "FAIL: -n 12 round trip"; fail=1; }
+  check_rc "import export -n 12" 0 $?
+  check_eq "-n 12 round trip" 12 "$(json_get "$tmp/back.json" "['nmicros']")"
 else
   echo "note: no solver built; the export round trip of searched schedules is skipped"
 fi
 # export of the imported reference schedule gives the reference's unroll back
-"$tessel" export --python "$tmp/d.json" -o "$tmp/py.json"; check "export an imported schedule" 0 $?
+"$tessel" export --python "$tmp/d.json" -o "$tmp/py.json"; check_rc "export an imported schedule" 0 $?
 
 # 5. bad usage and input
-"$tessel" export "$fix/../vshape4_1f1b.json" >/dev/null 2>&1; check "export without a format" 2 $?
+"$tessel" export "$fix/../vshape4_1f1b.json" >/dev/null 2>&1; check_rc "export without a format" 2 $?
 "$tessel" export --python "$fix/../vshape4_1f1b_n4.json" -o "$tmp/py.json" 2>"$tmp/err"
-check "export of a schedule without a repetend" 2 $?
-grep -q "no repetend" "$tmp/err" || { echo "FAIL: no-repetend message"; cat "$tmp/err"; fail=1; }
+check_rc "export of a schedule without a repetend" 2 $?
+grep -q "no repetend" "$tmp/err"; check_status $? "no-repetend message" "$(cat "$tmp/err")"
 "$tessel" import "$fix/vshape_train.json" --placement vshape --ndevs 4 -n 2 >/dev/null 2>&1
-check "import -n below the file's micro-batches" 2 $?
+check_rc "import -n below the file's micro-batches" 2 $?
 python3 - "$fix/vshape_train.json" "$tmp/win.json" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
@@ -129,6 +124,6 @@ j['repetend'] = [0, 20]  # holds several instances of a block
 json.dump(j, open(sys.argv[2], 'w'))
 PY
 "$tessel" import "$tmp/win.json" --placement vshape --ndevs 4 >/dev/null 2>"$tmp/err"
-check "window with a block twice" 2 $?
-grep -q "exactly one" "$tmp/err" || { echo "FAIL: window message"; cat "$tmp/err"; fail=1; }
-exit $fail
+check_rc "window with a block twice" 2 $?
+grep -q "exactly one" "$tmp/err"; check_status $? "window message" "$(cat "$tmp/err")"
+harness_end

@@ -3,25 +3,10 @@
 # torch.distributed.pipelining loads (one row per rank, cells [stage][F|I|W|B][micro-batch] in run
 # order), checked against lines written from PyTorch's documented format, and round trips.
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 tessel=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fail=0
-
-check() { # description, then a command that must succeed
-  local what=$1; shift
-  if ! "$@"; then echo "FAIL: $what"; fail=1; fi
-}
-expect_rc() { # code, needle (in stderr), then tessel arguments
-  local code=$1 needle=$2; shift 2
-  local err rc
-  err=$("$tessel" "$@" 2>&1 >/dev/null); rc=$?
-  if [[ $rc -ne $code ]]; then
-    echo "FAIL ($rc != $code): tessel $*"; echo "  stderr: $err"; fail=1
-  elif [[ "$err" != *"$needle"* ]]; then
-    echo "FAIL (message): tessel $*"; echo "  expected: $needle"; echo "  stderr: $err"; fail=1
-  fi
-}
 roundtrip() { # placement, ndevs, schedule file: export, import, export again: same rows
   "$tessel" export --pytorch "$3" -o "$tmp/a.csv" &&
     "$tessel" import --pytorch "$tmp/a.csv" --placement "$1" --ndevs "$2" -o "$tmp/b.json" &&
@@ -95,4 +80,4 @@ expect_rc 2 "more rows" import --pytorch "$tmp/bad.csv" --placement vshape --nde
 expect_rc 2 "cannot open" import --pytorch "$tmp/none.csv" --placement vshape --ndevs 2
 expect_rc 2 "does not apply" import --pytorch "$tmp/h.csv" --placement vshape --ndevs 2 -n 4
 
-exit $fail
+harness_end

@@ -5,6 +5,7 @@
 # rank; kill -9 of the whole job, then --resume: every point recorded exactly once. Also: --mpi
 # without mpirun runs the sweep on its own.
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 TESSEL=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 TESTS=$2
 TMP=$(mktemp -d)
@@ -17,10 +18,8 @@ cleanup() { # the timeout process, its mpirun and the ranks under that
     rm -rf "$TMP"
 }
 trap cleanup EXIT
-fail=0
-say() { echo "FAIL $*"; fail=1; }
 
-MPIRUN=$(command -v mpirun) || { echo "FAIL mpirun not found (install OpenMPI)"; exit 1; }
+MPIRUN=$(command -v mpirun) || { fail_case "mpirun found" "install OpenMPI"; harness_end; }
 # --enable-recovery: Open MPI 4 keeps the job running when a rank dies (default: abort it all).
 # timeout: a hang fails the test instead of holding up the whole test run.
 MPI=(timeout 120 "$MPIRUN" -np 3 --oversubscribe --enable-recovery)
@@ -33,9 +32,9 @@ SLOW=$TESTS/fixtures/sweep_mpi_slow.json
 
 # Every point of SPEC recorded exactly once in OUTDIR, whole lines, CSV in step, schedules there,
 # no scratch files; extra checks by name: noerror (no point is an error).
-check() { # spec outdir [noerror]
-    "$TESSEL" sweep "$1" --dry-run >"$TMP/ids" 2>/dev/null || { say "dry-run $1"; return; }
-    python3 - "$2" "$TMP/ids" "${3:-}" <<'PY' || fail=1
+check_records() { # spec outdir [noerror]
+    "$TESSEL" sweep "$1" --dry-run >"$TMP/ids" 2>/dev/null || { fail_case "dry-run $1"; return; }
+    python3 - "$2" "$TMP/ids" "${3:-}" <<'PY'
 import csv, json, os, sys
 out, idfile, extra = sys.argv[1], sys.argv[2], sys.argv[3]
 want = sorted(l.strip() for l in open(idfile) if l.strip())
@@ -68,6 +67,7 @@ for b in bad:
     print("FAIL", out, b)
 sys.exit(1 if bad else 0)
 PY
+    check_status $? "records of $(basename "$2") are those of $(basename "$1")${3:+ ($3)}"
 }
 
 # The pids of mpirun's children (the ranks), and the one of them that is RANK.
@@ -88,10 +88,10 @@ lines() { [ -f "$1" ] && wc -l <"$1" || echo 0; }
 "$TESSEL" sweep "$FAST" -o "$TMP/local" -j 2 >"$TMP/local.out" 2>&1 || true
 "${MPI[@]}" "$TESSEL" sweep "$FAST" -o "$TMP/mpi" --mpi --mpi-timeout 20 >"$TMP/mpi.out" 2>&1
 rc=$?
-[ "$rc" -eq 0 ] || { say "mpirun sweep: exit $rc"; cat "$TMP/mpi.out"; }
-grep -q "on 2 worker ranks" "$TMP/mpi.out" || say "the summary does not name the 2 worker ranks"
-check "$FAST" "$TMP/mpi"
-python3 - "$TMP/local" "$TMP/mpi" <<'PY' || fail=1
+check_status "$rc" "mpirun sweep" "exit $rc" "$(cat "$TMP/mpi.out")"
+grep -q "on 2 worker ranks" "$TMP/mpi.out"; check_status $? "the summary names the 2 worker ranks"
+check_records "$FAST" "$TMP/mpi"
+python3 - "$TMP/local" "$TMP/mpi" <<'PY'
 import json, sys
 TIMING = {"wall_seconds", "search_seconds", "output", "solver_seconds"}
 def load(d):
@@ -116,6 +116,7 @@ for x in bad:
     print("FAIL", x)
 sys.exit(1 if bad else 0)
 PY
+check_status $? "the MPI records equal the local ones"
 
 # 2. kill -9 of worker rank 1 while it runs a point: rank 0 hears nothing from it for 5 s, puts
 # its point back in the queue, and rank 2 runs it.
@@ -123,26 +124,26 @@ PY
 TIMEOUT_PID=$!
 JOB_PIDS=$TIMEOUT_PID
 mpirun_started() { MPIRUN_PID=$(ps -o pid= --ppid "$TIMEOUT_PID" | tr -d ' '); [ -n "$MPIRUN_PID" ]; }
-wait_for 10 mpirun_started || say "mpirun did not start"
+wait_for 10 mpirun_started; check_status $? "mpirun starts"
 busy_rank1() { R1=$(rank_pid "$MPIRUN_PID" 1); [ -n "$R1" ] && [ -n "$(ps -o pid= --ppid "$R1")" ]; }
 if wait_for 30 busy_rank1; then
     kill -9 "$R1"
     wait "$TIMEOUT_PID"
     rc=$?
     JOB_PIDS=
-    [ "$rc" -eq 0 ] || { say "sweep after kill -9 of rank 1: exit $rc"; cat "$TMP/kill1.out"; }
-    grep -q "rank 1 silent for .*taken as dead; 1 of its points back in the queue" \
-        "$TMP/kill1.out" || { say "rank 0 did not report rank 1 dead"; cat "$TMP/kill1.out"; }
-    check "$SLOW" "$TMP/kill1" noerror
+    check_status "$rc" "sweep after kill -9 of rank 1" "exit $rc" "$(cat "$TMP/kill1.out")"
+    grep -q "rank 1 silent for .*taken as dead; 1 of its points back in the queue" "$TMP/kill1.out"
+    check_status $? "rank 0 reports rank 1 dead" "$(cat "$TMP/kill1.out")"
+    check_records "$SLOW" "$TMP/kill1" noerror
 else
-    say "rank 1 never ran a point"
+    fail_case "rank 1 runs a point" "rank 1 never ran a point"
 fi
 
 # 3. kill -9 of the whole job (mpirun and every rank) after some points, then --resume.
 "${MPI[@]}" "$TESSEL" sweep "$SLOW" -o "$TMP/kill" --mpi --mpi-timeout 20 >"$TMP/kill.out" 2>&1 &
 TIMEOUT_PID=$!
 JOB_PIDS=$TIMEOUT_PID
-wait_for 10 mpirun_started || say "mpirun did not start"
+wait_for 10 mpirun_started; check_status $? "mpirun starts"
 some_done() { [ "$(lines "$TMP/kill/results.jsonl")" -ge 2 ]; }
 if wait_for 30 some_done; then
     PIDS="$MPIRUN_PID $(ranks_of "$MPIRUN_PID")"
@@ -153,16 +154,17 @@ if wait_for 30 some_done; then
     head -n "$before" "$TMP/kill/results.jsonl" >"$TMP/kill.before"
     # The points' processes die with their rank (parent-death signal).
     gone() { for p in $PIDS; do [ -d "/proc/$p" ] && return 1; done; return 0; }
-    wait_for 10 gone || say "a rank outlived kill -9"
+    wait_for 10 gone; check_status $? "no rank outlives kill -9"
     "${MPI[@]}" "$TESSEL" sweep "$SLOW" -o "$TMP/kill" --mpi --resume >"$TMP/resume.out" 2>&1
     rc=$?
-    [ "$rc" -eq 0 ] || { say "--resume after killing the job: exit $rc"; cat "$TMP/resume.out"; }
-    check "$SLOW" "$TMP/kill"
-    head -n "$before" "$TMP/kill/results.jsonl" | cmp -s - "$TMP/kill.before" ||
-        say "--resume changed records made before the kill"
-    [ "$before" -lt 6 ] || say "the job finished before it was killed (nothing left to resume)"
+    check_status "$rc" "--resume after killing the job" "exit $rc" "$(cat "$TMP/resume.out")"
+    check_records "$SLOW" "$TMP/kill"
+    head -n "$before" "$TMP/kill/results.jsonl" | cmp -s - "$TMP/kill.before"
+    check_status $? "--resume keeps the records made before the kill"
+    [ "$before" -lt 6 ]
+    check_status $? "the job is killed before it ends" "the job finished before it was killed (nothing left to resume)"
 else
-    say "no point recorded within 30 s"
+    fail_case "a point recorded within 30 s"
 fi
 
 # 4. --mpi without mpirun: a single rank runs the sweep itself. (Open MPI's start as a singleton
@@ -171,7 +173,7 @@ fi
 ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
     "$TESSEL" sweep "$FAST" -o "$TMP/single" --mpi -j 2 >"$TMP/single.out" 2>&1
 rc=$?
-[ "$rc" -eq 0 ] || { say "--mpi without mpirun: exit $rc"; cat "$TMP/single.out"; }
-check "$FAST" "$TMP/single"
+check_status "$rc" "--mpi without mpirun" "exit $rc" "$(cat "$TMP/single.out")"
+check_records "$FAST" "$TMP/single"
 
-exit $fail
+harness_end

@@ -4,6 +4,7 @@
 # --resume ends with every point recorded exactly once; a torn last line is dropped; a point past
 # its time limit is recorded as a timeout, an impossible one as infeasible; Ctrl-C stops cleanly.
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 TESSEL=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 TESTS=$2
 TMP=$(mktemp -d)
@@ -13,14 +14,12 @@ cleanup() {
     rm -rf "$TMP"
 }
 trap cleanup EXIT
-fail=0
-say() { echo "FAIL $*"; fail=1; }
 
 # Checks OUTDIR against SPEC: every line a whole JSON record, every point of the spec exactly
 # once, statuses known, schedules present for ok points, no scratch files left, the CSV in step.
-check() { # spec outdir
-    "$TESSEL" sweep "$1" --dry-run >"$TMP/ids" 2>/dev/null || { say "dry-run $1"; return; }
-    python3 - "$2" "$TMP/ids" <<'PY' || fail=1
+check_records() { # spec outdir
+    "$TESSEL" sweep "$1" --dry-run >"$TMP/ids" 2>/dev/null || { fail_case "dry-run $1"; return; }
+    python3 - "$2" "$TMP/ids" <<'PY'
 import csv, json, os, sys
 out, idfile = sys.argv[1], sys.argv[2]
 want = [l.strip() for l in open(idfile) if l.strip()]
@@ -56,6 +55,7 @@ for b in bad:
     print("FAIL", out, b)
 sys.exit(1 if bad else 0)
 PY
+    check_status $? "records of $(basename "$2") are those of $(basename "$1")"
 }
 
 status_of() { # outdir id
@@ -69,25 +69,24 @@ for l in open(sys.argv[1] + "/results.jsonl"):
 SMALL=$TESTS/fixtures/sweep_small.json
 "$TESSEL" sweep "$SMALL" -o "$TMP/small" -j 2 >"$TMP/stdout" 2>"$TMP/stderr"
 rc=$?
-if [ "$rc" -ne 0 ]; then say "small sweep: exit $rc"; cat "$TMP/stdout" "$TMP/stderr"; fi
-check "$SMALL" "$TMP/small"
-st=$(status_of "$TMP/small" kshape-d4-train-m1-lazy-n16)
-[ "$st" = infeasible ] || say "kshape with memory 1 is '$st', expected infeasible"
+check_status "$rc" "small sweep" "exit $rc" "$(cat "$TMP/stdout" "$TMP/stderr")"
+check_records "$SMALL" "$TMP/small"
+check_eq "kshape with memory 1 is infeasible" infeasible "$(status_of "$TMP/small" kshape-d4-train-m1-lazy-n16)"
 for s in "$TMP"/small/schedules/*.json; do
-    "$TESSEL" validate "$s" >/dev/null 2>&1 || say "schedule $s does not validate"
+    "$TESSEL" validate "$s" >/dev/null 2>&1; check_status $? "schedule $(basename "$s") validates"
 done
 # A finished folder is not overwritten by accident, and --resume has nothing left to do.
 "$TESSEL" sweep "$SMALL" -o "$TMP/small" >/dev/null 2>&1
-[ $? -eq 2 ] || say "a second sweep into a used folder without --resume was not refused"
-"$TESSEL" sweep "$SMALL" -o "$TMP/small" --resume >"$TMP/stdout" 2>&1 || say "empty resume"
-grep -q "this run 0 points" "$TMP/stdout" || { say "resume reran points"; cat "$TMP/stdout"; }
+check_rc "a second sweep into a used folder without --resume is refused" 2 $?
+"$TESSEL" sweep "$SMALL" -o "$TMP/small" --resume >"$TMP/stdout" 2>&1; check_rc "empty resume" 0 $?
+grep -q "this run 0 points" "$TMP/stdout"; check_status $? "resume reruns no point" "$(cat "$TMP/stdout")"
 
 # 2. A torn last line (as a kill in the middle of a write leaves) is dropped on --resume.
 printf '{"id":"vshape-d4-infer-mnone-k1-lazy-n16","status":"o' >>"$TMP/small/results.jsonl"
-"$TESSEL" sweep "$SMALL" -o "$TMP/small" --resume >"$TMP/stdout" 2>"$TMP/stderr" ||
-    say "resume after a torn line"
-grep -q "dropped a torn last line" "$TMP/stderr" || say "torn line not reported"
-check "$SMALL" "$TMP/small"
+"$TESSEL" sweep "$SMALL" -o "$TMP/small" --resume >"$TMP/stdout" 2>"$TMP/stderr"
+check_rc "resume after a torn line" 0 $?
+grep -q "dropped a torn last line" "$TMP/stderr"; check_status $? "torn line reported"
+check_records "$SMALL" "$TMP/small"
 
 # 3. kill -9 midway, then --resume.
 # Training searches of about a second each: the kill lands while most points are still to run.
@@ -113,18 +112,16 @@ kill -9 "$SWEEP_PID" 2>/dev/null
 wait "$SWEEP_PID" 2>/dev/null
 SWEEP_PID=
 n=$(wc -l <"$TMP/kill/results.jsonl")
-if [ "$n" -ge "$total" ]; then
-    say "the sweep finished before the kill ($n lines): the test spec is too light"
-fi
+[ "$n" -lt "$total" ]
+check_status $? "the kill lands before the sweep ends" "the sweep finished before the kill ($n lines): the test spec is too light"
 sleep 1
-if pgrep -f -- "$TMP/kill/schedules" >/dev/null; then
-    say "workers survived the killed sweep"; pgrep -af -- "$TMP/kill/schedules"
-fi
+! pgrep -f -- "$TMP/kill/schedules" >/dev/null
+check_status $? "no worker survives the killed sweep" "$(pgrep -af -- "$TMP/kill/schedules")"
 "$TESSEL" sweep "$TMP/kill.json" -o "$TMP/kill" -j 2 --resume >"$TMP/stdout" 2>"$TMP/stderr"
 rc=$?
-[ "$rc" -eq 0 ] || { say "resume after kill -9: exit $rc"; cat "$TMP/stdout" "$TMP/stderr"; }
-grep -q "$total/$total points recorded" "$TMP/stdout" || { say "resume summary"; cat "$TMP/stdout"; }
-check "$TMP/kill.json" "$TMP/kill"
+check_status "$rc" "resume after kill -9" "exit $rc" "$(cat "$TMP/stdout" "$TMP/stderr")"
+grep -q "$total/$total points recorded" "$TMP/stdout"; check_status $? "resume summary" "$(cat "$TMP/stdout")"
+check_records "$TMP/kill.json" "$TMP/kill"
 
 # 4. SIGINT (Ctrl-C) stops the sweep cleanly: exit 130, workers gone, only whole records kept.
 "$TESSEL" sweep "$TMP/kill.json" -o "$TMP/int" -j 2 --quiet >/dev/null 2>"$TMP/stderr" &
@@ -139,11 +136,11 @@ kill -INT "$SWEEP_PID"
 wait "$SWEEP_PID"
 rc=$?
 SWEEP_PID=
-[ "$rc" -eq 130 ] || { say "SIGINT: exit $rc, expected 130"; cat "$TMP/stderr"; }
-grep -q "continue with --resume" "$TMP/stderr" || say "SIGINT: no hint to resume"
-if pgrep -f -- "$TMP/int/schedules" >/dev/null; then say "workers survived SIGINT"; fi
-"$TESSEL" sweep "$TMP/kill.json" -o "$TMP/int" -j 2 --resume >/dev/null 2>&1 || say "resume after SIGINT"
-check "$TMP/kill.json" "$TMP/int"
+[ "$rc" -eq 130 ]; check_status $? "SIGINT: exit 130" "exit $rc" "$(cat "$TMP/stderr")"
+grep -q "continue with --resume" "$TMP/stderr"; check_status $? "SIGINT: a hint to resume"
+! pgrep -f -- "$TMP/int/schedules" >/dev/null; check_status $? "no worker survives SIGINT"
+"$TESSEL" sweep "$TMP/kill.json" -o "$TMP/int" -j 2 --resume >/dev/null 2>&1; check_rc "resume after SIGINT" 0 $?
+check_records "$TMP/kill.json" "$TMP/int"
 
 # 5. A point past its time limit is a timeout, never a number.
 cat >"$TMP/slow.json" <<'SPEC'
@@ -152,8 +149,6 @@ cat >"$TMP/slow.json" <<'SPEC'
              "micro_batches": 16}]}
 SPEC
 "$TESSEL" sweep "$TMP/slow.json" -o "$TMP/slow" --time-limit 1 >/dev/null 2>&1
-st=$(status_of "$TMP/slow" nnshape-d4-train-m6-full-n16)
-[ "$st" = timeout ] || say "a search cut at 1 s is '$st', expected timeout"
+check_eq "a search cut at 1 s is a timeout" timeout "$(status_of "$TMP/slow" nnshape-d4-train-m6-full-n16)"
 
-[ "$fail" -eq 0 ] && echo "sweep_run: ok"
-exit "$fail"
+harness_end

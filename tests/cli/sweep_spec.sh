@@ -2,28 +2,23 @@
 # tessel sweep: every bad spec is refused with exit 2 and a message naming the spec file and the
 # place inside it, before any point runs (the output folder is not even created).
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 TESSEL=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 TESTS=$2
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-fail=0
 
 bad() { # fixture, text the message must contain
     local name=$1 want=$2 out=$TMP/out-$1 rc
     "$TESSEL" sweep "$TESTS/fixtures/$name" -o "$out" -j 2 >"$TMP/stdout" 2>"$TMP/stderr"
     rc=$?
-    if [ "$rc" -ne 2 ]; then
-        echo "FAIL $name: exit $rc, expected 2"; cat "$TMP/stderr"; fail=1
-    fi
-    if ! grep -qF -- "$name" "$TMP/stderr"; then
-        echo "FAIL $name: the message does not name the spec file"; cat "$TMP/stderr"; fail=1
-    fi
-    if ! grep -qF -- "$want" "$TMP/stderr"; then
-        echo "FAIL $name: the message lacks '$want'"; cat "$TMP/stderr"; fail=1
-    fi
-    if [ -e "$out" ]; then
-        echo "FAIL $name: the output folder exists: something ran before validation"; fail=1
-    fi
+    [ "$rc" -eq 2 ]; check_status $? "$name: exit 2" "exit $rc" "$(cat "$TMP/stderr")"
+    grep -qF -- "$name" "$TMP/stderr"
+    check_status $? "$name: the message names the spec file" "$(cat "$TMP/stderr")"
+    grep -qF -- "$want" "$TMP/stderr"
+    check_status $? "$name: the message has '$want'" "$(cat "$TMP/stderr")"
+    [ ! -e "$out" ]
+    check_status $? "$name: no output folder (nothing ran before validation)"
 }
 
 bad sweep_bad_axis.json "grid: unknown axis 'memroy'"
@@ -41,10 +36,9 @@ bad sweep_bad_baseline.json "grid: point 'xshape-d3-train-mnone-chimera': baseli
 # --dry-run checks the whole spec too: a baseline that does not fit is refused, nothing listed.
 "$TESSEL" sweep "$TESTS/fixtures/sweep_bad_baseline.json" --dry-run >"$TMP/stdout" 2>"$TMP/stderr"
 rc=$?
-if [ "$rc" -ne 2 ] || [ -s "$TMP/stdout" ] || ! grep -qF "does not fit" "$TMP/stderr"; then
-    echo "FAIL dry-run of a misplaced baseline: exit $rc, expected 2, no ids, and the reason"
-    cat "$TMP/stdout" "$TMP/stderr"; fail=1
-fi
+[ "$rc" -eq 2 ] && [ ! -s "$TMP/stdout" ] && grep -qF "does not fit" "$TMP/stderr"
+check_status $? "dry-run of a misplaced baseline: exit 2, no ids, and the reason" "exit $rc" \
+    "$(cat "$TMP/stdout" "$TMP/stderr")"
 
 # Usage errors.
 usage() { # expected text, arguments...
@@ -52,9 +46,8 @@ usage() { # expected text, arguments...
     shift
     "$TESSEL" sweep "$@" >"$TMP/stdout" 2>"$TMP/stderr"
     rc=$?
-    if [ "$rc" -ne 2 ] || ! grep -qF -- "$want" "$TMP/stderr"; then
-        echo "FAIL usage '$*': exit $rc, expected 2 and '$want'"; cat "$TMP/stderr"; fail=1
-    fi
+    [ "$rc" -eq 2 ] && grep -qF -- "$want" "$TMP/stderr"
+    check_status $? "usage '$*': exit 2 and '$want'" "exit $rc" "$(cat "$TMP/stderr")"
 }
 usage "missing -o" "$TESTS/fixtures/sweep_small.json"
 usage "--jobs" "$TESTS/fixtures/sweep_small.json" -o "$TMP/x" -j 0
@@ -62,9 +55,7 @@ usage "missing the spec" -o "$TMP/x"
 usage "no-such-spec.json" "$TMP/no-such-spec.json" -o "$TMP/x"
 
 # --help works and names the formats.
-if ! "$TESSEL" sweep --help | grep -q "tessel-sweep/1"; then
-    echo "FAIL --help"; fail=1
-fi
+check "--help names the format" bash -c '"$1" sweep --help | grep -q "tessel-sweep/1"' _ "$TESSEL"
 
 # --dry-run lists the expanded points: grids multiply, duplicates merge (a baseline ignores the
 # memory axis, modulo and full the k axis), explicit points add.
@@ -80,48 +71,38 @@ cat >"$TMP/grid.json" <<'SPEC'
             {"placement": "kshape", "ndevs": 4, "memory": 6, "nmicros": 3, "method": "lazy",
              "micro_batches": 64}]}
 SPEC
-if ! "$TESSEL" sweep "$TMP/grid.json" --dry-run >"$TMP/ids" 2>"$TMP/stderr"; then
-    echo "FAIL dry-run"; cat "$TMP/stderr"; fail=1
-fi
+"$TESSEL" sweep "$TMP/grid.json" --dry-run >"$TMP/ids" 2>"$TMP/stderr"
+check_status $? "dry-run" "$(cat "$TMP/stderr")"
 # 2 placements x 2 ndevs x 2 infer x 2 memory x 2 methods = 32, + 2 baselines, + 2 (modulo and
 # full without k), + 1 new point.
 n=$(wc -l <"$TMP/ids")
-if [ "$n" -ne 37 ]; then
-    echo "FAIL dry-run: $n points, expected 37"; cat "$TMP/ids"; fail=1
-fi
-if [ "$(sort "$TMP/ids" | uniq -d | wc -l)" -ne 0 ]; then
-    echo "FAIL dry-run: duplicate ids"; fail=1
-fi
+[ "$n" -eq 37 ]; check_status $? "dry-run: 37 points" "$n points" "$(cat "$TMP/ids")"
+check_eq "dry-run: no duplicate ids" 0 "$(sort "$TMP/ids" | uniq -d | wc -l)"
 for id in vshape-d4-infer-m4-lazy xshape-d8-train-mnone-fast vshape-d4-train-mnone-1f1b-n32 \
     kshape-d4-train-m6-k3-lazy-n64 xshape-d4-train-m4-modulo xshape-d4-train-m4-full; do
-    if ! grep -qx -- "$id" "$TMP/ids"; then
-        echo "FAIL dry-run: no point $id"; cat "$TMP/ids"; fail=1
-    fi
+    grep -qx -- "$id" "$TMP/ids"; check_status $? "dry-run: point $id" "$(cat "$TMP/ids")"
 done
 
 # Placement files: relative to the spec's folder, one point per file whatever the ndevs axis says
 # (the file fixes its device count), checked before anything runs.
 mkdir -p "$TMP/specs/pl"
-"$TESSEL" placement vshape --ndevs 6 -o "$TMP/specs/pl/my.json" || { echo "FAIL placement"; fail=1; }
+"$TESSEL" placement vshape --ndevs 6 -o "$TMP/specs/pl/my.json"; check_rc "placement" 0 $?
 printf '{"broken": ' >"$TMP/specs/pl/bad.json"
 cat >"$TMP/specs/files.json" <<'SPEC'
 {"format": "tessel-sweep/1",
  "grid": {"placements": ["pl/my.json", "vshape"], "ndevs": [4, 8], "memory": [6]}}
 SPEC
-(cd / && "$TESSEL" sweep "$TMP/specs/files.json" --dry-run) >"$TMP/ids" 2>"$TMP/stderr" ||
-    { echo "FAIL dry-run with a placement file"; cat "$TMP/stderr"; fail=1; }
-if [ "$(sort "$TMP/ids" | tr '\n' ' ')" != "my-d6-train-m6-lazy vshape-d4-train-m6-lazy vshape-d8-train-m6-lazy " ]; then
-    echo "FAIL placement file points:"; cat "$TMP/ids"; fail=1
-fi
+(cd / && "$TESSEL" sweep "$TMP/specs/files.json" --dry-run) >"$TMP/ids" 2>"$TMP/stderr"
+check_status $? "dry-run with a placement file" "$(cat "$TMP/stderr")"
+check_eq "placement file points" "my-d6-train-m6-lazy vshape-d4-train-m6-lazy vshape-d8-train-m6-lazy " \
+    "$(sort "$TMP/ids" | tr '\n' ' ')"
 cat >"$TMP/specs/badfile.json" <<'SPEC'
 {"format": "tessel-sweep/1", "grid": {"placements": ["pl/bad.json"]}}
 SPEC
 "$TESSEL" sweep "$TMP/specs/badfile.json" -o "$TMP/badfile" >/dev/null 2>"$TMP/stderr"
 rc=$?
-if [ "$rc" -ne 2 ] || ! grep -q "badfile.json: grid.placements\[0\]: placement file '.*pl/bad.json'" "$TMP/stderr" ||
-    [ -e "$TMP/badfile" ]; then
-    echo "FAIL a malformed placement file: exit $rc"; cat "$TMP/stderr"; fail=1
-fi
+[ "$rc" -eq 2 ] && grep -q "badfile.json: grid.placements\[0\]: placement file '.*pl/bad.json'" "$TMP/stderr" &&
+    [ ! -e "$TMP/badfile" ]
+check_status $? "a malformed placement file refused" "exit $rc" "$(cat "$TMP/stderr")"
 
-[ "$fail" -eq 0 ] && echo "sweep_spec: ok"
-exit "$fail"
+harness_end
