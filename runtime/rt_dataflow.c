@@ -14,67 +14,69 @@
 
 typedef struct {
     int S, rank;
-    const rt_plan *p;
-    rt_backend *be;
-    float **w_dev; /* per block on this rank: W_b on the backend */
+    const ts_rt_plan *p;
+    ts_rt_backend *be;
+    /* per block on this rank: W_b on the backend */
+    float **w_dev;
     float *x_dev, *y_dev, *x_host;
-    float **kept; /* per entry: this rank's output of the first iteration (with --check) */
+    /* per entry: this rank's output of the first iteration (with --check) */
+    float **kept;
     bool keep;
-} dataflow;
+} ts_rt_dataflow;
 
-static float weight(int S, int b, size_t i)
+static float ts_rt_weight(int S, int b, size_t i)
 {
-    return rt_uniform(11, (uint64_t)b, 0, i) * sqrtf(3.0f / (float)S);
+    return ts_rt_uniform(11, (uint64_t)b, 0, i) * sqrtf(3.0f / (float)S);
 }
-static float bias(int b, int m, size_t i)
+static float ts_rt_bias(int b, int m, size_t i)
 {
-    return 0.5f * rt_uniform(12, (uint64_t)b, (uint64_t)m, i);
+    return 0.5f * ts_rt_uniform(12, (uint64_t)b, (uint64_t)m, i);
 }
 
-static void fill_weight(int S, int b, float *w)
+static void ts_rt_fill_weight(int S, int b, float *w)
 {
     for (size_t i = 0; i < (size_t)S * S; i++)
-        w[i] = weight(S, b, i);
+        w[i] = ts_rt_weight(S, b, i);
 }
 
-static int df_compute(rt_workload *w, rt_exec *x, const rt_op *op, const float *const *inputs,
-                      float *out, ts_err *e)
+static int ts_rt_df_compute(ts_rt_workload *w, ts_rt_exec *x, const ts_rt_op *op,
+                            const float *const *inputs, float *out, ts_err *e)
 {
-    dataflow *d = w->state;
-    rt_backend *be = d->be;
+    ts_rt_dataflow *d = w->state;
+    ts_rt_backend *be = d->be;
     const ts_block *blk = &d->p->s->placement->blocks[op->block];
     size_t n = (size_t)d->S * d->S;
     for (size_t i = 0; i < n; i++)
-        d->x_host[i] = bias(op->block, op->micro, i);
+        d->x_host[i] = ts_rt_bias(op->block, op->micro, i);
     for (int k = 0; k < op->ninputs; k++)
         for (size_t i = 0; i < n; i++)
             d->x_host[i] += inputs[k][i];
-    int j = rt_block_member(blk, d->rank), np = blk->ndevices;
+    int j = ts_rt_block_member(blk, d->rank), np = blk->ndevices;
     int lo = j * d->S / np, hi = (j + 1) * d->S / np;
     int rc = be->upload(be, d->x_dev, d->x_host, n);
     if (rc == TS_OK)
         rc = be->gemm(be, false, false, d->S, d->S, hi - lo, 1.0f, d->w_dev[op->block] + lo, d->S,
                       d->x_dev + (size_t)lo * d->S, d->S, 0.0f, d->y_dev, d->S);
     if (rc != TS_OK)
-        return rt_exec_fail(x, e, TS_ESYS, "%s backend: GEMM failed", be->name);
-    if (np > 1 && (rc = rt_exec_allreduce(x, op->block, d->y_dev, n, e)) != TS_OK)
+        return ts_rt_exec_fail(x, e, TS_ESYS, "%s backend: GEMM failed", be->name);
+    if (np > 1 && (rc = ts_rt_exec_allreduce(x, op->block, d->y_dev, n, e)) != TS_OK)
         return rc;
     if (be->tanh_fwd(be, n, d->y_dev) != TS_OK || be->download(be, out, d->y_dev, n) != TS_OK)
-        return rt_exec_fail(x, e, TS_ESYS, "%s backend: activation or copy failed", be->name);
+        return ts_rt_exec_fail(x, e, TS_ESYS, "%s backend: activation or copy failed", be->name);
     if (d->keep && !d->kept[op->entry]) {
         d->kept[op->entry] = malloc(n * sizeof(float));
         if (!d->kept[op->entry])
-            return rt_exec_fail(x, e, TS_ESYS, "out of memory keeping results");
+            return ts_rt_exec_fail(x, e, TS_ESYS, "out of memory keeping results");
         memcpy(d->kept[op->entry], out, n * sizeof(float));
     }
     return TS_OK;
 }
 
-static void df_destroy(rt_workload *w)
+static void ts_rt_df_destroy(ts_rt_workload *w)
 {
     if (!w)
         return;
-    dataflow *d = w->state;
+    ts_rt_dataflow *d = w->state;
     if (d) {
         for (int b = 0; d->w_dev && b < d->p->nblocks; b++)
             if (d->w_dev[b])
@@ -93,14 +95,15 @@ static void df_destroy(rt_workload *w)
     free(w);
 }
 
-static int df_check(rt_workload *w, const rt_plan *p, int rank, rt_check *c, ts_err *e);
+static int ts_rt_df_check(ts_rt_workload *w, const ts_rt_plan *p, int rank, ts_rt_check *c,
+                          ts_err *e);
 
-int rt_dataflow_new(const rt_plan *p, int rank, rt_backend *be, const rt_workload_opts *o,
-                    rt_workload **out, ts_err *e)
+int ts_rt_dataflow_new(const ts_rt_plan *p, int rank, ts_rt_backend *be,
+                       const ts_rt_workload_opts *o, ts_rt_workload **out, ts_err *e)
 {
     *out = NULL;
-    rt_workload *w = calloc(1, sizeof *w);
-    dataflow *d = calloc(1, sizeof *d);
+    ts_rt_workload *w = calloc(1, sizeof *w);
+    ts_rt_dataflow *d = calloc(1, sizeof *d);
     if (!w || !d) {
         free(w);
         free(d);
@@ -108,9 +111,9 @@ int rt_dataflow_new(const rt_plan *p, int rank, rt_backend *be, const rt_workloa
     }
     w->state = d;
     w->name = "dataflow";
-    w->compute = df_compute;
-    w->check = df_check;
-    w->destroy = df_destroy;
+    w->compute = ts_rt_df_compute;
+    w->check = ts_rt_df_check;
+    w->destroy = ts_rt_df_destroy;
     d->S = o->size;
     d->rank = rank;
     d->p = p;
@@ -126,16 +129,16 @@ int rt_dataflow_new(const rt_plan *p, int rank, rt_backend *be, const rt_workloa
     float *tmp = malloc(n * sizeof(float));
     int rc = (d->w_dev && d->kept && d->x_host && d->x_dev && d->y_dev && tmp) ? TS_OK : TS_ESYS;
     for (int b = 0; b < p->nblocks && rc == TS_OK; b++) {
-        if (rt_block_member(&p->s->placement->blocks[b], rank) < 0)
+        if (ts_rt_block_member(&p->s->placement->blocks[b], rank) < 0)
             continue;
-        fill_weight(d->S, b, tmp);
+        ts_rt_fill_weight(d->S, b, tmp);
         d->w_dev[b] = be->alloc(be, n);
         if (!d->w_dev[b] || be->upload(be, d->w_dev[b], tmp, n) != TS_OK)
             rc = TS_ESYS;
     }
     free(tmp);
     if (rc != TS_OK) {
-        df_destroy(w);
+        ts_rt_df_destroy(w);
         return ts_fail(e, TS_ESYS, "dataflow: rank %d could not allocate %d x %d matrices", rank,
                        d->S, d->S);
     }
@@ -143,9 +146,10 @@ int rt_dataflow_new(const rt_plan *p, int rank, rt_backend *be, const rt_workloa
     return TS_OK;
 }
 
-static int df_check(rt_workload *w, const rt_plan *p, int rank, rt_check *c, ts_err *e)
+static int ts_rt_df_check(ts_rt_workload *w, const ts_rt_plan *p, int rank, ts_rt_check *c,
+                          ts_err *e)
 {
-    dataflow *d = w->state;
+    ts_rt_dataflow *d = w->state;
     const ts_placement *pl = p->s->placement;
     int S = d->S, N = p->nmicros;
     size_t n = (size_t)S * S;
@@ -159,12 +163,12 @@ static int df_check(rt_workload *w, const rt_plan *p, int rank, rt_check *c, ts_
     if (rc == TS_OK && ts_placement_topo(pl, topo) != 0)
         rc = ts_fail(e, TS_EINPUT, "dataflow check: the placement has a cycle");
     for (int b = 0; b < pl->nblocks && rc == TS_OK; b++)
-        fill_weight(S, b, wt + n * (size_t)b);
+        ts_rt_fill_weight(S, b, wt + n * (size_t)b);
     for (int m = 0; m < N && rc == TS_OK; m++) {
         for (int t = 0; t < pl->nblocks && rc == TS_OK; t++) {
             int b = topo[t], ent = p->index[b * N + m];
             for (size_t i = 0; i < n; i++)
-                x[i] = bias(b, m, i);
+                x[i] = ts_rt_bias(b, m, i);
             for (int k = 0; k < pl->nedges; k++) {
                 const ts_edge *ed = &pl->edges[k];
                 if (ed->dst != b || m - ed->distance < 0)
@@ -182,7 +186,7 @@ static int df_check(rt_workload *w, const rt_plan *p, int rank, rt_check *c, ts_
                         wt + n * (size_t)b, S, x, S, 0.0f, ref[ent], S);
             for (size_t i = 0; i < n; i++)
                 ref[ent][i] = tanhf(ref[ent][i]);
-            if (rt_block_member(&pl->blocks[b], rank) < 0)
+            if (ts_rt_block_member(&pl->blocks[b], rank) < 0)
                 continue;
             c->compared++;
             const float *got = d->kept[ent];

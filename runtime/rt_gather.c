@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int rt_gather_init(rt_gather *g, const rt_plan *p, int rank, int nranks, ts_err *e)
+int ts_rt_gather_init(ts_rt_gather *g, const ts_rt_plan *p, int rank, int nranks, ts_err *e)
 {
     memset(g, 0, sizeof *g);
     int nops = p->streams[rank].nops, total = 0;
@@ -28,14 +28,14 @@ int rt_gather_init(rt_gather *g, const rt_plan *p, int rank, int nranks, ts_err 
     g->peak = calloc((size_t)nranks, sizeof(double));
     if (!g->counts || !g->displs || !g->mine || !g->all || !g->ready || !g->start || !g->end ||
         !g->finish || !g->base || !g->peak) {
-        rt_gather_free(g);
+        ts_rt_gather_free(g);
         return ts_fail(e, TS_ESYS, "rank %d: out of memory for measurements", rank);
     }
-    g->tm = (rt_timings){nranks, g->ready, g->start, g->end, g->finish, g->base};
+    g->tm = (ts_rt_timings){nranks, g->ready, g->start, g->end, g->finish, g->base};
     return TS_OK;
 }
 
-void rt_gather_free(rt_gather *g)
+void ts_rt_gather_free(ts_rt_gather *g)
 {
     free(g->counts);
     free(g->displs);
@@ -51,7 +51,7 @@ void rt_gather_free(rt_gather *g)
 }
 
 /* Points the per-rank views of g->tm into the gathered buffer (rank 0). */
-static void unpack(rt_gather *g, const rt_plan *p, int nranks)
+static void ts_rt_unpack(ts_rt_gather *g, const ts_rt_plan *p, int nranks)
 {
     for (int r = 0; r < nranks; r++) {
         int n = p->streams[r].nops;
@@ -66,7 +66,7 @@ static void unpack(rt_gather *g, const rt_plan *p, int nranks)
     }
 }
 
-int rt_gather_iteration(rt_gather *g, rt_exec *x, double loss, double *loss_sum, ts_err *e)
+int ts_rt_gather_iteration(ts_rt_gather *g, ts_rt_exec *x, double loss, double *loss_sum, ts_err *e)
 {
     int nops = x->plan->streams[x->rank].nops;
     memcpy(g->mine, x->t_ready, sizeof(double) * (size_t)nops);
@@ -81,15 +81,16 @@ int rt_gather_iteration(rt_gather *g, rt_exec *x, double loss, double *loss_sum,
     *loss_sum = 0;
     MPI_Ireduce(&loss, loss_sum, 1, MPI_DOUBLE, MPI_SUM, 0, x->world, &req[1]);
     x->cur = NULL;
-    int rc = rt_exec_wait(x, 2, req, "the measurements of the other ranks", e);
+    int rc = ts_rt_exec_wait(x, 2, req, "the measurements of the other ranks", e);
     if (rc == TS_OK && x->rank == 0)
-        unpack(g, x->plan, x->size);
+        ts_rt_unpack(g, x->plan, x->size);
     return rc;
 }
 
-int rt_gather_check(rt_exec *x, rt_workload *w, rt_summary *sum, char *first, size_t cap, ts_err *e)
+int ts_rt_gather_check(ts_rt_exec *x, ts_rt_workload *w, ts_rt_summary *sum, char *first,
+                       size_t cap, ts_err *e)
 {
-    rt_check c = {0};
+    ts_rt_check c = {0};
     int rc = w->check(w, x->plan, x->rank, &c, e);
     if (rc != TS_OK)
         return rc;

@@ -2,8 +2,8 @@
  * (ready, start and end per instance; finish, clock base and peak bytes) and the loss, and after
  * the run the workload's check. Collective calls: every rank makes them in the same order. The
  * analysis of what is gathered is in rt_report.c (pure, unit-tested). */
-#ifndef RT_GATHER_H
-#define RT_GATHER_H
+#ifndef TS_RT_GATHER_H
+#define TS_RT_GATHER_H
 
 #include <stddef.h>
 
@@ -12,22 +12,27 @@
 #include "rt_summary.h"
 
 typedef struct {
-    int *counts, *displs; /* per rank: doubles sent, offset in all */
+    /* per rank: doubles sent, offset in all */
+    int *counts, *displs;
     double *mine, *all;
-    const double **ready, **start, **end; /* per rank, into all (rank 0) */
+    /* per rank, into all (rank 0) */
+    const double **ready, **start, **end;
     double *finish, *base;
-    double *peak; /* per rank: peak live bytes over the iterations so far (rank 0) */
-    rt_timings tm; /* what rt_report reads (rank 0) */
-} rt_gather;
+    /* per rank: peak live bytes over the iterations so far (rank 0) */
+    double *peak;
+    /* what ts_rt_report reads (rank 0) */
+    ts_rt_timings tm;
+} ts_rt_gather;
 
-int rt_gather_init(rt_gather *g, const rt_plan *p, int rank, int nranks, ts_err *e);
-void rt_gather_free(rt_gather *g);
+int ts_rt_gather_init(ts_rt_gather *g, const ts_rt_plan *p, int rank, int nranks, ts_err *e);
+void ts_rt_gather_free(ts_rt_gather *g);
 /* This iteration's timings of every rank into g->tm on rank 0, and the loss summed over ranks
  * into *loss_sum (rank 0). */
-int rt_gather_iteration(rt_gather *g, rt_exec *x, double loss, double *loss_sum, ts_err *e);
+int ts_rt_gather_iteration(ts_rt_gather *g, ts_rt_exec *x, double loss, double *loss_sum,
+                           ts_err *e);
 /* Runs the workload's check on every rank and sums the results into sum (rank 0); first receives
  * the first mismatch of the lowest rank that has one. */
-int rt_gather_check(rt_exec *x, rt_workload *w, rt_summary *sum, char *first, size_t cap,
-                    ts_err *e);
+int ts_rt_gather_check(ts_rt_exec *x, ts_rt_workload *w, ts_rt_summary *sum, char *first,
+                       size_t cap, ts_err *e);
 
 #endif

@@ -24,54 +24,55 @@
  * plugins are unloaded and their own allocations can no longer be told from ours. */
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/lsan_interface.h>
-#define RT_LEAK_CHECK() __lsan_do_leak_check()
-#define RT_LEAK_IGNORE_BEGIN() __lsan_disable()
-#define RT_LEAK_IGNORE_END() __lsan_enable()
+#define TS_RT_LEAK_CHECK() __lsan_do_leak_check()
+#define TS_RT_LEAK_IGNORE_BEGIN() __lsan_disable()
+#define TS_RT_LEAK_IGNORE_END() __lsan_enable()
 #else
-#define RT_LEAK_CHECK() ((void)0)
-#define RT_LEAK_IGNORE_BEGIN() ((void)0)
-#define RT_LEAK_IGNORE_END() ((void)0)
+#define TS_RT_LEAK_CHECK() ((void)0)
+#define TS_RT_LEAK_IGNORE_BEGIN() ((void)0)
+#define TS_RT_LEAK_IGNORE_END() ((void)0)
 #endif
 
 typedef struct {
-    rt_options o;
+    ts_rt_options o;
     ts_schedule *sched;
-    rt_plan *plan;
-    rt_backend *be;
-    rt_workload *w;
+    ts_rt_plan *plan;
+    ts_rt_backend *be;
+    ts_rt_workload *w;
     int rank, size;
     MPI_Comm world;
-} rt_run;
+} ts_rt_run;
 
-static int make_workload(rt_run *run, ts_err *e)
+static int ts_rt_make_workload(ts_rt_run *run, ts_err *e)
 {
-    const rt_options *o = &run->o;
-    rt_workload_opts wo = {o->size, o->unit_us, run->sched->nmicros, o->check};
+    const ts_rt_options *o = &run->o;
+    ts_rt_workload_opts wo = {o->size, o->unit_us, run->sched->nmicros, o->check};
     switch (o->workload) {
-    case RT_WORK_DATAFLOW: return rt_dataflow_new(run->plan, run->rank, run->be, &wo, &run->w, e);
-    case RT_WORK_TRAIN: return rt_train_new(run->plan, run->rank, run->be, &wo, &run->w, e);
-    case RT_WORK_TIMING: return rt_timing_new(run->plan, run->be, &wo, &run->w, e);
+    case TS_RT_WORK_DATAFLOW:
+        return ts_rt_dataflow_new(run->plan, run->rank, run->be, &wo, &run->w, e);
+    case TS_RT_WORK_TRAIN: return ts_rt_train_new(run->plan, run->rank, run->be, &wo, &run->w, e);
+    case TS_RT_WORK_TIMING: return ts_rt_timing_new(run->plan, run->be, &wo, &run->w, e);
     }
     return TS_OK;
 }
 
 /* The backend of this rank: CUDA (one GPU per rank) or the CPU's BLAS. */
-static int make_backend(rt_run *run, ts_err *e)
+static int ts_rt_make_backend(ts_rt_run *run, ts_err *e)
 {
-    if (run->o.backend == RT_BACKEND_CUDA) {
+    if (run->o.backend == TS_RT_BACKEND_CUDA) {
 #ifdef TS_HAVE_CUDA
-        return rt_cuda_backend_for_rank(run->world, &run->be, e);
+        return ts_rt_cuda_backend_for_rank(run->world, &run->be, e);
 #else
         return ts_fail(e, TS_EINPUT, "--backend cuda: this tessel-run was built without CUDA");
 #endif
     }
-    return (run->be = rt_backend_cpu_new(e)) ? TS_OK : TS_ESYS;
+    return (run->be = ts_rt_backend_cpu_new(e)) ? TS_OK : TS_ESYS;
 }
 
 /* The schedule to replay: the file, unrolled to --micro-batches, and valid. */
-static int load_schedule(rt_run *run, ts_err *e)
+static int ts_rt_load_schedule(ts_rt_run *run, ts_err *e)
 {
-    const rt_options *o = &run->o;
+    const ts_rt_options *o = &run->o;
     ts_schedule *loaded = NULL;
     int rc = ts_schedule_load(o->schedule, &loaded, e);
     if (rc != TS_OK)
@@ -98,10 +99,10 @@ static int load_schedule(rt_run *run, ts_err *e)
     return TS_OK;
 }
 
-static int setup(rt_run *run, ts_err *e)
+static int ts_rt_setup(ts_rt_run *run, ts_err *e)
 {
-    const rt_options *o = &run->o;
-    int rc = load_schedule(run, e);
+    const ts_rt_options *o = &run->o;
+    int rc = ts_rt_load_schedule(run, e);
     if (rc != TS_OK)
         return rc;
     const ts_placement *pl = run->sched->placement;
@@ -117,7 +118,7 @@ static int setup(rt_run *run, ts_err *e)
     if (o->size < widest)
         return ts_fail(e, TS_EINPUT, "--size %d is smaller than the %d devices of the widest block",
                        o->size, widest);
-    if ((rc = rt_plan_build(run->sched, &run->plan, e)) != TS_OK)
+    if ((rc = ts_rt_plan_build(run->sched, &run->plan, e)) != TS_OK)
         return rc;
     void *ub = NULL;
     int flag = 0;
@@ -127,24 +128,24 @@ static int setup(rt_run *run, ts_err *e)
                        "%s needs message tags up to %ld but this MPI allows %d; use fewer "
                        "micro-batches",
                        o->schedule, run->plan->max_tag, *(int *)ub);
-    if ((rc = make_backend(run, e)) != TS_OK)
+    if ((rc = ts_rt_make_backend(run, e)) != TS_OK)
         return rc;
-    return make_workload(run, e);
+    return ts_rt_make_workload(run, e);
 }
 
-static void teardown(rt_run *run)
+static void ts_rt_teardown(ts_rt_run *run)
 {
     if (run->w)
         run->w->destroy(run->w);
     if (run->be)
         run->be->destroy(run->be);
-    rt_plan_free(run->plan);
+    ts_rt_plan_free(run->plan);
     ts_schedule_free(run->sched);
 }
 
 /* Every rank returns the worst code; the message is printed by rank 0 when rank 0 failed (the
  * ranks read the same file, so they fail alike), else by each rank that failed. */
-static int agree(rt_run *run, int rc, const ts_err *e)
+static int ts_rt_agree(ts_rt_run *run, int rc, const ts_err *e)
 {
     int rc0 = rc, worst = rc;
     MPI_Bcast(&rc0, 1, MPI_INT, 0, run->world);
@@ -158,7 +159,7 @@ static int agree(rt_run *run, int rc, const ts_err *e)
     return worst;
 }
 
-static void die(rt_run *run, const ts_err *e)
+static void ts_rt_die(ts_rt_run *run, const ts_err *e)
 {
     fprintf(stderr, "tessel-run: %s\n", e->msg);
     fflush(stderr);
@@ -167,64 +168,66 @@ static void die(rt_run *run, const ts_err *e)
 
 /* Options, schedule, plan, backend, workload and the replay loop's state, agreed on by all ranks.
  * Returns TS_OK with *help set when there is nothing to run. */
-static int start(rt_run *run, rt_exec *x, int argc, char **argv, bool *help, ts_err *e)
+static int ts_rt_start(ts_rt_run *run, ts_rt_exec *x, int argc, char **argv, bool *help, ts_err *e)
 {
-    int rc = rt_options_parse(argc, argv, &run->o, e);
+    int rc = ts_rt_options_parse(argc, argv, &run->o, e);
     *help = rc == TS_OK && run->o.help;
     if (*help) {
         if (run->rank == 0)
-            fputs(rt_options_usage(), stdout);
+            fputs(ts_rt_options_usage(), stdout);
         return TS_OK;
     }
     if (rc == TS_OK)
-        rc = setup(run, e);
-    rc = agree(run, rc, e);
+        rc = ts_rt_setup(run, e);
+    rc = ts_rt_agree(run, rc, e);
     if (rc == TS_OK)
-        rc = agree(run, rt_exec_init(x, run->plan, run->world, run->o.timeout, run->be, run->w, e),
-                   e);
+        rc = ts_rt_agree(
+            run, ts_rt_exec_init(x, run->plan, run->world, run->o.timeout, run->be, run->w, e), e);
     x->inject = run->o.inject;
 #ifdef TS_HAVE_CUDA
-    if (rc == TS_OK && run->o.backend == RT_BACKEND_CUDA)
-        rc = agree(run,
-                   rt_cuda_setup_groups(run->be, run->world, run->plan->ngroups, x->group_comm, e),
-                   e);
+    if (rc == TS_OK && run->o.backend == TS_RT_BACKEND_CUDA)
+        rc = ts_rt_agree(
+            run, ts_rt_cuda_setup_groups(run->be, run->world, run->plan->ngroups, x->group_comm, e),
+            e);
 #endif
     return rc;
 }
 
 /* The iterations: replay, gather, and on rank 0 analyse and print a row each. */
-static void run_iterations(rt_run *run, rt_exec *x, rt_gather *g, rt_summary *sum, ts_err *e)
+static void ts_rt_run_iterations(ts_rt_run *run, ts_rt_exec *x, ts_rt_gather *g, ts_rt_summary *sum,
+                                 ts_err *e)
 {
-    const rt_options *o = &run->o;
-    rt_iter_stats *stats = (rt_iter_stats *)sum->stats;
+    const ts_rt_options *o = &run->o;
+    ts_rt_iter_stats *stats = (ts_rt_iter_stats *)sum->stats;
     double *losses = (double *)sum->loss, *bsec = (double *)sum->block_seconds;
-    double unit_s = o->workload == RT_WORK_TIMING ? o->unit_us * 1e-6 : 0;
+    double unit_s = o->workload == TS_RT_WORK_TIMING ? o->unit_us * 1e-6 : 0;
     for (int it = 0; it < o->iterations; it++) {
-        if (rt_exec_iteration(x, it, e) != TS_OK)
-            die(run, e);
+        if (ts_rt_exec_iteration(x, it, e) != TS_OK)
+            ts_rt_die(run, e);
         double loss = run->w->loss ? run->w->loss(run->w) : 0;
-        if (rt_gather_iteration(g, x, loss, &losses[it], e) != TS_OK)
-            die(run, e);
+        if (ts_rt_gather_iteration(g, x, loss, &losses[it], e) != TS_OK)
+            ts_rt_die(run, e);
         if (run->rank != 0)
             continue;
-        if (rt_report_iteration(run->plan, &g->tm, unit_s, bsec, &stats[it], e) != TS_OK)
-            die(run, e);
+        if (ts_rt_report_iteration(run->plan, &g->tm, unit_s, bsec, &stats[it], e) != TS_OK)
+            ts_rt_die(run, e);
         if (!o->json) {
             if (it == 0)
-                rt_summary_header(sum, stdout);
-            rt_summary_row(sum, it, stdout);
+                ts_rt_summary_header(sum, stdout);
+            ts_rt_summary_row(sum, it, stdout);
         }
     }
 }
 
 /* The workload's check and the loss trend; the exit code on rank 0. */
-static int verdict(rt_run *run, rt_exec *x, rt_summary *sum, char *first, size_t cap, ts_err *e)
+static int ts_rt_verdict(ts_rt_run *run, ts_rt_exec *x, ts_rt_summary *sum, char *first, size_t cap,
+                         ts_err *e)
 {
-    const rt_options *o = &run->o;
+    const ts_rt_options *o = &run->o;
     if (!o->check || !run->w->check)
         return 0;
-    if (rt_gather_check(x, run->w, sum, first, cap, e) != TS_OK)
-        die(run, e);
+    if (ts_rt_gather_check(x, run->w, sum, first, cap, e) != TS_OK)
+        ts_rt_die(run, e);
     int iters = o->iterations;
     if (run->w->loss && iters >= 2 && !(sum->loss[iters - 1] < sum->loss[0]))
         sum->loss_ok = false;
@@ -233,20 +236,20 @@ static int verdict(rt_run *run, rt_exec *x, rt_summary *sum, char *first, size_t
 }
 
 /* Rank 0's trace file and final words. */
-static int finish(rt_run *run, const rt_gather *g, const rt_summary *sum, const char *first,
-                  int exit_code, ts_err *e)
+static int ts_rt_finish(ts_rt_run *run, const ts_rt_gather *g, const ts_rt_summary *sum,
+                        const char *first, int exit_code, ts_err *e)
 {
-    const rt_options *o = &run->o;
+    const ts_rt_options *o = &run->o;
     if (run->rank != 0)
         return exit_code;
-    if (o->trace && rt_report_trace(run->plan, &g->tm, o->trace, e) != TS_OK) {
+    if (o->trace && ts_rt_report_trace(run->plan, &g->tm, o->trace, e) != TS_OK) {
         fprintf(stderr, "tessel-run: %s\n", e->msg);
         exit_code = exit_code ? exit_code : TS_ESYS;
     }
     if (o->json)
-        rt_summary_json(sum, stdout);
+        ts_rt_summary_json(sum, stdout);
     else
-        rt_summary_text(sum, stdout);
+        ts_rt_summary_text(sum, stdout);
     if (sum->failed)
         fprintf(stderr, "tessel-run: check failed: %s\n", first);
     if (!sum->loss_ok)
@@ -257,53 +260,54 @@ static int finish(rt_run *run, const rt_gather *g, const rt_summary *sum, const 
 
 int main(int argc, char **argv)
 {
-    RT_LEAK_IGNORE_BEGIN(); /* MPI_Init's plugins allocate, then some are unloaded */
+    /* MPI_Init's plugins allocate, then some are unloaded */
+    TS_RT_LEAK_IGNORE_BEGIN();
     MPI_Init(&argc, &argv);
-    RT_LEAK_IGNORE_END();
-    rt_run run;
+    TS_RT_LEAK_IGNORE_END();
+    ts_rt_run run;
     memset(&run, 0, sizeof run);
     run.world = MPI_COMM_WORLD;
     MPI_Comm_set_errhandler(run.world, MPI_ERRORS_RETURN);
     MPI_Comm_rank(run.world, &run.rank);
     MPI_Comm_size(run.world, &run.size);
     ts_err e = {0};
-    rt_exec x;
+    ts_rt_exec x;
     memset(&x, 0, sizeof x);
     bool help = false;
-    int rc = start(&run, &x, argc, argv, &help, &e);
+    int rc = ts_rt_start(&run, &x, argc, argv, &help, &e);
     if (rc != TS_OK || help) {
         if (x.plan)
-            rt_exec_destroy(&x);
-        teardown(&run);
-        RT_LEAK_CHECK();
+            ts_rt_exec_destroy(&x);
+        ts_rt_teardown(&run);
+        TS_RT_LEAK_CHECK();
         MPI_Finalize();
         return rc;
     }
-    const rt_plan *p = run.plan;
+    const ts_rt_plan *p = run.plan;
     int iters = run.o.iterations;
-    rt_gather g;
+    ts_rt_gather g;
     double *bsec = calloc((size_t)p->nblocks + 1, sizeof(double));
-    rt_iter_stats *stats = calloc((size_t)iters, sizeof(rt_iter_stats));
+    ts_rt_iter_stats *stats = calloc((size_t)iters, sizeof(ts_rt_iter_stats));
     double *losses = calloc((size_t)iters, sizeof(double));
-    if (rt_gather_init(&g, p, run.rank, run.size, &e) != TS_OK || !bsec || !stats || !losses) {
+    if (ts_rt_gather_init(&g, p, run.rank, run.size, &e) != TS_OK || !bsec || !stats || !losses) {
         ts_fail(&e, TS_ESYS, "rank %d: out of memory for measurements", run.rank);
-        die(&run, &e);
+        ts_rt_die(&run, &e);
     }
-    rt_summary sum = {&run.o, p,      run.w->name, run.be->name, run.size, iters,
-                      stats,  losses, bsec,        g.peak,       false,    0,
-                      0,      0,      true,        true};
-    run_iterations(&run, &x, &g, &sum, &e);
+    ts_rt_summary sum = {&run.o, p,      run.w->name, run.be->name, run.size, iters,
+                         stats,  losses, bsec,        g.peak,       false,    0,
+                         0,      0,      true,        true};
+    ts_rt_run_iterations(&run, &x, &g, &sum, &e);
     char first[256] = "";
-    int exit_code = verdict(&run, &x, &sum, first, sizeof first, &e);
-    exit_code = finish(&run, &g, &sum, first, exit_code, &e);
+    int exit_code = ts_rt_verdict(&run, &x, &sum, first, sizeof first, &e);
+    exit_code = ts_rt_finish(&run, &g, &sum, first, exit_code, &e);
     MPI_Bcast(&exit_code, 1, MPI_INT, 0, run.world);
-    rt_gather_free(&g);
+    ts_rt_gather_free(&g);
     free(bsec);
     free(stats);
     free(losses);
-    rt_exec_destroy(&x);
-    teardown(&run);
-    RT_LEAK_CHECK();
+    ts_rt_exec_destroy(&x);
+    ts_rt_teardown(&run);
+    TS_RT_LEAK_CHECK();
     MPI_Finalize();
     return exit_code;
 }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void rt_mirror_free(rt_mirror *m)
+void ts_rt_mirror_free(ts_rt_mirror *m)
 {
     if (!m)
         return;
@@ -17,13 +17,13 @@ void rt_mirror_free(rt_mirror *m)
     memset(m, 0, sizeof *m);
 }
 
-static bool same_devices(const ts_block *a, const ts_block *b)
+static bool ts_rt_same_devices(const ts_block *a, const ts_block *b)
 {
     return a->ndevices == b->ndevices &&
            memcmp(a->devices, b->devices, sizeof(int) * (size_t)a->ndevices) == 0;
 }
 
-static bool has_edge(const ts_placement *p, int a, int b)
+static bool ts_rt_has_edge(const ts_placement *p, int a, int b)
 {
     for (int k = 0; k < p->nedges; k++)
         if (p->edges[k].src == a && p->edges[k].dst == b)
@@ -33,7 +33,8 @@ static bool has_edge(const ts_placement *p, int a, int b)
 
 /* Longest path lengths, in edges, within the sub-graph of one kind. forward_height: from the
  * block to a sink of that kind; otherwise from a source of that kind to the block. */
-static void kind_depths(const ts_placement *p, const int *topo, ts_kind kind, bool height, int *d)
+static void ts_rt_kind_depths(const ts_placement *p, const int *topo, ts_kind kind, bool height,
+                              int *d)
 {
     for (int i = 0; i < p->nblocks; i++)
         d[i] = 0;
@@ -54,7 +55,7 @@ static void kind_depths(const ts_placement *p, const int *topo, ts_kind kind, bo
 }
 
 /* Only forward and backward blocks, and no edges between micro-batches. */
-static int check_kinds(const ts_placement *p, ts_err *e)
+static int ts_rt_check_kinds(const ts_placement *p, ts_err *e)
 {
     for (int b = 0; b < p->nblocks; b++)
         if (p->blocks[b].kind == TS_KIND_OTHER)
@@ -72,7 +73,8 @@ static int check_kinds(const ts_placement *p, ts_err *e)
 }
 
 /* Each backward block's one forward partner: same devices, forward height = backward depth. */
-static int pair_blocks(const ts_placement *p, const int *hf, const int *db, rt_mirror *m, ts_err *e)
+static int ts_rt_pair_blocks(const ts_placement *p, const int *hf, const int *db, ts_rt_mirror *m,
+                             ts_err *e)
 {
     int n = p->nblocks;
     for (int b = 0; b < n; b++)
@@ -83,7 +85,7 @@ static int pair_blocks(const ts_placement *p, const int *hf, const int *db, rt_m
         int found = -1, count = 0;
         for (int f = 0; f < n; f++)
             if (p->blocks[f].kind == TS_KIND_FORWARD && hf[f] == db[b] &&
-                same_devices(&p->blocks[f], &p->blocks[b])) {
+                ts_rt_same_devices(&p->blocks[f], &p->blocks[b])) {
                 found = f;
                 count++;
             }
@@ -99,32 +101,34 @@ static int pair_blocks(const ts_placement *p, const int *hf, const int *db, rt_m
 }
 
 /* Why edge a -> c breaks the mirror (NULL when it agrees); marks forward sources and sinks. */
-static const char *edge_breaks_mirror(const ts_placement *p, rt_mirror *m, int a, int c)
+static const char *ts_rt_edge_breaks_mirror(const ts_placement *p, ts_rt_mirror *m, int a, int c)
 {
     ts_kind ka = p->blocks[a].kind, kc = p->blocks[c].kind;
     if (ka == TS_KIND_FORWARD && kc == TS_KIND_FORWARD) {
         m->sink[a] = false;
         m->source[c] = false;
-        if (m->partner[a] >= 0 && (m->partner[c] < 0 || !has_edge(p, m->partner[c], m->partner[a])))
+        if (m->partner[a] >= 0 &&
+            (m->partner[c] < 0 || !ts_rt_has_edge(p, m->partner[c], m->partner[a])))
             return "its gradient has no mirrored backward edge";
         return NULL;
     }
     if (ka == TS_KIND_BACKWARD && kc == TS_KIND_BACKWARD)
-        return has_edge(p, m->partner[c], m->partner[a]) ? NULL : "it mirrors no forward edge";
+        return ts_rt_has_edge(p, m->partner[c], m->partner[a]) ? NULL
+                                                               : "it mirrors no forward edge";
     if (ka == TS_KIND_FORWARD && kc == TS_KIND_BACKWARD)
         return m->partner[a] == c ? NULL : "a forward output may only feed its own backward block";
     return "a backward block feeds a forward block";
 }
 
 /* Every edge agrees with the pairing, and each last forward block feeds its own backward block. */
-static int check_edges(const ts_placement *p, rt_mirror *m, ts_err *e)
+static int ts_rt_check_edges(const ts_placement *p, ts_rt_mirror *m, ts_err *e)
 {
     for (int b = 0; b < p->nblocks; b++)
         if (p->blocks[b].kind == TS_KIND_FORWARD)
             m->source[b] = m->sink[b] = true;
     for (int k = 0; k < p->nedges; k++) {
         int a = p->edges[k].src, c = p->edges[k].dst;
-        const char *why = edge_breaks_mirror(p, m, a, c);
+        const char *why = ts_rt_edge_breaks_mirror(p, m, a, c);
         if (why)
             return ts_fail(e, TS_EINPUT, "placement '%s' is not mirror-shaped at edge %s -> %s: %s",
                            p->name, p->blocks[a].id, p->blocks[c].id, why);
@@ -132,7 +136,7 @@ static int check_edges(const ts_placement *p, rt_mirror *m, ts_err *e)
     for (int b = 0; b < p->nblocks; b++) {
         if (p->blocks[b].kind != TS_KIND_FORWARD || !m->sink[b])
             continue;
-        if (m->partner[b] < 0 || !has_edge(p, b, m->partner[b]))
+        if (m->partner[b] < 0 || !ts_rt_has_edge(p, b, m->partner[b]))
             return ts_fail(e, TS_EINPUT,
                            "placement '%s' is not mirror-shaped: the last forward block %s must "
                            "feed its own backward block (where the loss is taken)",
@@ -141,7 +145,7 @@ static int check_edges(const ts_placement *p, rt_mirror *m, ts_err *e)
     return TS_OK;
 }
 
-int rt_mirror_build(const ts_placement *p, rt_mirror *m, ts_err *e)
+int ts_rt_mirror_build(const ts_placement *p, ts_rt_mirror *m, ts_err *e)
 {
     memset(m, 0, sizeof *m);
     int n = p->nblocks;
@@ -156,20 +160,20 @@ int rt_mirror_build(const ts_placement *p, rt_mirror *m, ts_err *e)
     if (!m->partner || !m->source || !m->sink || !topo || !hf || !db)
         rc = ts_fail(e, TS_ESYS, "train model: out of memory");
     if (rc == TS_OK)
-        rc = check_kinds(p, e);
+        rc = ts_rt_check_kinds(p, e);
     if (rc == TS_OK && ts_placement_topo(p, topo) != 0)
         rc = ts_fail(e, TS_EINPUT, "placement '%s' has a cycle", p->name);
     if (rc == TS_OK) {
-        kind_depths(p, topo, TS_KIND_FORWARD, true, hf);
-        kind_depths(p, topo, TS_KIND_BACKWARD, false, db);
-        rc = pair_blocks(p, hf, db, m, e);
+        ts_rt_kind_depths(p, topo, TS_KIND_FORWARD, true, hf);
+        ts_rt_kind_depths(p, topo, TS_KIND_BACKWARD, false, db);
+        rc = ts_rt_pair_blocks(p, hf, db, m, e);
     }
     if (rc == TS_OK)
-        rc = check_edges(p, m, e);
+        rc = ts_rt_check_edges(p, m, e);
     free(topo);
     free(hf);
     free(db);
     if (rc != TS_OK)
-        rt_mirror_free(m);
+        ts_rt_mirror_free(m);
     return rc;
 }

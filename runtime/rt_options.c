@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *rt_options_usage(void)
+const char *ts_rt_options_usage(void)
 {
     return "usage: mpirun -np D tessel-run --schedule SCHEDULE.json [options]\n"
            "\n"
@@ -47,12 +47,12 @@ const char *rt_options_usage(void)
            "failed or timed out; the job is aborted).\n";
 }
 
-const char *rt_work_name(rt_work_kind k)
+const char *ts_rt_work_name(ts_rt_work_kind k)
 {
-    return k == RT_WORK_TRAIN ? "train" : k == RT_WORK_TIMING ? "timing" : "dataflow";
+    return k == TS_RT_WORK_TRAIN ? "train" : k == TS_RT_WORK_TIMING ? "timing" : "dataflow";
 }
 
-static int parse_int(const char *flag, const char *s, long lo, long hi, int *out, ts_err *e)
+static int ts_rt_parse_int(const char *flag, const char *s, long lo, long hi, int *out, ts_err *e)
 {
     char *end = NULL;
     errno = 0;
@@ -64,8 +64,8 @@ static int parse_int(const char *flag, const char *s, long lo, long hi, int *out
     return TS_OK;
 }
 
-static int parse_double(const char *flag, const char *s, double lo, double hi, double *out,
-                        ts_err *e)
+static int ts_rt_parse_double(const char *flag, const char *s, double lo, double hi, double *out,
+                              ts_err *e)
 {
     char *end = NULL;
     errno = 0;
@@ -78,59 +78,59 @@ static int parse_double(const char *flag, const char *s, double lo, double hi, d
 }
 
 /* One option that takes a value (flag is known, val its value). */
-static int rt_option_value(rt_options *o, const char *flag, const char *val, ts_err *e)
+static int ts_rt_option_value(ts_rt_options *o, const char *flag, const char *val, ts_err *e)
 {
     int rc = TS_OK;
     if (!strcmp(flag, "--schedule")) {
         o->schedule = val;
     } else if (!strcmp(flag, "--micro-batches")) {
-        rc = parse_int(flag, val, 1, 1000000, &o->micro_batches, e);
+        rc = ts_rt_parse_int(flag, val, 1, 1000000, &o->micro_batches, e);
     } else if (!strcmp(flag, "--iterations")) {
-        rc = parse_int(flag, val, 1, 1000000, &o->iterations, e);
+        rc = ts_rt_parse_int(flag, val, 1, 1000000, &o->iterations, e);
     } else if (!strcmp(flag, "--size")) {
-        rc = parse_int(flag, val, 1, 16384, &o->size, e);
+        rc = ts_rt_parse_int(flag, val, 1, 16384, &o->size, e);
     } else if (!strcmp(flag, "--unit-us")) {
-        rc = parse_double(flag, val, 0, 1e7, &o->unit_us, e);
+        rc = ts_rt_parse_double(flag, val, 0, 1e7, &o->unit_us, e);
     } else if (!strcmp(flag, "--timeout")) {
-        rc = parse_double(flag, val, 0.01, 1e6, &o->timeout, e);
+        rc = ts_rt_parse_double(flag, val, 0.01, 1e6, &o->timeout, e);
     } else if (!strcmp(flag, "--trace")) {
         o->trace = val;
     } else if (!strcmp(flag, "--workload")) {
         if (!strcmp(val, "dataflow"))
-            o->workload = RT_WORK_DATAFLOW;
+            o->workload = TS_RT_WORK_DATAFLOW;
         else if (!strcmp(val, "train"))
-            o->workload = RT_WORK_TRAIN;
+            o->workload = TS_RT_WORK_TRAIN;
         else if (!strcmp(val, "timing"))
-            o->workload = RT_WORK_TIMING;
+            o->workload = TS_RT_WORK_TIMING;
         else
             rc = ts_fail(e, TS_EINPUT, "--workload: expected dataflow, train or timing, got '%s'",
                          val);
     } else if (!strcmp(flag, "--inject")) {
         if (!strcmp(val, "wrong-input"))
-            o->inject = RT_INJECT_WRONG_INPUT;
+            o->inject = TS_RT_INJECT_WRONG_INPUT;
         else if (!strcmp(val, "stall"))
-            o->inject = RT_INJECT_STALL;
+            o->inject = TS_RT_INJECT_STALL;
         else
             rc = ts_fail(e, TS_EINPUT, "--inject: expected wrong-input or stall, got '%s'", val);
     } else if (!strcmp(flag, "--backend")) {
         if (!strcmp(val, "cpu"))
-            o->backend = RT_BACKEND_CPU;
+            o->backend = TS_RT_BACKEND_CPU;
         else if (!strcmp(val, "cuda"))
-            o->backend = RT_BACKEND_CUDA;
+            o->backend = TS_RT_BACKEND_CUDA;
         else
             rc = ts_fail(e, TS_EINPUT, "--backend: expected cpu or cuda, got '%s'", val);
     }
     return rc;
 }
 
-int rt_options_parse(int argc, char **argv, rt_options *o, ts_err *e)
+int ts_rt_options_parse(int argc, char **argv, ts_rt_options *o, ts_err *e)
 {
     memset(o, 0, sizeof *o);
     o->iterations = 1;
-    o->workload = RT_WORK_DATAFLOW;
+    o->workload = TS_RT_WORK_DATAFLOW;
     o->unit_us = 1000;
     o->timeout = 60;
-    o->backend = RT_BACKEND_CPU;
+    o->backend = TS_RT_BACKEND_CPU;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = NULL;
@@ -170,7 +170,7 @@ int rt_options_parse(int argc, char **argv, rt_options *o, ts_err *e)
         } else {
             return ts_fail(e, TS_EINPUT, "%s needs a value", flag);
         }
-        int rc = rt_option_value(o, flag, val, e);
+        int rc = ts_rt_option_value(o, flag, val, e);
         if (rc != TS_OK)
             return rc;
     }

@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-int rt_plan_sender(const ts_block *b)
+int ts_rt_plan_sender(const ts_block *b)
 {
     return b->devices[0];
 }
 
-int rt_block_member(const ts_block *b, int rank)
+int ts_rt_block_member(const ts_block *b, int rank)
 {
     for (int i = 0; i < b->ndevices; i++)
         if (b->devices[i] == rank)
@@ -21,12 +21,12 @@ int rt_block_member(const ts_block *b, int rank)
     return -1;
 }
 
-long rt_plan_tag(const rt_plan *p, int edge, int micro)
+long ts_rt_plan_tag(const ts_rt_plan *p, int edge, int micro)
 {
     return (long)edge * p->nmicros + micro;
 }
 
-void rt_plan_free(rt_plan *p)
+void ts_rt_plan_free(ts_rt_plan *p)
 {
     if (!p)
         return;
@@ -47,7 +47,7 @@ void rt_plan_free(rt_plan *p)
     free(p);
 }
 
-static bool same_devices(const ts_block *a, const ts_block *b)
+static bool ts_rt_same_devices(const ts_block *a, const ts_block *b)
 {
     if (a->ndevices != b->ndevices)
         return false;
@@ -56,7 +56,7 @@ static bool same_devices(const ts_block *a, const ts_block *b)
 
 /* Groups of identical device sets among multi-device blocks, numbered in block order so that
  * every rank creates the matching communicators in the same sequence. */
-static int build_groups(rt_plan *p, ts_err *e)
+static int ts_rt_build_groups(ts_rt_plan *p, ts_err *e)
 {
     const ts_placement *pl = p->s->placement;
     p->block_group = malloc(sizeof(int) * (size_t)pl->nblocks);
@@ -67,7 +67,8 @@ static int build_groups(rt_plan *p, ts_err *e)
     p->group_devs = malloc(sizeof(int) * (total + 1));
     if (!p->block_group || !p->group_off || !p->group_devs)
         return ts_fail(e, TS_ESYS, "runtime plan: out of memory");
-    int *first = malloc(sizeof(int) * (size_t)(pl->nblocks + 1)); /* representative block */
+    /* representative block */
+    int *first = malloc(sizeof(int) * (size_t)(pl->nblocks + 1));
     if (!first)
         return ts_fail(e, TS_ESYS, "runtime plan: out of memory");
     p->ngroups = 0;
@@ -78,7 +79,7 @@ static int build_groups(rt_plan *p, ts_err *e)
         if (blk->ndevices < 2)
             continue;
         for (int g = 0; g < p->ngroups; g++)
-            if (same_devices(&pl->blocks[first[g]], blk))
+            if (ts_rt_same_devices(&pl->blocks[first[g]], blk))
                 p->block_group[b] = g;
         if (p->block_group[b] >= 0)
             continue;
@@ -92,7 +93,7 @@ static int build_groups(rt_plan *p, ts_err *e)
     return TS_OK;
 }
 
-static int build_op(rt_plan *p, int rank, int entry, rt_op *op, ts_err *e)
+static int ts_rt_build_op(ts_rt_plan *p, int rank, int entry, ts_rt_op *op, ts_err *e)
 {
     const ts_schedule *s = p->s;
     const ts_placement *pl = s->placement;
@@ -109,8 +110,8 @@ static int build_op(rt_plan *p, int rank, int entry, rt_op *op, ts_err *e)
         if (pl->edges[k].src == en->block)
             nout += pl->blocks[pl->edges[k].dst].ndevices;
     }
-    op->inputs = calloc((size_t)nin + 1, sizeof(rt_input));
-    op->outputs = calloc((size_t)nout + 1, sizeof(rt_output));
+    op->inputs = calloc((size_t)nin + 1, sizeof(ts_rt_input));
+    op->outputs = calloc((size_t)nout + 1, sizeof(ts_rt_output));
     if (!op->inputs || !op->outputs)
         return ts_fail(e, TS_ESYS, "runtime plan: out of memory");
     for (int k = 0; k < pl->nedges; k++) {
@@ -118,47 +119,49 @@ static int build_op(rt_plan *p, int rank, int entry, rt_op *op, ts_err *e)
         if (ed->dst == en->block) {
             int m = en->micro - ed->distance;
             if (m < 0)
-                continue; /* no producer before the first micro-batch */
+                /* no producer before the first micro-batch */
+                continue;
             int src = p->index[ed->src * p->nmicros + m];
             if (src < 0)
                 return ts_fail(e, TS_EINPUT, "runtime plan: instance %s micro %d is missing",
                                pl->blocks[ed->src].id, m);
             const ts_block *sb = &pl->blocks[ed->src];
-            rt_input *in = &op->inputs[op->ninputs++];
+            ts_rt_input *in = &op->inputs[op->ninputs++];
             in->edge = k;
             in->src_entry = src;
-            in->local = rt_block_member(sb, rank) >= 0;
-            in->from = in->local ? rank : rt_plan_sender(sb);
-            in->tag = (int)rt_plan_tag(p, k, en->micro);
+            in->local = ts_rt_block_member(sb, rank) >= 0;
+            in->from = in->local ? rank : ts_rt_plan_sender(sb);
+            in->tag = (int)ts_rt_plan_tag(p, k, en->micro);
         }
         if (ed->src == en->block) {
             int m = en->micro + ed->distance;
             if (m >= p->nmicros)
                 continue;
             const ts_block *db = &pl->blocks[ed->dst];
-            if (rt_block_member(db, rank) >= 0)
+            if (ts_rt_block_member(db, rank) >= 0)
                 op->nlocal_uses++;
-            if (rt_plan_sender(me) != rank)
+            if (ts_rt_plan_sender(me) != rank)
                 continue;
             for (int i = 0; i < db->ndevices; i++) {
                 int d = db->devices[i];
-                if (rt_block_member(me, d) >= 0)
-                    continue; /* it computed the output itself */
-                rt_output *o = &op->outputs[op->noutputs++];
+                if (ts_rt_block_member(me, d) >= 0)
+                    /* it computed the output itself */
+                    continue;
+                ts_rt_output *o = &op->outputs[op->noutputs++];
                 o->edge = k;
                 o->to = d;
-                o->tag = (int)rt_plan_tag(p, k, m);
+                o->tag = (int)ts_rt_plan_tag(p, k, m);
             }
         }
     }
     return TS_OK;
 }
 
-int rt_plan_build(const ts_schedule *s, rt_plan **out, ts_err *e)
+int ts_rt_plan_build(const ts_schedule *s, ts_rt_plan **out, ts_err *e)
 {
     *out = NULL;
     const ts_placement *pl = s->placement;
-    rt_plan *p = calloc(1, sizeof *p);
+    ts_rt_plan *p = calloc(1, sizeof *p);
     if (!p)
         return ts_fail(e, TS_ESYS, "runtime plan: out of memory");
     p->s = s;
@@ -166,38 +169,38 @@ int rt_plan_build(const ts_schedule *s, rt_plan **out, ts_err *e)
     p->nblocks = pl->nblocks;
     p->nmicros = s->nmicros;
     if ((long)pl->nedges * s->nmicros >= INT_MAX) {
-        rt_plan_free(p);
+        ts_rt_plan_free(p);
         return ts_fail(e, TS_EINPUT,
                        "runtime plan: %d edges x %d micro-batches exceed the tag range", pl->nedges,
                        s->nmicros);
     }
     p->max_tag = pl->nedges > 0 ? (long)pl->nedges * s->nmicros - 1 : 0;
     p->index = ts_schedule_index(s);
-    p->streams = calloc((size_t)p->ndevs, sizeof(rt_stream));
+    p->streams = calloc((size_t)p->ndevs, sizeof(ts_rt_stream));
     int *off = NULL, *order = NULL;
     if (!p->index || !p->streams || ts_schedule_device_orders(s, &off, &order) != 0) {
         free(off);
         free(order);
-        rt_plan_free(p);
+        ts_rt_plan_free(p);
         return ts_fail(e, TS_ESYS, "runtime plan: out of memory");
     }
-    int rc = build_groups(p, e);
+    int rc = ts_rt_build_groups(p, e);
     for (int d = 0; d < p->ndevs && rc == TS_OK; d++) {
-        rt_stream *st = &p->streams[d];
+        ts_rt_stream *st = &p->streams[d];
         int n = off[d + 1] - off[d];
-        st->ops = calloc((size_t)n + 1, sizeof(rt_op));
+        st->ops = calloc((size_t)n + 1, sizeof(ts_rt_op));
         if (!st->ops) {
             rc = ts_fail(e, TS_ESYS, "runtime plan: out of memory");
             break;
         }
         st->nops = n;
         for (int i = 0; i < st->nops && rc == TS_OK; i++)
-            rc = build_op(p, d, order[off[d] + i], &st->ops[i], e);
+            rc = ts_rt_build_op(p, d, order[off[d] + i], &st->ops[i], e);
     }
     free(off);
     free(order);
     if (rc != TS_OK) {
-        rt_plan_free(p);
+        ts_rt_plan_free(p);
         return rc;
     }
     *out = p;

@@ -8,8 +8,8 @@
 
 #include "ts_trace.h"
 
-int rt_report_iteration(const rt_plan *p, const rt_timings *t, double unit_s, double *block_seconds,
-                        rt_iter_stats *st, ts_err *e)
+int ts_rt_report_iteration(const ts_rt_plan *p, const ts_rt_timings *t, double unit_s,
+                           double *block_seconds, ts_rt_iter_stats *st, ts_err *e)
 {
     const ts_schedule *s = p->s;
     int ne = s->nentries;
@@ -28,7 +28,7 @@ int rt_report_iteration(const rt_plan *p, const rt_timings *t, double unit_s, do
     for (int r = 0; r < t->nranks; r++) {
         if (t->finish[r] > st->wall)
             st->wall = t->finish[r];
-        const rt_stream *stm = &p->streams[r];
+        const ts_rt_stream *stm = &p->streams[r];
         for (int i = 0; i < stm->nops; i++) {
             double d = t->end[r][i] - t->start[r][i];
             int en = stm->ops[i].entry;
@@ -77,7 +77,7 @@ int rt_report_iteration(const rt_plan *p, const rt_timings *t, double unit_s, do
     return rc;
 }
 
-int rt_report_trace(const rt_plan *p, const rt_timings *t, const char *path, ts_err *e)
+int ts_rt_report_trace(const ts_rt_plan *p, const ts_rt_timings *t, const char *path, ts_err *e)
 {
     const ts_schedule *s = p->s;
     const ts_placement *pl = s->placement;
@@ -101,10 +101,10 @@ int rt_report_trace(const rt_plan *p, const rt_timings *t, const char *path, ts_
         snprintf(name, sizeof name, "rank %d", r);
         if (ts_trace_track(tr, r, name) != 0)
             rc = TS_ESYS;
-        const rt_stream *stm = &p->streams[r];
+        const ts_rt_stream *stm = &p->streams[r];
         double shift = (t->base[r] - base0) * 1e6;
         for (int i = 0; i < stm->nops && rc == TS_OK; i++) {
-            const rt_op *op = &stm->ops[i];
+            const ts_rt_op *op = &stm->ops[i];
             pos[(size_t)r * s->nentries + op->entry] = i;
             const ts_block *b = &pl->blocks[op->block];
             snprintf(name, sizeof name, "%s/%d", b->id, op->micro);
@@ -118,11 +118,11 @@ int rt_report_trace(const rt_plan *p, const rt_timings *t, const char *path, ts_
     }
     long flow = 1;
     for (int r = 0; r < t->nranks && rc == TS_OK; r++) {
-        const rt_stream *stm = &p->streams[r];
+        const ts_rt_stream *stm = &p->streams[r];
         for (int i = 0; i < stm->nops && rc == TS_OK; i++) {
-            const rt_op *op = &stm->ops[i];
+            const ts_rt_op *op = &stm->ops[i];
             for (int k = 0; k < op->ninputs; k++) {
-                const rt_input *in = &op->inputs[k];
+                const ts_rt_input *in = &op->inputs[k];
                 if (in->local)
                     continue;
                 int from = in->from, j = pos[(size_t)from * s->nentries + in->src_entry];

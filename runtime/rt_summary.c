@@ -4,27 +4,27 @@
 
 #include <jansson.h>
 
-void rt_summary_header(const rt_summary *s, FILE *out)
+void ts_rt_summary_header(const ts_rt_summary *s, FILE *out)
 {
     fprintf(out, "tessel-run: %s (%s, %d ranks, %d micro-batches), workload %s, backend %s\n",
             s->o->schedule, s->p->s->placement->name, s->ranks, s->p->nmicros, s->workload,
             s->backend);
     fprintf(out, "%4s %10s %12s %10s %14s%s\n", "iter", "wall_ms", "predicted_ms", "efficiency",
-            "micro-batch/s", s->o->workload == RT_WORK_TRAIN ? "         loss" : "");
+            "micro-batch/s", s->o->workload == TS_RT_WORK_TRAIN ? "         loss" : "");
 }
 
-void rt_summary_row(const rt_summary *s, int it, FILE *out)
+void ts_rt_summary_row(const ts_rt_summary *s, int it, FILE *out)
 {
-    const rt_iter_stats *st = &s->stats[it];
+    const ts_rt_iter_stats *st = &s->stats[it];
     fprintf(out, "%4d %10.3f %12.3f %10.3f %14.1f", it, st->wall * 1e3, st->predicted * 1e3,
             st->efficiency, st->throughput);
-    if (s->o->workload == RT_WORK_TRAIN)
+    if (s->o->workload == TS_RT_WORK_TRAIN)
         fprintf(out, " %12.6g", s->loss[it]);
     fprintf(out, "\n");
     fflush(out);
 }
 
-void rt_summary_text(const rt_summary *s, FILE *out)
+void ts_rt_summary_text(const ts_rt_summary *s, FILE *out)
 {
     ts_metrics met;
     int have = ts_schedule_metrics(s->p->s, &met) == 0;
@@ -32,28 +32,28 @@ void rt_summary_text(const rt_summary *s, FILE *out)
     for (int r = 0; r < s->ranks; r++)
         fprintf(out, " %d: %.0f (%ld)", r, s->peak_bytes[r], have ? met.peak[r] : 0L);
     fprintf(out, "\n");
-    if (s->o->workload == RT_WORK_TIMING)
+    if (s->o->workload == TS_RT_WORK_TIMING)
         fprintf(out, "planned makespan at %g us per unit: %.3f ms\n", s->o->unit_us,
                 s->stats[s->iterations - 1].planned * 1e3);
     if (s->checked) {
         const char *trend = "";
-        if (s->o->workload == RT_WORK_TRAIN)
+        if (s->o->workload == TS_RT_WORK_TRAIN)
             trend = s->iterations < 2 ? "; loss trend needs --iterations >= 2"
                     : s->loss_ok      ? "; loss decreased"
                                       : "; loss did NOT decrease";
         fprintf(out, "check: %s (%ld %s compared, max relative error %.3g)%s\n",
                 s->failed ? "FAILED" : "passed", s->compared,
-                s->o->workload == RT_WORK_DATAFLOW ? "instances" : "gradient shards",
+                s->o->workload == TS_RT_WORK_DATAFLOW ? "instances" : "gradient shards",
                 s->max_rel_error, trend);
     }
     if (have)
         ts_metrics_free(&met);
 }
 
-void rt_summary_json(const rt_summary *s, FILE *out)
+void ts_rt_summary_json(const ts_rt_summary *s, FILE *out)
 {
-    const rt_options *o = s->o;
-    const rt_plan *p = s->p;
+    const ts_rt_options *o = s->o;
+    const ts_rt_plan *p = s->p;
     ts_metrics met;
     int have = ts_schedule_metrics(p->s, &met) == 0;
     json_t *j = json_object(), *its = json_array(), *pk = json_array(), *mu = json_array();
@@ -66,16 +66,16 @@ void rt_summary_json(const rt_summary *s, FILE *out)
     json_object_set_new(j, "ranks", json_integer(s->ranks));
     json_object_set_new(j, "micro_batches", json_integer(p->nmicros));
     json_object_set_new(j, "size", json_integer(o->size));
-    if (o->workload == RT_WORK_TIMING)
+    if (o->workload == TS_RT_WORK_TIMING)
         json_object_set_new(j, "unit_us", json_real(o->unit_us));
     for (int it = 0; it < s->iterations; it++) {
-        const rt_iter_stats *st = &s->stats[it];
+        const ts_rt_iter_stats *st = &s->stats[it];
         json_t *r = json_pack("{s:i, s:f, s:f, s:f, s:f}", "iteration", it, "wall_s", st->wall,
                               "predicted_s", st->predicted, "efficiency", st->efficiency,
                               "throughput", st->throughput);
-        if (o->workload == RT_WORK_TIMING)
+        if (o->workload == TS_RT_WORK_TIMING)
             json_object_set_new(r, "planned_s", json_real(st->planned));
-        if (o->workload == RT_WORK_TRAIN)
+        if (o->workload == TS_RT_WORK_TRAIN)
             json_object_set_new(r, "loss", json_real(s->loss[it]));
         json_array_append_new(its, r);
     }

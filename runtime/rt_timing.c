@@ -11,40 +11,38 @@
 
 #include "rt_workloads.h"
 
-#define SPIN_TAIL 3e-4 /* seconds spun at the end of each wait */
+/* seconds spun at the end of each wait */
+#define SPIN_TAIL 3e-4
 
 typedef struct {
     double unit_s;
-    const rt_plan *p;
-    rt_backend *be;
+    const ts_rt_plan *p;
+    ts_rt_backend *be;
     float *one;
-} timing;
+} ts_rt_timing;
 
-static void wait_until(double end)
+/* Sleeps until SPIN_TAIL before END (a ts_clock_now() time), then spins. Each sleep is for what
+ * is left by the one clock, so an interrupted or short sleep just sleeps again. */
+static void ts_rt_wait_until(double end)
 {
-    double sleep_for = end - rt_now() - SPIN_TAIL;
-    if (sleep_for > 0) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        long long ns = (long long)ts.tv_nsec + (long long)(sleep_for * 1e9);
-        ts.tv_sec += (time_t)(ns / 1000000000LL);
-        ts.tv_nsec = (long)(ns % 1000000000LL);
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0) {
-        }
+    double left;
+    while ((left = end - SPIN_TAIL - ts_clock_now()) > 0) {
+        struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
+        nanosleep(&ts, NULL);
     }
-    while (rt_now() < end) {
+    while (ts_clock_now() < end) {
     }
 }
 
 /* Waits until every input's producer ended at least its edge's delay ago. The wait never exceeds
  * the largest delay from now (the message left after its producer ended), so clocks that differ
  * between hosts can only shorten a delay, never stall the replay. */
-static int tm_before(rt_workload *w, rt_exec *x, const rt_op *op, const float *const *inputs,
-                     ts_err *e)
+static int ts_rt_tm_before(ts_rt_workload *w, ts_rt_exec *x, const ts_rt_op *op,
+                           const float *const *inputs, ts_err *e)
 {
     (void)x;
     (void)e;
-    timing *t = w->state;
+    ts_rt_timing *t = w->state;
     const ts_placement *pl = t->p->s->placement;
     double need = 0, longest = 0;
     for (int k = 0; k < op->ninputs; k++) {
@@ -60,48 +58,48 @@ static int tm_before(rt_workload *w, rt_exec *x, const rt_op *op, const float *c
             longest = d;
     }
     if (longest > 0) {
-        double now = rt_now(), until = need;
-        wait_until(until < now + longest ? until : now + longest);
+        double now = ts_clock_now(), until = need;
+        ts_rt_wait_until(until < now + longest ? until : now + longest);
     }
     return TS_OK;
 }
 
-static int tm_compute(rt_workload *w, rt_exec *x, const rt_op *op, const float *const *inputs,
-                      float *out, ts_err *e)
+static int ts_rt_tm_compute(ts_rt_workload *w, ts_rt_exec *x, const ts_rt_op *op,
+                            const float *const *inputs, float *out, ts_err *e)
 {
     (void)inputs;
-    timing *t = w->state;
+    ts_rt_timing *t = w->state;
     const ts_block *blk = &t->p->s->placement->blocks[op->block];
-    wait_until(rt_now() + blk->span * t->unit_s);
+    ts_rt_wait_until(ts_clock_now() + blk->span * t->unit_s);
     if (blk->ndevices > 1) {
         int rc = x->be->upload(x->be, t->one, out, 1);
         if (rc != TS_OK)
-            return rt_exec_fail(x, e, TS_ESYS, "backend copy failed");
-        if ((rc = rt_exec_allreduce(x, op->block, t->one, 1, e)) != TS_OK)
+            return ts_rt_exec_fail(x, e, TS_ESYS, "backend copy failed");
+        if ((rc = ts_rt_exec_allreduce(x, op->block, t->one, 1, e)) != TS_OK)
             return rc;
     }
-    double end = rt_now();
+    double end = ts_clock_now();
     memcpy(out, &end, sizeof end);
     return TS_OK;
 }
 
-static void tm_destroy(rt_workload *w)
+static void ts_rt_tm_destroy(ts_rt_workload *w)
 {
     if (!w)
         return;
-    timing *t = w->state;
+    ts_rt_timing *t = w->state;
     if (t && t->one)
         t->be->release(t->be, t->one);
     free(t);
     free(w);
 }
 
-int rt_timing_new(const rt_plan *p, rt_backend *be, const rt_workload_opts *o, rt_workload **out,
-                  ts_err *e)
+int ts_rt_timing_new(const ts_rt_plan *p, ts_rt_backend *be, const ts_rt_workload_opts *o,
+                     ts_rt_workload **out, ts_err *e)
 {
     *out = NULL;
-    rt_workload *w = calloc(1, sizeof *w);
-    timing *t = calloc(1, sizeof *t);
+    ts_rt_workload *w = calloc(1, sizeof *w);
+    ts_rt_timing *t = calloc(1, sizeof *t);
     if (!w || !t) {
         free(w);
         free(t);
@@ -110,15 +108,15 @@ int rt_timing_new(const rt_plan *p, rt_backend *be, const rt_workload_opts *o, r
     w->state = t;
     w->name = "timing";
     w->msg_floats = sizeof(double) / sizeof(float);
-    w->before_compute = tm_before;
-    w->compute = tm_compute;
-    w->destroy = tm_destroy;
+    w->before_compute = ts_rt_tm_before;
+    w->compute = ts_rt_tm_compute;
+    w->destroy = ts_rt_tm_destroy;
     t->unit_s = o->unit_us * 1e-6;
     t->p = p;
     t->be = be;
     t->one = be->alloc(be, 1);
     if (!t->one) {
-        tm_destroy(w);
+        ts_rt_tm_destroy(w);
         return ts_fail(e, TS_ESYS, "timing: out of memory");
     }
     *out = w;

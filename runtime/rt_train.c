@@ -1,10 +1,11 @@
 /* The train workload: a multi-layer perceptron whose layers are the placement's forward blocks.
- * Forward block f computes y = tanh(W_f x) for a micro-batch of RT_TRAIN_BATCH columns, x being the
- * micro-batch's data (for a first block) or the sum of its forward inputs. Its mirrored backward
- * block takes dL/dy (the loss gradient at a last block, else the sum of the gradients coming back),
- * accumulates dL/dW_f = dz x^T over the micro-batches and sends dL/dx = W_f^T dz on. A block on p
- * devices is a tensor-parallel layer: each device owns a slice of W_f's rows, the output slices are
- * gathered with a sum (zeros elsewhere) and the input gradient's partial products are summed.
+ * Forward block f computes y = tanh(W_f x) for a micro-batch of TS_RT_TRAIN_BATCH columns, x
+ * being the micro-batch's data (for a first block) or the sum of its forward inputs. Its mirrored
+ * backward block takes dL/dy (the loss gradient at a last block, else the sum of the gradients
+ * coming back), accumulates dL/dW_f = dz x^T over the micro-batches and sends dL/dx = W_f^T dz
+ * on. A block on p devices is a tensor-parallel layer: each device owns a slice of W_f's rows, the
+ * output slices are gathered with a sum (zeros elsewhere) and the input gradient's partial
+ * products are summed.
  * Loss: 0.5/(B N) * sum ||y - t||^2 over the last blocks, so accumulated gradients are means. */
 #include <cblas.h>
 #include <math.h>
@@ -20,45 +21,50 @@
 
 typedef struct {
     int S, B, N, rank;
-    const rt_plan *p;
-    rt_backend *be;
-    rt_mirror mir;
-    int *lo, *hi; /* per block: this rank's row slice */
-    float **w, **dw; /* per forward block on this rank: weight and gradient slices */
-    float **grad0; /* host copies of the first iteration's gradient slices */
-    float **saved_x, **saved_y; /* per forward entry until its backward runs */
+    const ts_rt_plan *p;
+    ts_rt_backend *be;
+    ts_rt_mirror mir;
+    /* per block: this rank's row slice */
+    int *lo, *hi;
+    /* per forward block on this rank: weight and gradient slices */
+    float **w, **dw;
+    /* host copies of the first iteration's gradient slices */
+    float **grad0;
+    /* per forward entry until its backward runs */
+    float **saved_x, **saved_y;
     float *dy_dev, *dz_dev, *dx_dev;
-    float *host, *host2; /* S x B scratch */
+    /* S x B scratch */
+    float *host, *host2;
     double loss_acc, loss_last;
-} train;
+} ts_rt_train;
 
-static float init_weight(int S, int f, size_t i)
+static float ts_rt_init_weight(int S, int f, size_t i)
 {
-    return rt_uniform(23, (uint64_t)f, 0, i) * sqrtf(3.0f / (float)S);
+    return ts_rt_uniform(23, (uint64_t)f, 0, i) * sqrtf(3.0f / (float)S);
 }
-static float data_value(int f, int m, size_t i)
+static float ts_rt_data_value(int f, int m, size_t i)
 {
-    return rt_uniform(21, (uint64_t)f, (uint64_t)m, i);
+    return ts_rt_uniform(21, (uint64_t)f, (uint64_t)m, i);
 }
-static float target_value(int f, int m, size_t i)
+static float ts_rt_target_value(int f, int m, size_t i)
 {
-    return 0.8f * rt_uniform(22, (uint64_t)f, (uint64_t)m, i);
-}
-
-static int fail_be(rt_exec *x, train *t, ts_err *e)
-{
-    return rt_exec_fail(x, e, TS_ESYS, "%s backend operation failed", t->be->name);
+    return 0.8f * ts_rt_uniform(22, (uint64_t)f, (uint64_t)m, i);
 }
 
-static int forward(train *t, rt_exec *x, const rt_op *op, const float *const *inputs, float *out,
-                   ts_err *e)
+static int ts_rt_fail_be(ts_rt_exec *x, ts_rt_train *t, ts_err *e)
 {
-    rt_backend *be = t->be;
+    return ts_rt_exec_fail(x, e, TS_ESYS, "%s backend operation failed", t->be->name);
+}
+
+static int ts_rt_forward(ts_rt_train *t, ts_rt_exec *x, const ts_rt_op *op,
+                         const float *const *inputs, float *out, ts_err *e)
+{
+    ts_rt_backend *be = t->be;
     int f = op->block, m = op->micro, S = t->S, B = t->B;
     size_t n = (size_t)S * B;
     const ts_block *blk = &t->p->s->placement->blocks[f];
     for (size_t i = 0; i < n; i++)
-        t->host[i] = t->mir.source[f] ? data_value(f, m, i) : 0.0f;
+        t->host[i] = t->mir.source[f] ? ts_rt_data_value(f, m, i) : 0.0f;
     for (int k = 0; k < op->ninputs; k++)
         for (size_t i = 0; i < n; i++)
             t->host[i] += inputs[k][i];
@@ -68,7 +74,7 @@ static int forward(train *t, rt_exec *x, const rt_op *op, const float *const *in
             be->release(be, xd);
         if (yd)
             be->release(be, yd);
-        return rt_exec_fail(x, e, TS_ESYS, "out of memory for activations");
+        return ts_rt_exec_fail(x, e, TS_ESYS, "out of memory for activations");
     }
     int lo = t->lo[f], rows = t->hi[f] - lo;
     int rc = be->upload(be, xd, t->host, n);
@@ -78,11 +84,11 @@ static int forward(train *t, rt_exec *x, const rt_op *op, const float *const *in
     if (rc == TS_OK && rows > 0)
         rc = be->tanh_fwd(be, (size_t)rows * B, yd + (size_t)lo * B);
     if (rc != TS_OK)
-        rc = fail_be(x, t, e);
+        rc = ts_rt_fail_be(x, t, e);
     if (rc == TS_OK && blk->ndevices > 1)
-        rc = rt_exec_allreduce(x, f, yd, n, e);
+        rc = ts_rt_exec_allreduce(x, f, yd, n, e);
     if (rc == TS_OK && be->download(be, out, yd, n) != TS_OK)
-        rc = fail_be(x, t, e);
+        rc = ts_rt_fail_be(x, t, e);
     if (rc != TS_OK || t->mir.partner[f] < 0) {
         be->release(be, xd);
         be->release(be, yd);
@@ -90,41 +96,42 @@ static int forward(train *t, rt_exec *x, const rt_op *op, const float *const *in
     }
     t->saved_x[op->entry] = xd;
     t->saved_y[op->entry] = yd;
-    rt_exec_account(x, (long long)(2 * n * sizeof(float)));
+    ts_rt_exec_account(x, (long long)(2 * n * sizeof(float)));
     return TS_OK;
 }
 
-static int backward(train *t, rt_exec *x, const rt_op *op, const float *const *inputs, float *out,
-                    ts_err *e)
+static int ts_rt_backward(ts_rt_train *t, ts_rt_exec *x, const ts_rt_op *op,
+                          const float *const *inputs, float *out, ts_err *e)
 {
-    rt_backend *be = t->be;
+    ts_rt_backend *be = t->be;
     const ts_placement *pl = t->p->s->placement;
     int b = op->block, m = op->micro, f = t->mir.partner[b], S = t->S, B = t->B, N = t->N;
     size_t n = (size_t)S * B;
     int fe = t->p->index[f * N + m];
     float *xd = t->saved_x[fe], *yd = t->saved_y[fe];
     if (!xd || !yd)
-        return rt_exec_fail(x, e, TS_ESYS, "the saved activations of %s micro %d are missing",
-                            pl->blocks[f].id, m);
+        return ts_rt_exec_fail(x, e, TS_ESYS, "the saved activations of %s micro %d are missing",
+                               pl->blocks[f].id, m);
     memset(t->host, 0, n * sizeof(float));
     for (int k = 0; k < op->ninputs; k++) {
         int src = pl->edges[op->inputs[k].edge].src;
         if (pl->blocks[src].kind != TS_KIND_BACKWARD)
-            continue; /* the forward output: saved */
+            /* the forward output: saved */
+            continue;
         for (size_t i = 0; i < n; i++)
             t->host[i] += inputs[k][i];
     }
     const ts_block *blk = &pl->blocks[b];
     if (t->mir.sink[f]) {
         if (be->download(be, t->host2, yd, n) != TS_OK)
-            return fail_be(x, t, e);
+            return ts_rt_fail_be(x, t, e);
         double loss = 0, scale = 1.0 / ((double)B * N);
         for (size_t i = 0; i < n; i++) {
-            float r = t->host2[i] - target_value(f, m, i);
+            float r = t->host2[i] - ts_rt_target_value(f, m, i);
             t->host[i] += (float)(r * scale);
             loss += 0.5 * r * r * scale;
         }
-        if (rt_block_member(blk, t->rank) == 0)
+        if (ts_rt_block_member(blk, t->rank) == 0)
             t->loss_acc += loss;
     }
     int lo = t->lo[f], rows = t->hi[f] - lo;
@@ -132,44 +139,46 @@ static int backward(train *t, rt_exec *x, const rt_op *op, const float *const *i
     if (rc == TS_OK && rows > 0)
         rc = be->tanh_bwd(be, (size_t)rows * B, yd + (size_t)lo * B, t->dy_dev + (size_t)lo * B,
                           t->dz_dev);
-    if (rc == TS_OK && rows > 0) /* dW += dz x^T */
+    /* dW += dz x^T */
+    if (rc == TS_OK && rows > 0)
         rc = be->gemm(be, false, true, rows, S, B, 1.0f, t->dz_dev, B, xd, B, 1.0f, t->dw[f], S);
-    if (rc == TS_OK && !t->mir.source[f]) { /* dx = W^T dz, partial over the row slices */
+    /* dx = W^T dz, partial over the row slices */
+    if (rc == TS_OK && !t->mir.source[f]) {
         if (rows > 0)
             rc = be->gemm(be, true, false, S, B, rows, 1.0f, t->w[f], S, t->dz_dev, B, 0.0f,
                           t->dx_dev, B);
         else
             rc = be->upload(be, t->dx_dev, memset(t->host2, 0, n * sizeof(float)), n);
         if (rc != TS_OK)
-            return fail_be(x, t, e);
-        if (blk->ndevices > 1 && (rc = rt_exec_allreduce(x, b, t->dx_dev, n, e)) != TS_OK)
+            return ts_rt_fail_be(x, t, e);
+        if (blk->ndevices > 1 && (rc = ts_rt_exec_allreduce(x, b, t->dx_dev, n, e)) != TS_OK)
             return rc;
         if (be->download(be, out, t->dx_dev, n) != TS_OK)
             rc = TS_ESYS;
     }
     if (rc != TS_OK)
-        return fail_be(x, t, e);
+        return ts_rt_fail_be(x, t, e);
     be->release(be, xd);
     be->release(be, yd);
     t->saved_x[fe] = t->saved_y[fe] = NULL;
-    rt_exec_account(x, -(long long)(2 * n * sizeof(float)));
+    ts_rt_exec_account(x, -(long long)(2 * n * sizeof(float)));
     return TS_OK;
 }
 
-static int tr_compute(rt_workload *w, rt_exec *x, const rt_op *op, const float *const *inputs,
-                      float *out, ts_err *e)
+static int ts_rt_tr_compute(ts_rt_workload *w, ts_rt_exec *x, const ts_rt_op *op,
+                            const float *const *inputs, float *out, ts_err *e)
 {
-    train *t = w->state;
+    ts_rt_train *t = w->state;
     if (t->p->s->placement->blocks[op->block].kind == TS_KIND_FORWARD)
-        return forward(t, x, op, inputs, out, e);
-    return backward(t, x, op, inputs, out, e);
+        return ts_rt_forward(t, x, op, inputs, out, e);
+    return ts_rt_backward(t, x, op, inputs, out, e);
 }
 
 /* Keeps the first iteration's gradients for the check, then a plain SGD step. */
-static int tr_end_iteration(rt_workload *w, rt_exec *x, int iteration, ts_err *e)
+static int ts_rt_tr_end_iteration(ts_rt_workload *w, ts_rt_exec *x, int iteration, ts_err *e)
 {
-    train *t = w->state;
-    rt_backend *be = t->be;
+    ts_rt_train *t = w->state;
+    ts_rt_backend *be = t->be;
     for (int f = 0; f < t->p->nblocks; f++) {
         if (!t->dw[f])
             continue;
@@ -177,7 +186,7 @@ static int tr_end_iteration(rt_workload *w, rt_exec *x, int iteration, ts_err *e
         if (iteration == 0) {
             t->grad0[f] = malloc((n ? n : 1) * sizeof(float));
             if (!t->grad0[f] || be->download(be, t->grad0[f], t->dw[f], n) != TS_OK)
-                return rt_exec_fail(x, e, TS_ESYS, "could not keep the gradients");
+                return ts_rt_exec_fail(x, e, TS_ESYS, "could not keep the gradients");
         }
         float *zero = calloc(n ? n : 1, sizeof(float));
         int rc = zero ? be->axpy(be, n, -LR, t->dw[f], t->w[f]) : TS_ESYS;
@@ -185,20 +194,20 @@ static int tr_end_iteration(rt_workload *w, rt_exec *x, int iteration, ts_err *e
             rc = be->upload(be, t->dw[f], zero, n);
         free(zero);
         if (rc != TS_OK)
-            return rt_exec_fail(x, e, TS_ESYS, "optimizer step failed");
+            return ts_rt_exec_fail(x, e, TS_ESYS, "optimizer step failed");
     }
     t->loss_last = t->loss_acc;
     t->loss_acc = 0;
     return TS_OK;
 }
 
-static void tr_destroy(rt_workload *w)
+static void ts_rt_tr_destroy(ts_rt_workload *w)
 {
     if (!w)
         return;
-    train *t = w->state;
+    ts_rt_train *t = w->state;
     if (t) {
-        rt_backend *be = t->be;
+        ts_rt_backend *be = t->be;
         for (int f = 0; f < t->p->nblocks; f++) {
             if (t->w && t->w[f])
                 be->release(be, t->w[f]);
@@ -228,22 +237,23 @@ static void tr_destroy(rt_workload *w)
         free(t->saved_y);
         free(t->host);
         free(t->host2);
-        rt_mirror_free(&t->mir);
+        ts_rt_mirror_free(&t->mir);
         free(t);
     }
     free(w);
 }
 
-static int tr_check(rt_workload *w, const rt_plan *p, int rank, rt_check *c, ts_err *e);
-static double tr_loss(const rt_workload *w);
+static int ts_rt_tr_check(ts_rt_workload *w, const ts_rt_plan *p, int rank, ts_rt_check *c,
+                          ts_err *e);
+static double ts_rt_tr_loss(const ts_rt_workload *w);
 
-int rt_train_new(const rt_plan *p, int rank, rt_backend *be, const rt_workload_opts *o,
-                 rt_workload **out, ts_err *e)
+int ts_rt_train_new(const ts_rt_plan *p, int rank, ts_rt_backend *be, const ts_rt_workload_opts *o,
+                    ts_rt_workload **out, ts_err *e)
 {
     *out = NULL;
     const ts_placement *pl = p->s->placement;
-    rt_workload *w = calloc(1, sizeof *w);
-    train *t = calloc(1, sizeof *t);
+    ts_rt_workload *w = calloc(1, sizeof *w);
+    ts_rt_train *t = calloc(1, sizeof *t);
     if (!w || !t) {
         free(w);
         free(t);
@@ -251,22 +261,22 @@ int rt_train_new(const rt_plan *p, int rank, rt_backend *be, const rt_workload_o
     }
     w->state = t;
     w->name = "train";
-    w->compute = tr_compute;
-    w->end_iteration = tr_end_iteration;
-    w->check = tr_check;
-    w->loss = tr_loss;
-    w->destroy = tr_destroy;
+    w->compute = ts_rt_tr_compute;
+    w->end_iteration = ts_rt_tr_end_iteration;
+    w->check = ts_rt_tr_check;
+    w->loss = ts_rt_tr_loss;
+    w->destroy = ts_rt_tr_destroy;
     t->S = o->size;
-    t->B = RT_TRAIN_BATCH;
+    t->B = TS_RT_TRAIN_BATCH;
     t->N = p->nmicros;
     t->rank = rank;
     t->p = p;
     t->be = be;
     size_t n = (size_t)t->S * t->B;
     w->msg_floats = n;
-    int rc = rt_mirror_build(pl, &t->mir, e);
+    int rc = ts_rt_mirror_build(pl, &t->mir, e);
     if (rc != TS_OK) {
-        tr_destroy(w);
+        ts_rt_tr_destroy(w);
         return rc;
     }
     size_t nb = (size_t)pl->nblocks, ne = (size_t)p->s->nentries + 1;
@@ -289,14 +299,14 @@ int rt_train_new(const rt_plan *p, int rank, rt_backend *be, const rt_workload_o
              : TS_ESYS;
     for (int f = 0; f < pl->nblocks && rc == TS_OK; f++) {
         const ts_block *blk = &pl->blocks[f];
-        int j = rt_block_member(blk, rank);
+        int j = ts_rt_block_member(blk, rank);
         if (blk->kind != TS_KIND_FORWARD || j < 0)
             continue;
         t->lo[f] = j * t->S / blk->ndevices;
         t->hi[f] = (j + 1) * t->S / blk->ndevices;
         size_t rn = (size_t)(t->hi[f] - t->lo[f]) * t->S;
         for (size_t i = 0; i < rn; i++)
-            tmp[i] = init_weight(t->S, f, (size_t)t->lo[f] * t->S + i);
+            tmp[i] = ts_rt_init_weight(t->S, f, (size_t)t->lo[f] * t->S + i);
         t->w[f] = be->alloc(be, rn);
         if (!t->w[f] || be->upload(be, t->w[f], tmp, rn) != TS_OK)
             rc = TS_ESYS;
@@ -305,7 +315,7 @@ int rt_train_new(const rt_plan *p, int rank, rt_backend *be, const rt_workload_o
     }
     free(tmp);
     if (rc != TS_OK) {
-        tr_destroy(w);
+        ts_rt_tr_destroy(w);
         return ts_fail(e, TS_ESYS, "train: rank %d could not allocate its layers", rank);
     }
     *out = w;
@@ -313,18 +323,19 @@ int rt_train_new(const rt_plan *p, int rank, rt_backend *be, const rt_workload_o
 }
 
 /* This rank's share of the loss of the last iteration (sum over its loss-taking instances). */
-static double tr_loss(const rt_workload *w)
+static double ts_rt_tr_loss(const ts_rt_workload *w)
 {
-    return ((const train *)w->state)->loss_last;
+    return ((const ts_rt_train *)w->state)->loss_last;
 }
 
 /* The single-process run: every micro-batch forward through all layers in topological order,
  * then backward in reverse, accumulating full gradients. */
-static int tr_check(rt_workload *w, const rt_plan *p, int rank, rt_check *c, ts_err *e)
+static int ts_rt_tr_check(ts_rt_workload *w, const ts_rt_plan *p, int rank, ts_rt_check *c,
+                          ts_err *e)
 {
-    train *t = w->state;
+    ts_rt_train *t = w->state;
     const ts_placement *pl = p->s->placement;
-    const rt_mirror *mir = &t->mir;
+    const ts_rt_mirror *mir = &t->mir;
     int S = t->S, B = t->B, N = t->N, nb = pl->nblocks;
     size_t n = (size_t)S * B, ss = (size_t)S * S;
     memset(c, 0, sizeof *c);
@@ -339,7 +350,7 @@ static int tr_check(rt_workload *w, const rt_plan *p, int rank, rt_check *c, ts_
         rc = ts_fail(e, TS_EINPUT, "train check: the placement has a cycle");
     for (int f = 0; f < nb && rc == TS_OK; f++)
         for (size_t i = 0; i < ss; i++)
-            W[ss * f + i] = init_weight(S, f, i);
+            W[ss * f + i] = ts_rt_init_weight(S, f, i);
     for (int m = 0; m < N && rc == TS_OK; m++) {
         for (int q = 0; q < nb; q++) {
             int f = topo[q];
@@ -347,7 +358,7 @@ static int tr_check(rt_workload *w, const rt_plan *p, int rank, rt_check *c, ts_
                 continue;
             float *x = X + n * f, *y = Y + n * f;
             for (size_t i = 0; i < n; i++)
-                x[i] = mir->source[f] ? data_value(f, m, i) : 0.0f;
+                x[i] = mir->source[f] ? ts_rt_data_value(f, m, i) : 0.0f;
             for (int k = 0; k < pl->nedges; k++)
                 if (pl->edges[k].dst == f)
                     for (size_t i = 0; i < n; i++)
@@ -372,10 +383,11 @@ static int tr_check(rt_workload *w, const rt_plan *p, int rank, rt_check *c, ts_
             if (mir->sink[f]) {
                 double scale = 1.0 / ((double)B * N);
                 for (size_t i = 0; i < n; i++)
-                    dy[i] += (float)((y[i] - target_value(f, m, i)) * scale);
+                    dy[i] += (float)((y[i] - ts_rt_target_value(f, m, i)) * scale);
             }
             for (size_t i = 0; i < n; i++)
-                dy[i] *= 1.0f - y[i] * y[i]; /* now dz */
+                /* now dz */
+                dy[i] *= 1.0f - y[i] * y[i];
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, S, S, B, 1.0f, dy, B, X + n * f, B,
                         1.0f, G + ss * f, S);
             cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, S, B, S, 1.0f, W + ss * f, S, dy,

@@ -8,7 +8,8 @@
  * one instance of every block and unrolling it still validates, it is recorded as the repetend,
  * so that tessel-run --micro-batches can replay the schedule for more micro-batches.
  *
- * usage: rt_greedy SHAPE NDEVS NMICROS OUT.json [CAPS]   (CAPS: "4" or "4,3,2,1"; none = unbounded) */
+ * usage: rt_greedy SHAPE NDEVS NMICROS OUT.json [CAPS]
+ * (CAPS: "4" or "4,3,2,1"; none = unbounded) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,7 @@
 #include "ts_schedule.h"
 
 /* Tries windows [w, w + P) in order; keeps the first whose unrolled schedules validate. */
-static void find_repetend(ts_schedule *s, const long *start, int N)
+static void ts_rt_find_repetend(ts_schedule *s, const long *start, int N)
 {
     const ts_placement *p = s->placement;
     int nb = p->nblocks;
@@ -79,7 +80,8 @@ int main(int argc, char **argv)
             cap[d] = strtol(s, (char **)&s, 10);
             if (*s == ',')
                 s++;
-            else if (d + 1 < D && !*s) { /* one value: uniform */
+            /* one value: uniform */
+            else if (d + 1 < D && !*s) {
                 for (int k = d + 1; k < D; k++)
                     cap[k] = cap[d];
                 break;
@@ -154,7 +156,7 @@ int main(int argc, char **argv)
     ts_schedule_sort(s);
     ts_validate_opts vo = {0};
     int rc = ts_schedule_validate(s, &vo, &e);
-    find_repetend(s, start, N);
+    ts_rt_find_repetend(s, start, N);
     if (rc == TS_OK)
         rc = ts_schedule_save(s, argv[4], &e);
     if (rc != TS_OK)

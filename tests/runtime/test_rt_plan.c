@@ -46,31 +46,31 @@ static int cmp_msg(const void *a, const void *b)
 static void check_plan(const char *fixture, int expect_groups)
 {
     ts_schedule *s = load(fixture);
-    rt_plan *p = NULL;
+    ts_rt_plan *p = NULL;
     ts_err e = {0};
-    assert_int_equal(rt_plan_build(s, &p, &e), TS_OK);
+    assert_int_equal(ts_rt_plan_build(s, &p, &e), TS_OK);
     assert_int_equal(p->ngroups, expect_groups);
     const ts_placement *pl = s->placement;
     int cap = 64 * s->nentries + 64, ns = 0, nr = 0, total_ops = 0;
     msg *sent = calloc((size_t)cap, sizeof(msg)), *recv = calloc((size_t)cap, sizeof(msg));
     for (int r = 0; r < p->ndevs; r++) {
-        const rt_stream *st = &p->streams[r];
+        const ts_rt_stream *st = &p->streams[r];
         int *seen = calloc((size_t)s->nentries, sizeof(int));
         for (int i = 0; i < st->nops; i++) {
-            const rt_op *op = &st->ops[i];
+            const ts_rt_op *op = &st->ops[i];
             const ts_entry *en = &s->entries[op->entry];
             assert_true(ts_block_on(&pl->blocks[op->block], r));
             if (i > 0)
                 assert_true(s->entries[st->ops[i - 1].entry].step <= en->step);
             for (int k = 0; k < op->ninputs; k++) {
-                const rt_input *in = &op->inputs[k];
+                const ts_rt_input *in = &op->inputs[k];
                 if (in->local) {
                     assert_true(seen[in->src_entry]);
                 } else {
                     assert_int_not_equal(in->from, r);
                     recv[nr++] = (msg){in->from, r, in->tag};
                 }
-                assert_int_equal(in->tag, rt_plan_tag(p, in->edge, op->micro));
+                assert_int_equal(in->tag, ts_rt_plan_tag(p, in->edge, op->micro));
             }
             for (int k = 0; k < op->noutputs; k++)
                 sent[ns++] = (msg){r, op->outputs[k].to, op->outputs[k].tag};
@@ -89,11 +89,12 @@ static void check_plan(const char *fixture, int expect_groups)
     for (int i = 0; i < ns; i++) {
         assert_memory_equal(&sent[i], &recv[i], sizeof(msg));
         if (i)
-            assert_true(cmp_msg(&sent[i - 1], &sent[i]) != 0); /* unambiguous tags */
+            /* unambiguous tags */
+            assert_true(cmp_msg(&sent[i - 1], &sent[i]) != 0);
     }
     free(sent);
     free(recv);
-    rt_plan_free(p);
+    ts_rt_plan_free(p);
     ts_schedule_free(s);
 }
 
@@ -123,20 +124,20 @@ static void test_plan_vshape_messages(void **state)
 {
     (void)state;
     ts_schedule *s = load("runtime_vshape_1f1b.json");
-    rt_plan *p = NULL;
+    ts_rt_plan *p = NULL;
     ts_err e = {0};
-    assert_int_equal(rt_plan_build(s, &p, &e), TS_OK);
-    const rt_op *first = &p->streams[0].ops[0];
+    assert_int_equal(ts_rt_plan_build(s, &p, &e), TS_OK);
+    const ts_rt_op *first = &p->streams[0].ops[0];
     assert_string_equal(s->placement->blocks[first->block].id, "F0");
     assert_int_equal(first->ninputs, 0);
     assert_int_equal(first->noutputs, 1);
     assert_int_equal(first->outputs[0].to, 1);
-    const rt_op *last = &p->streams[0].ops[p->streams[0].nops - 1];
+    const ts_rt_op *last = &p->streams[0].ops[p->streams[0].nops - 1];
     assert_string_equal(s->placement->blocks[last->block].id, "B0");
     assert_int_equal(last->noutputs, 0);
     assert_int_equal(last->ninputs, 1);
     assert_int_equal(last->inputs[0].from, 1);
-    rt_plan_free(p);
+    ts_rt_plan_free(p);
     ts_schedule_free(s);
 }
 
@@ -145,9 +146,9 @@ static void test_mirror_kshape(void **state)
     (void)state;
     ts_schedule *s = load("runtime_kshape.json");
     const ts_placement *pl = s->placement;
-    rt_mirror m;
+    ts_rt_mirror m;
     ts_err e = {0};
-    assert_int_equal(rt_mirror_build(pl, &m, &e), TS_OK);
+    assert_int_equal(ts_rt_mirror_build(pl, &m, &e), TS_OK);
     int M = ts_placement_find(pl, "M"), Mb = ts_placement_find(pl, "M'");
     assert_true(M >= 0 && Mb >= 0);
     assert_int_equal(m.partner[M], Mb);
@@ -161,7 +162,7 @@ static void test_mirror_kshape(void **state)
         assert_int_equal(pl->blocks[b].ndevices, pl->blocks[q].ndevices);
         assert_int_not_equal(pl->blocks[b].kind, pl->blocks[q].kind);
     }
-    rt_mirror_free(&m);
+    ts_rt_mirror_free(&m);
     ts_schedule_free(s);
 }
 
@@ -169,14 +170,15 @@ static void test_mirror_finetune_frozen(void **state)
 {
     (void)state;
     ts_schedule *s = load("runtime_finetune.json");
-    rt_mirror m;
+    ts_rt_mirror m;
     ts_err e = {0};
-    assert_int_equal(rt_mirror_build(s->placement, &m, &e), TS_OK);
+    assert_int_equal(ts_rt_mirror_build(s->placement, &m, &e), TS_OK);
     int S = ts_placement_find(s->placement, "S");
     assert_true(S >= 0);
-    assert_int_equal(m.partner[S], -1); /* the frozen embedding has no backward block */
+    /* the frozen embedding has no backward block */
+    assert_int_equal(m.partner[S], -1);
     assert_true(m.source[S]);
-    rt_mirror_free(&m);
+    ts_rt_mirror_free(&m);
     ts_schedule_free(s);
 }
 
@@ -184,9 +186,9 @@ static void test_mirror_refusals(void **state)
 {
     (void)state;
     ts_schedule *s = load("runtime_vshape_zb.json");
-    rt_mirror m;
+    ts_rt_mirror m;
     ts_err e = {0};
-    assert_int_equal(rt_mirror_build(s->placement, &m, &e), TS_EINPUT);
+    assert_int_equal(ts_rt_mirror_build(s->placement, &m, &e), TS_EINPUT);
     assert_non_null(strstr(e.msg, "not mirror-shaped"));
     ts_schedule_free(s);
     /* a backward block on other devices than its forward block */
@@ -196,7 +198,7 @@ static void test_mirror_refusals(void **state)
     int b = ts_placement_add_block(p, "B", TS_KIND_BACKWARD, 1, -1, 1, &d1);
     ts_placement_add_edge(p, f, b, 0, 0);
     ts_err e2 = {0};
-    assert_int_equal(rt_mirror_build(p, &m, &e2), TS_EINPUT);
+    assert_int_equal(ts_rt_mirror_build(p, &m, &e2), TS_EINPUT);
     assert_non_null(strstr(e2.msg, "backward block B"));
     ts_placement_free(p);
 }
@@ -204,32 +206,32 @@ static void test_mirror_refusals(void **state)
 static void test_options(void **state)
 {
     (void)state;
-    rt_options o;
+    ts_rt_options o;
     ts_err e = {0};
     char *ok[] = {"tessel-run", "--schedule",      "s.json", "--workload=train",
                   "--check",    "--micro-batches", "16",     "--unit-us",
                   "2000",       "--json",          NULL};
-    assert_int_equal(rt_options_parse(10, ok, &o, &e), TS_OK);
+    assert_int_equal(ts_rt_options_parse(10, ok, &o, &e), TS_OK);
     assert_string_equal(o.schedule, "s.json");
-    assert_int_equal(o.workload, RT_WORK_TRAIN);
+    assert_int_equal(o.workload, TS_RT_WORK_TRAIN);
     assert_true(o.check && o.json);
     assert_int_equal(o.micro_batches, 16);
     assert_true(o.unit_us == 2000.0);
     assert_int_equal(o.size, 64);
     char *bad1[] = {"tessel-run", "--schedule", "s.json", "--iterations", "0", NULL};
     ts_err e1 = {0};
-    assert_int_equal(rt_options_parse(5, bad1, &o, &e1), TS_EINPUT);
+    assert_int_equal(ts_rt_options_parse(5, bad1, &o, &e1), TS_EINPUT);
     assert_non_null(strstr(e1.msg, "--iterations"));
     char *bad2[] = {"tessel-run", "--size", NULL};
     ts_err e2 = {0};
-    assert_int_equal(rt_options_parse(2, bad2, &o, &e2), TS_EINPUT);
+    assert_int_equal(ts_rt_options_parse(2, bad2, &o, &e2), TS_EINPUT);
     assert_non_null(strstr(e2.msg, "needs a value"));
     char *bad3[] = {"tessel-run", "--workload", "train", NULL};
     ts_err e3 = {0};
-    assert_int_equal(rt_options_parse(3, bad3, &o, &e3), TS_EINPUT);
+    assert_int_equal(ts_rt_options_parse(3, bad3, &o, &e3), TS_EINPUT);
     assert_non_null(strstr(e3.msg, "--schedule"));
     char *help[] = {"tessel-run", "--help", NULL};
-    assert_int_equal(rt_options_parse(2, help, &o, &e), TS_OK);
+    assert_int_equal(ts_rt_options_parse(2, help, &o, &e), TS_OK);
     assert_true(o.help);
 }
 

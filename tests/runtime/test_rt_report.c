@@ -16,14 +16,15 @@
 #include "rt_plan.h"
 #include "rt_report.h"
 
-#define UNIT 0.002 /* seconds per time unit */
+/* seconds per time unit */
+#define UNIT 0.002
 
 typedef struct {
     ts_schedule *s;
-    rt_plan *p;
+    ts_rt_plan *p;
     double **ready, **start, **end;
     double *finish, *base;
-    rt_timings t;
+    ts_rt_timings t;
 } fixture;
 
 /* Timings of a perfect replay: every instance exactly where the simulator puts it. */
@@ -33,7 +34,7 @@ static void make(fixture *f, const char *name)
     snprintf(path, sizeof path, "%s/fixtures/%s", TS_TEST_DATA, name);
     ts_err e = {0};
     assert_int_equal(ts_schedule_load(path, &f->s, &e), TS_OK);
-    assert_int_equal(rt_plan_build(f->s, &f->p, &e), TS_OK);
+    assert_int_equal(ts_rt_plan_build(f->s, &f->p, &e), TS_OK);
     ts_sim_result r;
     assert_int_equal(ts_simulate(f->s, NULL, &r, &e), TS_OK);
     int R = f->p->ndevs;
@@ -43,7 +44,7 @@ static void make(fixture *f, const char *name)
     f->finish = calloc((size_t)R, sizeof(double));
     f->base = calloc((size_t)R, sizeof(double));
     for (int d = 0; d < R; d++) {
-        const rt_stream *st = &f->p->streams[d];
+        const ts_rt_stream *st = &f->p->streams[d];
         f->ready[d] = calloc((size_t)st->nops + 1, sizeof(double));
         f->start[d] = calloc((size_t)st->nops + 1, sizeof(double));
         f->end[d] = calloc((size_t)st->nops + 1, sizeof(double));
@@ -56,12 +57,12 @@ static void make(fixture *f, const char *name)
         }
     }
     ts_sim_result_free(&r);
-    f->t = (rt_timings){R,
-                        (const double *const *)f->ready,
-                        (const double *const *)f->start,
-                        (const double *const *)f->end,
-                        f->finish,
-                        f->base};
+    f->t = (ts_rt_timings){R,
+                           (const double *const *)f->ready,
+                           (const double *const *)f->start,
+                           (const double *const *)f->end,
+                           f->finish,
+                           f->base};
 }
 
 static void drop(fixture *f)
@@ -76,7 +77,7 @@ static void drop(fixture *f)
     free(f->end);
     free(f->finish);
     free(f->base);
-    rt_plan_free(f->p);
+    ts_rt_plan_free(f->p);
     ts_schedule_free(f->s);
 }
 
@@ -89,9 +90,9 @@ static void test_perfect_replay(void **state)
         fixture f;
         make(&f, names[k]);
         double *sec = calloc((size_t)f.p->nblocks, sizeof(double));
-        rt_iter_stats st;
+        ts_rt_iter_stats st;
         ts_err e = {0};
-        assert_int_equal(rt_report_iteration(f.p, &f.t, UNIT, sec, &st, &e), TS_OK);
+        assert_int_equal(ts_rt_report_iteration(f.p, &f.t, UNIT, sec, &st, &e), TS_OK);
         assert_true(fabs(st.efficiency - 1.0) < 1e-9);
         assert_true(fabs(st.predicted - st.planned) < 1e-9);
         assert_true(fabs(st.throughput - f.p->nmicros / st.wall) < 1e-6);
@@ -109,10 +110,11 @@ static void test_late_rank(void **state)
     fixture f;
     make(&f, "runtime_vshape_1f1b.json");
     double *sec = calloc((size_t)f.p->nblocks, sizeof(double));
-    rt_iter_stats st;
+    ts_rt_iter_stats st;
     ts_err e = {0};
-    f.finish[3] = f.finish[0] * 1.1; /* its last send completed 10% after the planned end */
-    assert_int_equal(rt_report_iteration(f.p, &f.t, UNIT, sec, &st, &e), TS_OK);
+    /* its last send completed 10% after the planned end */
+    f.finish[3] = f.finish[0] * 1.1;
+    assert_int_equal(ts_rt_report_iteration(f.p, &f.t, UNIT, sec, &st, &e), TS_OK);
     assert_true(st.efficiency < 0.95);
     assert_true(fabs(st.efficiency * st.wall - st.predicted) < 1e-12);
     free(sec);
@@ -130,11 +132,12 @@ static void test_collective_uses_shortest_member(void **state)
     assert_true(M >= 0);
     for (int i = 0; i < f.p->streams[0].nops; i++)
         if (f.p->streams[0].ops[i].block == M)
-            f.start[0][i] -= 5 * UNIT; /* rank 0 came early */
+            /* rank 0 came early */
+            f.start[0][i] -= 5 * UNIT;
     double *sec = calloc((size_t)f.p->nblocks, sizeof(double));
-    rt_iter_stats st;
+    ts_rt_iter_stats st;
     ts_err e = {0};
-    assert_int_equal(rt_report_iteration(f.p, &f.t, UNIT, sec, &st, &e), TS_OK);
+    assert_int_equal(ts_rt_report_iteration(f.p, &f.t, UNIT, sec, &st, &e), TS_OK);
     assert_true(fabs(sec[M] - UNIT) < 1e-12);
     assert_true(fabs(st.efficiency - 1.0) < 1e-9);
     free(sec);
@@ -159,7 +162,7 @@ static void test_trace(void **state)
     assert_true(fd >= 0);
     close(fd);
     ts_err e = {0};
-    assert_int_equal(rt_report_trace(f.p, &f.t, path, &e), TS_OK);
+    assert_int_equal(ts_rt_report_trace(f.p, &f.t, path, &e), TS_OK);
     json_error_t je;
     json_t *j = json_load_file(path, 0, &je);
     assert_non_null(j);
