@@ -28,10 +28,14 @@
  * the fallback builds a k = 1 one). For every block b: its micro-batch offset mids[b] in the
  * window and its start start[b] in [0, period). k = max(mids) + 1. */
 typedef struct {
-    long *start; /* nblocks starts in [0, period) */
-    long period; /* P > 0 */
-    int k; /* max(mids) + 1 */
-    int *mids; /* nblocks offsets, min 0 */
+    /* nblocks starts in [0, period) */
+    long *start;
+    /* P > 0 */
+    long period;
+    /* max(mids) + 1 */
+    int k;
+    /* nblocks offsets, min 0 */
+    int *mids;
 } ts_rep;
 
 /* Arrays for nblocks blocks, zeroed (period 0, k 1). -1 on allocation failure. */
@@ -46,23 +50,29 @@ int ts_rep_k(const int *mids, int nblocks);
 void ts_rep_from_schedule(const ts_schedule *s, ts_rep *r);
 
 typedef struct {
-    bool has_memory; /* false: unconstrained */
-    long memory; /* per-device capacity (uniform) */
-    double time_limit; /* seconds for the whole completion; <= 0: none (each Z3 call still has
-                           its own cap) */
+    /* false: unconstrained */
+    bool has_memory;
+    /* per-device capacity (uniform) */
+    long memory;
+    /* seconds for the whole completion; <= 0: none (each Z3 call still has its own cap) */
+    double time_limit;
     /* Stop minimising a phase's steps once within accept * (makespan of micro_batches
      * micro-batches) of its lower bound; 0 = minimise until proven (or time is up). */
     double accept;
-    int micro_batches; /* N used by accept (TS_DEFAULT_MICRO_BATCHES when <= 0) */
+    /* N used by accept (TS_DEFAULT_MICRO_BATCHES when <= 0) */
+    int micro_batches;
 } ts_complete_opts;
 
 void ts_complete_opts_init(ts_complete_opts *o);
 
 typedef struct {
-    long warmup_steps, cooldown_steps; /* length of each phase's window */
-    bool warmup_optimal, cooldown_optimal; /* steps proven minimal */
-    bool timed_out; /* the caller's time limit ran out (a minimisation cut by
-                                          the per-phase cap only clears *_optimal) */
+    /* length of each phase's window */
+    long warmup_steps, cooldown_steps;
+    /* steps proven minimal */
+    bool warmup_optimal, cooldown_optimal;
+    /* the caller's time limit ran out (a minimisation cut by the per-phase cap only clears
+     * *_optimal) */
+    bool timed_out;
     double warmup_seconds, cooldown_seconds;
 } ts_complete_stats;
 

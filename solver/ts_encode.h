@@ -29,7 +29,8 @@ typedef struct {
     Z3_solver solver;
     Z3_sort int_sort;
     Z3_sort bool_sort;
-    long fresh; /* counter for fresh names */
+    /* counter for fresh names */
+    long fresh;
 } ts_z3;
 
 int ts_z3_open(ts_z3 *z, ts_err *e);
@@ -40,14 +41,19 @@ int ts_z3_error(ts_z3 *z, const char *where, ts_err *e);
 Z3_ast ts_z3_int_var(ts_z3 *z, const char *prefix);
 Z3_ast ts_z3_bool_var(ts_z3 *z, const char *prefix);
 Z3_ast ts_z3_num(ts_z3 *z, long v);
-Z3_ast ts_z3_add(ts_z3 *z, int n, Z3_ast *terms); /* n == 0: the numeral 0 */
+/* n == 0: the numeral 0 */
+Z3_ast ts_z3_add(ts_z3 *z, int n, Z3_ast *terms);
 Z3_ast ts_z3_add2(ts_z3 *z, Z3_ast a, Z3_ast b);
-Z3_ast ts_z3_addc(ts_z3 *z, Z3_ast a, long c); /* a + c */
-Z3_ast ts_z3_mulc(ts_z3 *z, long c, Z3_ast a); /* c * a */
+/* a + c */
+Z3_ast ts_z3_addc(ts_z3 *z, Z3_ast a, long c);
+/* c * a */
+Z3_ast ts_z3_mulc(ts_z3 *z, long c, Z3_ast a);
 Z3_ast ts_z3_le(ts_z3 *z, Z3_ast a, Z3_ast b);
 Z3_ast ts_z3_ge(ts_z3 *z, Z3_ast a, Z3_ast b);
-Z3_ast ts_z3_lec(ts_z3 *z, Z3_ast a, long c); /* a <= c */
-Z3_ast ts_z3_gec(ts_z3 *z, Z3_ast a, long c); /* a >= c */
+/* a <= c */
+Z3_ast ts_z3_lec(ts_z3 *z, Z3_ast a, long c);
+/* a >= c */
+Z3_ast ts_z3_gec(ts_z3 *z, Z3_ast a, long c);
 /* a + c <= b: the difference constraint of dependencies and exclusivity. */
 Z3_ast ts_z3_diff(ts_z3 *z, Z3_ast a, long c, Z3_ast b);
 Z3_ast ts_z3_implies(ts_z3 *z, Z3_ast a, Z3_ast b);
@@ -97,11 +103,16 @@ typedef struct {
     ts_inst *inst;
     int narcs;
     ts_arc *arcs;
-    int *doff, *dlist; /* instances on device d: dlist[doff[d] .. doff[d+1]) */
-    uint64_t *prec; /* n x n bits: x must end before y starts (forced by arcs) */
-    int words; /* 64-bit words per row of prec */
-    long *est; /* earliest start (from arcs, starting at 0) */
-    long *tail; /* longest time from start of x to the end of everything after it */
+    /* instances on device d: dlist[doff[d] .. doff[d+1]) */
+    int *doff, *dlist;
+    /* n x n bits: x must end before y starts (forced by arcs) */
+    uint64_t *prec;
+    /* 64-bit words per row of prec */
+    int words;
+    /* earliest start (from arcs, starting at 0) */
+    long *est;
+    /* longest time from start of x to the end of everything after it */
+    long *tail;
 } ts_iset;
 
 /* Builds the arcs (placement edges between instances of the set, with delays and distances;
@@ -117,7 +128,8 @@ long ts_iset_lower_bound(const ts_iset *s);
 typedef struct {
     bool has_memory;
     long cap;
-    const long *level; /* ndevs entries; NULL = all 0 */
+    /* ndevs entries; NULL = all 0 */
+    const long *level;
 } ts_memspec;
 
 /* Serial list schedule: repeatedly starts the ready instance that can start earliest and fits
@@ -147,10 +159,14 @@ void ts_imodel_free(ts_imodel *m);
 
 /* Outcome of a bounded minimisation. */
 typedef struct {
-    long best; /* best value found (the known upper bound when nothing better) */
-    bool found; /* the model produced a solution (start filled) */
-    bool optimal; /* best proven minimal */
-    bool timed_out; /* a solver call hit its time limit */
+    /* best value found (the known upper bound when nothing better) */
+    long best;
+    /* the model produced a solution (start filled) */
+    bool found;
+    /* best proven minimal */
+    bool optimal;
+    /* a solver call hit its time limit */
+    bool timed_out;
 } ts_minres;
 
 /* Minimises H (what == 0) or C (what == 1) between lo and hi (hi: a known feasible value, or
@@ -168,9 +184,11 @@ int ts_imodel_minimise(ts_imodel *m, int what, long lo, long hi, long slack, con
 typedef struct ts_rmodel ts_rmodel;
 
 typedef struct {
-    bool found; /* start and period filled */
+    /* start and period filled */
+    bool found;
     long period;
-    bool proven; /* period minimal for the candidate, or no period <= hi exists */
+    /* period minimal for the candidate, or no period <= hi exists */
+    bool proven;
     bool timed_out;
 } ts_rres;
 
@@ -186,7 +204,8 @@ void ts_rmodel_free(ts_rmodel *m);
 /* Smallest period in [lo, hi] (hi < 0: no upper bound) of the repetend with offsets mids. */
 int ts_rmodel_solve(ts_rmodel *m, const int *mids, long lo, long hi, const ts_budget *b,
                     double call_cap, long *start, ts_rres *r, ts_err *e);
-long ts_rmodel_calls(const ts_rmodel *m); /* Z3 checks so far */
+/* Z3 checks so far */
+long ts_rmodel_calls(const ts_rmodel *m);
 
 /* Builds a repetend with period P for the offsets without a solver (modulo list scheduling in
  * chain order). true: start filled with a valid window (dependencies, circular exclusivity,
@@ -228,8 +247,8 @@ int ts_memory_floor(const ts_placement *p, long cap, const ts_budget *b, long *f
  * (nblocks entries) in start. */
 int ts_memory_floor_order(const ts_placement *p, long cap, const ts_budget *b, long *floor_cap,
                           bool *exact, long *start, ts_err *e);
-/* fallback.c: a timetable that always exists when memory >= the floor: one micro-batch at a time in a
- * memory-minimal order, as a k = 1 repetend. */
+/* fallback.c: a timetable that always exists when memory >= the floor: one micro-batch at a time
+ * in a memory-minimal order, as a k = 1 repetend. */
 int ts_sequential_schedule(const ts_placement *p, bool has_memory, long cap, ts_schedule **out,
                            ts_err *e);
 /* ts_sequential_schedule as a method's last resort, recorded in st as a k = 1 repetend with its

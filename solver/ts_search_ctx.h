@@ -12,7 +12,8 @@
 
 /* ---- time ---------------------------------------------------------------------------------- */
 
-double ts_now(void); /* monotonic seconds */
+/* monotonic seconds */
+double ts_now(void);
 
 /* A wall-clock budget. deadline <= 0: none. */
 typedef struct {
@@ -31,17 +32,26 @@ double ts_budget_call(const ts_budget *b, double cap);
 
 /* Seconds one solver call may take when the search has no time limit (with one, a call gets
  * at most what is left). A cut call keeps the best answer so far, reported as not proven. */
-#define TS_LAZY_CALL_CAP 60.0 /* one repetend check of lazy */
-#define TS_FAST_CALL_CAP 30.0 /* one check of fast's memory repair */
-#define TS_FULL_CALL_CAP 120.0 /* one makespan bound of full (with a limit: a sixth of it) */
-#define TS_MODULO_CALL_CAP 600.0 /* one period of modulo */
-#define TS_COMPLETE_CALL_CAP 3.0 /* one step bound of the completion */
+/* one repetend check of lazy */
+#define TS_LAZY_CALL_CAP 60.0
+/* one check of fast's memory repair */
+#define TS_FAST_CALL_CAP 30.0
+/* one makespan bound of full (with a limit: a sixth of it) */
+#define TS_FULL_CALL_CAP 120.0
+/* one period of modulo */
+#define TS_MODULO_CALL_CAP 600.0
+/* one step bound of the completion */
+#define TS_COMPLETE_CALL_CAP 3.0
 /* Seconds of a whole step. */
-#define TS_COMPLETE_PHASE_CAP 8.0 /* the warm-up's or the cool-down's minimisation */
-#define TS_MODULO_LATENCY_CAP 30.0 /* modulo's latency minimisation and completion, no limit */
+/* the warm-up's or the cool-down's minimisation */
+#define TS_COMPLETE_PHASE_CAP 8.0
+/* modulo's latency minimisation and completion, no limit */
+#define TS_MODULO_LATENCY_CAP 30.0
 /* Sizes beyond which a step is skipped or refused (measured; see the file that uses each). */
-#define TS_LAZY_BATCH 4096 /* candidates screened together */
-#define TS_LAZY_LARGE 200000 /* candidates beyond which lazy is seeded by fast */
+/* candidates screened together */
+#define TS_LAZY_BATCH 4096
+/* candidates beyond which lazy is seeded by fast */
+#define TS_LAZY_LARGE 200000
 /* Lazy's seed and candidates get the time limit less what finishing will cost: the completion
  * or the fallback, the label and the caller's summary at N, about TS_FINISH_SECONDS per instance
  * at N and device it runs on (measured on a loaded 2-core machine: 1.5 s for the 4096-device
@@ -50,50 +60,50 @@ double ts_budget_call(const ts_budget *b, double cap);
 #define TS_FINISH_SECONDS 1.5e-6
 #define TS_LAZY_SHARE_MIN 0.5
 #define TS_LAZY_SHARE 0.95
-#define TS_FULL_MAX_INSTANCES 200000L /* N x blocks that full takes at all */
-#define TS_IMODEL_MAX_TERMS                                                                        \
-    400000L /* instance model terms: above, the greedy stands
-                                            (building one costs tens of seconds and GBs) */
+/* N x blocks that full takes at all */
+#define TS_FULL_MAX_INSTANCES 200000L
+/* instance model terms: above, the greedy stands (building one costs tens of seconds and GBs) */
+#define TS_IMODEL_MAX_TERMS 400000L
 /* With a time limit, the completion's cap: Z3 overruns its timeout while it takes in a large
  * model. Measured at --time-limit 5 (lazy, memory 50, loaded 2-core machine): building the
  * model took 0.34 s at 66,928 terms (kshape, 32 devices; phase ended 0.23 s late), 0.9-1.1 s at
  * 229,640 (kshape, 48; 0.76 s late) and 1.8 s at 339,264 (mshape, 32). Above it the greedy
  * completion stands (not proven optimal) or the fallback answers. */
 #define TS_IMODEL_MAX_TERMS_TIMED 100000L
-#define TS_LAZY_MAX_PATHS                                                                          \
-    4000000L /* blocks^2 of lazy's path table (8 bytes each):
-                                            above, its screen bounds the period by the load */
-#define TS_RMODEL_MAX_PAIRS                                                                        \
-    4000000L /* blocks^2 of lazy's repetend model (its no-idle
-                                            terms): above, only the construction answers */
+/* blocks^2 of lazy's path table (8 bytes each): above, its screen bounds the period by the load */
+#define TS_LAZY_MAX_PATHS 4000000L
+/* blocks^2 of lazy's repetend model (its no-idle terms): above, only the construction answers */
+#define TS_RMODEL_MAX_PAIRS 4000000L
 /* With a time limit, a smaller cap: Z3 does not look at its timeout while it takes in a large
  * repetend model, so one check ran 13 s past a 5 s limit at 160 blocks (vshape at 80 devices;
  * lazy at 128 blocks ended 2.6 s late, at 96 blocks 0.1 s). Above it, fast skips its memory
  * repair and lazy its solver calls; the solver-free construction and the fallback answer. */
 #define TS_RMODEL_MAX_PAIRS_TIMED 10000L
-#define TS_MODULO_COMPLETE_MAX 64 /* warm-up and cool-down instances modulo completes */
-#define TS_BOUND_MAX_COMBOS                                                                        \
-    200000L /* placements of multi-device blocks in modulo's
-                                            memory bound */
-#define TS_GREEDY_MAX_CELLS (64L * 1024 * 1024) /* modulo greedy's reservation table */
-#define TS_MODULO_MAX_INSTANCES                                                                    \
-    2000000L /* k x blocks of modulo's schedule: above, refused
-                                            (4096-device vshape: k = 4096, 33M instances,
-                                            tens of seconds and GBs to build and check) */
-#define TS_MPLAN_MAX_PAIRS                                                                         \
-    100000L /* allocating x freeing blocks of one device in
-                                            modulo's memory plan (a dense flow, quadratic in
-                                            memory and cubic in time): above, refused */
+/* warm-up and cool-down instances modulo completes */
+#define TS_MODULO_COMPLETE_MAX 64
+/* placements of multi-device blocks in modulo's memory bound */
+#define TS_BOUND_MAX_COMBOS 200000L
+/* modulo greedy's reservation table */
+#define TS_GREEDY_MAX_CELLS (64L * 1024 * 1024)
+/* k x blocks of modulo's schedule: above, refused (4096-device vshape: k = 4096, 33M
+ * instances, tens of seconds and GBs to build and check) */
+#define TS_MODULO_MAX_INSTANCES 2000000L
+/* allocating x freeing blocks of one device in modulo's memory plan (a dense flow, quadratic
+ * in memory and cubic in time): above, refused */
+#define TS_MPLAN_MAX_PAIRS 100000L
 
 /* ---- the context --------------------------------------------------------------------------- */
 
 typedef struct {
     const ts_placement *p;
     const ts_search_opts *o;
-    ts_search_stats *st; /* the caller's, or local */
+    /* the caller's, or local */
+    ts_search_stats *st;
     ts_search_stats local;
-    ts_budget budget; /* the whole search: starts at ts_ctx_begin, ends at the time limit */
-    double last_progress; /* when progress was last reported (rate limit) */
+    /* the whole search: starts at ts_ctx_begin, ends at the time limit */
+    ts_budget budget;
+    /* when progress was last reported (rate limit) */
+    double last_progress;
 } ts_search_ctx;
 
 /* Starts the clock and resets the statistics (st, or the context's own when st is NULL), so

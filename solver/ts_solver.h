@@ -41,7 +41,8 @@ typedef enum {
 } ts_search_option_id;
 
 typedef struct {
-    const char *flag; /* long command-line flag without the dashes */
+    /* long command-line flag without the dashes */
+    const char *flag;
     double def, min, max;
     const char *help;
 } ts_search_option;
@@ -87,20 +88,27 @@ typedef enum {
 const char *ts_phase_name(ts_phase ph);
 
 typedef struct {
-    const char *phase; /* a TS_SEARCH_PHASES name, e.g. "repetend", "period" */
-    long tried, total; /* candidates tried / to try (total 0 when unknown) */
-    long best_bubbles; /* -1 while none found */
-    double elapsed; /* seconds since the search began */
+    /* a TS_SEARCH_PHASES name, e.g. "repetend", "period" */
+    const char *phase;
+    /* candidates tried / to try (total 0 when unknown) */
+    long tried, total;
+    /* -1 while none found */
+    long best_bubbles;
+    /* seconds since the search began */
+    double elapsed;
 } ts_search_progress;
 
 typedef struct {
     ts_method method;
-    bool has_memory; /* false: unconstrained */
-    long memory; /* per-device capacity (uniform) */
+    /* false: unconstrained */
+    bool has_memory;
+    /* per-device capacity (uniform) */
+    long memory;
 #define TS_X_OPT_FIELD(f, t, def, lo, hi, flag, help) t f;
     TS_SEARCH_OPTIONS(TS_X_OPT_FIELD)
 #undef TS_X_OPT_FIELD
-    void (*progress)(void *ud, const ts_search_progress *p); /* may be NULL */
+    /* may be NULL */
+    void (*progress)(void *ud, const ts_search_progress *p);
     void *progress_ud;
 } ts_search_opts;
 
@@ -141,8 +149,10 @@ typedef struct {
 #define TS_X_STAT_FIELD(f, t, key, kind, init, doc) t f;
     TS_SEARCH_STATS(TS_X_STAT_FIELD)
 #undef TS_X_STAT_FIELD
-    double seconds; /* wall time of the whole search */
-    int nphases; /* phases entered, in order */
+    /* wall time of the whole search */
+    double seconds;
+    /* phases entered, in order */
+    int nphases;
     struct {
         const char *name;
         double seconds;

@@ -9,7 +9,8 @@
 typedef struct {
     const char *name;
     const char *summary;
-    int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
+    /* argv[0] is the subcommand name */
+    int (*run)(int argc, char **argv);
 } ts_cli_cmd;
 
 /* Prints "tessel CMD: message" and a hint to --help on stderr; returns 2. */
@@ -41,13 +42,15 @@ typedef struct {
     long chunks;
 } ts_cli_placement;
 
-/* Long options shared by every command that takes a placement; ids 1000..1009. */
+/* Long options shared by every command that takes a placement; ids 1000..1009. One row per
+ * option: clang-format would fold the rows of a braced list in a macro. */
+/* clang-format off */
 #define TS_CLI_PLACEMENT_OPTIONS                                                                   \
-    {"placement", required_argument, 0, 1000}, {"ndevs", required_argument, 0, 1001},              \
-        {"infer", no_argument, 0, 1002},                                                           \
-    {                                                                                              \
-        "chunks", required_argument, 0, 1003                                                       \
-    }
+    {"placement", required_argument, 0, 1000},                                                     \
+    {"ndevs", required_argument, 0, 1001},                                                         \
+    {"infer", no_argument, 0, 1002},                                                               \
+    {"chunks", required_argument, 0, 1003}
+/* clang-format on */
 #define TS_CLI_PLACEMENT_HELP                                                                      \
     "  PLACEMENT            a placement file (tessel-placement/1)\n"                               \
     "  --placement NAME     a built-in placement (see `tessel placements`)\n"                      \
@@ -69,7 +72,8 @@ int ts_cli_placement_load(const char *cmd, ts_cli_placement *pl, ts_placement **
 /* Loads a schedule file and, when n > 0, unrolls it to n micro-batches. Reports errors itself. */
 int ts_cli_schedule_load(const char *cmd, const char *path, long n, ts_schedule **out);
 /* After the options: the one positional argument, a schedule file, loaded as by
- * ts_cli_schedule_load (*path names it unless path is NULL). Reports errors itself and returns the exit code. */
+ * ts_cli_schedule_load (*path names it unless path is NULL). Reports errors itself and returns
+ * the exit code. */
 int ts_cli_schedule_arg(const char *cmd, int argc, char **argv, long n, const char **path,
                         ts_schedule **out);
 /* Views (show, render, trace) draw invalid schedules too, since the picture shows where they go

@@ -7,9 +7,12 @@
 /* Exit-code aligned categories: the command line returns these as they are. */
 enum {
     TS_OK = 0,
-    TS_ENOANSWER = 1, /* the question has no answer: invalid schedule, infeasible request */
-    TS_EINPUT = 2, /* bad usage or bad input */
-    TS_ESYS = 3 /* I/O or allocation failure */
+    /* the question has no answer: invalid schedule, infeasible request */
+    TS_ENOANSWER = 1,
+    /* bad usage or bad input */
+    TS_EINPUT = 2,
+    /* I/O or allocation failure */
+    TS_ESYS = 3
 };
 
 typedef struct ts_err {

@@ -25,11 +25,15 @@ typedef struct {
  * on the same devices (a weight-gradient pass hanging off its backward block), or -1. */
 typedef struct {
     int nstages;
-    int nfwd; /* forward blocks: the pipeline depth that sets 1F1B's warm-up */
+    /* forward blocks: the pipeline depth that sets 1F1B's warm-up */
+    int nfwd;
     int *fwd, *bwd;
-    int *att; /* per block */
-    int *stage; /* per block, -1 outside the pipeline */
-    int *rank; /* per block: position in the chain, for tie-breaks */
+    /* per block */
+    int *att;
+    /* per block, -1 outside the pipeline */
+    int *stage;
+    /* per block: position in the chain, for tie-breaks */
+    int *rank;
 } ts_bl_pipe;
 
 /* Sort key of the merge: virtual start; on a tie the deeper stage first (Chimera's middle
@@ -43,7 +47,8 @@ typedef struct {
 /* Refusal naming the placement, the reason and what the kind fits (TS_EINPUT). */
 int ts_bl_refuse(ts_err *e, const ts_baseline_info *info, const ts_placement *p, const char *why);
 
-int ts_bl_seq_push(ts_bl_seq *q, int x); /* 0, or -1 on allocation failure */
+/* 0, or -1 on allocation failure */
+int ts_bl_seq_push(ts_bl_seq *q, int x);
 ts_bl_seq *ts_bl_seqs_new(int n);
 void ts_bl_seqs_free(ts_bl_seq *q, int n);
 int ts_bl_preds_make(const ts_placement *p, ts_bl_preds *pr);

@@ -11,11 +11,16 @@
 /* One kind in the registry (baseline.c), the single list of kinds that the command line,
  * `compare` and the sweep spec read. */
 typedef struct {
-    const char *name; /* "gpipe", "1f1b", "interleaved", ... */
-    const char *description; /* the rule, in a line */
-    const char *fits; /* the placements it fits, in words (used in refusals) */
-    bool n_multiple_of_devs; /* the rule needs a micro-batch count that is a multiple of D */
-    int min_n_per_dev; /* the rule needs at least min_n_per_dev * D micro-batches (0: 1) */
+    /* "gpipe", "1f1b", "interleaved", ... */
+    const char *name;
+    /* the rule, in a line */
+    const char *description;
+    /* the placements it fits, in words (used in refusals) */
+    const char *fits;
+    /* the rule needs a micro-batch count that is a multiple of D */
+    bool n_multiple_of_devs;
+    /* the rule needs at least min_n_per_dev * D micro-batches (0: 1) */
+    int min_n_per_dev;
 } ts_baseline_info;
 
 int ts_baseline_count(void);

@@ -6,20 +6,30 @@
 #include "ts_placement.h"
 
 typedef enum {
-    TS_BOUND_LOAD = 0, /* max_d head(d) + N*load(d) + tail(d) (the first, simple bound) */
-    TS_BOUND_CRITICAL_PATH, /* the longest path of one micro-batch */
-    TS_BOUND_RECURRENCE, /* the longest path of N micro-batches through distance edges */
-    TS_BOUND_ONE_MACHINE, /* per device: Jackson's preemptive schedule, releases and tails */
-    TS_BOUND_MEMORY, /* per device: micro-batches in flight limited by the capacity */
-    TS_BOUND_PAUSES, /* blocks on every device: their total span plus the rest's bound */
+    /* max_d head(d) + N*load(d) + tail(d) (the first, simple bound) */
+    TS_BOUND_LOAD = 0,
+    /* the longest path of one micro-batch */
+    TS_BOUND_CRITICAL_PATH,
+    /* the longest path of N micro-batches through distance edges */
+    TS_BOUND_RECURRENCE,
+    /* per device: Jackson's preemptive schedule, releases and tails */
+    TS_BOUND_ONE_MACHINE,
+    /* per device: micro-batches in flight limited by the capacity */
+    TS_BOUND_MEMORY,
+    /* blocks on every device: their total span plus the rest's bound */
+    TS_BOUND_PAUSES,
     TS_BOUND_NTERMS
 } ts_bound_term;
 
 typedef struct {
-    long value; /* max of the computed terms */
-    long term[TS_BOUND_NTERMS]; /* -1 where a term was not computed (too large, no memory) */
-    ts_bound_term binding; /* the first term that reaches value */
-    int device[TS_BOUND_NTERMS]; /* the device a per-device term was taken on, -1 otherwise */
+    /* max of the computed terms */
+    long value;
+    /* -1 where a term was not computed (too large, no memory) */
+    long term[TS_BOUND_NTERMS];
+    /* the first term that reaches value */
+    ts_bound_term binding;
+    /* the device a per-device term was taken on, -1 otherwise */
+    int device[TS_BOUND_NTERMS];
 } ts_bound;
 
 const char *ts_bound_term_name(ts_bound_term t);

@@ -11,8 +11,10 @@ typedef struct {
     ts_kind kind;
     long span, memory;
     int ndev;
-    int *devs; /* sorted ascending */
-    int block; /* -1 until matched */
+    /* sorted ascending */
+    int *devs;
+    /* -1 until matched */
+    int block;
 } ts_pygid;
 
 /* One saved instance: gids[g] for micro-batch mid, starting at step. */
@@ -26,10 +28,12 @@ typedef struct {
     const char *path;
     int ndevs, nmids;
     int ngids, ninst;
-    ts_pygid *gids; /* sorted by gid */
+    /* sorted by gid */
+    ts_pygid *gids;
     ts_pyinst *inst;
     bool has_rep;
-    long rs, re; /* the repetend window [rs, re) */
+    /* the repetend window [rs, re) */
+    long rs, re;
 } ts_pyplan;
 
 /* Parses the file: fields, types, one signature per gid, one instance per (gid, mid), micro-batches

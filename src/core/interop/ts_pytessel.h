@@ -17,7 +17,8 @@ typedef struct {
      * values give the reference's unroll at that count; values where no such window exists yet
      * give a schedule without a repetend. */
     int nmicros;
-    bool has_memory; /* record this per-device capacity and check the schedule against it */
+    /* record this per-device capacity and check the schedule against it */
+    bool has_memory;
     long memory;
 } ts_pyimport_opts;
 

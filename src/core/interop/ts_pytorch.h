@@ -13,8 +13,10 @@
 /* What each block is in PyTorch's terms: stage[b] and kind[b] ('F', 'I', 'W' or 'B'). */
 typedef struct {
     int nstages;
-    int *stage; /* per block */
-    char *kind; /* per block */
+    /* per block */
+    int *stage;
+    /* per block */
+    char *kind;
 } ts_pytorch_map;
 
 /* TS_EINPUT, naming the block and why, when the format cannot express p: a block on several

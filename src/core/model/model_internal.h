@@ -24,31 +24,43 @@ int ts_section_expand(const ts_section *s, const char *where, ts_model *m, ts_er
 typedef struct {
     char id[48];
     ts_kind kind;
-    double t, mem; /* seconds; bytes applied at start (positive: stored activations) */
-    int first, ndev; /* devices [first, first + ndev) */
-    int owner; /* for a releasing block: the block whose memory it frees, else -1 */
-    double frac; /* the share of the owner's memory it frees */
+    /* seconds; bytes applied at start (positive: stored activations) */
+    double t, mem;
+    /* devices [first, first + ndev) */
+    int first, ndev;
+    /* for a releasing block: the block whose memory it frees, else -1 */
+    int owner;
+    /* the share of the owner's memory it frees */
+    double frac;
 } ts_rblock;
 
 typedef struct {
     int src, dst;
-    double delay; /* seconds */
+    /* seconds */
+    double delay;
 } ts_redge;
 
 typedef struct {
     const ts_model *m;
     const ts_hardware *h;
     const ts_derive_opts *o;
-    ts_cost_opts co; /* per-stage cost options: micro-batch b, tensor parallelism T */
-    int T, D, S; /* tensor parallelism, devices, stages (device groups of T) */
-    int R; /* forward rounds folded into each forward block (recycling) */
-    ts_layer_cost *lc; /* per layer, on a T-device stage */
-    ts_layer_cost *lsh; /* per layer, sharded over all D devices */
-    double *stat; /* weights and optimizer state per device (D entries) */
+    /* per-stage cost options: micro-batch b, tensor parallelism T */
+    ts_cost_opts co;
+    /* tensor parallelism, devices, stages (device groups of T) */
+    int T, D, S;
+    /* forward rounds folded into each forward block (recycling) */
+    int R;
+    /* per layer, on a T-device stage */
+    ts_layer_cost *lc;
+    /* per layer, sharded over all D devices */
+    ts_layer_cost *lsh;
+    /* weights and optimizer state per device (D entries) */
+    double *stat;
     int nb, capb, ne, cape;
     ts_rblock *b;
     ts_redge *ed;
-    int nostage; /* set when a builder refuses (message in the error) */
+    /* set when a builder refuses (message in the error) */
+    int nostage;
 } ts_dctx;
 
 /* A stage's aggregate over layers [j, i) of an index list. */
@@ -70,8 +82,10 @@ double ts_d_sharded_static(const ts_dctx *c, int j, int i);
 /* The stage DP for a chain with 1F1B's in-flight micro-batches (model_strategies.c). */
 int ts_d_partition_pub(ts_dctx *c, const int *items, int n, int S, double cap_less, int *cut,
                        ts_err *e);
-int ts_build_two(ts_dctx *c, ts_derive_info *info, ts_err *e); /* model_strategies2.c */
-int ts_build_terapipe(ts_dctx *c, ts_derive_info *info, ts_err *e); /* model_terapipe.c */
+/* model_strategies2.c */
+int ts_build_two(ts_dctx *c, ts_derive_info *info, ts_err *e);
+/* model_terapipe.c */
+int ts_build_terapipe(ts_dctx *c, ts_derive_info *info, ts_err *e);
 /* Quantises the real-unit blocks into a placement and fills info's units and capacity. */
 int ts_d_quantise(ts_dctx *c, const char *name, ts_placement **out, ts_derive_info *info,
                   ts_err *e);

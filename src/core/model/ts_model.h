@@ -18,17 +18,28 @@
  * parallelism); the cost functions scale them. */
 typedef struct {
     char name[48];
-    char kind[16]; /* embedding, transformer, encoder, decoder, vision, swin, merge, ... */
-    char branch[16]; /* "" on the main chain; a branch name for two-branch models */
-    double fwd_flops; /* forward FLOPs per sample */
-    double params; /* parameters this layer stores (counted in device memory) */
-    bool shared; /* its parameters are another layer's (tied): not in the unique count */
-    double act_bytes; /* activation bytes stored for backward, per sample, no recomputation */
-    double act_whole_bytes; /* the part of act_bytes that tensor parallelism does not split */
-    double act_recompute_bytes; /* ... with full recomputation (the layer's input only) */
-    double out_bytes; /* bytes sent to the next layer, per sample */
-    int allreduces; /* tensor-parallel all-reduces per forward (Megatron: 2 per block) */
-    double ar_bytes; /* bytes of each all-reduce, per sample */
+    /* embedding, transformer, encoder, decoder, vision, swin, merge, ... */
+    char kind[16];
+    /* "" on the main chain; a branch name for two-branch models */
+    char branch[16];
+    /* forward FLOPs per sample */
+    double fwd_flops;
+    /* parameters this layer stores (counted in device memory) */
+    double params;
+    /* its parameters are another layer's (tied): not in the unique count */
+    bool shared;
+    /* activation bytes stored for backward, per sample, no recomputation */
+    double act_bytes;
+    /* the part of act_bytes that tensor parallelism does not split */
+    double act_whole_bytes;
+    /* ... with full recomputation (the layer's input only) */
+    double act_recompute_bytes;
+    /* bytes sent to the next layer, per sample */
+    double out_bytes;
+    /* tensor-parallel all-reduces per forward (Megatron: 2 per block) */
+    int allreduces;
+    /* bytes of each all-reduce, per sample */
+    double ar_bytes;
     /* Token-slice costs (transformer-like layers only): forward FLOPs of a slice of l tokens
      * after a prefix of p tokens = lin * l + attn * l * (p + l). */
     double slice_lin, slice_attn;
@@ -38,10 +49,13 @@ typedef struct {
     char *name;
     char *description;
     char *source;
-    int seq; /* tokens per sample of the main sequence (0 when not a sequence model) */
-    int recycles; /* forward rounds per sample (AlphaFold2's recycling), >= 1 */
+    /* tokens per sample of the main sequence (0 when not a sequence model) */
+    int seq;
+    /* forward rounds per sample (AlphaFold2's recycling), >= 1 */
+    int recycles;
     int nstrategies;
-    char **strategies; /* the strategies that apply, from the file */
+    /* the strategies that apply, from the file */
+    char **strategies;
     int nlayers;
     ts_layer *layers;
 } ts_model;
@@ -49,13 +63,19 @@ typedef struct {
 typedef struct {
     char *name;
     char *source;
-    double peak_tflops; /* dense BF16 */
-    double efficiency; /* achievable fraction of peak */
-    double hbm_gb; /* 1 GB = 1e9 bytes */
-    double nvlink_gbs; /* GB/s per direction per GPU, inside a node */
-    double internode_gbs; /* GB/s per direction per GPU, across nodes */
+    /* dense BF16 */
+    double peak_tflops;
+    /* achievable fraction of peak */
+    double efficiency;
+    /* 1 GB = 1e9 bytes */
+    double hbm_gb;
+    /* GB/s per direction per GPU, inside a node */
+    double nvlink_gbs;
+    /* GB/s per direction per GPU, across nodes */
+    double internode_gbs;
     int gpus_per_node;
-    double workspace_gb; /* margin kept free (allocator, buffers, kernels' workspace) */
+    /* margin kept free (allocator, buffers, kernels' workspace) */
+    double workspace_gb;
 } ts_hardware;
 
 /* Finding files: NAME.json under dir (dir/hardware/NAME.json for hardware), or NAME itself when
@@ -64,8 +84,8 @@ int ts_model_path(const char *dir, const char *name, bool hardware, char *out, s
                   ts_err *e);
 /* seq > 0 replaces the file's sequence length in every section that does not set its own. */
 int ts_model_load(const char *path, int seq, ts_model **out, ts_err *e);
-int ts_hardware_load(const char *path, ts_hardware *out,
-                     ts_err *e); /* free with ts_hardware_clear */
+/* free with ts_hardware_clear */
+int ts_hardware_load(const char *path, ts_hardware *out, ts_err *e);
 /* The same from text in memory (where names it in messages): for programs that read no files. */
 int ts_model_parse(const char *text, size_t len, const char *where, int seq, ts_model **out,
                    ts_err *e);
@@ -75,31 +95,45 @@ void ts_hardware_clear(ts_hardware *h);
 bool ts_model_has_strategy(const ts_model *m, const char *strategy);
 
 /* Model totals. */
-double ts_model_params(const ts_model *m); /* unique parameters */
-double ts_model_fwd_flops(const ts_model *m); /* forward FLOPs per sample (one round) */
+/* unique parameters */
+double ts_model_params(const ts_model *m);
+/* forward FLOPs per sample (one round) */
+double ts_model_fwd_flops(const ts_model *m);
 
 /* The cost of one layer on hardware: micro-batch b, tensor parallelism T (T devices in one
  * node when T <= gpus_per_node). All times in seconds, bytes per device. */
 typedef struct {
     int b, T;
-    bool recompute; /* full activation recomputation: store inputs only, redo the forward */
-    bool infer; /* forward only, no gradients or optimizer state */
+    /* full activation recomputation: store inputs only, redo the forward */
+    bool recompute;
+    /* forward only, no gradients or optimizer state */
+    bool infer;
 } ts_cost_opts;
 
 typedef struct {
-    double fwd_s; /* forward compute + its all-reduces */
-    double bgrad_s; /* backward input-gradient half (+ recomputation) + its all-reduces */
-    double wgrad_s; /* backward weight-gradient half */
-    double static_bytes; /* weights (+ gradients and optimizer state when training) */
-    double act_bytes; /* stored per micro-batch (0 in inference) */
-    double out_bytes; /* sent to the next layer per micro-batch */
+    /* forward compute + its all-reduces */
+    double fwd_s;
+    /* backward input-gradient half (+ recomputation) + its all-reduces */
+    double bgrad_s;
+    /* backward weight-gradient half */
+    double wgrad_s;
+    /* weights (+ gradients and optimizer state when training) */
+    double static_bytes;
+    /* stored per micro-batch (0 in inference) */
+    double act_bytes;
+    /* sent to the next layer per micro-batch */
+    double out_bytes;
 } ts_layer_cost;
 
-#define TS_BYTES_PER_PARAM_TRAIN 16.0 /* bf16 weight and gradient, fp32 master, Adam m and v */
-#define TS_BYTES_PER_PARAM_INFER 2.0 /* bf16 weight */
+/* bf16 weight and gradient, fp32 master, Adam m and v */
+#define TS_BYTES_PER_PARAM_TRAIN 16.0
+/* bf16 weight */
+#define TS_BYTES_PER_PARAM_INFER 2.0
 
-double ts_hw_flops(const ts_hardware *h); /* achievable FLOP/s */
-double ts_hw_link_bw(const ts_hardware *h, int a, int b); /* bytes/s between devices a and b */
+/* achievable FLOP/s */
+double ts_hw_flops(const ts_hardware *h);
+/* bytes/s between devices a and b */
+double ts_hw_link_bw(const ts_hardware *h, int a, int b);
 /* Ring all-reduce of n bytes over devices [first, first + T): 2 (T-1)/T n / bandwidth. */
 double ts_hw_allreduce_s(const ts_hardware *h, int first, int T, double n);
 void ts_layer_cost_of(const ts_layer *l, const ts_hardware *h, const ts_cost_opts *o, int first_dev,
@@ -118,11 +152,14 @@ double ts_layer_slice_fwd_s(const ts_layer *l, const ts_hardware *h, const ts_co
 typedef struct {
     int n, S, N;
     const double *cost, *stat, *act, *send;
-    const double *cap; /* S entries */
-    const double *inflight; /* S entries */
+    /* S entries */
+    const double *cap;
+    /* S entries */
+    const double *inflight;
 } ts_stage_problem;
 int ts_stage_partition(const ts_stage_problem *p, int *cut, double *objective, ts_err *e);
-/* The objective of one partition (or -1 when it breaks memory): shared with the tests' brute force. */
+/* The objective of one partition (or -1 when it breaks memory): shared with the tests' brute
+ * force. */
 double ts_stage_objective(const ts_stage_problem *p, const int *cut);
 
 /* Token slicing (TeraPipe's DP): cut L granules of g tokens into at most maxk slices; slice
@@ -137,32 +174,48 @@ double ts_slice_objective(int nslices, const int *len, int g, int K, ts_slice_co
 
 /* Placement derivation. */
 typedef struct {
-    const char *strategy; /* 1f1b, interleaved, zb, chimera, gpipe, mshape, nnshape, kshape,
-                              mllm, alphafold, terapipe */
-    int gpus, b, T; /* D = T * stages */
-    int chunks; /* interleaved: model chunks per device (0 = 2) */
-    int nmicros; /* micro-batches the stage DP plans for (0 = 2 * stages) */
-    int max_slices; /* terapipe: at most this many token slices (0 = 8) */
-    int max_span; /* quantisation: largest span allowed (0 = 64) */
+    /* 1f1b, interleaved, zb, chimera, gpipe, mshape, nnshape, kshape, mllm, alphafold, terapipe */
+    const char *strategy;
+    /* D = T * stages */
+    int gpus, b, T;
+    /* interleaved: model chunks per device (0 = 2) */
+    int chunks;
+    /* micro-batches the stage DP plans for (0 = 2 * stages) */
+    int nmicros;
+    /* terapipe: at most this many token slices (0 = 8) */
+    int max_slices;
+    /* quantisation: largest span allowed (0 = 64) */
+    int max_span;
     bool recompute, infer;
 } ts_derive_opts;
 
 typedef struct {
-    double time_unit_s; /* one span step */
-    double time_error; /* sum |span*unit - t| / sum t over blocks */
+    /* one span step */
+    double time_unit_s;
+    /* sum |span*unit - t| / sum t over blocks */
+    double time_error;
     /* Memory units differ per GPU so that one capacity (in units) serves every GPU: GPU d's unit
      * is its free memory (HBM - workspace - weights and optimizer state on d) / capacity. The
      * solver takes one capacity for all devices; this states the per-GPU capacities exactly. */
-    double *memory_unit_dev; /* bytes per unit on each GPU (owned, D entries) */
-    double memory_unit_bytes; /* the smallest of them (the fullest GPU's) */
-    double memory_error; /* rounding up of activation bytes, over all blocks and GPUs */
-    double static_bytes_max; /* weights + optimizer state on the fullest GPU */
-    double capacity_bytes; /* HBM - static - workspace on the fullest GPU */
-    long capacity; /* in memory units, the same on every GPU */
+    /* bytes per unit on each GPU (owned, D entries) */
+    double *memory_unit_dev;
+    /* the smallest of them (the fullest GPU's) */
+    double memory_unit_bytes;
+    /* rounding up of activation bytes, over all blocks and GPUs */
+    double memory_error;
+    /* weights + optimizer state on the fullest GPU */
+    double static_bytes_max;
+    /* HBM - static - workspace on the fullest GPU */
+    double capacity_bytes;
+    /* in memory units, the same on every GPU */
+    long capacity;
     int stages;
-    int nslices; /* terapipe */
-    int *slice_tokens; /* terapipe: nslices entries (owned) */
-    int *cuts; /* first layer of each stage (stages entries, owned) */
+    /* terapipe */
+    int nslices;
+    /* terapipe: nslices entries (owned) */
+    int *slice_tokens;
+    /* first layer of each stage (stages entries, owned) */
+    int *cuts;
 } ts_derive_info;
 
 int ts_model_derive(const ts_model *m, const ts_hardware *h, const ts_derive_opts *o,

@@ -19,17 +19,23 @@ typedef enum { TS_KIND_FORWARD = 0, TS_KIND_BACKWARD = 1, TS_KIND_OTHER = 2 } ts
 typedef struct {
     char *id;
     ts_kind kind;
-    int span; /* > 0 time units */
-    int memory; /* signed units, applied when the block starts */
-    int ndevices; /* >= 1 */
-    int *devices; /* sorted ascending, unique, each in [0, ndevs) */
+    /* > 0 time units */
+    int span;
+    /* signed units, applied when the block starts */
+    int memory;
+    /* >= 1 */
+    int ndevices;
+    /* sorted ascending, unique, each in [0, ndevs) */
+    int *devices;
 } ts_block;
 
 /* start(dst, m) >= start(src, m - distance) + span(src) + delay, for every m >= distance. */
 typedef struct {
     int src, dst;
-    int delay; /* communication delay, >= 0 */
-    int distance; /* micro-batch distance, >= 0 (0 = same micro-batch) */
+    /* communication delay, >= 0 */
+    int delay;
+    /* micro-batch distance, >= 0 (0 = same micro-batch) */
+    int distance;
 } ts_edge;
 
 typedef struct {
@@ -43,12 +49,15 @@ typedef struct {
      * file's units, which `tessel search` takes when no --memory is given, and the units. */
     bool has_capacity;
     long capacity;
-    double time_unit_s; /* seconds per span step, 0 when not stated */
-    double *memory_unit_bytes; /* bytes per memory unit on each device, or NULL */
+    /* seconds per span step, 0 when not stated */
+    double time_unit_s;
+    /* bytes per memory unit on each device, or NULL */
+    double *memory_unit_bytes;
 } ts_placement;
 
 const char *ts_kind_name(ts_kind k);
-int ts_kind_parse(const char *s, ts_kind *out); /* 0 on success */
+/* 0 on success */
+int ts_kind_parse(const char *s, ts_kind *out);
 
 ts_placement *ts_placement_new(const char *name, int ndevs);
 void ts_placement_free(ts_placement *p);
@@ -57,7 +66,8 @@ ts_placement *ts_placement_clone(const ts_placement *p);
 int ts_placement_add_block(ts_placement *p, const char *id, ts_kind kind, int span, int memory,
                            int ndevices, const int *devices);
 int ts_placement_add_edge(ts_placement *p, int src, int dst, int delay, int distance);
-int ts_placement_find(const ts_placement *p, const char *id); /* index or -1 */
+/* index or -1 */
+int ts_placement_find(const ts_placement *p, const char *id);
 bool ts_block_on(const ts_block *b, int dev);
 bool ts_placement_has_distance_edges(const ts_placement *p);
 
@@ -82,7 +92,8 @@ int ts_placement_topo(const ts_placement *p, int *order);
 void ts_placement_earliest(const ts_placement *p, long *est);
 /* Longest path from the end of each block to the end of the micro-batch (0 for sinks). */
 void ts_placement_tail(const ts_placement *p, long *tail);
-/* The chain order of the search: topological by earliest start, ties by lowest device, then index. */
+/* The chain order of the search: topological by earliest start, ties by lowest device, then
+ * index. */
 int ts_placement_chain_order(const ts_placement *p, int *order);
 /* Sum of spans of the blocks that occupy each device, for one micro-batch (ndevs entries). */
 void ts_placement_device_load(const ts_placement *p, long *load);
@@ -95,7 +106,8 @@ long ts_lower_bound(const ts_placement *p, int n);
 struct json_t;
 int ts_placement_units_from_json(ts_placement *p, struct json_t *j, const char *where, ts_err *e);
 void ts_placement_units_to_json(const ts_placement *p, struct json_t *j);
-int ts_placement_units_copy(ts_placement *q, const ts_placement *p); /* -1: out of memory */
+/* -1: out of memory */
+int ts_placement_units_copy(ts_placement *q, const ts_placement *p);
 
 /* JSON files (format "tessel-placement/1"). path "-" means stdin/stdout. */
 int ts_placement_load(const char *path, ts_placement **out, ts_err *e);
@@ -105,15 +117,20 @@ int ts_placement_save(const ts_placement *p, const char *path, ts_err *e);
 typedef struct {
     const char *name;
     const char *description;
-    int min_devs; /* smallest device count */
-    int max_devs; /* largest device count (TS_MAX_DEVS when unbounded) */
-    int step_devs; /* device count must be a multiple of this (1 or 2) */
+    /* smallest device count */
+    int min_devs;
+    /* largest device count (TS_MAX_DEVS when unbounded) */
+    int max_devs;
+    /* device count must be a multiple of this (1 or 2) */
+    int step_devs;
 } ts_builtin_info;
 
 typedef struct {
     int ndevs;
-    bool infer; /* inference variant: no backward blocks, memory 0 */
-    int chunks; /* model chunks per device where the shape has them (0 = default) */
+    /* inference variant: no backward blocks, memory 0 */
+    bool infer;
+    /* model chunks per device where the shape has them (0 = default) */
+    int chunks;
 } ts_builtin_opts;
 
 int ts_builtin_count(void);

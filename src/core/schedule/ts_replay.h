@@ -15,15 +15,20 @@
 
 typedef struct {
     const ts_placement *p;
-    int nmicros; /* micro-batches the instances belong to */
+    /* micro-batches the instances belong to */
+    int nmicros;
     int ninst;
-    const int *inst; /* nblocks * nmicros: instance of (b, m) at b * nmicros + m, -1 when
-                                absent (edges to or from it are left out) */
-    const int *dev_off; /* ndevs + 1: device d runs dev_order[dev_off[d] .. dev_off[d+1]) */
-    const int *dev_order; /* instance indices, in each device's order */
-    const double *duration; /* ninst */
-    const double *edge_wait; /* nedges: wait after the source ends, replacing the edge's delay;
-                                NULL: the delays */
+    /* nblocks * nmicros: instance of (b, m) at b * nmicros + m, -1 when absent (edges to or from
+     * it are left out) */
+    const int *inst;
+    /* ndevs + 1: device d runs dev_order[dev_off[d] .. dev_off[d+1]) */
+    const int *dev_off;
+    /* instance indices, in each device's order */
+    const int *dev_order;
+    /* ninst */
+    const double *duration;
+    /* nedges: wait after the source ends, replacing the edge's delay; NULL: the delays */
+    const double *edge_wait;
 } ts_replay_in;
 
 /* Fills start (ninst) with the earliest starts from step 0. Returns TS_OK; TS_ENOANSWER when the

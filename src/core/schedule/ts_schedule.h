@@ -17,26 +17,33 @@ typedef struct {
  * micro-batch mids[b]. Unrolling repeats the window with step + r*period, micro + r. */
 typedef struct {
     long start, end, period;
-    int k; /* max(mids) - min(mids) + 1 */
-    int *mids; /* nblocks entries */
+    /* max(mids) - min(mids) + 1 */
+    int k;
+    /* nblocks entries */
+    int *mids;
 } ts_repetend;
 
 typedef struct {
-    ts_placement *placement; /* owned */
+    /* owned */
+    ts_placement *placement;
     bool has_memory;
-    long *memory; /* per-device capacity when has_memory */
+    /* per-device capacity when has_memory */
+    long *memory;
     int nmicros;
     int nentries, cap_entries;
     ts_entry *entries;
     bool has_repetend;
     ts_repetend rep;
-    json_t *search; /* how it was found (method, options, seconds, optimal); owned, may be NULL */
+    /* how it was found (method, options, seconds, optimal); owned, may be NULL */
+    json_t *search;
 } ts_schedule;
 
-ts_schedule *ts_schedule_new(const ts_placement *p, int nmicros); /* clones p */
+/* clones p */
+ts_schedule *ts_schedule_new(const ts_placement *p, int nmicros);
 void ts_schedule_free(ts_schedule *s);
 ts_schedule *ts_schedule_clone(const ts_schedule *s);
-int ts_schedule_add(ts_schedule *s, int block, int micro, long step); /* 0 or -1 (allocation) */
+/* 0 or -1 (allocation) */
+int ts_schedule_add(ts_schedule *s, int block, int micro, long step);
 /* cap == NULL: unconstrained memory. */
 void ts_schedule_set_memory(ts_schedule *s, const long *cap);
 void ts_schedule_set_uniform_memory(ts_schedule *s, long cap);
@@ -68,8 +75,10 @@ void ts_schedule_normalize(ts_schedule *s);
 int ts_schedule_at(const ts_schedule *s, int n, bool replayed, ts_schedule **out, ts_err *e);
 
 typedef struct {
-    bool monotone; /* (5): instances of one block run in micro-batch order */
-    bool ignore_memory; /* skip (3) even when capacities are present */
+    /* (5): instances of one block run in micro-batch order */
+    bool monotone;
+    /* skip (3) even when capacities are present */
+    bool ignore_memory;
 } ts_validate_opts;
 
 /* Checks exclusivity, dependencies (delays, distances), memory and completeness. Returns TS_OK,
@@ -86,34 +95,49 @@ int ts_schedule_device_orders(const ts_schedule *s, int **off, int **order);
 int ts_schedule_tighten(ts_schedule *s, ts_err *e);
 
 typedef struct {
-    long makespan; /* last end - first start */
-    long first, last; /* first start, last end */
-    double bubble_rate; /* 1 - busy / (ndevs * makespan) */
-    long *peak; /* ndevs: peak running memory (starting from 0) */
-    long *load; /* ndevs: per-micro-batch load of the placement */
-    long busy; /* sum over instances of span * ndevices */
-    long lower_bound; /* LB(nmicros) */
+    /* last end - first start */
+    long makespan;
+    /* first start, last end */
+    long first, last;
+    /* 1 - busy / (ndevs * makespan) */
+    double bubble_rate;
+    /* ndevs: peak running memory (starting from 0) */
+    long *peak;
+    /* ndevs: per-micro-batch load of the placement */
+    long *load;
+    /* sum over instances of span * ndevices */
+    long busy;
+    /* LB(nmicros) */
+    long lower_bound;
 } ts_metrics;
 
-int ts_schedule_metrics(const ts_schedule *s, ts_metrics *m); /* 0 or -1 (allocation) */
+/* 0 or -1 (allocation) */
+int ts_schedule_metrics(const ts_schedule *s, ts_metrics *m);
 void ts_metrics_free(ts_metrics *m);
 
 /* Event replay of each device's order with given durations. */
 typedef struct {
-    const double *duration; /* per block; NULL = spans */
-    const double *scale; /* per block multiplier; NULL = 1 */
-    double noise; /* each instance's duration *= 1 + U(-noise, +noise); 0 = none */
+    /* per block; NULL = spans */
+    const double *duration;
+    /* per block multiplier; NULL = 1 */
+    const double *scale;
+    /* each instance's duration *= 1 + U(-noise, +noise); 0 = none */
+    double noise;
     unsigned long long seed;
-    double comm_delay; /* added to every edge between blocks on different devices (on top
-                               of the placement's delays); same-device edges pass data in place */
-    const double *edge_delay; /* per edge: replaces the placement's delay, in the durations' unit
-                                 (NULL = the placement's delays) */
+    /* added to every edge between blocks on different devices (on top of the placement's
+     * delays); same-device edges pass data in place */
+    double comm_delay;
+    /* per edge: replaces the placement's delay, in the durations' unit (NULL = the placement's
+     * delays) */
+    const double *edge_delay;
 } ts_sim_opts;
 
 typedef struct {
     double makespan;
-    double *start; /* per entry of the schedule */
-    double *finish; /* per entry */
+    /* per entry of the schedule */
+    double *start;
+    /* per entry */
+    double *finish;
 } ts_sim_result;
 
 int ts_simulate(const ts_schedule *s, const ts_sim_opts *o, ts_sim_result *r, ts_err *e);

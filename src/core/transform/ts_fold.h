@@ -12,7 +12,8 @@
 #include "ts_error.h"
 #include "ts_schedule.h"
 
-#define TS_FOLD_MAX 8 /* the largest r taken */
+/* the largest r taken */
+#define TS_FOLD_MAX 8
 
 /* Copy j of block b is block j * p->nblocks + b; its id is b's id, then "#j" for j > 0. An
  * edge of distance d from copy j leads to copy (j + d) % r at distance (j + d) / r. */

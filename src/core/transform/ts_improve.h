@@ -14,17 +14,25 @@
 #include "ts_schedule.h"
 
 typedef struct {
-    double deadline; /* absolute time (ts_improve_now) to stop at; <= 0: no limit */
-    long max_moves; /* moves to try; <= 0: no limit (then deadline must be set) */
-    long target; /* stop as soon as the makespan is <= target (e.g. the bound) */
-    unsigned long long seed; /* of the move choice (a local generator; runs are repeatable) */
-    long stall; /* stop after this many moves without a shorter makespan; <= 0: no */
+    /* absolute time (ts_improve_now) to stop at; <= 0: no limit */
+    double deadline;
+    /* moves to try; <= 0: no limit (then deadline must be set) */
+    long max_moves;
+    /* stop as soon as the makespan is <= target (e.g. the bound) */
+    long target;
+    /* of the move choice (a local generator; runs are repeatable) */
+    unsigned long long seed;
+    /* stop after this many moves without a shorter makespan; <= 0: no */
+    long stall;
 } ts_improve_opts;
 
 typedef struct {
-    long before, after; /* makespans */
-    long moves, kept; /* moves tried / kept */
-    bool stalled; /* stopped by opts.stall */
+    /* makespans */
+    long before, after;
+    /* moves tried / kept */
+    long moves, kept;
+    /* stopped by opts.stall */
+    bool stalled;
     double seconds;
 } ts_improve_stats;
 

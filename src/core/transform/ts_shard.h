@@ -14,9 +14,12 @@
 #include "ts_schedule.h"
 
 typedef struct {
-    ts_placement *reduced; /* owned; NULL when p has no such block */
-    int *to_reduced; /* p's nblocks: the block's index in reduced, or -1 for a removed one */
-    int *removed; /* nremoved block indices of p, in a topological order */
+    /* owned; NULL when p has no such block */
+    ts_placement *reduced;
+    /* p's nblocks: the block's index in reduced, or -1 for a removed one */
+    int *to_reduced;
+    /* nremoved block indices of p, in a topological order */
+    int *removed;
     int nremoved;
 } ts_unshard;
 

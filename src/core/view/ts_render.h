@@ -12,8 +12,10 @@
 #define TS_RENDER_MAX_WIDTH 100000
 
 typedef struct {
-    double px_per_step; /* horizontal scale; <= 0 picks one that keeps the picture near 1600 px */
-    const char *title; /* NULL: placement, micro-batches, devices, makespan (and method) */
+    /* horizontal scale; <= 0 picks one that keeps the picture near 1600 px */
+    double px_per_step;
+    /* NULL: placement, micro-batches, devices, makespan (and method) */
+    const char *title;
 } ts_render_opts;
 
 /* Writes the timeline as one SVG document: a row per device, a box per instance and device
