@@ -1,3 +1,5 @@
+/* tessel bound: the lower bound LB(N) of a placement, within a memory capacity when given, as
+ * text or JSON (every term and the one that binds). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,5 @@
+/* tessel import: reads a schedule written by the Python Tessel (or, with --pytorch, a PyTorch
+ * action CSV) against a placement and writes it as a tessel-schedule file. */
 #include <getopt.h>
 #include <stdio.h>
 #include "cli.h"

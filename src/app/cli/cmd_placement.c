@@ -1,3 +1,5 @@
+/* tessel placements (the list of built-ins) and tessel placement (a built-in, or a placement
+ * derived from a model, written as a file). */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>

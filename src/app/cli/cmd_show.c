@@ -1,3 +1,5 @@
+/* tessel show: a schedule as a text timeline, one row per device, with its makespan, bubbles and
+ * peak memory. */
 #include <getopt.h>
 #include <stdio.h>
 #include "cli.h"

@@ -1,3 +1,5 @@
+/* tessel simulate: replays each device's order (with --scale, --noise and --comm-delay) and
+ * reports makespan, bubbles, lower bound, peak memory and load, as text or JSON. */
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>

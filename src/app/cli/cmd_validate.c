@@ -1,3 +1,5 @@
+/* tessel validate: checks a schedule (unrolled to N when asked): exclusivity, dependencies,
+ * memory, completeness; exit 1 with the first violation. */
 #include <getopt.h>
 #include <stdio.h>
 #include "cli.h"

@@ -1,3 +1,5 @@
+/* What the subcommands share: usage errors and reports, number, memory and option parsing, the
+ * placement named on the command line, schedule loading and unrolling, and the metrics JSON. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* tessel: the table of subcommands (name, summary, function) and the dispatch to them. */
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"

@@ -1,3 +1,4 @@
+/* ts_err: failing with a formatted message (control characters escaped), and clearing one. */
 #include <stdarg.h>
 #include <stdio.h>
 #include "ts_error.h"

@@ -1,3 +1,5 @@
+/* JSON helpers over Jansson: typed field readers that name the place of a bad value, parsing a
+ * buffer or a file with line and column, and writing a file whole or not at all. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,5 @@
+/* ts_placement: building (blocks, edges), cloning, lookups by id, topological and chain orders,
+ * earliest starts, tails and per-device loads. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>

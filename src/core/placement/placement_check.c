@@ -1,3 +1,5 @@
+/* ts_placement_check: the rules a placement must satisfy (device counts, spans, ids, edges, no
+ * cycle within a micro-batch, named by one of its edges). */
 #include <stdlib.h>
 #include <string.h>
 #include "ts_placement.h"

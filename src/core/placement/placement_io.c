@@ -1,3 +1,5 @@
+/* Placement files (tessel-placement/1): reading with a message naming the file and the place,
+ * the memory check per device, and writing. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,5 @@
+/* ts_schedule_metrics: makespan, bubble rate, peak memory, loads and the lower bound of a
+ * schedule. */
 #include <stdlib.h>
 #include <string.h>
 #include "ts_bound.h"

@@ -1,3 +1,5 @@
+/* ts_schedule: entries, memory capacities, the repetend and the search record; sorting,
+ * normalising, unrolling and truncating to N micro-batches, and each device's order. */
 #include <stdlib.h>
 #include <string.h>
 #include "ts_schedule.h"

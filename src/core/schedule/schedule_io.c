@@ -1,3 +1,5 @@
+/* Schedule files (tessel-schedule/1): reading with a message naming the file and the place, the
+ * repetend's window checked, and writing (whole, or streamed entry by entry). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

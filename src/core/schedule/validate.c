@@ -1,3 +1,5 @@
+/* ts_schedule_validate: exclusivity and running memory per device, dependencies with delays and
+ * distances, completeness and the optional micro-batch order; the first violation, named. */
 #include <stdio.h>
 #include <stdlib.h>
 #include "ts_schedule.h"
