@@ -4,6 +4,7 @@
 # tests/bad/cases.tsv.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+# shellcheck disable=SC2034 # tessel: the binary expect_rc runs
 tessel=$1; tests=$2
 while IFS=$'\t' read -r code needle args; do
   [[ -z "$code" || "$code" == \#* ]] && continue

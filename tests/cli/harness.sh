@@ -10,7 +10,7 @@
 #                                it is read before the other words expand (their $(...) reset $?)
 #   fail_case NAME [DETAIL...]   one case that failed outright
 #   expect_rc CODE NEEDLE ARGS...  "$tessel" ARGS exits CODE, its stderr holds NEEDLE, no
-#                                sanitizer report
+#                                sanitizer report (the script names the binary: tessel=$1)
 #   json_get FILE EXPR, get EXPR   print j EXPR of a JSON file, of JSON on stdin
 #   skip_all REASON              nothing to test in this build: says why and exits 0
 #   harness_end                  the summary; exits 1 when a case failed, or when none ran
@@ -73,7 +73,8 @@ fail_case() {
 expect_rc() {
   local code=$1 needle=$2 err rc
   shift 2
-  err=$("$tessel" "$@" 2>&1 >/dev/null)
+  # shellcheck disable=SC2154 # the sourcing script sets tessel
+  err=$("${tessel:?expect_rc runs \$tessel: set tessel=\$1 first}" "$@" 2>&1 >/dev/null)
   rc=$?
   h_begin
   if [[ $rc -ne $code ]]; then
