@@ -2,7 +2,7 @@
  * GEMMs, two small kernels for the activation, and NCCL for the collectives of multi-device
  * blocks. Everything runs on one stream per rank; copies to and from the host synchronise it,
  * which is where the runtime exchanges messages through MPI (host-staged point to point). */
-/* the C API only */
+/* MPI's C API only, for Open MPI and MPICH alike */
 #define OMPI_SKIP_MPICXX 1
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>

@@ -12,7 +12,7 @@
 #include "rt_workloads.h"
 
 /* seconds spun at the end of each wait */
-#define SPIN_TAIL 3e-4
+#define TS_RT_SPIN_TAIL 3e-4
 
 typedef struct {
     double unit_s;
@@ -21,12 +21,12 @@ typedef struct {
     float *one;
 } ts_rt_timing;
 
-/* Sleeps until SPIN_TAIL before END (a ts_clock_now() time), then spins. Each sleep is for what
- * is left by the one clock, so an interrupted or short sleep just sleeps again. */
+/* Sleeps until TS_RT_SPIN_TAIL before END (a ts_clock_now() time), then spins. Each sleep is for
+ * what is left by the one clock, so an interrupted or short sleep just sleeps again. */
 static void ts_rt_wait_until(double end)
 {
     double left;
-    while ((left = end - SPIN_TAIL - ts_clock_now()) > 0) {
+    while ((left = end - TS_RT_SPIN_TAIL - ts_clock_now()) > 0) {
         struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
         nanosleep(&ts, NULL);
     }

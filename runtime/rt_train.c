@@ -17,7 +17,8 @@
 #include "rt_rng.h"
 #include "rt_workloads.h"
 
-#define LR 0.2f
+/* The learning rate of the plain gradient step each iteration ends with. */
+#define TS_RT_LR 0.2f
 
 typedef struct {
     int S, B, N, rank;
@@ -189,7 +190,7 @@ static int ts_rt_tr_end_iteration(ts_rt_workload *w, ts_rt_exec *x, int iteratio
                 return ts_rt_exec_fail(x, e, TS_ESYS, "could not keep the gradients");
         }
         float *zero = calloc(n ? n : 1, sizeof(float));
-        int rc = zero ? be->axpy(be, n, -LR, t->dw[f], t->w[f]) : TS_ESYS;
+        int rc = zero ? be->axpy(be, n, -TS_RT_LR, t->dw[f], t->w[f]) : TS_ESYS;
         if (rc == TS_OK)
             rc = be->upload(be, t->dw[f], zero, n);
         free(zero);

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CHECK(x)                                                                                   \
+#define TS_RT_CHECK(x)                                                                             \
     do {                                                                                           \
         cudaError_t err_ = (x);                                                                    \
         if (err_ != cudaSuccess) {                                                                 \
@@ -19,13 +19,14 @@
     } while (0)
 
 /* Seconds per GEMM of size n, averaged over enough repetitions to last about 0.2 s. */
-static double time_gemm(cublasHandle_t h, int n, const float *A, const float *B, float *C)
+static double ts_rt_time_gemm(cublasHandle_t h, int n, const float *A, const float *B, float *C)
 {
     const float one = 1.0f, zero = 0.0f;
     cudaEvent_t t0, t1;
     cudaEventCreate(&t0);
     cudaEventCreate(&t1);
-    cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, B, n, A, n, &zero, C, n); /* warm up */
+    /* warm up */
+    cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, B, n, A, n, &zero, C, n);
     int reps = 1;
     float ms = 0;
     for (;;) {
@@ -60,27 +61,27 @@ int main(int argc, char **argv)
         return 0;
     }
     cudaDeviceProp prop;
-    CHECK(cudaGetDeviceProperties(&prop, 0));
+    TS_RT_CHECK(cudaGetDeviceProperties(&prop, 0));
     int maxn = 8192;
     for (int i = 0; i < ns; i++)
         if (sizes[i] > maxn)
             maxn = sizes[i];
     size_t bytes = (size_t)maxn * maxn * sizeof(float);
     float *A, *B, *C;
-    CHECK(cudaMalloc(&A, bytes));
-    CHECK(cudaMalloc(&B, bytes));
-    CHECK(cudaMalloc(&C, bytes));
-    CHECK(cudaMemset(A, 0, bytes));
-    CHECK(cudaMemset(B, 0, bytes));
+    TS_RT_CHECK(cudaMalloc(&A, bytes));
+    TS_RT_CHECK(cudaMalloc(&B, bytes));
+    TS_RT_CHECK(cudaMalloc(&C, bytes));
+    TS_RT_CHECK(cudaMemset(A, 0, bytes));
+    TS_RT_CHECK(cudaMemset(B, 0, bytes));
     cublasHandle_t h;
     if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) {
         fprintf(stderr, "tessel-gemm-bench: cuBLAS did not start\n");
         return 2;
     }
     cublasSetMathMode(h, CUBLAS_DEFAULT_MATH);
-    double peak = 2.0 * maxn * (double)maxn * maxn / time_gemm(h, maxn, A, B, C) / 1e12;
+    double peak = 2.0 * maxn * (double)maxn * maxn / ts_rt_time_gemm(h, maxn, A, B, C) / 1e12;
     cublasSetMathMode(h, CUBLAS_TF32_TENSOR_OP_MATH);
-    double peak_tf32 = 2.0 * maxn * (double)maxn * maxn / time_gemm(h, maxn, A, B, C) / 1e12;
+    double peak_tf32 = 2.0 * maxn * (double)maxn * maxn / ts_rt_time_gemm(h, maxn, A, B, C) / 1e12;
     cublasSetMathMode(h, CUBLAS_DEFAULT_MATH);
     printf("device: %s\n", prop.name);
     printf("cuBLAS peak at %d: fp32 %.1f TFLOP/s, tf32 tensor cores %.1f TFLOP/s\n", maxn, peak,
@@ -88,7 +89,7 @@ int main(int argc, char **argv)
     printf("%8s %14s %12s %14s\n", "size", "us/GEMM", "TFLOP/s", "of fp32 peak");
     for (int i = 0; i < ns; i++) {
         int n = sizes[i];
-        double s = time_gemm(h, n, A, B, C);
+        double s = ts_rt_time_gemm(h, n, A, B, C);
         double tf = 2.0 * n * (double)n * n / s / 1e12;
         printf("%8d %14.2f %12.2f %13.1f%%\n", n, s * 1e6, tf, 100.0 * tf / peak);
     }
