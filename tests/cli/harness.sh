@@ -1,8 +1,8 @@
 # shellcheck shell=bash
 # The harness every tests/cli/*.sh sources: numbered, named cases and one summary at the end.
 # Each check is one case, numbered in the order it runs, so a failure names itself
-#   case bound-3 (load term) failed: expected 48, got 47
-# and the last line counts them: "bound: 14 cases, 1 failed: bound-3". Contents:
+#   case bound-2 (load term) failed: expected '48', got '47'
+# and the last line counts them: "bound: 14 cases, 1 failed: bound-2". Contents:
 #   check NAME CMD...            passes when CMD exits 0
 #   check_rc NAME WANT GOT       passes when the exit status GOT is WANT
 #   check_eq NAME WANT GOT       passes when the text GOT is WANT
