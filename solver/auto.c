@@ -303,7 +303,7 @@ static void ts_auto_improve(ts_auto *a)
             ts_ctx_progress(c, TS_PHASE_IMPROVE, round, 0, -1, true);
             double left = ts_budget_left(&c->budget);
             double slice = round == 0 && k == 0 ? left / 2 : left / (2.0 * live);
-            ts_improve_opts io = {ts_now() + fmax(slice, 0.05), 0, a->bound,
+            ts_improve_opts io = {ts_clock_now() + fmax(slice, 0.05), 0, a->bound,
                                   0x7E55E1ULL + (unsigned long long)(round * 7 + k),
                                   20000 + 4L * x->at->nentries};
             ts_improve_stats ist;
@@ -385,7 +385,7 @@ int ts_search_auto(const ts_placement *p, const ts_search_opts *o, ts_schedule *
         for (int d = 0; d < p->ndevs; d++)
             a.cap[d] = o->memory;
     }
-    double t0 = ts_now();
+    double t0 = ts_clock_now();
     a.bound = ts_bound_value(p, a.n, a.cap);
     t0 = ts_ctx_lap(&c, TS_PHASE_BOUNDS, t0);
     ts_auto_baselines(&a);

@@ -333,27 +333,27 @@ int ts_complete(const ts_placement *p, const ts_rep *rep, const ts_complete_opts
 
     /* Under a time limit a smaller model cap: Z3 overruns its timeout while it takes one in. */
     long max_terms = o->time_limit > 0 ? TS_IMODEL_MAX_TERMS_TIMED : TS_IMODEL_MAX_TERMS;
-    double t0 = ts_now();
+    double t0 = ts_clock_now();
     ts_memspec wm = {o->has_memory, o->memory, NULL};
     ts_phase_res wr = {.start = wstart};
     ts_budget pb;
     ts_budget_init(&pb, ts_budget_call(&b, TS_COMPLETE_PHASE_CAP) + 1e-3); /* never 0: "none" */
     if ((rc = ts_phase_solve(&ws, &wm, true, slack, max_terms, &pb, &wr, e)))
         goto out;
-    st->warmup_seconds = ts_now() - t0;
+    st->warmup_seconds = ts_clock_now() - t0;
     if (!wr.feasible) {
         rc = ts_fail(e, TS_ENOANSWER,
                      "the warm-up of this repetend (k = %d) does not fit memory %ld%s", k,
                      o->memory, wr.optimal ? "" : " within the time limit");
         goto out;
     }
-    t0 = ts_now();
+    t0 = ts_clock_now();
     ts_memspec cm = {o->has_memory, o->memory, level};
     ts_phase_res cr = {.start = cstart};
     ts_budget_init(&pb, ts_budget_call(&b, TS_COMPLETE_PHASE_CAP) + 1e-3); /* never 0: "none" */
     if ((rc = ts_phase_solve(&cs, &cm, true, slack, max_terms, &pb, &cr, e)))
         goto out;
-    st->cooldown_seconds = ts_now() - t0;
+    st->cooldown_seconds = ts_clock_now() - t0;
     if (!cr.feasible) {
         rc = ts_fail(e, TS_ENOANSWER,
                      "the cool-down of this repetend (k = %d) does not fit memory %ld%s", k,

@@ -288,7 +288,7 @@ static int ts_fast_build(ts_fast *F, ts_err *e)
     const ts_placement *p = F->p;
     if (ts_placement_chain_order(p, F->chain))
         return ts_fail(e, TS_EINPUT, "fast: the placement '%s' has a dependency cycle", p->name);
-    double t0 = ts_now();
+    double t0 = ts_clock_now();
     int rc = ts_fast_pack(p, F->chain, &F->c->budget, F->start, &F->P, e);
     if (rc == TS_ENOANSWER)
         F->c->st->timed_out = true;
@@ -403,7 +403,7 @@ out:
 static int ts_fast_memory(ts_fast *F, bool *ok, ts_err *e)
 {
     const ts_search_opts *o = F->o;
-    double t0 = ts_now();
+    double t0 = ts_clock_now();
     bool feasible = true, unknown = false;
     *ok = ts_window_memory_fits(F->p, F->mids, F->start, o->memory, F->level, true);
     int rc = TS_OK;

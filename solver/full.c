@@ -13,7 +13,7 @@ static int ts_full_minimise(ts_search_ctx *c, const ts_iset *s, const ts_memspec
 {
     const ts_search_opts *o = c->o;
     ts_imodel m;
-    double t0 = ts_now();
+    double t0 = ts_clock_now();
     int rc = ts_imodel_build(&m, s, ms, true, e);
     if (rc)
         return rc;
@@ -67,7 +67,7 @@ static int ts_full_solve(ts_search_ctx *c, const ts_iset *s, int N, long *start,
 {
     const ts_search_opts *o = c->o;
     ts_memspec ms = {o->has_memory, o->memory, NULL};
-    double t0 = ts_now();
+    double t0 = ts_clock_now();
     long steps = -1;
     int g = ts_iset_greedy_best(s, &ms, start, &steps);
     if (g < 0)

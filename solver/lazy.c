@@ -166,13 +166,13 @@ static int ts_lazy_try(ts_lazy *L, int k, ts_cand *c, bool construct_only, bool 
         return TS_OK;
     }
     ts_rres r = {0};
-    double t0 = ts_now();
+    double t0 = ts_clock_now();
     int rc = TS_OK;
     /* The candidate's own lower bound reached without a solver is its optimum. */
     if (construct_only) {
         if (!ts_repetend_construct(p, L->chain, c->mids, c->lb, o->has_memory, o->memory,
                                    &L->search, L->start)) {
-            ts_ctx_phase(L->c, TS_PHASE_REPETEND, ts_now() - t0);
+            ts_ctx_phase(L->c, TS_PHASE_REPETEND, ts_clock_now() - t0);
             return TS_OK;
         }
         r.found = r.proven = true;
@@ -195,7 +195,7 @@ static int ts_lazy_try(ts_lazy *L, int k, ts_cand *c, bool construct_only, bool 
         rc = ts_rmodel_solve(L->rm, c->mids, c->lb, hi, &L->search, TS_LAZY_CALL_CAP, L->start, &r,
                              e);
     }
-    ts_ctx_phase(L->c, TS_PHASE_REPETEND, ts_now() - t0);
+    ts_ctx_phase(L->c, TS_PHASE_REPETEND, ts_clock_now() - t0);
     if (rc)
         return rc;
     if (r.timed_out) {
@@ -206,11 +206,11 @@ static int ts_lazy_try(ts_lazy *L, int k, ts_cand *c, bool construct_only, bool 
         return TS_OK;
     if (c->exact) {
         bool feasible, unknown;
-        t0 = ts_now();
+        t0 = ts_clock_now();
         double lim = ts_budget_call(&L->search, 10.0) + 1e-3; /* never 0, which means none */
         rc =
             ts_complete_feasible(p, c->mids, o->has_memory, o->memory, lim, &feasible, &unknown, e);
-        ts_ctx_phase(L->c, TS_PHASE_CHECK, ts_now() - t0);
+        ts_ctx_phase(L->c, TS_PHASE_CHECK, ts_clock_now() - t0);
         if (rc)
             return rc;
         if (unknown) {
@@ -325,7 +325,7 @@ static int ts_lazy_k(ts_lazy *L, int k, bool *stop, bool *any, ts_err *e)
             }
         }
         /* Greedy completion screen, then cheapest bound first. */
-        double t0 = ts_now();
+        double t0 = ts_clock_now();
         for (int i = 0; i < nbatch; i++) {
             bool ok;
             if (ts_budget_over(&L->search)) {
@@ -339,7 +339,7 @@ static int ts_lazy_k(ts_lazy *L, int k, bool *stop, bool *any, ts_err *e)
                 goto out;
             batch[i].exact = !ok;
         }
-        ts_ctx_phase(L->c, TS_PHASE_SCREEN, ts_now() - t0);
+        ts_ctx_phase(L->c, TS_PHASE_SCREEN, ts_clock_now() - t0);
         qsort(batch, (size_t)nbatch, sizeof *batch, ts_cmp_cand);
         /* Two passes: the solver-free construction for every candidate first (a success at a
          * candidate's bound is optimal for it), then the repetend model for the rest. */
@@ -455,7 +455,7 @@ static int ts_lazy_floor(ts_lazy *L, ts_err *e)
     const ts_search_opts *o = L->o;
     if (!o->has_memory)
         return TS_OK;
-    double t0 = ts_now();
+    double t0 = ts_clock_now();
     long floor_cap;
     bool exact;
     int rc = ts_memory_floor(L->p, o->memory, &L->search, &floor_cap, &exact, e);
@@ -467,7 +467,7 @@ static int ts_lazy_floor(ts_lazy *L, ts_err *e)
 static int ts_lazy_seed(ts_lazy *L, ts_err *e)
 {
     const ts_search_opts *o = L->o;
-    double t0 = ts_now();
+    double t0 = ts_clock_now();
     bool fits = false;
     int rc = ts_fast_construct(L->p, L->chain, o->has_memory, o->memory, &L->search, L->seed.mids,
                                L->seed.start, &L->seed.period, &fits, e);
@@ -497,7 +497,7 @@ static int ts_lazy_seed(ts_lazy *L, ts_err *e)
 static void ts_lazy_seed_fast(ts_lazy *L)
 {
     const ts_search_opts *o = L->o;
-    double t0 = ts_now();
+    double t0 = ts_clock_now();
     ts_search_opts fo = *o;
     fo.method = TS_METHOD_FAST;
     fo.progress = NULL;
@@ -549,7 +549,7 @@ static int ts_lazy_none(ts_lazy *L, ts_schedule **out, ts_err *e)
     const ts_placement *p = L->p;
     const ts_search_opts *o = L->o;
     if (L->st->timed_out) {
-        double t0 = ts_now();
+        double t0 = ts_clock_now();
         int rc = ts_sequential_fallback(p, o->has_memory, o->memory, L->maxload, out, L->st, e);
         ts_ctx_lap(L->c, TS_PHASE_FALLBACK, t0);
         return rc;

@@ -3,7 +3,6 @@
  * methods call it (ts_search's dispatch is in dispatch.c). */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "ts_encode.h"
 #include "ts_label.h"
 #include "ts_search_ctx.h"
@@ -116,16 +115,9 @@ static json_t *ts_search_options_json(const ts_search_opts *o)
 
 /* ---- time ---------------------------------------------------------------------------------- */
 
-double ts_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 void ts_budget_init(ts_budget *b, double seconds)
 {
-    b->start = ts_now();
+    b->start = ts_clock_now();
     b->deadline = seconds > 0 ? b->start + seconds : 0;
 }
 
@@ -133,13 +125,13 @@ double ts_budget_left(const ts_budget *b)
 {
     if (b->deadline <= 0)
         return 1e9;
-    double left = b->deadline - ts_now();
+    double left = b->deadline - ts_clock_now();
     return left > 0 ? left : 0;
 }
 
 bool ts_budget_over(const ts_budget *b)
 {
-    return b->deadline > 0 && ts_now() >= b->deadline;
+    return b->deadline > 0 && ts_clock_now() >= b->deadline;
 }
 
 double ts_budget_call(const ts_budget *b, double cap)
@@ -181,7 +173,7 @@ int ts_ctx_end(ts_search_ctx *c, int rc, ts_schedule *s)
 
 double ts_ctx_elapsed(const ts_search_ctx *c)
 {
-    return ts_now() - c->budget.start;
+    return ts_clock_now() - c->budget.start;
 }
 
 double ts_finish_share(const ts_placement *p, const ts_search_opts *o)
@@ -236,7 +228,7 @@ void ts_ctx_phase(ts_search_ctx *c, ts_phase ph, double seconds)
 
 double ts_ctx_lap(ts_search_ctx *c, ts_phase ph, double t0)
 {
-    double now = ts_now();
+    double now = ts_clock_now();
     ts_ctx_phase(c, ph, now - t0);
     return now;
 }
@@ -246,7 +238,7 @@ void ts_ctx_progress(ts_search_ctx *c, ts_phase ph, long tried, long total, long
 {
     if (!c->o->progress)
         return;
-    double now = ts_now();
+    double now = ts_clock_now();
     if (!force && c->last_progress >= 0 && now - c->last_progress < 0.2)
         return;
     c->last_progress = now;

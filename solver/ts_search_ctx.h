@@ -8,14 +8,12 @@
 #define TS_SEARCH_CTX_H
 
 #include <stdbool.h>
+#include "ts_clock.h"
 #include "ts_solver.h"
 
 /* ---- time ---------------------------------------------------------------------------------- */
 
-/* monotonic seconds */
-double ts_now(void);
-
-/* A wall-clock budget. deadline <= 0: none. */
+/* A wall-clock budget on the one clock (ts_clock_now). deadline <= 0: none. */
 typedef struct {
     double start;
     double deadline;

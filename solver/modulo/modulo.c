@@ -80,11 +80,11 @@ static bool ts_minimise_latency(ts_mctx *c, long P, long *t, double budget, ts_e
         if (est[b] + p->blocks[b].span > lo)
             lo = est[b] + p->blocks[b].span;
     long hi = ts_modulo_latency(p, t);
-    double stop = ts_now() + budget;
+    double stop = ts_clock_now() + budget;
     bool proven = true;
     long probes = 0;
     while (lo < hi) {
-        double left = stop - ts_now();
+        double left = stop - ts_clock_now();
         if (left > ts_left(c))
             left = ts_left(c);
         if (left <= 0.005) {
@@ -481,7 +481,7 @@ static int ts_modulo_schedule(ts_mctx *c, double tp, ts_schedule **out, ts_err *
         ts_ctx_lap(c->c, TS_PHASE_LATENCY, tl);
     }
     if (mk != lbn) {
-        double tc = ts_now();
+        double tc = ts_clock_now();
         double budget = tc - c->c->budget.start > 0.15 ? tc - c->c->budget.start : 0.15;
         if (c->solve.deadline > 0 && budget > c->solve.deadline - tc)
             budget = c->solve.deadline - tc;

@@ -378,7 +378,7 @@ ts_mz_result ts_mz_solve(ts_mz *z, double timeout, const long *hint_r, long max_
                          char *why, size_t whylen)
 {
     int nb = z->p->nblocks;
-    double t0 = ts_now();
+    double t0 = ts_clock_now();
     if (why && whylen)
         why[0] = 0;
     Z3_solver_push(z->ctx, z->solver);
@@ -407,7 +407,7 @@ ts_mz_result ts_mz_solve(ts_mz *z, double timeout, const long *hint_r, long max_
     }
     ts_mz_result res = TS_MZ_UNKNOWN;
     for (int round = 0;; round++) {
-        double left = timeout - (ts_now() - t0);
+        double left = timeout - (ts_clock_now() - t0);
         if (left <= 0) {
             if (why && whylen)
                 snprintf(why, whylen, "timeout");

@@ -80,17 +80,9 @@ int ts_cli_schedule_arg(const char *cmd, int argc, char **argv, long n, const ch
  * wrong: this prints "tessel CMD: invalid schedule: REASON" on stderr and returns 1 when s is
  * invalid (the view's exit code), 0 when valid. */
 int ts_cli_warn_invalid(const char *cmd, const ts_schedule *s);
-/* A schedule as a runtime would run it at n micro-batches: unrolled to n when it has a repetend
- * and fewer micro-batches, then replayed as early as each device's order allows (kept as it is
- * when that fails). *at gets that schedule and m its metrics (both the caller's to free).
- * Returns 0; 1 when the unroll failed (e says why); -1 when out of memory. */
-int ts_cli_schedule_at(const ts_schedule *s, long n, ts_schedule **at, ts_metrics *m, ts_err *e);
 /* Writes a JSON value to stdout, indented, with a final newline. Steals j. */
 void ts_cli_print_json(json_t *j);
 json_t *ts_cli_long_array(const long *v, int n);
-/* Adds a schedule's figures to a JSON summary, in this order: micro_batches, makespan,
- * bubble_rate, lower_bound, peak_memory, load (one entry per device of the last two). */
-void ts_cli_json_metrics(json_t *j, const ts_metrics *m, int nmicros, int ndevs);
 
 int ts_cmd_placements(int argc, char **argv);
 int ts_cmd_placement(int argc, char **argv);

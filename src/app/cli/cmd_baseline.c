@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "ts_baseline.h"
 #include "ts_methods.h"
+#include "ts_results.h"
 
 static void ts_baseline_help(void)
 {
@@ -96,7 +97,7 @@ int ts_cmd_baseline(int argc, char **argv)
         }
         if (json) {
             json_t *j = json_pack("{ss ss}", "baseline", kind, "placement", p->name);
-            ts_cli_json_metrics(j, &m, s->nmicros, p->ndevs);
+            ts_results_metrics_json(j, &m, s->nmicros, p->ndevs);
             ts_cli_print_json(j);
         } else {
             printf("%s: %s on '%s', %d micro-batches, %d devices: makespan %ld (lower bound %ld), "

@@ -1,259 +1,21 @@
 /* tessel compare: every hand-made baseline that fits a placement next to every search method,
  * all measured the same way at N micro-batches (unrolled, replayed as early as each device's
  * order allows), in one table. */
-#include <errno.h>
 #include <getopt.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 #include "cli.h"
 #include "ts_baseline.h"
 #include "ts_bound.h"
 #include "ts_methods.h"
-#ifdef TS_HAVE_SOLVER
-#include "ts_solver.h"
-#endif
+#include "ts_results.h"
 
 #define TS_CMP_MAX_ROWS 32
 
-typedef struct {
-    char method[24];
-    bool search;
-    bool greedy; /* full's greedy fallback (too large for the solver): not a search result */
-    bool best; /* the shortest makespan among the rows that fit */
-    bool ok; /* figures below are valid */
-    char status[160]; /* "ok", "timed out (best found)", or why there is no number */
-    long k, period; /* -1 when not applicable */
-    long makespan, lower_bound;
-    double bubble_rate, seconds;
-    long *peak; /* ndevs */
-    bool fits;
-} ts_cmp_row;
-
-static double ts_cmp_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* The search methods are those of the registry (ts_methods.h). */
-static bool ts_is_search_method(const char *m)
-{
-    ts_method x;
-    return ts_method_parse(m, &x) == 0;
-}
-
-/* Measures the schedule as run at n micro-batches (ts_cli_schedule_at) into the row. */
-static int ts_cmp_measure(const ts_schedule *s, long n, long memory, bool has_memory, ts_cmp_row *r)
-{
-    ts_err e = {0};
-    ts_schedule *u;
-    ts_metrics m;
-    int rc = ts_cli_schedule_at(s, n, &u, &m, &e);
-    if (rc > 0)
-        snprintf(r->status, sizeof r->status, "unroll failed: %.120s", e.msg);
-    if (rc)
-        return -1;
-    int D = u->placement->ndevs;
-    r->makespan = m.makespan;
-    r->lower_bound = m.lower_bound;
-    r->bubble_rate = m.bubble_rate;
-    r->peak = malloc((size_t)D * sizeof(long));
-    r->fits = true;
-    if (r->peak)
-        for (int d = 0; d < D; d++) {
-            r->peak[d] = m.peak[d];
-            if (has_memory && m.peak[d] > memory)
-                r->fits = false;
-        }
-    if (u->nmicros != n) {
-        char at[40];
-        snprintf(at, sizeof at, " (at N = %d)", u->nmicros);
-        strncat(r->status, at, sizeof r->status - strlen(r->status) - 1);
-    }
-    ts_metrics_free(&m);
-    ts_schedule_free(u);
-    r->ok = r->peak != NULL;
-    return r->ok ? 0 : -1;
-}
-
-static void ts_cmp_baseline(const char *kind, const ts_placement *p, long n, long memory,
-                            bool has_memory, ts_cmp_row *r)
-{
-    ts_err e = {0};
-    ts_schedule *s = NULL;
-    double t0 = ts_cmp_now();
-    int rc = ts_baseline_make(kind, p, (int)n, &s, &e);
-    r->seconds = ts_cmp_now() - t0;
-    if (rc != TS_OK) {
-        /* the refusal's first clause says why; the list of what it fits is in `baseline --list` */
-        const char *why = strstr(e.msg, ": ");
-        snprintf(r->status, sizeof r->status, "does not fit%.140s", why ? why : "");
-        char *cut = strstr(r->status, "; it fits");
-        if (cut)
-            *cut = '\0';
-        return;
-    }
-    strcpy(r->status, "ok");
-    ts_cmp_measure(s, n, memory, has_memory, r);
-    ts_schedule_free(s);
-}
-
-#ifdef TS_HAVE_SOLVER
-static void ts_cmp_search(const char *name, const ts_placement *p, long n, long memory,
-                          bool has_memory, double limit, ts_cmp_row *r)
-{
-    ts_search_opts o;
-    ts_search_opts_init(&o);
-    ts_method_parse(name, &o.method);
-    o.has_memory = has_memory;
-    o.memory = memory;
-    o.micro_batches = (int)n;
-    o.time_limit = limit;
-    ts_search_stats st;
-    ts_schedule *s = NULL;
-    ts_err e = {0};
-    double t0 = ts_cmp_now();
-    int rc = ts_search(p, &o, &s, &st, &e);
-    r->seconds = ts_cmp_now() - t0;
-    if (rc != TS_OK || !s) {
-        snprintf(r->status, sizeof r->status, "%s: %.130s",
-                 rc == TS_ENOANSWER ? (st.timed_out ? "timed out" : "no answer") : "refused",
-                 e.msg);
-        ts_schedule_free(s);
-        return;
-    }
-    r->k = st.k > 0 ? st.k : -1;
-    r->period = st.period > 0 ? st.period : -1;
-    for (int i = 0; i < st.nphases; i++)
-        r->greedy |= !strcmp(st.phases[i].name, "too_large");
-    if (r->greedy)
-        snprintf(r->method, sizeof r->method, "%s (greedy)", name);
-    char kept[64] = "";
-    if (st.source)
-        snprintf(kept, sizeof kept, ", kept %s%s", st.source, st.improved ? " improved" : "");
-    snprintf(r->status, sizeof r->status, "%s%s",
-             st.timed_out ? "timed out (best found)"
-             : r->greedy  ? "not searched: too large for the solver, a greedy schedule"
-             : st.optimal ? "ok (optimal: meets the lower bound)"
-                          : "ok",
-             kept);
-    ts_cmp_measure(s, n, memory, has_memory, r);
-    ts_schedule_free(s);
-}
-
-static bool ts_cmp_read_all(int fd, void *buf, size_t len)
-{
-    char *c = buf;
-    while (len > 0) {
-        ssize_t k = read(fd, c, len);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return false;
-        c += k;
-        len -= (size_t)k;
-    }
-    return true;
-}
-
-static bool ts_cmp_write_all(int fd, const void *buf, size_t len)
-{
-    const char *c = buf;
-    while (len > 0) {
-        ssize_t k = write(fd, c, len);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return false;
-        c += k;
-        len -= (size_t)k;
-    }
-    return true;
-}
-
-/* Runs one search in a child process and ends it if it overruns its time limit by a quarter
- * (plus a few seconds of grace): a method that does not honour its limit then shows that in its
- * row instead of holding up the whole table. The child sends the row back through a pipe. */
-static void ts_cmp_search_guarded(const char *name, const ts_placement *p, long n, long memory,
-                                  bool has_memory, double limit, ts_cmp_row *r)
-{
-    int fds[2];
-    if (pipe(fds) != 0) {
-        ts_cmp_search(name, p, n, memory, has_memory, limit, r);
-        return;
-    }
-    fflush(stdout);
-    fflush(stderr);
-    double t0 = ts_cmp_now();
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        ts_cmp_search(name, p, n, memory, has_memory, limit, r);
-        return;
-    }
-    if (pid == 0) {
-        close(fds[0]);
-        ts_cmp_search(name, p, n, memory, has_memory, limit, r);
-        ts_cmp_row copy = *r;
-        copy.peak = NULL;
-        bool ok = ts_cmp_write_all(fds[1], &copy, sizeof copy);
-        if (ok && r->ok)
-            ok = ts_cmp_write_all(fds[1], r->peak, (size_t)p->ndevs * sizeof(long));
-        _exit(ok ? 0 : 1);
-    }
-    close(fds[1]);
-    double deadline = t0 + limit * 1.25 + 5;
-    bool ready = false;
-    for (;;) {
-        double left = deadline - ts_cmp_now();
-        if (left <= 0)
-            break;
-        struct pollfd pf = {fds[0], POLLIN, 0};
-        int k = poll(&pf, 1, left > 3600 ? 3600000 : (int)(left * 1000) + 1);
-        if (k > 0) {
-            ready = true;
-            break;
-        }
-        if (k < 0 && errno != EINTR)
-            break;
-    }
-    ts_cmp_row got;
-    bool ok = ready && ts_cmp_read_all(fds[0], &got, sizeof got);
-    long *peak = NULL;
-    if (ok && got.ok) {
-        peak = malloc((size_t)p->ndevs * sizeof(long));
-        ok = peak && ts_cmp_read_all(fds[0], peak, (size_t)p->ndevs * sizeof(long));
-    }
-    if (!ok)
-        kill(pid, SIGKILL);
-    int status;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    close(fds[0]);
-    if (ok) {
-        *r = got;
-        r->peak = peak;
-        return;
-    }
-    free(peak);
-    r->seconds = ts_cmp_now() - t0;
-    snprintf(r->status, sizeof r->status,
-             ready ? "failed: the search process ended without a result"
-                   : "stopped: ran past its time limit of %g s by more than a quarter",
-             limit);
-}
-#endif
-
 static void ts_cmp_print_table(const ts_placement *p, long n, long memory, bool has_memory,
-                               const ts_bound *lb, const ts_cmp_row *rows, int nrows)
+                               const ts_bound *lb, const ts_compare_row *rows, int nrows)
 {
     printf("placement %s, %d devices, N = %ld micro-batches, memory %s", p->name, p->ndevs, n,
            has_memory ? "" : "unlimited");
@@ -272,7 +34,7 @@ static void ts_cmp_print_table(const ts_placement *p, long n, long memory, bool 
     printf("  %-14s %4s %7s %9s %7s %7s  %-*s %4s %9s  %s\n", "method", "k", "period", "makespan",
            "/LB", "bubble", pw, "peak memory", "fits", "seconds", "status");
     for (int i = 0; i < nrows; i++) {
-        const ts_cmp_row *r = &rows[i];
+        const ts_compare_row *r = &rows[i];
         char k[16] = "-", per[24] = "-";
         if (r->k > 0)
             snprintf(k, sizeof k, "%ld", r->k);
@@ -298,12 +60,12 @@ static void ts_cmp_print_table(const ts_placement *p, long n, long memory, bool 
 }
 
 static void ts_cmp_print_csv(const ts_placement *p, long n, long memory, bool has_memory,
-                             const ts_cmp_row *rows, int nrows)
+                             const ts_compare_row *rows, int nrows)
 {
     printf("placement,ndevs,micro_batches,memory,method,source,k,period,makespan,lower_bound,"
            "makespan_over_lb,bubble_rate,peak_memory,fits,best,seconds,status\n");
     for (int i = 0; i < nrows; i++) {
-        const ts_cmp_row *r = &rows[i];
+        const ts_compare_row *r = &rows[i];
         printf("%s,%d,%ld,", p->name, p->ndevs, n);
         if (has_memory)
             printf("%ld", memory);
@@ -334,21 +96,14 @@ static void ts_cmp_print_csv(const ts_placement *p, long n, long memory, bool ha
 
 /* One lower bound for every row (at N, within the memory), and the best row marked. */
 static void ts_cmp_finish(const ts_placement *p, long n, long memory, bool has_memory,
-                          ts_cmp_row *rows, int nrows, ts_bound *lb)
+                          ts_compare_row *rows, int nrows, ts_bound *lb)
 {
     long *cap = has_memory ? malloc((size_t)p->ndevs * sizeof(long)) : NULL;
     for (int d = 0; cap && d < p->ndevs; d++)
         cap[d] = memory;
     ts_bound_compute(p, (int)n, cap, lb);
     free(cap);
-    long best = -1;
-    for (int i = 0; i < nrows; i++) {
-        rows[i].lower_bound = lb->value;
-        if (rows[i].ok && (!has_memory || rows[i].fits) && (best < 0 || rows[i].makespan < best))
-            best = rows[i].makespan;
-    }
-    for (int i = 0; i < nrows; i++)
-        rows[i].best = rows[i].ok && (!has_memory || rows[i].fits) && rows[i].makespan == best;
+    ts_compare_finish(rows, nrows, lb->value);
 }
 
 /* What the command line asked for. */
@@ -413,7 +168,8 @@ static int ts_cmp_parse(int argc, char **argv, ts_cmp_args *a)
             break;
         case 'M': a->methods = optarg; break;
         case 't':
-            if (ts_cli_parse_double(cmd, "--time-limit", optarg, 0.001, 1e6, &a->limit))
+            if (ts_cli_parse_double(cmd, "--time-limit", optarg, TS_TIME_LIMIT_MIN,
+                                    TS_TIME_LIMIT_MAX, &a->limit))
                 return 2;
             break;
         case 'c': a->csv = 1; break;
@@ -450,7 +206,7 @@ static int ts_cmp_names(const char *methods, char names[][24])
         }
         memcpy(names[nnames], s, len);
         names[nnames][len] = '\0';
-        if (!ts_baseline_find(names[nnames]) && !ts_is_search_method(names[nnames])) {
+        if (!ts_baseline_find(names[nnames]) && !ts_compare_is_search(names[nnames])) {
             char list[128];
             ts_cli_usage_error("compare",
                                "--methods: unknown method '%s' (baselines: see `tessel baseline "
@@ -466,34 +222,28 @@ static int ts_cmp_names(const char *methods, char names[][24])
 
 /* One row per name; the default list leaves out the baselines that do not fit. */
 static int ts_cmp_run(const ts_cmp_args *a, const ts_placement *p, char names[][24], int nnames,
-                      ts_cmp_row *rows)
+                      ts_compare_row *rows)
 {
     int nrows = 0;
     bool progress = isatty(STDERR_FILENO);
+    long memory = a->memory;
+    ts_compare_opts o = {.p = p,
+                         .n = (int)a->n,
+                         .has_memory = a->has_memory,
+                         .memory = a->memory,
+                         .cap = &memory,
+                         .ncap = a->has_memory ? 1 : 0,
+                         .time_limit = a->limit};
     for (int i = 0; i < nnames; i++) {
         const char *m = names[i];
-        bool search = ts_is_search_method(m);
-        if (!search && !a->methods) {
+        if (!ts_compare_is_search(m) && !a->methods) {
             ts_err fe = {0};
             if (ts_baseline_fits(m, p, (int)a->n, &fe) != TS_OK)
                 continue;
         }
-        ts_cmp_row *r = &rows[nrows++];
-        memset(r, 0, sizeof *r);
-        snprintf(r->method, sizeof r->method, "%s", m);
-        r->search = search;
-        r->k = r->period = -1;
         if (progress)
             fprintf(stderr, "compare: %s ...\n", m);
-        if (!search) {
-            ts_cmp_baseline(m, p, a->n, a->memory, a->has_memory, r);
-            continue;
-        }
-#ifdef TS_HAVE_SOLVER
-        ts_cmp_search_guarded(m, p, a->n, a->memory, a->has_memory, a->limit, r);
-#else
-        strcpy(r->status, "unavailable: this build has no solver (Z3 was not found)");
-#endif
+        ts_compare_row_run_guarded(&o, m, &rows[nrows++]);
     }
     return nrows;
 }
@@ -512,7 +262,7 @@ int ts_cmd_compare(int argc, char **argv)
     rc = ts_cli_placement_load("compare", &a.pl, &p);
     if (rc)
         return rc;
-    ts_cmp_row rows[TS_CMP_MAX_ROWS];
+    ts_compare_row rows[TS_CMP_MAX_ROWS];
     int nrows = ts_cmp_run(&a, p, names, nnames, rows);
     ts_bound lb;
     ts_cmp_finish(p, a.n, a.memory, a.has_memory, rows, nrows, &lb);
@@ -521,7 +271,7 @@ int ts_cmd_compare(int argc, char **argv)
     else
         ts_cmp_print_table(p, a.n, a.memory, a.has_memory, &lb, rows, nrows);
     for (int i = 0; i < nrows; i++)
-        free(rows[i].peak);
+        ts_compare_row_clear(&rows[i]);
     ts_placement_free(p);
     return 0;
 }

@@ -12,6 +12,8 @@
 #include "model_cli.h"
 #include "plan.h"
 #include "ts_json.h"
+#include "ts_plan_eval.h"
+#include "ts_results.h"
 
 #ifdef TS_HAVE_SOLVER
 typedef struct {
@@ -82,7 +84,8 @@ static int ts_plan_parse(int argc, char **argv, ts_plan_args *a)
         case 'c': a->csv = true; break;
         case 'p': a->progress = true; break;
         case 't':
-            if (ts_cli_parse_double(cmd, "--time-limit", optarg, 0.01, 3600, &a->r.time_limit))
+            if (ts_cli_parse_double(cmd, "--time-limit", optarg, TS_TIME_LIMIT_MIN,
+                                    TS_TIME_LIMIT_MAX, &a->r.time_limit))
                 return 2;
             break;
         case 'e':
@@ -125,60 +128,22 @@ static int ts_plan_parse(int argc, char **argv, ts_plan_args *a)
     return 0;
 }
 
-/* The plans to try: strategies x pipeline sizes, each with its N. */
-static int ts_plan_list(const ts_plan_args *a, ts_plan **out, int *count)
+/* The plans to try: strategies x pipeline sizes, each with its N (ts_plan_list). */
+static int ts_plan_plans(const ts_plan_args *a, ts_plan **out, int *count)
 {
-    const ts_model *m = a->r.m;
     char buf[512];
     const char *names[64];
     int ns = 0;
     if (a->strategies) {
         snprintf(buf, sizeof buf, "%s", a->strategies);
         for (char *t = strtok(buf, ","); t && ns < 64; t = strtok(NULL, ","))
-            if (!ts_model_has_strategy(m, t))
-                return ts_cli_usage_error("plan",
-                                          "strategy '%s' does not apply to model '%s' "
-                                          "(see `tessel model %s`)",
-                                          t, m->name, m->name);
-            else
-                names[ns++] = t;
-    } else {
-        for (int i = 0; i < m->nstrategies && ns < 64; i++)
-            names[ns++] = m->strategies[i];
+            names[ns++] = t;
     }
-    int D = a->r.gpus, T = a->r.T, n = 0;
-    ts_plan *pl = calloc((size_t)(ns * 32 + 1), sizeof *pl);
-    if (!pl)
-        return 3;
-    for (int i = 0; i < ns; i++)
-        for (int pipe = D; pipe >= T && n < ns * 32; pipe--) {
-            if (D % pipe || pipe % T || (pipe / T < 2 && D / T >= 2))
-                continue;
-            ts_plan *x = &pl[n++];
-            snprintf(x->strategy, sizeof x->strategy, "%s", names[i]);
-            x->pipe = pipe;
-            x->replicas = D / pipe;
-            long per = (long)a->r.b * x->replicas;
-            x->N = a->r.global % per ? 0 : (int)(a->r.global / per);
-            if (!x->N)
-                snprintf(x->reason, sizeof x->reason,
-                         "the global batch %ld does not split into "
-                         "micro-batches of %d over %d replicas",
-                         a->r.global, a->r.b, x->replicas);
-        }
-    *out = pl;
-    *count = n;
-    return 0;
-}
-
-static int ts_plan_cmp(const void *x, const void *y)
-{
-    const ts_plan *a = x, *b = y;
-    if (a->ok != b->ok)
-        return a->ok ? -1 : 1;
-    if (!a->ok)
-        return 0;
-    return (a->iter_s > b->iter_s) - (a->iter_s < b->iter_s);
+    ts_err e = {0};
+    int rc = ts_plan_list(&a->r, names, ns, out, count, &e);
+    if (rc == TS_EINPUT)
+        return ts_cli_usage_error("plan", "%s", e.msg);
+    return rc ? 3 : 0;
 }
 
 static void ts_plan_print(const ts_plan_args *a, const ts_plan *pl, int n)
@@ -296,9 +261,9 @@ static int ts_plan_main(ts_plan_args *a)
         h.efficiency = a->eff;
     a->r.m = m;
     a->r.h = &h;
-    if ((rc = ts_plan_list(a, &pl, &n)) || (rc = ts_plan_run(a, pl, n)))
+    if ((rc = ts_plan_plans(a, &pl, &n)) || (rc = ts_plan_run(a, pl, n)))
         goto done;
-    qsort(pl, (size_t)n, sizeof *pl, ts_plan_cmp);
+    ts_plan_rank(pl, n);
     if (a->json)
         ts_cli_print_json(ts_plans_json(a, pl, n));
     else if (a->csv)

@@ -8,6 +8,7 @@
 #include "cli.h"
 
 #ifdef TS_HAVE_SOLVER
+#include "ts_results.h"
 #include "ts_solver.h"
 
 typedef struct {
@@ -157,43 +158,21 @@ static int ts_search_parse(const char *cmd, int argc, char **argv, ts_search_arg
     return 0;
 }
 
-static json_t *ts_search_memory_json(const ts_search_opts *so)
-{
-    return so->has_memory ? json_integer(so->memory) : json_string("none");
-}
-
 /* --json when no schedule fits: why, and the smallest memory when the search knows it. */
 static void ts_search_print_refusal(const ts_search_args *a, const ts_placement *p,
                                     const ts_search_stats *st, const ts_err *e)
 {
-    json_t *j = json_object();
-    json_object_set_new(j, "method", json_string(ts_method_name(a->so.method)));
-    json_object_set_new(j, "placement", json_string(p->name));
-    json_object_set_new(j, "memory", ts_search_memory_json(&a->so));
-    json_object_set_new(j, "feasible", json_false());
-    json_object_set_new(j, "message", json_string(e->msg));
-    json_object_set_new(j, "min_memory",
-                        st->min_memory >= 0 ? json_integer(st->min_memory) : json_null());
-    json_object_set_new(j, "search_seconds", ts_search_seconds_json(st));
-    ts_cli_print_json(j);
+    ts_cli_print_json(ts_results_refusal_json(p, &a->so, st, e));
 }
 
 /* --json for a schedule: the search record (the same keys for every method) and the figures at
- * N. */
+ * N, as the results module builds them for every front end. */
 static void ts_search_print_json(const ts_search_args *a, const ts_placement *p,
                                  const ts_search_stats *st, const ts_schedule *at,
                                  const ts_metrics *m)
 {
-    json_t *j = json_object();
-    json_object_set_new(j, "placement", json_string(p->name));
-    json_object_set_new(j, "ndevs", json_integer(p->ndevs));
-    json_object_set_new(j, "memory", ts_search_memory_json(&a->so));
-    json_object_set_new(j, "feasible", json_true());
-    json_t *rec = ts_search_record(&a->so, st);
-    json_object_update(j, rec);
-    json_decref(rec);
-    ts_cli_json_metrics(j, m, at->nmicros, p->ndevs);
-    if (a->output)
+    json_t *j = ts_results_search_json(p, &a->so, st, at, m);
+    if (j && a->output)
         json_object_set_new(j, "output", json_string(a->output));
     ts_cli_print_json(j);
 }
@@ -251,7 +230,7 @@ static int ts_search_run(const char *cmd, ts_search_args *a, const ts_placement 
         rc = ts_cli_report(cmd, &e);
     } else if (a->output && ts_schedule_save(s, a->output, &e)) {
         rc = ts_cli_report(cmd, &e);
-    } else if (ts_cli_schedule_at(s, a->so.micro_batches, &at, &m, &e)) {
+    } else if (ts_results_at(s, a->so.micro_batches, &at, &m, &e)) {
         fprintf(stderr, "tessel search: cannot summarise the schedule at %d micro-batches\n",
                 a->so.micro_batches);
         rc = 3;

@@ -15,6 +15,8 @@
 #include <unistd.h>
 #include "cli.h"
 #include "sweep.h"
+#include "ts_time_limit.h"
+#include "ts_clock.h"
 #include "ts_json.h"
 
 static const char *const CMD = "sweep";
@@ -41,7 +43,7 @@ static void usage(FILE *f)
             "  -j, --jobs J         worker processes (default 1)\n"
             "  --resume             continue a sweep: skip the points OUTDIR already records\n"
             "  --time-limit S       seconds per point, passed to the search (overrides the\n"
-            "                       spec's time_limit); a worker still running at 1.25 S + 10 s\n"
+            "                       spec's time_limit); a worker still running at 1.25 S + 5 s\n"
             "                       is killed and recorded as a timeout\n"
             "  --progress           draw the progress bar even when stderr is not a terminal\n"
             "  --quiet              print only the final summary\n"
@@ -157,7 +159,10 @@ static int parse_option(int c, sweep_opts *o)
     case 'j': return ts_cli_parse_long(CMD, "--jobs", optarg, 1, 256, &o->jobs) ? 2 : 0;
     case 'r': o->resume = true; return 0;
     case 't':
-        return ts_cli_parse_double(CMD, "--time-limit", optarg, 0.001, 1e6, &o->time_limit) ? 2 : 0;
+        return ts_cli_parse_double(CMD, "--time-limit", optarg, TS_TIME_LIMIT_MIN,
+                                   TS_TIME_LIMIT_MAX, &o->time_limit)
+                   ? 2
+                   : 0;
     case 'p': o->progress = true; return 0;
     case 'q': o->quiet = true; return 0;
     case 'n': o->dry_run = true; return 0;
@@ -384,10 +389,10 @@ static int run_and_report(ts_sweep_run *s, const sweep_opts *o, ts_sweep_mpi *m,
                 "tessel sweep: %s: %d points, %d already recorded, %d to run with %ld %s%s\n",
                 s->spec->name, s->spec->npoints, recorded, ntodo, o->jobs,
                 o->jobs == 1 ? "worker" : "workers", on_ranks ? " per worker rank" : "");
-    double t0 = ts_sweep_now();
+    double t0 = ts_clock_now();
     int rc = on_ranks ? ts_sweep_mpi_coordinate(s, m, todo, ntodo, o->mpi_timeout, e)
                       : ts_sweep_run_local(s, todo, ntodo, e);
-    double wall = ts_sweep_now() - t0;
+    double wall = ts_clock_now() - t0;
     ts_sweep_progress_end(&s->prog);
     free(todo);
     int have, errors = print_summary(s, o, m, wall, &have);

@@ -248,21 +248,6 @@ int ts_cli_warn_invalid(const char *cmd, const ts_schedule *s)
     return 1;
 }
 
-int ts_cli_schedule_at(const ts_schedule *s, long n, ts_schedule **at, ts_metrics *m, ts_err *e)
-{
-    ts_schedule *u;
-    int rc = ts_schedule_at(s, (int)n, true, &u, e);
-    *at = NULL;
-    if (rc != TS_OK)
-        return rc == TS_ESYS ? -1 : 1;
-    if (ts_schedule_metrics(u, m)) {
-        ts_schedule_free(u);
-        return -1;
-    }
-    *at = u;
-    return 0;
-}
-
 void ts_cli_print_json(json_t *j)
 {
     json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -276,14 +261,4 @@ json_t *ts_cli_long_array(const long *v, int n)
     for (int i = 0; i < n; i++)
         json_array_append_new(a, json_integer(v[i]));
     return a;
-}
-
-void ts_cli_json_metrics(json_t *j, const ts_metrics *m, int nmicros, int ndevs)
-{
-    json_object_set_new(j, "micro_batches", json_integer(nmicros));
-    json_object_set_new(j, "makespan", json_integer(m->makespan));
-    json_object_set_new(j, "bubble_rate", json_real(m->bubble_rate));
-    json_object_set_new(j, "lower_bound", json_integer(m->lower_bound));
-    json_object_set_new(j, "peak_memory", ts_cli_long_array(m->peak, ndevs));
-    json_object_set_new(j, "load", ts_cli_long_array(m->load, ndevs));
 }

@@ -1,9 +1,11 @@
 /* `tessel sweep`: a grid of search (and baseline) runs executed by worker processes, each finished
  * point appended as one line to OUTDIR/results.jsonl so that a killed sweep resumes where it was.
- * Internal to the command line: spec parsing (sweep_spec.c), records (sweep_record.c), workers
- * (sweep_exec.c), progress display (sweep_progress.c), the local scheduler of workers
- * (sweep_local.c), the MPI coordinator and worker ranks (sweep_mpi*.c), and the command itself
- * (cmd_sweep.c). */
+ * Internal to the command line, in layers that call only downwards: spec parsing (sweep_spec.c)
+ * and the point statuses (sweep_status.c) at the bottom; records (sweep_record.c), workers
+ * (sweep_exec.c, supervised by the results module's watchdog) and the progress display
+ * (sweep_progress.c) on them; the run's one writer (sweep_writer.c) over records and progress;
+ * the local scheduler of workers (sweep_local.c) and the MPI coordinator and worker ranks
+ * (sweep_mpi*.c) over those; and the command itself (cmd_sweep.c) on top. */
 #ifndef TS_SWEEP_H
 #define TS_SWEEP_H
 
@@ -13,6 +15,7 @@
 #include <sys/types.h>
 #include <jansson.h>
 #include "ts_error.h"
+#include "ts_results.h"
 
 #define TS_SWEEP_FORMAT "tessel-sweep/1"
 
@@ -57,6 +60,7 @@ typedef enum {
     TS_SWEEP_ERROR
 } ts_sweep_status;
 #define TS_SWEEP_NSTATUS 4
+/* "ok", "infeasible", "timeout", "error" (sweep_status.c). */
 const char *ts_sweep_status_name(ts_sweep_status s);
 
 /* The records already in results.jsonl: complete lines only. */
@@ -91,10 +95,8 @@ int ts_sweep_csv_rewrite(const char *csv, const ts_sweep_records *r, ts_err *e);
 typedef struct {
     const ts_sweep_point *point;
     pid_t pid; /* process group leader of the worker; 0 = free slot */
-    double started; /* monotonic seconds */
-    double deadline; /* monotonic seconds; 0 = none */
-    double time_limit; /* seconds given to the command; 0 = none */
-    bool killed_late; /* the sweep killed it at its deadline */
+    ts_watch watch; /* its start, the time limit given to the command (0: none), its deadline
+                     * and whether the watchdog stopped it */
     char *out_path; /* worker's stdout (the JSON summary) */
     char *log_path; /* worker's stderr */
     char *tmp_schedule; /* where the worker writes its schedule */
@@ -107,7 +109,6 @@ typedef struct {
     double time_limit; /* seconds passed to the search; 0 = none */
 } ts_sweep_exec_opts;
 
-double ts_sweep_now(void);
 /* Starts the worker of a point in its own process group (it dies with the sweep). */
 int ts_sweep_job_start(ts_sweep_job *j, const ts_sweep_point *p, const ts_sweep_exec_opts *o,
                        ts_err *e);
@@ -122,7 +123,8 @@ void ts_sweep_job_clear(ts_sweep_job *j);
 /* The first of n jobs whose worker has ended, reaped (its whole group killed first, so that a
  * baseline's leftover step dies too): returns its index and *wstatus, or -1 when none has. */
 int ts_sweep_jobs_reap(ts_sweep_job *jobs, int n, int *wstatus);
-/* Kills the workers past their deadline (marked killed_late; reaped later as timeouts). */
+/* Kills the workers past their deadline (the watchdog marks them overdue; reaped later as
+ * timeouts). */
 void ts_sweep_jobs_kill_late(ts_sweep_job *jobs, int n, double now);
 /* Kills and reaps every running worker and removes its scratch files; nothing is recorded.
  * Returns how many were running. */
@@ -151,7 +153,7 @@ void ts_sweep_progress_tick(ts_sweep_progress *p, int running);
 /* Ends the bar's line. */
 void ts_sweep_progress_end(ts_sweep_progress *p);
 
-/* ---- one run of the command (cmd_sweep.c; sweep_local.c, sweep_mpi_coord.c) --------------- */
+/* ---- one run of the command (cmd_sweep.c; sweep_writer.c, sweep_local.c, sweep_mpi_coord.c) */
 
 typedef struct {
     const ts_sweep_spec *spec;
@@ -165,8 +167,8 @@ typedef struct {
     volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM/SIGHUP */
 } ts_sweep_run;
 
-/* Appends a finished point to results.jsonl and results.csv, shows it and keeps it in s->rec.
- * Takes ownership of rec. */
+/* Appends a finished point to results.jsonl and results.csv, shows it and keeps it in s->rec
+ * (sweep_writer.c). Takes ownership of rec. */
 int ts_sweep_record(ts_sweep_run *s, json_t *rec, ts_err *e);
 /* Runs the points todo[0..ntodo) on this machine, s->jobs at a time. Returns TS_OK, an error, or
  * -1 when a stop signal ended it (nothing of the stopped points is recorded). */

@@ -10,19 +10,12 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 #include "sweep.h"
+#include "ts_clock.h"
 
 #define MAX_ARGS 32
 #define MAX_OUTPUT (4L << 20) /* a summary is a few hundred bytes; more is not a summary */
-
-double ts_sweep_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 static char *path_join(const char *dir, const char *sub, const char *id, const char *ext)
 {
@@ -253,21 +246,17 @@ int ts_sweep_job_start(ts_sweep_job *j, const ts_sweep_point *p, const ts_sweep_
         ts_sweep_job_clear(j);
         return ts_fail(e, TS_ESYS, "cannot start a worker: %s", strerror(err));
     }
-    setpgid(pid, pid); /* also here, so that a kill right after fork reaches the group */
+    /* Also here, so that a kill right after fork reaches the group. */
+    setpgid(pid, pid);
     j->pid = pid;
-    j->started = ts_sweep_now();
-    j->time_limit = o->time_limit;
-    if (o->time_limit > 0)
-        j->deadline = j->started + o->time_limit * 1.25 + 10.0;
+    ts_watch_start(&j->watch, pid, true, o->time_limit, 1);
     return TS_OK;
 }
 
 void ts_sweep_job_kill(ts_sweep_job *j)
 {
-    if (j->pid > 0) {
-        kill(-j->pid, SIGKILL);
-        kill(j->pid, SIGKILL);
-    }
+    if (j->pid > 0)
+        ts_watch_kill(&j->watch);
 }
 
 /* The whole file if it is small enough, else NULL. */
@@ -351,10 +340,9 @@ static outcome classify(const ts_sweep_job *j, int wstatus, double wall)
     outcome r = {TS_SWEEP_ERROR, NULL, NULL, WIFEXITED(wstatus), 0};
     r.code = r.exited ? WEXITSTATUS(wstatus) : -1;
     char buf[512];
-    if (j->killed_late) {
+    if (j->watch.overdue) {
         r.status = TS_SWEEP_TIMEOUT;
-        snprintf(buf, sizeof buf, "killed by the sweep after %.1f s (time limit %g s)", wall,
-                 j->time_limit);
+        ts_watch_message(&j->watch, j->watch.started + wall, buf, sizeof buf);
         r.message = json_string(buf);
     } else if (!r.exited) {
         snprintf(buf, sizeof buf, "the worker was killed by signal %d", WTERMSIG(wstatus));
@@ -365,7 +353,7 @@ static outcome classify(const ts_sweep_job *j, int wstatus, double wall)
         r.status = r.code == 1 ? TS_SWEEP_INFEASIBLE : TS_SWEEP_ERROR;
         /* "No answer" that comes when the time limit is used up proves nothing about
          * feasibility: the search ran out of time before it could decide. */
-        if (r.code == 1 && j->time_limit > 0 && wall >= j->time_limit)
+        if (r.code == 1 && j->watch.limit > 0 && wall >= j->watch.limit)
             r.status = TS_SWEEP_TIMEOUT;
         r.message = last_line(j->log_path);
         if (!r.message) {
@@ -409,7 +397,7 @@ static json_t *make_record(const ts_sweep_point *p, outcome *r, double wall, dou
 
 json_t *ts_sweep_job_finish(ts_sweep_job *j, int wstatus)
 {
-    double wall = ts_sweep_now() - j->started;
+    double wall = ts_clock_now() - j->watch.started;
     outcome r = classify(j, wstatus, wall);
     /* A schedule counts only when the command finished with an answer. */
     bool have_schedule =
@@ -419,7 +407,7 @@ json_t *ts_sweep_job_finish(ts_sweep_job *j, int wstatus)
     bool keep_log = r.status != TS_SWEEP_OK && file_nonempty(j->log_path);
     if (!keep_log)
         unlink(j->log_path);
-    return make_record(j->point, &r, wall, j->time_limit, have_schedule, keep_log);
+    return make_record(j->point, &r, wall, j->watch.limit, have_schedule, keep_log);
 }
 
 json_t *ts_sweep_error_record(const ts_sweep_point *p, const char *message, double wall)
@@ -451,13 +439,9 @@ int ts_sweep_jobs_reap(ts_sweep_job *jobs, int n, int *wstatus)
 
 void ts_sweep_jobs_kill_late(ts_sweep_job *jobs, int n, double now)
 {
-    for (int i = 0; i < n; i++) {
-        ts_sweep_job *j = &jobs[i];
-        if (j->pid && j->deadline > 0 && now > j->deadline && !j->killed_late) {
-            j->killed_late = true;
-            ts_sweep_job_kill(j);
-        }
-    }
+    for (int i = 0; i < n; i++)
+        if (jobs[i].pid > 0)
+            ts_watch_check(&jobs[i].watch, now);
 }
 
 int ts_sweep_jobs_stop(ts_sweep_job *jobs, int n)

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 #include "sweep.h"
+#include "ts_clock.h"
 
 /* Starts workers in the free slots while points remain; returns the next point to start. */
 static int fill_slots(ts_sweep_run *s, ts_sweep_job *jobs, const int *todo, int next, int ntodo,
@@ -60,7 +61,7 @@ int ts_sweep_run_local(ts_sweep_run *s, const int *todo, int ntodo, ts_err *e)
         }
         if (got)
             continue;
-        ts_sweep_jobs_kill_late(jobs, s->jobs, ts_sweep_now());
+        ts_sweep_jobs_kill_late(jobs, s->jobs, ts_clock_now());
         ts_sweep_progress_tick(&s->prog, s->running);
         nanosleep(&nap, NULL);
     }

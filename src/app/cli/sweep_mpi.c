@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 #include "sweep.h"
+#include "ts_clock.h"
 
 #ifdef TS_HAVE_MPI
 #include "sweep_mpi.h"
@@ -49,13 +50,6 @@ void ts_sweep_mpi_stop(int rank, bool lost)
     ts_sweep_mpi_post(&flags[lost], 1, rank, TS_TAG_STOP);
 }
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 void ts_sweep_mpi_post(const void *buf, int len, int dest, int tag)
 {
     MPI_Request req;
@@ -68,7 +62,7 @@ int ts_sweep_mpi_send_wait(const void *buf, int len, int dest, int tag, double t
     MPI_Request req;
     if (MPI_Isend(buf, len, MPI_BYTE, dest, tag, MPI_COMM_WORLD, &req) != MPI_SUCCESS)
         return -1;
-    double end = now() + timeout;
+    double end = ts_clock_now() + timeout;
     struct timespec nap = {0, 1000 * 1000};
     for (;;) {
         int done = 0;
@@ -76,7 +70,7 @@ int ts_sweep_mpi_send_wait(const void *buf, int len, int dest, int tag, double t
             return -1;
         if (done)
             return 0;
-        if (now() > end)
+        if (ts_clock_now() > end)
             return -1; /* the request stays pending: the caller gives the peer up */
         nanosleep(&nap, NULL);
     }
@@ -104,7 +98,7 @@ int ts_sweep_mpi_poll(int *src, int *tag, char **buf, int *len, double timeout)
         return -1;
     }
     /* A large message comes in pieces; a sender that dies midway must not hang this rank. */
-    double end = now() + timeout;
+    double end = ts_clock_now() + timeout;
     struct timespec nap = {0, 1000 * 1000};
     for (;;) {
         int done = 0;
@@ -112,7 +106,7 @@ int ts_sweep_mpi_poll(int *src, int *tag, char **buf, int *len, double timeout)
             return -1; /* b stays: MPI may still write into it */
         if (done)
             break;
-        if (now() > end)
+        if (ts_clock_now() > end)
             return -2;
         nanosleep(&nap, NULL);
     }

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "sweep.h"
+#include "ts_clock.h"
 #include "sweep_mpi.h"
 
 #define MAX_TRIES 2
@@ -36,11 +37,6 @@ typedef struct {
     int inflight;
     double last_beat;
 } coord;
-
-static double now(void)
-{
-    return ts_sweep_now();
-}
 
 /* Writes data to path through a temporary file and a rename, so a kill leaves no half file. */
 static int write_whole(const char *outdir, const char *sub, const char *id, const char *ext,
@@ -161,7 +157,7 @@ static int on_message(coord *c, int r, int tag, const char *buf, int len, ts_err
     if (r <= 0 || r >= c->m->size || c->ranks[r].state == RANK_GONE)
         return TS_OK; /* a rank given up is not heard again */
     rank_state *rs = &c->ranks[r];
-    rs->heard = now();
+    rs->heard = ts_clock_now();
     if (tag == TS_TAG_HELLO && rs->state == RANK_WAITING) {
         if (len > 0) {
             fprintf(stderr, "tessel sweep: rank %d cannot run points: %s\n", r, buf);
@@ -224,7 +220,7 @@ static void assign(coord *c)
 /* Heartbeats out; ranks silent past the timeout given up. Returns the ranks still alive. */
 static int check_ranks(coord *c, ts_err *e, int *alive)
 {
-    double t = now();
+    double t = ts_clock_now();
     bool beat = t - c->last_beat >= TS_SWEEP_BEAT_SECONDS;
     if (beat)
         c->last_beat = t;
@@ -271,7 +267,7 @@ int ts_sweep_mpi_coordinate(ts_sweep_run *s, ts_sweep_mpi *m, const int *todo, i
                             double timeout, ts_err *e)
 {
     int np = s->spec->npoints;
-    coord c = {.s = s, .m = m, .timeout = timeout, .last_beat = now()};
+    coord c = {.s = s, .m = m, .timeout = timeout, .last_beat = ts_clock_now()};
     c.ranks = calloc((size_t)m->size, sizeof *c.ranks);
     c.owner = calloc((size_t)np, sizeof *c.owner);
     c.tries = calloc((size_t)np, sizeof *c.tries);

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "sweep.h"
+#include "ts_clock.h"
 #include "sweep_mpi.h"
 
 typedef struct {
@@ -140,7 +141,7 @@ static int read_messages(worker *w)
     while ((got = ts_sweep_mpi_poll(&src, &tag, &buf, &len, w->timeout)) == 1) {
         int p = -1;
         if (src == 0)
-            w->heard = ts_sweep_now();
+            w->heard = ts_clock_now();
         if (src == 0 && tag == TS_TAG_ASSIGN && len == (int)sizeof p)
             memcpy(&p, buf, sizeof p);
         if (src == 0 && tag == TS_TAG_STOP) {
@@ -182,7 +183,7 @@ static int serve(worker *w, volatile sig_atomic_t *stop)
             return got > 0 ? 0 : 1;
         if ((got = finish_one(w)) < 0)
             break;
-        double t = ts_sweep_now();
+        double t = ts_clock_now();
         ts_sweep_jobs_kill_late(w->jobs, w->njobs, t);
         if (t - w->last_beat >= TS_SWEEP_BEAT_SECONDS) {
             ts_sweep_mpi_post(NULL, 0, 0, TS_TAG_BEAT);
@@ -197,7 +198,7 @@ static int serve(worker *w, volatile sig_atomic_t *stop)
     fprintf(stderr,
             "tessel sweep: rank %d: rank 0 is gone (silent for %.0f s or not taking "
             "results); stopping\n",
-            w->rank, ts_sweep_now() - w->heard);
+            w->rank, ts_clock_now() - w->heard);
     return 1;
 }
 
@@ -218,7 +219,7 @@ int ts_sweep_mpi_work(ts_sweep_mpi *m, const ts_sweep_spec *spec, const char *sp
     if (*why)
         w.njobs = 0; /* waits for STOP: rank 0 gives this rank no work */
     w.exec = (ts_sweep_exec_opts){exe, w.scratch, time_limit};
-    w.heard = w.last_beat = ts_sweep_now();
+    w.heard = w.last_beat = ts_clock_now();
     /* The hello carries why this rank cannot work, or nothing. */
     int rc = 1;
     if (!ts_sweep_mpi_send_wait(why, (int)strlen(why), 0, TS_TAG_HELLO, timeout))

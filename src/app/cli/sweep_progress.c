@@ -2,6 +2,7 @@
  * line per finished point when the output goes to a file or a pipe. */
 #include <string.h>
 #include "sweep.h"
+#include "ts_clock.h"
 
 void ts_sweep_progress_init(ts_sweep_progress *p, FILE *out, bool bar, bool quiet, int total,
                             int skipped)
@@ -12,7 +13,7 @@ void ts_sweep_progress_init(ts_sweep_progress *p, FILE *out, bool bar, bool quie
     p->quiet = quiet;
     p->total = total;
     p->skipped = skipped;
-    p->started = ts_sweep_now();
+    p->started = ts_clock_now();
 }
 
 static void fmt_duration(char *buf, size_t cap, double s)
@@ -30,7 +31,7 @@ static void fmt_duration(char *buf, size_t cap, double s)
 
 static void draw(ts_sweep_progress *p, int running)
 {
-    double now = ts_sweep_now(), el = now - p->started;
+    double now = ts_clock_now(), el = now - p->started;
     int done = p->skipped + p->done, todo = p->total - done;
     char eta[32], elapsed[32];
     fmt_duration(elapsed, sizeof elapsed, el);
@@ -77,7 +78,7 @@ void ts_sweep_progress_point(ts_sweep_progress *p, json_t *rec, int running)
 
 void ts_sweep_progress_tick(ts_sweep_progress *p, int running)
 {
-    if (p->bar && ts_sweep_now() - p->last_draw >= 0.5)
+    if (p->bar && ts_clock_now() - p->last_draw >= 0.5)
         draw(p, running);
 }
 

@@ -7,13 +7,6 @@
 #include <unistd.h>
 #include "sweep.h"
 
-static const char *const status_names[TS_SWEEP_NSTATUS] = {"ok", "infeasible", "timeout", "error"};
-
-const char *ts_sweep_status_name(ts_sweep_status s)
-{
-    return (unsigned)s < TS_SWEEP_NSTATUS ? status_names[s] : "error";
-}
-
 int ts_sweep_records_add(ts_sweep_records *r, json_t *rec)
 {
     if (r->n == r->cap) {
@@ -312,26 +305,5 @@ int ts_sweep_csv_rewrite(const char *csv, const ts_sweep_records *r, ts_err *e)
         return TS_ESYS;
     }
     free(tmp);
-    return TS_OK;
-}
-
-/* ---- the run's one writer ---------------------------------------------------------------- */
-
-int ts_sweep_record(ts_sweep_run *s, json_t *rec, ts_err *e)
-{
-    int rc = ts_sweep_append_json(s->jfd, s->jsonl, rec, e);
-    if (!rc) {
-        char *row = ts_sweep_csv_row(rec);
-        rc = row ? ts_sweep_append_line(s->cfd, s->csv, row, strlen(row), e)
-                 : ts_fail(e, TS_ESYS, "out of memory");
-        free(row);
-    }
-    if (rc) {
-        json_decref(rec);
-        return rc;
-    }
-    ts_sweep_progress_point(&s->prog, rec, s->running);
-    if (ts_sweep_records_add(&s->rec, rec))
-        return ts_fail(e, TS_ESYS, "out of memory");
     return TS_OK;
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sweep.h"
+#include "ts_time_limit.h"
 #include "ts_baseline.h"
 #include "ts_json.h"
 #include "ts_methods.h"
@@ -489,8 +490,10 @@ static int spec_header(ts_sweep_spec *s, json_t *j, const char *path, ts_err *e)
         return ts_fail(e, TS_ESYS, "%s: out of memory", path);
     json_t *tl = json_object_get(j, "time_limit");
     if (tl) {
-        if (!json_is_number(tl) || json_number_value(tl) <= 0 || json_number_value(tl) > 1e6)
-            return ts_fail(e, TS_EINPUT, "%s: time_limit: expected seconds in (0, 1e6]", path);
+        if (!json_is_number(tl) || json_number_value(tl) < TS_TIME_LIMIT_MIN ||
+            json_number_value(tl) > TS_TIME_LIMIT_MAX)
+            return ts_fail(e, TS_EINPUT, "%s: time_limit: expected seconds in [%g, %g]", path,
+                           TS_TIME_LIMIT_MIN, TS_TIME_LIMIT_MAX);
         s->time_limit = json_number_value(tl);
     }
     return TS_OK;

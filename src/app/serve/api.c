@@ -35,7 +35,7 @@ static int ts_api_info(json_t **out)
     *out =
         json_pack("{s:o, s:o, s:o, s:{s:i, s:i, s:f, s:i}}", "builtins", b, "baselines", bl,
                   "methods", m, "limits", "max_body", (int)TS_API_MAX_BODY, "max_n", TS_API_MAX_N,
-                  "max_time_limit", TS_API_MAX_TIME_LIMIT, "max_values", TS_API_MAX_VALUES);
+                  "max_time_limit", TS_TIME_LIMIT_MAX, "max_values", TS_API_MAX_VALUES);
     return 200;
 }
 

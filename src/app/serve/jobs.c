@@ -14,11 +14,12 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/prctl.h>
 #endif
+#include "ts_clock.h"
+#include "ts_results.h"
 #include "ts_serve.h"
 
 #define TS_JOBS_KEEP 32 /* jobs remembered (finished ones are evicted oldest first) */
@@ -41,7 +42,8 @@ typedef struct {
     size_t len, cap;
     json_t *progress, *result;
     char error[512];
-    double started, deadline, finished;
+    ts_watch watch; /* its start, deadline and whether the watchdog stopped it */
+    double finished;
 } ts_job;
 
 struct ts_jobs {
@@ -53,13 +55,6 @@ struct ts_jobs {
     char exe[TS_JOBS_MAX_EXE]; /* the program a worker execs */
     ts_job jobs[TS_JOBS_KEEP];
 };
-
-static double ts_jnow(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static void ts_job_clear(ts_job *j)
 {
@@ -76,7 +71,7 @@ static void ts_job_finish(ts_job *j, ts_jstate st, const char *why)
     if (j->state != TS_JS_RUNNING)
         return;
     j->state = st;
-    j->finished = ts_jnow();
+    j->finished = ts_clock_now();
     if (why)
         snprintf(j->error, sizeof j->error, "%s", why);
 }
@@ -151,6 +146,7 @@ static void ts_job_drain(ts_job *j, const char *exe)
     while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR)
         ;
     j->pid = -1;
+    j->watch.pid = -1;
     char why[96];
     snprintf(why, sizeof why, "the worker ended without an answer (%s %d)",
              WIFSIGNALED(status) ? "signal" : "exit status",
@@ -170,12 +166,13 @@ static void *ts_jobs_monitor(void *arg)
             pthread_mutex_unlock(&js->mu);
             return NULL;
         }
-        double now = ts_jnow();
+        double now = ts_clock_now();
         for (int i = 0; i < TS_JOBS_KEEP; i++) {
             ts_job *j = &js->jobs[i];
-            if (j->id && j->state == TS_JS_RUNNING && now > j->deadline) {
-                kill(j->pid, SIGKILL);
-                ts_job_finish(j, TS_JS_TIMEOUT, "stopped: past its time limit");
+            if (j->id && j->state == TS_JS_RUNNING && ts_watch_check(&j->watch, now)) {
+                char why[160];
+                ts_watch_message(&j->watch, now, why, sizeof why);
+                ts_job_finish(j, TS_JS_TIMEOUT, why);
             }
             if (j->id && j->fd >= 0) {
                 fds[n] = (struct pollfd){j->fd, POLLIN, 0};
@@ -392,13 +389,12 @@ static void ts_jobs_send(ts_jobs *js, long id, pid_t pid, int fd, const ts_api_r
     pthread_mutex_unlock(&js->mu);
 }
 
-/* Seconds a job may run: each search gets its limit, and the same grace as `tessel compare`. */
-static double ts_jobs_budget(const ts_api_request *rq)
+/* The searches a job runs, each under its time limit: the watchdog gives it that many. */
+static int ts_jobs_searches(const ts_api_request *rq)
 {
-    int searches = rq->job == TS_JOB_COMPARE  ? (rq->nmethods ? rq->nmethods : 6)
-                   : rq->job == TS_JOB_WHATIF ? rq->nvalues
-                                              : 1;
-    return searches * (1.25 * rq->time_limit + 5.0) + 5.0;
+    return rq->job == TS_JOB_COMPARE  ? (rq->nmethods ? rq->nmethods : 6)
+           : rq->job == TS_JOB_WHATIF ? rq->nvalues
+                                      : 1;
 }
 
 int ts_jobs_start(ts_jobs *js, const ts_api_request *rq, long *id, ts_err *e)
@@ -444,8 +440,7 @@ int ts_jobs_start(ts_jobs *js, const ts_api_request *rq, long *id, ts_err *e)
     j->state = TS_JS_RUNNING;
     j->pid = pid;
     j->fd = ans[0];
-    j->started = ts_jnow();
-    j->deadline = j->started + ts_jobs_budget(rq);
+    ts_watch_start(&j->watch, pid, false, rq->time_limit, ts_jobs_searches(rq));
     *id = j->id;
     pthread_mutex_unlock(&js->mu);
     ts_jobs_send(js, *id, pid, req[1], rq);
@@ -462,10 +457,10 @@ static ts_job *ts_jobs_find(ts_jobs *js, long id)
 
 static json_t *ts_job_json(const ts_job *j, bool with_result)
 {
-    double end = j->state == TS_JS_RUNNING ? ts_jnow() : j->finished;
+    double end = j->state == TS_JS_RUNNING ? ts_clock_now() : j->finished;
     json_t *o =
         json_pack("{s:I, s:s, s:s, s:f}", "id", (json_int_t)j->id, "job", ts_jkind_names[j->kind],
-                  "state", ts_jstate_names[j->state], "elapsed", end - j->started);
+                  "state", ts_jstate_names[j->state], "elapsed", end - j->watch.started);
     if (o && j->progress)
         json_object_set(o, "progress", j->progress);
     if (o && j->error[0])

@@ -226,12 +226,12 @@ static int ts_api_job_body(json_t *o, ts_api_request *rq, ts_err *e)
         rq->job = TS_JOB_WHATIF;
     else
         return ts_fail(e, TS_EINPUT, "request: field 'job' must be search, compare or whatif");
-    if (t && (!json_is_number(t) || json_number_value(t) <= 0 ||
-              json_number_value(t) > TS_API_MAX_TIME_LIMIT))
+    if (t && (!json_is_number(t) || json_number_value(t) < TS_TIME_LIMIT_MIN ||
+              json_number_value(t) > TS_TIME_LIMIT_MAX))
         return ts_fail(e, TS_EINPUT,
                        "request: field 'time_limit' must be a number of seconds in "
-                       "(0, %g]",
-                       TS_API_MAX_TIME_LIMIT);
+                       "[%g, %g]",
+                       TS_TIME_LIMIT_MIN, TS_TIME_LIMIT_MAX);
     if (t)
         tl = json_number_value(t);
     rq->time_limit = tl;

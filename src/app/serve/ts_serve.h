@@ -24,12 +24,12 @@
 #include "ts_model.h"
 #include "ts_placement.h"
 #include "ts_schedule.h"
+#include "ts_time_limit.h"
 
 #define TS_API_MAX_BODY (4u << 20) /* bytes; a larger request body is refused with 413 */
 #define TS_API_MAX_VALUES 32 /* what-if points */
 #define TS_API_MAX_METHODS 12 /* compare rows asked for */
 #define TS_API_MAX_N 4096 /* micro-batches */
-#define TS_API_MAX_TIME_LIMIT 600.0
 
 typedef enum {
     TS_API_INFO, /* GET  /api/info: built-ins, baselines, methods, limits */
@@ -100,7 +100,7 @@ int ts_api_handle(ts_jobs *jobs, const ts_api_request *rq, json_t **out);
 
 /* Search workers: each job is a child process (so a solver run can be cancelled by killing it)
  * that streams progress lines and its result through a pipe; a monitor thread reads them and
- * stops a job past its time limit (1.25 S + 5 s). At most max_running jobs run at once.
+ * stops a job past its time limit (the watchdog rule, ts_watchdog_seconds). At most max_running jobs run at once.
  * The server has threads, so the child of fork() may only make async-signal-safe calls: it execs
  * worker_exe (NULL: this program, /proc/self/exe) as `serve --worker`, which reads the request
  * from its stdin and answers on fd 3 (ts_worker_main). */

@@ -5,10 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include "ts_baseline.h"
+#include "ts_clock.h"
 #include "ts_json.h"
+#include "ts_results.h"
 #include "ts_serve.h"
 #include "ts_solver.h"
 
@@ -18,13 +19,6 @@ typedef struct {
     char step[64]; /* which part of the job runs: "lazy", "memory 6", ... */
     int part, parts; /* compare rows / what-if points done and to do */
 } ts_wctx;
-
-static double ts_wnow(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* Writes "tag json\n" (steals j). A failed write means the server is gone: nothing to do. */
 static void ts_wline(ts_wctx *w, char tag, json_t *j)
@@ -54,7 +48,7 @@ static void ts_wpart(ts_wctx *w, const char *phase, long tried, long total, long
     ts_wline(w, 'P',
              json_pack("{s:s, s:s, s:I, s:I, s:I, s:f, s:i, s:i}", "step", w->step, "phase",
                        phase ? phase : "", "tried", (json_int_t)tried, "total", (json_int_t)total,
-                       "best_bubbles", (json_int_t)best, "elapsed", ts_wnow() - w->t0, "part",
+                       "best_bubbles", (json_int_t)best, "elapsed", ts_clock_now() - w->t0, "part",
                        w->part, "parts", w->parts));
 }
 
@@ -62,7 +56,7 @@ static void ts_wpart(ts_wctx *w, const char *phase, long tried, long total, long
 static void ts_wprogress(void *ud, const ts_search_progress *p)
 {
     ts_wctx *w = ud;
-    double now = ts_wnow();
+    double now = ts_clock_now();
     if (now - w->last < 0.1)
         return;
     w->last = now;
@@ -86,48 +80,30 @@ static long ts_wmemory(const ts_api_request *rq)
     return m;
 }
 
-/* One search; on TS_OK *out is the schedule and *summary its figures and statistics. The search
- * takes one capacity: the smallest of a per-device list (fits is judged per device). */
+/* The search options of a request. The search takes one capacity: the smallest of a per-device
+ * list (fits is judged per device). */
+static void ts_wopts(ts_wctx *w, const ts_api_request *rq, const char *method, int n,
+                     ts_search_opts *so)
+{
+    ts_search_opts_init(so);
+    so->method = ts_wmethod(method);
+    so->has_memory = rq->has_memory;
+    so->memory = rq->has_memory ? ts_wmemory(rq) : 0;
+    so->micro_batches = n;
+    so->time_limit = rq->time_limit;
+    so->progress = ts_wprogress;
+    so->progress_ud = w;
+}
+
+/* One search; on TS_OK *out is the schedule and *summary what `tessel search --json` prints of
+ * it, with the page's keys (ts_results_search). */
 static int ts_wsearch(ts_wctx *w, const ts_api_request *rq, const ts_placement *p,
                       const char *method, int n, ts_schedule **out, json_t **summary, ts_err *e)
 {
     ts_search_opts so;
-    ts_search_stats st;
-    ts_search_opts_init(&so);
-    so.method = ts_wmethod(method);
-    so.has_memory = rq->has_memory;
-    so.memory = rq->has_memory ? ts_wmemory(rq) : 0;
-    so.micro_batches = n;
-    so.time_limit = rq->time_limit;
-    so.progress = ts_wprogress;
-    so.progress_ud = w;
-    *out = NULL;
-    *summary = NULL;
-    int rc = ts_search(p, &so, out, &st, e);
-    if (rc)
-        return rc;
-    json_t *j = ts_serve_summary(*out, n, rq, e), *sec = json_object();
-    if (!j) {
-        json_decref(sec);
-        ts_schedule_free(*out);
-        *out = NULL;
-        return TS_ESYS;
-    }
-    json_object_set_new(sec, "total", json_real(st.seconds));
-    for (int i = 0; i < st.nphases; i++)
-        json_object_set_new(sec, st.phases[i].name, json_real(st.phases[i].seconds));
-    json_object_set_new(j, "method", json_string(ts_method_name(so.method)));
-    json_object_set_new(j, "k", json_integer(st.k));
-    json_object_set_new(j, "period", json_integer(st.period));
-    json_object_set_new(j, "bubbles_per_repetend", json_integer(st.bubbles));
-    json_object_set_new(j, "optimal", json_boolean(st.optimal));
-    json_object_set_new(j, "timed_out", json_boolean(st.timed_out));
-    json_object_set_new(j, "seconds", json_real(st.seconds));
-    json_object_set_new(j, "search_seconds", sec);
-    json_object_set_new(j, "memory_searched",
-                        so.has_memory ? json_integer(so.memory) : json_string("none"));
-    *summary = j;
-    return TS_OK;
+    ts_wopts(w, rq, method, n, &so);
+    return ts_results_search(p, &so, rq->has_memory ? rq->memory : NULL,
+                             rq->has_memory ? rq->nmemory : 0, out, summary, e);
 }
 
 static void ts_wjob_search(ts_wctx *w, const ts_api_request *rq)
@@ -144,40 +120,22 @@ static void ts_wjob_search(ts_wctx *w, const ts_api_request *rq)
     ts_schedule_free(s);
 }
 
-/* One compare row: a baseline built by its rule, or a search. */
-static json_t *ts_wrow(ts_wctx *w, const ts_api_request *rq, const char *name)
+/* One compare row: a baseline built by its rule, or a search, as `tessel compare` builds it. */
+static void ts_wrow(ts_wctx *w, const ts_api_request *rq, const char *name, ts_compare_row *r)
 {
-    ts_schedule *s = NULL;
-    json_t *sum = NULL;
-    ts_err e = {0};
-    bool search = ts_baseline_find(name) == NULL;
-    double t0 = ts_wnow();
+    ts_compare_opts o = {.p = rq->placement,
+                         .n = rq->micro_batches,
+                         .has_memory = rq->has_memory,
+                         .memory = rq->has_memory ? ts_wmemory(rq) : 0,
+                         .cap = rq->has_memory ? rq->memory : NULL,
+                         .ncap = rq->has_memory ? rq->nmemory : 0,
+                         .time_limit = rq->time_limit,
+                         .keep = true,
+                         .progress = ts_wprogress,
+                         .progress_ud = w};
     snprintf(w->step, sizeof w->step, "%s", name);
     ts_wpart(w, "start", 0, 0, -1);
-    int rc;
-    if (search) {
-        rc = ts_wsearch(w, rq, rq->placement, name, rq->micro_batches, &s, &sum, &e);
-    } else {
-        rc = ts_baseline_make(name, rq->placement, rq->micro_batches, &s, &e);
-        if (rc == TS_OK && !(sum = ts_serve_summary(s, rq->micro_batches, rq, &e)))
-            rc = TS_ESYS;
-        if (sum)
-            json_object_set_new(sum, "seconds", json_real(ts_wnow() - t0));
-    }
-    json_t *row = json_pack("{s:s, s:s}", "method", name, "kind", search ? "search" : "baseline");
-    if (rc) {
-        json_object_set_new(row, "status", json_string(e.msg));
-        return row;
-    }
-    json_object_set_new(row, "status",
-                        json_string(json_is_true(json_object_get(sum, "timed_out"))
-                                        ? "timed out (best found)"
-                                        : "ok"));
-    json_object_update(row, sum);
-    json_decref(sum);
-    json_object_set_new(row, "schedule", ts_schedule_to_json(s));
-    ts_schedule_free(s);
-    return row;
+    ts_compare_row_run(&o, name, r);
 }
 
 static void ts_wjob_compare(ts_wctx *w, const ts_api_request *rq)
@@ -186,7 +144,8 @@ static void ts_wjob_compare(ts_wctx *w, const ts_api_request *rq)
     int n = 0;
     for (int i = 0; i < rq->nmethods; i++)
         names[n++] = rq->methods[i];
-    if (n == 0) { /* every baseline that fits, then every search method */
+    /* None given: every baseline that fits, then every search method. */
+    if (n == 0) {
         for (int i = 0; i < ts_baseline_count() && n < 12; i++)
             if (ts_baseline_fits(ts_baseline_at(i)->name, rq->placement, rq->micro_batches, NULL) ==
                 TS_OK)
@@ -194,23 +153,23 @@ static void ts_wjob_compare(ts_wctx *w, const ts_api_request *rq)
         for (int i = 0; i < (int)TS_METHOD_COUNT; i++)
             names[n++] = ts_method_name((ts_method)i);
     }
-    json_t *rows = json_array();
-    long best = -1, best_ms = 0;
+    ts_compare_row *rows = calloc((size_t)n + 1, sizeof *rows);
+    json_t *arr = json_array();
+    long lb = ts_lower_bound(rq->placement, rq->micro_batches);
     w->parts = n;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; rows && i < n; i++) {
         w->part = i;
-        json_t *row = ts_wrow(w, rq, names[i]);
-        json_t *ms = json_object_get(row, "makespan");
-        if (ms && json_is_true(json_object_get(row, "fits")) &&
-            (best < 0 || json_integer_value(ms) < best_ms)) {
-            best = i;
-            best_ms = (long)json_integer_value(ms);
-        }
-        json_array_append_new(rows, row);
+        ts_wrow(w, rq, names[i], &rows[i]);
     }
+    int best = rows ? ts_compare_finish(rows, n, lb) : -1;
+    for (int i = 0; rows && i < n; i++) {
+        json_array_append_new(arr, ts_compare_row_json(&rows[i]));
+        ts_compare_row_clear(&rows[i]);
+    }
+    free(rows);
     ts_wline(w, 'R',
-             json_pack("{s:o, s:I, s:I}", "rows", rows, "best", (json_int_t)best, "lower_bound",
-                       (json_int_t)ts_lower_bound(rq->placement, rq->micro_batches)));
+             json_pack("{s:o, s:I, s:I}", "rows", arr, "best", (json_int_t)best, "lower_bound",
+                       (json_int_t)lb));
 }
 
 /* One what-if point: the search's makespan against LB at the point's knob value. */
@@ -270,7 +229,7 @@ void ts_worker_fail(int fd, const char *msg, int code)
 
 void ts_worker_run(const ts_api_request *rq, int fd)
 {
-    ts_wctx w = {fd, ts_wnow(), 0, "", 0, 1};
+    ts_wctx w = {fd, ts_clock_now(), 0, "", 0, 1};
     switch (rq->job) {
     case TS_JOB_SEARCH: ts_wjob_search(&w, rq); break;
     case TS_JOB_COMPARE: ts_wjob_compare(&w, rq); break;

@@ -4,7 +4,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "ts_improve.h"
 
 typedef struct {
@@ -35,13 +34,6 @@ typedef struct {
     int *bck_last, *bck_at;
     uint64_t rng;
 } ts_imp;
-
-double ts_improve_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static uint64_t ts_imp_rand(ts_imp *q)
 {
@@ -442,7 +434,7 @@ int ts_improve(const ts_schedule *s, const ts_improve_opts *o, ts_schedule **out
         st = &local;
     memset(st, 0, sizeof *st);
     *out = NULL;
-    double t0 = ts_improve_now();
+    double t0 = ts_clock_now();
     ts_imp q = {0};
     q.rng = o->seed ? o->seed : 0x5EEDULL;
     int rc = TS_OK, last;
@@ -460,7 +452,7 @@ int ts_improve(const ts_schedule *s, const ts_improve_opts *o, ts_schedule **out
     st->before = best;
     long since = 0; /* moves since the last strict improvement */
     while (best > o->target && (o->max_moves <= 0 || st->moves < o->max_moves)) {
-        if ((st->moves & 63) == 0 && o->deadline > 0 && ts_improve_now() >= o->deadline)
+        if ((st->moves & 63) == 0 && o->deadline > 0 && ts_clock_now() >= o->deadline)
             break;
         if (o->stall > 0 && since >= o->stall) {
             st->stalled = true;
@@ -491,6 +483,6 @@ int ts_improve(const ts_schedule *s, const ts_improve_opts *o, ts_schedule **out
     rc = ts_imp_result(&q, s, out, e);
 out:
     ts_imp_free(&q);
-    st->seconds = ts_improve_now() - t0;
+    st->seconds = ts_clock_now() - t0;
     return rc;
 }

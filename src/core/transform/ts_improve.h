@@ -11,10 +11,11 @@
 #define TS_IMPROVE_H
 
 #include <stdbool.h>
+#include "ts_clock.h"
 #include "ts_schedule.h"
 
 typedef struct {
-    /* absolute time (ts_improve_now) to stop at; <= 0: no limit */
+    /* absolute time (ts_clock_now) to stop at; <= 0: no limit */
     double deadline;
     /* moves to try; <= 0: no limit (then deadline must be set) */
     long max_moves;
@@ -35,8 +36,6 @@ typedef struct {
     bool stalled;
     double seconds;
 } ts_improve_stats;
-
-double ts_improve_now(void);
 
 /* s: a valid, complete schedule (no repetend needed); its memory capacities, when present,
  * hold for the result. *out is a new schedule of the same N with makespan <= s's after

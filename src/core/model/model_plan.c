@@ -1,15 +1,11 @@
-/* One plan of `tessel plan`: the placement derived for the strategy on one pipeline, the `auto`
- * search at N micro-batches within the derived capacity, the simulated schedule, and its figures
- * converted back to seconds, GB and FLOP/s. */
-#ifdef TS_HAVE_SOLVER
+/* Parallel plans in real units: the list of plans to try, one evaluated plan's figures converted
+ * back to seconds, GB and FLOP/s (iteration time, data-parallel all-reduce, latency, MFU), its
+ * JSON, and the ranking by iteration time. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli.h"
-#include "plan.h"
-#include "ts_methods.h"
-#include "ts_solver.h"
+#include "ts_plan.h"
 
 void ts_plan_clear(ts_plan *pl)
 {
@@ -17,6 +13,46 @@ void ts_plan_clear(ts_plan *pl)
     ts_schedule_free(pl->s);
     pl->p = NULL;
     pl->s = NULL;
+}
+
+int ts_plan_list(const ts_plan_req *r, const char *const *names, int nnames, ts_plan **out,
+                 int *count, ts_err *e)
+{
+    const ts_model *m = r->m;
+    const char *use[64];
+    int ns = 0;
+    for (int i = 0; i < nnames && ns < 64; i++) {
+        if (!ts_model_has_strategy(m, names[i]))
+            return ts_fail(e, TS_EINPUT,
+                           "strategy '%s' does not apply to model '%s' (see `tessel model %s`)",
+                           names[i], m->name, m->name);
+        use[ns++] = names[i];
+    }
+    for (int i = 0; nnames == 0 && i < m->nstrategies && ns < 64; i++)
+        use[ns++] = m->strategies[i];
+    int D = r->gpus, T = r->T, n = 0;
+    ts_plan *pl = calloc((size_t)(ns * 32 + 1), sizeof *pl);
+    if (!pl)
+        return ts_fail(e, TS_ESYS, "plan: out of memory");
+    for (int i = 0; i < ns; i++)
+        for (int pipe = D; pipe >= T && n < ns * 32; pipe--) {
+            if (D % pipe || pipe % T || (pipe / T < 2 && D / T >= 2))
+                continue;
+            ts_plan *x = &pl[n++];
+            snprintf(x->strategy, sizeof x->strategy, "%s", use[i]);
+            x->pipe = pipe;
+            x->replicas = D / pipe;
+            long per = (long)r->b * x->replicas;
+            x->N = r->global % per ? 0 : (int)(r->global / per);
+            if (!x->N)
+                snprintf(x->reason, sizeof x->reason,
+                         "the global batch %ld does not split into "
+                         "micro-batches of %d over %d replicas",
+                         r->global, r->b, x->replicas);
+        }
+    *out = pl;
+    *count = n;
+    return TS_OK;
 }
 
 /* Seconds of one micro-batch from its first start to its last end, the longest over all. */
@@ -55,8 +91,8 @@ static double ts_plan_dp_seconds(const ts_plan_req *r, const ts_plan *pl, double
     return 2.0 * (pl->replicas - 1) / pl->replicas * grad / bw;
 }
 
-static void ts_plan_figures(const ts_plan_req *r, ts_plan *pl, const ts_metrics *m,
-                            const ts_derive_info *in)
+void ts_plan_figures(const ts_plan_req *r, ts_plan *pl, const ts_metrics *m,
+                     const ts_derive_info *in)
 {
     const ts_placement *p = pl->p;
     double unit = in->time_unit_s, usable = (r->h->hbm_gb - r->h->workspace_gb) * 1e9;
@@ -67,7 +103,8 @@ static void ts_plan_figures(const ts_plan_req *r, ts_plan *pl, const ts_metrics 
     pl->iter_s = m->makespan * unit + pl->dp_s;
     pl->samples_s = r->global / pl->iter_s;
     double F = ts_model_fwd_flops(r->m), rounds = r->m->recycles;
-    double per_sample = r->infer ? F * rounds : F * (rounds + 2); /* backward = 2 forwards */
+    /* Backward = 2 forwards. */
+    double per_sample = r->infer ? F * rounds : F * (rounds + 2);
     pl->tflops_gpu = per_sample * r->global / pl->iter_s / r->gpus / 1e12;
     pl->mfu = pl->tflops_gpu / r->h->peak_tflops;
     pl->peak_gb = 0;
@@ -80,62 +117,19 @@ static void ts_plan_figures(const ts_plan_req *r, ts_plan *pl, const ts_metrics 
     pl->latency_s = ts_plan_latency(pl->s, unit);
 }
 
-static void ts_plan_source(ts_plan *pl, const ts_search_stats *st)
+static int ts_plan_cmp(const void *x, const void *y)
 {
-    snprintf(pl->source, sizeof pl->source, "%s%s", st->source ? st->source : "auto",
-             st->improved ? "+improved" : "");
-    pl->timed_out = st->timed_out;
-    pl->search_s = st->seconds;
+    const ts_plan *a = x, *b = y;
+    if (a->ok != b->ok)
+        return a->ok ? -1 : 1;
+    if (!a->ok)
+        return 0;
+    return (a->iter_s > b->iter_s) - (a->iter_s < b->iter_s);
 }
 
-int ts_plan_eval(const ts_plan_req *r, ts_plan *pl)
+void ts_plan_rank(ts_plan *pl, int n)
 {
-    /* Chimera's placement micro-batch is one micro-batch per direction. */
-    bool two = !strcmp(pl->strategy, "chimera");
-    int n = two ? pl->N / 2 : pl->N;
-    if (n < 1 || (two && pl->N % 2)) {
-        snprintf(pl->reason, sizeof pl->reason, "chimera needs an even micro-batch count, got %d",
-                 pl->N);
-        return 0;
-    }
-    ts_derive_opts o = {.strategy = pl->strategy,
-                        .gpus = pl->pipe,
-                        .b = r->b,
-                        .T = r->T,
-                        .nmicros = pl->N,
-                        .recompute = r->recompute,
-                        .infer = r->infer};
-    ts_derive_info in;
-    ts_err e = {0};
-    if (ts_model_derive(r->m, r->h, &o, &pl->p, &in, &e)) {
-        snprintf(pl->reason, sizeof pl->reason, "%s", e.msg);
-        return e.code == TS_ESYS ? -1 : 0;
-    }
-    ts_search_opts so;
-    ts_search_opts_init(&so);
-    so.method = TS_METHOD_AUTO;
-    so.has_memory = true;
-    so.memory = in.capacity;
-    so.micro_batches = n;
-    so.time_limit = r->time_limit;
-    ts_search_stats st;
-    ts_schedule *s = NULL;
-    ts_metrics m = {0};
-    int rc = ts_search(pl->p, &so, &s, &st, &e);
-    if (rc == TS_OK) {
-        ts_plan_source(pl, &st);
-        rc = ts_cli_schedule_at(s, n, &pl->s, &m, &e);
-    }
-    if (rc == TS_OK) {
-        ts_plan_figures(r, pl, &m, &in);
-        pl->ok = true;
-    } else {
-        snprintf(pl->reason, sizeof pl->reason, "search: %s", e.msg[0] ? e.msg : "failed");
-    }
-    ts_metrics_free(&m);
-    ts_schedule_free(s);
-    ts_derive_info_clear(&in);
-    return rc < 0 ? -1 : 0;
+    qsort(pl, (size_t)n, sizeof *pl, ts_plan_cmp);
 }
 
 json_t *ts_plan_json(const ts_plan *pl)
@@ -157,4 +151,3 @@ json_t *ts_plan_json(const ts_plan *pl)
     json_decref(f);
     return j;
 }
-#endif

@@ -1,0 +1,201 @@
+/* The compare row: a baseline built by its rule or a search, measured at N micro-batches the one
+ * way every front end measures (ts_results_at), with its status text; and the table's best row.
+ * `tessel compare` prints rows as a table or CSV, the explorer sends them as JSON. */
+#include <stdlib.h>
+#include <string.h>
+#include "ts_baseline.h"
+#include "ts_clock.h"
+#include "ts_json.h"
+#include "ts_methods.h"
+#include "ts_results.h"
+
+bool ts_compare_is_search(const char *name)
+{
+    ts_method x;
+    return ts_method_parse(name, &x) == 0;
+}
+
+void ts_compare_row_clear(ts_compare_row *r)
+{
+    free(r->peak);
+    json_decref(r->summary);
+    ts_schedule_free(r->schedule);
+    r->peak = NULL;
+    r->summary = NULL;
+    r->schedule = NULL;
+}
+
+/* Measures s at n micro-batches into the row. Takes s (kept in the row when o->keep). */
+static void ts_compare_measure(const ts_compare_opts *o, ts_schedule *s, ts_compare_row *r)
+{
+    ts_err e = {0};
+    ts_schedule *u;
+    ts_metrics m;
+    int rc = ts_results_at(s, o->n, &u, &m, &e);
+    if (rc > 0)
+        snprintf(r->status, sizeof r->status, "unroll failed: %.120s", e.msg);
+    if (rc) {
+        ts_schedule_free(s);
+        return;
+    }
+    int D = u->placement->ndevs;
+    r->ndevs = D;
+    r->makespan = m.makespan;
+    r->lower_bound = m.lower_bound;
+    r->bubble_rate = m.bubble_rate;
+    r->peak = malloc((size_t)D * sizeof(long));
+    r->fits = true;
+    for (int d = 0; r->peak && d < D; d++) {
+        r->peak[d] = m.peak[d];
+        if (o->ncap > 0 && m.peak[d] > o->cap[o->ncap > 1 ? d : 0])
+            r->fits = false;
+    }
+    if (u->nmicros != o->n) {
+        char at[40];
+        snprintf(at, sizeof at, " (at N = %d)", u->nmicros);
+        strncat(r->status, at, sizeof r->status - strlen(r->status) - 1);
+    }
+    if (o->keep && !r->summary)
+        r->summary = json_object();
+    if (o->keep && r->summary) {
+        ts_results_metrics_json(r->summary, &m, u->nmicros, D);
+        ts_results_fit_json(r->summary, &m, D, o->cap, o->ncap);
+    }
+    ts_metrics_free(&m);
+    ts_schedule_free(u);
+    r->ok = r->peak != NULL;
+    if (o->keep)
+        r->schedule = s;
+    else
+        ts_schedule_free(s);
+}
+
+static void ts_compare_baseline(const ts_compare_opts *o, const char *kind, ts_compare_row *r)
+{
+    ts_err e = {0};
+    ts_schedule *s = NULL;
+    double t0 = ts_clock_now();
+    int rc = ts_baseline_make(kind, o->p, o->n, &s, &e);
+    r->seconds = ts_clock_now() - t0;
+    if (rc != TS_OK) {
+        /* The refusal's first clause says why; the list of what it fits is in `baseline --list`. */
+        const char *why = strstr(e.msg, ": ");
+        snprintf(r->status, sizeof r->status, "does not fit%.140s", why ? why : "");
+        char *cut = strstr(r->status, "; it fits");
+        if (cut)
+            *cut = '\0';
+        return;
+    }
+    strcpy(r->status, "ok");
+    ts_compare_measure(o, s, r);
+}
+
+#ifdef TS_HAVE_SOLVER
+/* The status of a search that found a schedule. */
+static void ts_compare_search_status(const ts_search_stats *st, ts_compare_row *r)
+{
+    char kept[64] = "";
+    if (st->source)
+        snprintf(kept, sizeof kept, ", kept %s%s", st->source, st->improved ? " improved" : "");
+    snprintf(r->status, sizeof r->status, "%s%s",
+             st->timed_out ? "timed out (best found)"
+             : r->greedy   ? "not searched: too large for the solver, a greedy schedule"
+             : st->optimal ? "ok (optimal: meets the lower bound)"
+                           : "ok",
+             kept);
+}
+
+static void ts_compare_search(const ts_compare_opts *o, const char *name, ts_compare_row *r)
+{
+    ts_search_opts so;
+    ts_search_opts_init(&so);
+    ts_method_parse(name, &so.method);
+    so.has_memory = o->has_memory;
+    so.memory = o->memory;
+    so.micro_batches = o->n;
+    so.time_limit = o->time_limit;
+    so.progress = o->progress;
+    so.progress_ud = o->progress_ud;
+    ts_search_stats st;
+    ts_schedule *s = NULL;
+    ts_err e = {0};
+    double t0 = ts_clock_now();
+    int rc = ts_search(o->p, &so, &s, &st, &e);
+    r->seconds = ts_clock_now() - t0;
+    if (rc != TS_OK || !s) {
+        snprintf(r->status, sizeof r->status, "%s: %.130s",
+                 rc == TS_ENOANSWER ? (st.timed_out ? "timed out" : "no answer") : "refused",
+                 e.msg);
+        ts_schedule_free(s);
+        return;
+    }
+    r->k = st.k > 0 ? st.k : -1;
+    r->period = st.period > 0 ? st.period : -1;
+    for (int i = 0; i < st.nphases; i++)
+        r->greedy |= !strcmp(st.phases[i].name, "too_large");
+    if (r->greedy)
+        snprintf(r->method, sizeof r->method, "%s (greedy)", name);
+    ts_compare_search_status(&st, r);
+    if (o->keep && (r->summary = ts_search_record(&so, &st)))
+        json_object_set_new(r->summary, "memory_searched",
+                            so.has_memory ? json_integer(so.memory) : json_string("none"));
+    ts_compare_measure(o, s, r);
+}
+#endif
+
+void ts_compare_row_run(const ts_compare_opts *o, const char *name, ts_compare_row *r)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->method, sizeof r->method, "%s", name);
+    r->search = ts_compare_is_search(name);
+    r->k = r->period = -1;
+    if (!r->search) {
+        ts_compare_baseline(o, name, r);
+        return;
+    }
+#ifdef TS_HAVE_SOLVER
+    ts_compare_search(o, name, r);
+#else
+    strcpy(r->status, "unavailable: this build has no solver (Z3 was not found)");
+#endif
+}
+
+int ts_compare_finish(ts_compare_row *rows, int nrows, long lb)
+{
+    long best = -1;
+    int first = -1;
+    for (int i = 0; i < nrows; i++) {
+        rows[i].lower_bound = lb;
+        if (rows[i].ok && rows[i].fits && (best < 0 || rows[i].makespan < best))
+            best = rows[i].makespan;
+    }
+    for (int i = 0; i < nrows; i++) {
+        rows[i].best = rows[i].ok && rows[i].fits && rows[i].makespan == best;
+        if (rows[i].best && first < 0)
+            first = i;
+    }
+    return first;
+}
+
+json_t *ts_compare_row_json(const ts_compare_row *r)
+{
+    json_t *row = json_pack("{s:s, s:s, s:s}", "method", r->method, "kind",
+                            r->search ? "search" : "baseline", "status", r->status);
+    if (!row)
+        return NULL;
+    if (r->k > 0)
+        json_object_set_new(row, "k", json_integer(r->k));
+    if (r->period > 0)
+        json_object_set_new(row, "period", json_integer(r->period));
+    if (r->ok && r->summary) {
+        json_t *sum = json_deep_copy(r->summary);
+        /* The row's own name (e.g. "full (greedy)") stays. */
+        json_object_del(sum, "method");
+        json_object_update(row, sum);
+        json_decref(sum);
+    }
+    json_object_set_new(row, "seconds", json_real(r->seconds));
+    if (r->ok && r->schedule)
+        json_object_set_new(row, "schedule", ts_schedule_to_json(r->schedule));
+    return row;
+}
