@@ -113,6 +113,43 @@ def check_answers(srv, p):
           "trace" % (lb, res["result"]["summary"]["makespan"]))
 
 
+# The keys the explorer adds to `tessel search --json` for its summary line (TS_RESULTS_PAGE_KEYS
+# in src/app/results/ts_results.h); `output` is the command line's alone (-o).
+PAGE_KEYS = {"ratio", "fits", "seconds", "memory_searched"}
+
+
+def check_record_keys(srv, p):
+    """The explorer's search record has the keys of `tessel search --json`, every statistic of
+    the solver's list included, for every method; and a compare job's search rows carry the same
+    record."""
+    for method in ("lazy", "fast", "full", "modulo", "auto"):
+        rc, out, err = cli(TESSEL, "search", "--placement", "vshape", "--ndevs", "4", "--memory",
+                           "4", "--method", method, "-n", "8", "--time-limit", "20", "--json")
+        assert rc == 0, (method, rc, err)
+        want = json.loads(out)
+        st, j = srv.request("POST", "/api/jobs", {"job": "search", "placement": p, "memory": 4,
+                                                  "method": method, "micro_batches": 8,
+                                                  "time_limit": 20})
+        assert st == 200, j
+        res = wait_job(srv, j["id"])
+        assert res["state"] == "done", res
+        got = res["result"]["summary"]
+        extra = set(got) - set(want) - PAGE_KEYS
+        missing = set(want) - {"output"} - set(got)
+        assert not extra and not missing, (method, sorted(extra), sorted(missing))
+        assert got["method"] == want["method"] == method, (got["method"], want["method"])
+        assert got["makespan"] == want["makespan"], (method, got["makespan"], want["makespan"])
+        assert set(got["search_seconds"]) == set(want["search_seconds"]), method
+    st, j = srv.request("POST", "/api/jobs", {"job": "compare", "placement": p, "memory": 4,
+                                              "methods": ["modulo"], "micro_batches": 8,
+                                              "time_limit": 20})
+    row = wait_job(srv, j["id"])["result"]["rows"][0]
+    record = set(want) - {"output", "placement", "ndevs", "memory", "feasible"}
+    assert record <= set(row), sorted(record - set(row))
+    print("search record: the page's keys are `tessel search --json`'s (%d) plus %s, for every "
+          "method" % (len(want), sorted(PAGE_KEYS)))
+
+
 def check_jobs(srv):
     p8 = builtin(srv, LONG["name"], LONG["ndevs"])
     long_search = {"job": "search", "placement": p8, "memory": 5, "method": "lazy",
@@ -215,6 +252,7 @@ def main():
         check_bad_requests(srv, p)
         check_cli_message(srv, p)
         check_answers(srv, p)
+        check_record_keys(srv, p)
         check_models(srv)
         check_jobs(srv)
         fuzz(srv, p)

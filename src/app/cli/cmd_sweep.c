@@ -24,12 +24,12 @@ static const char *const CMD = "sweep";
 /* The one piece of mutable state outside a function: set by SIGINT/SIGTERM/SIGHUP. */
 static volatile sig_atomic_t ts_sweep_stop;
 
-static void on_stop_signal(int sig)
+static void ts_sweep_on_stop_signal(int sig)
 {
     ts_sweep_stop = sig;
 }
 
-static void usage(FILE *f)
+static void ts_sweep_usage(FILE *f)
 {
     fprintf(f,
             "usage: tessel sweep SPEC.json -o OUTDIR [-j J] [--resume] [--time-limit S]\n"
@@ -74,7 +74,7 @@ static void usage(FILE *f)
 }
 
 /* mkdir -p for the output folder. */
-static int make_dirs(const char *path, ts_err *e)
+static int ts_sweep_make_dirs(const char *path, ts_err *e)
 {
     char buf[PATH_MAX];
     if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
@@ -96,7 +96,7 @@ static int make_dirs(const char *path, ts_err *e)
     return TS_OK;
 }
 
-static char *join(const char *dir, const char *name)
+static char *ts_sweep_join(const char *dir, const char *name)
 {
     size_t n = strlen(dir) + strlen(name) + 2;
     char *p = malloc(n);
@@ -106,9 +106,9 @@ static char *join(const char *dir, const char *name)
 }
 
 /* One sweep at a time per folder: a POSIX record lock, released by the kernel on any exit. */
-static int lock_outdir(const char *outdir, int *fd, ts_err *e)
+static int ts_sweep_lock_outdir(const char *outdir, int *fd, ts_err *e)
 {
-    char *path = join(outdir, ".sweep.lock");
+    char *path = ts_sweep_join(outdir, ".sweep.lock");
     if (!path)
         return ts_fail(e, TS_ESYS, "out of memory");
     *fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -128,9 +128,9 @@ static int lock_outdir(const char *outdir, int *fd, ts_err *e)
 }
 
 /* Keeps a copy of the spec next to its results (the first run's copy stays). */
-static int save_spec(const char *spec_path, const char *outdir, ts_err *e)
+static int ts_sweep_save_spec(const char *spec_path, const char *outdir, ts_err *e)
 {
-    char *dst = join(outdir, "spec.json");
+    char *dst = ts_sweep_join(outdir, "spec.json");
     if (!dst)
         return ts_fail(e, TS_ESYS, "out of memory");
     int rc = TS_OK;
@@ -150,9 +150,9 @@ typedef struct {
     bool resume, progress, quiet, dry_run, mpi;
     double time_limit; /* < 0: take the spec's */
     double mpi_timeout; /* seconds of silence after which a rank is taken as dead */
-} sweep_opts;
+} ts_sweep_opts;
 
-static int parse_option(int c, sweep_opts *o)
+static int ts_sweep_parse_option(int c, ts_sweep_opts *o)
 {
     switch (c) {
     case 'o': o->outdir = optarg; return 0;
@@ -169,12 +169,12 @@ static int parse_option(int c, sweep_opts *o)
     case 'm': o->mpi = true; return 0;
     case 'T':
         return ts_cli_parse_double(CMD, "--mpi-timeout", optarg, 1, 1e6, &o->mpi_timeout) ? 2 : 0;
-    case 'h': usage(stdout); return -1;
+    case 'h': ts_sweep_usage(stdout); return -1;
     default: return 2;
     }
 }
 
-static int parse_args(int argc, char **argv, sweep_opts *o)
+static int ts_sweep_parse_args(int argc, char **argv, ts_sweep_opts *o)
 {
     static const struct option longopts[] = {{"output", required_argument, 0, 'o'},
                                              {"jobs", required_argument, 0, 'j'},
@@ -193,7 +193,7 @@ static int parse_args(int argc, char **argv, sweep_opts *o)
     o->mpi_timeout = 60;
     int c, rc;
     while ((c = ts_cli_getopt(CMD, argc, argv, "o:j:h", longopts)) != -1)
-        if ((rc = parse_option(c, o)))
+        if ((rc = ts_sweep_parse_option(c, o)))
             return rc;
     if (optind >= argc)
         return ts_cli_usage_error(CMD, "missing the spec file");
@@ -207,7 +207,7 @@ static int parse_args(int argc, char **argv, sweep_opts *o)
     return 0;
 }
 
-static int point_index(const ts_sweep_spec *s, const char *id)
+static int ts_sweep_point_index(const ts_sweep_spec *s, const char *id)
 {
     for (int i = 0; i < s->npoints; i++)
         if (!strcmp(s->points[i].id, id))
@@ -215,13 +215,13 @@ static int point_index(const ts_sweep_spec *s, const char *id)
     return -1;
 }
 
-static const char *record_id(json_t *rec)
+static const char *ts_sweep_record_id(json_t *rec)
 {
     return json_string_value(json_object_get(rec, "id"));
 }
 
 /* The records of the spec's points in spec order, then any others (from an earlier spec). */
-static int csv_in_spec_order(const char *csv, const ts_sweep_spec *s, const ts_sweep_records *r,
+static int ts_sweep_csv_in_spec_order(const char *csv, const ts_sweep_spec *s, const ts_sweep_records *r,
                              ts_err *e)
 {
     ts_sweep_records sorted = {0};
@@ -230,12 +230,12 @@ static int csv_in_spec_order(const char *csv, const ts_sweep_spec *s, const ts_s
         return ts_fail(e, TS_ESYS, "out of memory");
     for (int i = 0; i < s->npoints; i++)
         for (int k = 0; k < r->n; k++)
-            if (!strcmp(record_id(r->rec[k]), s->points[i].id)) {
+            if (!strcmp(ts_sweep_record_id(r->rec[k]), s->points[i].id)) {
                 sorted.rec[sorted.n++] = r->rec[k];
                 break;
             }
     for (int k = 0; k < r->n; k++)
-        if (point_index(s, record_id(r->rec[k])) < 0)
+        if (ts_sweep_point_index(s, ts_sweep_record_id(r->rec[k])) < 0)
             sorted.rec[sorted.n++] = r->rec[k];
     int rc = ts_sweep_csv_rewrite(csv, &sorted, e);
     free(sorted.rec); /* the records themselves belong to r */
@@ -243,7 +243,7 @@ static int csv_in_spec_order(const char *csv, const ts_sweep_spec *s, const ts_s
 }
 
 /* The tessel binary the workers run: this very one. */
-static int self_exe(char *exe, size_t cap, ts_err *e)
+static int ts_sweep_self_exe(char *exe, size_t cap, ts_err *e)
 {
     ssize_t n = readlink("/proc/self/exe", exe, cap - 1);
     if (n <= 0)
@@ -254,16 +254,16 @@ static int self_exe(char *exe, size_t cap, ts_err *e)
 }
 
 /* OUTDIR, its schedules/ and logs/, and the lock that keeps a second sweep out. */
-static int prepare_outdir(const char *outdir, int *lockfd, ts_err *e)
+static int ts_sweep_prepare_outdir(const char *outdir, int *lockfd, ts_err *e)
 {
-    char *schedules = join(outdir, "schedules"), *logs = join(outdir, "logs");
-    int rc = !schedules || !logs ? ts_fail(e, TS_ESYS, "out of memory") : make_dirs(outdir, e);
+    char *schedules = ts_sweep_join(outdir, "schedules"), *logs = ts_sweep_join(outdir, "logs");
+    int rc = !schedules || !logs ? ts_fail(e, TS_ESYS, "out of memory") : ts_sweep_make_dirs(outdir, e);
     if (!rc)
-        rc = lock_outdir(outdir, lockfd, e);
+        rc = ts_sweep_lock_outdir(outdir, lockfd, e);
     if (!rc)
-        rc = make_dirs(schedules, e);
+        rc = ts_sweep_make_dirs(schedules, e);
     if (!rc)
-        rc = make_dirs(logs, e);
+        rc = ts_sweep_make_dirs(logs, e);
     free(schedules);
     free(logs);
     return rc;
@@ -271,7 +271,7 @@ static int prepare_outdir(const char *outdir, int *lockfd, ts_err *e)
 
 /* Reads what results.jsonl already holds (dropping a torn last line) and rebuilds the CSV from
  * it, since the CSV may lag the JSONL by one row after a kill. */
-static int load_records(ts_sweep_run *s, const sweep_opts *o, ts_err *e)
+static int ts_sweep_load_records(ts_sweep_run *s, const ts_sweep_opts *o, ts_err *e)
 {
     long dropped = 0;
     if (ts_sweep_records_load(s->jsonl, &s->rec, &dropped, e))
@@ -284,13 +284,13 @@ static int load_records(ts_sweep_run *s, const sweep_opts *o, ts_err *e)
     if (dropped)
         fprintf(stderr, "tessel sweep: %s: dropped a torn last line (%ld bytes)\n", s->jsonl,
                 dropped);
-    if (save_spec(o->spec_path, o->outdir, e))
+    if (ts_sweep_save_spec(o->spec_path, o->outdir, e))
         return e->code;
-    return csv_in_spec_order(s->csv, s->spec, &s->rec, e);
+    return ts_sweep_csv_in_spec_order(s->csv, s->spec, &s->rec, e);
 }
 
 /* The spec's points not yet recorded, in spec order; *recorded counts the others. */
-static int *points_to_run(const ts_sweep_run *s, int *ntodo, int *recorded)
+static int *ts_sweep_points_to_run(const ts_sweep_run *s, int *ntodo, int *recorded)
 {
     const ts_sweep_spec *spec = s->spec;
     int *todo = malloc(((size_t)spec->npoints + 1) * sizeof *todo);
@@ -310,19 +310,19 @@ static int *points_to_run(const ts_sweep_run *s, int *ntodo, int *recorded)
 }
 
 /* Everything before the first point runs: folders, lock, records, the append descriptors. */
-static int open_run(ts_sweep_run *s, const sweep_opts *o, char *exe, int *lockfd, ts_err *e)
+static int ts_sweep_open_run(ts_sweep_run *s, const ts_sweep_opts *o, char *exe, int *lockfd, ts_err *e)
 {
-    if (self_exe(exe, PATH_MAX, e))
+    if (ts_sweep_self_exe(exe, PATH_MAX, e))
         return e->code;
     s->exec.exe = exe;
     s->exec.outdir = o->outdir;
     s->exec.time_limit = o->time_limit >= 0 ? o->time_limit : s->spec->time_limit;
     s->jobs = (int)o->jobs;
-    s->jsonl = join(o->outdir, "results.jsonl");
-    s->csv = join(o->outdir, "results.csv");
+    s->jsonl = ts_sweep_join(o->outdir, "results.jsonl");
+    s->csv = ts_sweep_join(o->outdir, "results.csv");
     if (!s->jsonl || !s->csv)
         return ts_fail(e, TS_ESYS, "out of memory");
-    if (prepare_outdir(o->outdir, lockfd, e) || load_records(s, o, e))
+    if (ts_sweep_prepare_outdir(o->outdir, lockfd, e) || ts_sweep_load_records(s, o, e))
         return e->code;
     s->jfd = open(s->jsonl, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     s->cfd = open(s->csv, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -331,7 +331,7 @@ static int open_run(ts_sweep_run *s, const sweep_opts *o, char *exe, int *lockfd
     return TS_OK;
 }
 
-static void close_run(ts_sweep_run *s)
+static void ts_sweep_close_run(ts_sweep_run *s)
 {
     if (s->jfd >= 0)
         close(s->jfd);
@@ -344,7 +344,7 @@ static void close_run(ts_sweep_run *s)
 
 /* The final line: totals over the spec's points, whichever run recorded them. Returns the
  * number of errors among them. */
-static int print_summary(const ts_sweep_run *s, const sweep_opts *o, const ts_sweep_mpi *m,
+static int ts_sweep_print_summary(const ts_sweep_run *s, const ts_sweep_opts *o, const ts_sweep_mpi *m,
                          double wall, int *have)
 {
     const ts_sweep_spec *spec = s->spec;
@@ -352,7 +352,7 @@ static int print_summary(const ts_sweep_run *s, const sweep_opts *o, const ts_sw
     *have = 0;
     for (int i = 0; i < s->rec.n; i++) {
         const char *st = json_string_value(json_object_get(s->rec.rec[i], "status"));
-        if (point_index(spec, record_id(s->rec.rec[i])) < 0)
+        if (ts_sweep_point_index(spec, ts_sweep_record_id(s->rec.rec[i])) < 0)
             continue;
         (*have)++;
         for (int k = 0; k < TS_SWEEP_NSTATUS; k++)
@@ -375,10 +375,10 @@ static int print_summary(const ts_sweep_run *s, const sweep_opts *o, const ts_sw
 
 /* Runs the points left, on this machine or on the worker ranks, and prints the summary.
  * Returns the exit status, or an error code with e set. */
-static int run_and_report(ts_sweep_run *s, const sweep_opts *o, ts_sweep_mpi *m, ts_err *e)
+static int ts_sweep_run_and_report(ts_sweep_run *s, const ts_sweep_opts *o, ts_sweep_mpi *m, ts_err *e)
 {
     int ntodo, recorded;
-    int *todo = points_to_run(s, &ntodo, &recorded);
+    int *todo = ts_sweep_points_to_run(s, &ntodo, &recorded);
     if (!todo)
         return ts_fail(e, TS_ESYS, "out of memory");
     bool bar = o->progress || (!o->quiet && isatty(STDERR_FILENO));
@@ -395,7 +395,7 @@ static int run_and_report(ts_sweep_run *s, const sweep_opts *o, ts_sweep_mpi *m,
     double wall = ts_clock_now() - t0;
     ts_sweep_progress_end(&s->prog);
     free(todo);
-    int have, errors = print_summary(s, o, m, wall, &have);
+    int have, errors = ts_sweep_print_summary(s, o, m, wall, &have);
     if (rc < 0) {
         fprintf(stderr,
                 "tessel sweep: interrupted; %d of %d points recorded, continue with "
@@ -405,13 +405,13 @@ static int run_and_report(ts_sweep_run *s, const sweep_opts *o, ts_sweep_mpi *m,
     }
     if (rc)
         return rc;
-    if (csv_in_spec_order(s->csv, s->spec, &s->rec, e))
+    if (ts_sweep_csv_in_spec_order(s->csv, s->spec, &s->rec, e))
         return e->code;
     return errors ? 1 : 0;
 }
 
 /* Rank 0, or the only process: checks the spec, then runs or lists it. */
-static int sweep_main(const sweep_opts *o, ts_sweep_mpi *m, volatile sig_atomic_t *stop)
+static int ts_sweep_main(const ts_sweep_opts *o, ts_sweep_mpi *m, volatile sig_atomic_t *stop)
 {
     ts_err e = {0};
     ts_sweep_spec *spec = NULL;
@@ -434,13 +434,13 @@ static int sweep_main(const sweep_opts *o, ts_sweep_mpi *m, volatile sig_atomic_
     s.stop = stop;
     int lockfd = -1, rc;
     char exe[PATH_MAX];
-    if ((rc = open_run(&s, o, exe, &lockfd, &e)))
+    if ((rc = ts_sweep_open_run(&s, o, exe, &lockfd, &e)))
         ts_sweep_mpi_release(m);
     else
-        rc = run_and_report(&s, o, m, &e);
+        rc = ts_sweep_run_and_report(&s, o, m, &e);
     if (rc && rc != 130 && e.code)
         rc = ts_cli_report(CMD, &e);
-    close_run(&s);
+    ts_sweep_close_run(&s);
     if (lockfd >= 0)
         close(lockfd);
     ts_sweep_spec_free(spec);
@@ -450,12 +450,12 @@ static int sweep_main(const sweep_opts *o, ts_sweep_mpi *m, volatile sig_atomic_
 /* A worker rank (--mpi, rank > 0): loads the spec itself and runs what rank 0 hands it. Rank 0
  * reports a bad spec; a spec that fails here only is named to rank 0, which gives this rank no
  * work. */
-static int worker_main(const sweep_opts *o, ts_sweep_mpi *m, volatile sig_atomic_t *stop)
+static int ts_sweep_worker_main(const ts_sweep_opts *o, ts_sweep_mpi *m, volatile sig_atomic_t *stop)
 {
     ts_err e = {0};
     ts_sweep_spec *spec = NULL;
     char exe[PATH_MAX] = "";
-    if (!ts_sweep_spec_load(o->spec_path, &spec, &e) && self_exe(exe, sizeof exe, &e)) {
+    if (!ts_sweep_spec_load(o->spec_path, &spec, &e) && ts_sweep_self_exe(exe, sizeof exe, &e)) {
         ts_sweep_spec_free(spec);
         spec = NULL;
     }
@@ -468,8 +468,8 @@ static int worker_main(const sweep_opts *o, ts_sweep_mpi *m, volatile sig_atomic
 
 int ts_cmd_sweep(int argc, char **argv)
 {
-    sweep_opts o;
-    int rc = parse_args(argc, argv, &o);
+    ts_sweep_opts o;
+    int rc = ts_sweep_parse_args(argc, argv, &o);
     if (rc)
         return rc < 0 ? 0 : rc;
     ts_sweep_mpi m = {0};
@@ -479,16 +479,16 @@ int ts_cmd_sweep(int argc, char **argv)
 
     struct sigaction sa, old_int, old_term, old_hup;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
+    sa.sa_handler = ts_sweep_on_stop_signal;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
     sigaction(SIGHUP, &sa, &old_hup);
 
     if (m.active && m.rank > 0)
-        rc = worker_main(&o, &m, &ts_sweep_stop);
+        rc = ts_sweep_worker_main(&o, &m, &ts_sweep_stop);
     else
-        rc = sweep_main(&o, &m, &ts_sweep_stop);
+        rc = ts_sweep_main(&o, &m, &ts_sweep_stop);
 
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);

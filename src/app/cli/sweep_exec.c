@@ -17,7 +17,7 @@
 #define MAX_ARGS 32
 #define MAX_OUTPUT (4L << 20) /* a summary is a few hundred bytes; more is not a summary */
 
-static char *path_join(const char *dir, const char *sub, const char *id, const char *ext)
+static char *ts_sweep_path_join(const char *dir, const char *sub, const char *id, const char *ext)
 {
     size_t n = strlen(dir) + strlen(sub) + strlen(id) + strlen(ext) + 3;
     char *p = malloc(n);
@@ -41,16 +41,16 @@ typedef struct {
     int argc;
     char num[8][32]; /* storage for numbers */
     int nnum;
-} argvec;
+} ts_sweep_argvec;
 
-static void av_add(argvec *a, const char *s)
+static void ts_sweep_av_add(ts_sweep_argvec *a, const char *s)
 {
     if (a->argc < MAX_ARGS - 1)
         a->argv[a->argc++] = (char *)s;
     a->argv[a->argc] = NULL;
 }
 
-static const char *av_num(argvec *a, const char *fmt, double v)
+static const char *ts_sweep_av_num(ts_sweep_argvec *a, const char *fmt, double v)
 {
     char *s = a->num[a->nnum++ & 7];
     snprintf(s, sizeof a->num[0], fmt, v);
@@ -58,22 +58,22 @@ static const char *av_num(argvec *a, const char *fmt, double v)
 }
 
 /* The placement options every command of the worker shares. */
-static void av_placement(argvec *a, const ts_sweep_point *p)
+static void ts_sweep_av_placement(ts_sweep_argvec *a, const ts_sweep_point *p)
 {
     if (p->is_file) {
-        av_add(a, p->placement);
+        ts_sweep_av_add(a, p->placement);
         return;
     }
-    av_add(a, "--placement");
-    av_add(a, p->placement);
-    av_add(a, "--ndevs");
-    av_add(a, av_num(a, "%.0f", p->ndevs));
+    ts_sweep_av_add(a, "--placement");
+    ts_sweep_av_add(a, p->placement);
+    ts_sweep_av_add(a, "--ndevs");
+    ts_sweep_av_add(a, ts_sweep_av_num(a, "%.0f", p->ndevs));
     if (p->infer)
-        av_add(a, "--infer");
+        ts_sweep_av_add(a, "--infer");
 }
 
 /* In the worker, after fork: its own group, death with its parent, default signal handling. */
-static void child_setup(pid_t parent)
+static void ts_sweep_child_setup(pid_t parent)
 {
     setpgid(0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -91,7 +91,7 @@ static void child_setup(pid_t parent)
     sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-static void child_exec(const char *exe, argvec *a)
+static void ts_sweep_child_exec(const char *exe, ts_sweep_argvec *a)
 {
     execv(exe, a->argv);
     const char msg[] = "tessel sweep: cannot run the tessel binary\n";
@@ -101,14 +101,14 @@ static void child_exec(const char *exe, argvec *a)
 }
 
 /* The worker's file names: its summary and log under logs/, its schedule under schedules/. */
-static int job_paths(ts_sweep_job *j, const ts_sweep_point *p, const char *outdir, ts_err *e)
+static int ts_sweep_job_paths(ts_sweep_job *j, const ts_sweep_point *p, const char *outdir, ts_err *e)
 {
     memset(j, 0, sizeof *j);
     j->point = p;
-    j->out_path = path_join(outdir, "logs", p->id, ".out");
-    j->log_path = path_join(outdir, "logs", p->id, ".log");
-    j->tmp_schedule = path_join(outdir, "schedules", p->id, ".part.json");
-    j->schedule = path_join(outdir, "schedules", p->id, ".json");
+    j->out_path = ts_sweep_path_join(outdir, "logs", p->id, ".out");
+    j->log_path = ts_sweep_path_join(outdir, "logs", p->id, ".log");
+    j->tmp_schedule = ts_sweep_path_join(outdir, "schedules", p->id, ".part.json");
+    j->schedule = ts_sweep_path_join(outdir, "schedules", p->id, ".json");
     if (!j->out_path || !j->log_path || !j->tmp_schedule || !j->schedule) {
         ts_sweep_job_clear(j);
         return ts_fail(e, TS_ESYS, "%s: out of memory", p->id);
@@ -117,59 +117,59 @@ static int job_paths(ts_sweep_job *j, const ts_sweep_point *p, const char *outdi
     return TS_OK;
 }
 
-static void av_micro_batches(argvec *a, const ts_sweep_point *p)
+static void ts_sweep_av_micro_batches(ts_sweep_argvec *a, const ts_sweep_point *p)
 {
     if (p->micro_batches > 0) {
-        av_add(a, "--micro-batches");
-        av_add(a, av_num(a, "%.0f", (double)p->micro_batches));
+        ts_sweep_av_add(a, "--micro-batches");
+        ts_sweep_av_add(a, ts_sweep_av_num(a, "%.0f", (double)p->micro_batches));
     }
 }
 
 /* A baseline point: `tessel baseline KIND ... -o SCHEDULE`, then `tessel simulate SCHEDULE`. */
-static void argv_baseline(argvec *run, argvec *sim, const ts_sweep_point *p, const char *exe,
+static void ts_sweep_argv_baseline(ts_sweep_argvec *run, ts_sweep_argvec *sim, const ts_sweep_point *p, const char *exe,
                           const char *schedule)
 {
-    av_add(run, exe);
-    av_add(run, "baseline");
-    av_add(run, p->method);
-    av_placement(run, p);
-    av_micro_batches(run, p);
-    av_add(run, "-o");
-    av_add(run, schedule);
-    av_add(sim, exe);
-    av_add(sim, "simulate");
-    av_add(sim, schedule);
-    av_micro_batches(sim, p);
-    av_add(sim, "--json");
+    ts_sweep_av_add(run, exe);
+    ts_sweep_av_add(run, "baseline");
+    ts_sweep_av_add(run, p->method);
+    ts_sweep_av_placement(run, p);
+    ts_sweep_av_micro_batches(run, p);
+    ts_sweep_av_add(run, "-o");
+    ts_sweep_av_add(run, schedule);
+    ts_sweep_av_add(sim, exe);
+    ts_sweep_av_add(sim, "simulate");
+    ts_sweep_av_add(sim, schedule);
+    ts_sweep_av_micro_batches(sim, p);
+    ts_sweep_av_add(sim, "--json");
 }
 
 /* A search point: `tessel search ... -o SCHEDULE --json`. */
-static void argv_search(argvec *run, const ts_sweep_point *p, const ts_sweep_exec_opts *o,
+static void ts_sweep_argv_search(ts_sweep_argvec *run, const ts_sweep_point *p, const ts_sweep_exec_opts *o,
                         const char *schedule)
 {
-    av_add(run, o->exe);
-    av_add(run, "search");
-    av_placement(run, p);
-    av_add(run, "--memory");
-    av_add(run, p->memory < 0 ? "none" : av_num(run, "%.0f", (double)p->memory));
-    av_add(run, "--method");
-    av_add(run, p->method);
+    ts_sweep_av_add(run, o->exe);
+    ts_sweep_av_add(run, "search");
+    ts_sweep_av_placement(run, p);
+    ts_sweep_av_add(run, "--memory");
+    ts_sweep_av_add(run, p->memory < 0 ? "none" : ts_sweep_av_num(run, "%.0f", (double)p->memory));
+    ts_sweep_av_add(run, "--method");
+    ts_sweep_av_add(run, p->method);
     if (p->nmicros > 0) {
-        av_add(run, "--nmicros");
-        av_add(run, av_num(run, "%.0f", p->nmicros));
+        ts_sweep_av_add(run, "--nmicros");
+        ts_sweep_av_add(run, ts_sweep_av_num(run, "%.0f", p->nmicros));
     }
-    av_micro_batches(run, p);
+    ts_sweep_av_micro_batches(run, p);
     if (o->time_limit > 0) {
-        av_add(run, "--time-limit");
-        av_add(run, av_num(run, "%g", o->time_limit));
+        ts_sweep_av_add(run, "--time-limit");
+        ts_sweep_av_add(run, ts_sweep_av_num(run, "%g", o->time_limit));
     }
-    av_add(run, "-o");
-    av_add(run, schedule);
-    av_add(run, "--json");
+    ts_sweep_av_add(run, "-o");
+    ts_sweep_av_add(run, schedule);
+    ts_sweep_av_add(run, "--json");
 }
 
 /* stdin from /dev/null, stdout to the summary file, stderr to the log: fd[0..2]. */
-static int open_outputs(const ts_sweep_job *j, int fd[3], ts_err *e)
+static int ts_sweep_open_outputs(const ts_sweep_job *j, int fd[3], ts_err *e)
 {
     fd[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
     fd[1] = open(j->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -186,7 +186,7 @@ static int open_outputs(const ts_sweep_job *j, int fd[3], ts_err *e)
 
 /* In the worker of a baseline point: the baseline writes the schedule (its chatter goes to the
  * log), then this process becomes the simulator whose JSON is the point's summary. */
-static void child_baseline(const char *exe, argvec *run, argvec *sim)
+static void ts_sweep_child_baseline(const char *exe, ts_sweep_argvec *run, ts_sweep_argvec *sim)
 {
     pid_t me = getpid();
     pid_t b = fork();
@@ -198,7 +198,7 @@ static void child_baseline(const char *exe, argvec *run, argvec *sim)
             _exit(127);
         if (dup2(2, 1) < 0)
             _exit(127);
-        child_exec(exe, run);
+        ts_sweep_child_exec(exe, run);
     }
     int st;
     while (waitpid(b, &st, 0) < 0)
@@ -208,22 +208,22 @@ static void child_baseline(const char *exe, argvec *run, argvec *sim)
         raise(WTERMSIG(st));
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
         _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 127);
-    child_exec(exe, sim);
+    ts_sweep_child_exec(exe, sim);
 }
 
 int ts_sweep_job_start(ts_sweep_job *j, const ts_sweep_point *p, const ts_sweep_exec_opts *o,
                        ts_err *e)
 {
-    if (job_paths(j, p, o->outdir, e))
+    if (ts_sweep_job_paths(j, p, o->outdir, e))
         return e->code;
     bool baseline = ts_sweep_method_is_baseline(p->method);
-    argvec run = {0}, sim = {0};
+    ts_sweep_argvec run = {0}, sim = {0};
     if (baseline)
-        argv_baseline(&run, &sim, p, o->exe, j->tmp_schedule);
+        ts_sweep_argv_baseline(&run, &sim, p, o->exe, j->tmp_schedule);
     else
-        argv_search(&run, p, o, j->tmp_schedule);
+        ts_sweep_argv_search(&run, p, o, j->tmp_schedule);
     int fd[3];
-    if (open_outputs(j, fd, e)) {
+    if (ts_sweep_open_outputs(j, fd, e)) {
         ts_sweep_job_clear(j);
         return e->code;
     }
@@ -231,13 +231,13 @@ int ts_sweep_job_start(ts_sweep_job *j, const ts_sweep_point *p, const ts_sweep_
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
-        child_setup(parent);
+        ts_sweep_child_setup(parent);
         for (int i = 0; i < 3; i++)
             if (dup2(fd[i], i) < 0)
                 _exit(127);
         if (baseline)
-            child_baseline(o->exe, &run, &sim);
-        child_exec(o->exe, &run);
+            ts_sweep_child_baseline(o->exe, &run, &sim);
+        ts_sweep_child_exec(o->exe, &run);
     }
     int err = errno;
     for (int i = 0; i < 3; i++)
@@ -260,7 +260,7 @@ void ts_sweep_job_kill(ts_sweep_job *j)
 }
 
 /* The whole file if it is small enough, else NULL. */
-static char *slurp(const char *path, size_t *len)
+static char *ts_sweep_slurp(const char *path, size_t *len)
 {
     *len = 0;
     FILE *f = fopen(path, "rb");
@@ -279,10 +279,10 @@ static char *slurp(const char *path, size_t *len)
 }
 
 /* The last non-empty line of the worker's stderr: the message of a failed command. */
-static json_t *last_line(const char *log)
+static json_t *ts_sweep_last_line(const char *log)
 {
     size_t n;
-    char *s = slurp(log, &n);
+    char *s = ts_sweep_slurp(log, &n);
     if (!s)
         return NULL;
     while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' '))
@@ -300,7 +300,7 @@ static json_t *last_line(const char *log)
     return m;
 }
 
-static bool file_nonempty(const char *path)
+static bool ts_sweep_file_nonempty(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 && st.st_size > 0;
@@ -312,12 +312,12 @@ typedef struct {
     json_t *message, *summary;
     bool exited;
     int code;
-} outcome;
+} ts_sweep_outcome;
 
-static void read_summary(const ts_sweep_job *j, outcome *r)
+static void ts_sweep_read_summary(const ts_sweep_job *j, ts_sweep_outcome *r)
 {
     size_t n;
-    char *out = slurp(j->out_path, &n);
+    char *out = ts_sweep_slurp(j->out_path, &n);
     json_error_t je;
     r->summary = out ? json_loadb(out, n, 0, &je) : NULL;
     free(out);
@@ -327,7 +327,7 @@ static void read_summary(const ts_sweep_job *j, outcome *r)
         r->message = json_string("the command printed no JSON summary");
     } else if (json_is_true(json_object_get(r->summary, "timed_out"))) {
         r->status = TS_SWEEP_TIMEOUT;
-        r->message = last_line(j->log_path);
+        r->message = ts_sweep_last_line(j->log_path);
         if (!r->message)
             r->message = json_string("the time limit cut the search");
     } else {
@@ -335,9 +335,9 @@ static void read_summary(const ts_sweep_job *j, outcome *r)
     }
 }
 
-static outcome classify(const ts_sweep_job *j, int wstatus, double wall)
+static ts_sweep_outcome ts_sweep_classify(const ts_sweep_job *j, int wstatus, double wall)
 {
-    outcome r = {TS_SWEEP_ERROR, NULL, NULL, WIFEXITED(wstatus), 0};
+    ts_sweep_outcome r = {TS_SWEEP_ERROR, NULL, NULL, WIFEXITED(wstatus), 0};
     r.code = r.exited ? WEXITSTATUS(wstatus) : -1;
     char buf[512];
     if (j->watch.overdue) {
@@ -348,14 +348,14 @@ static outcome classify(const ts_sweep_job *j, int wstatus, double wall)
         snprintf(buf, sizeof buf, "the worker was killed by signal %d", WTERMSIG(wstatus));
         r.message = json_string(buf);
     } else if (r.code == 0) {
-        read_summary(j, &r);
+        ts_sweep_read_summary(j, &r);
     } else {
         r.status = r.code == 1 ? TS_SWEEP_INFEASIBLE : TS_SWEEP_ERROR;
         /* "No answer" that comes when the time limit is used up proves nothing about
          * feasibility: the search ran out of time before it could decide. */
         if (r.code == 1 && j->watch.limit > 0 && wall >= j->watch.limit)
             r.status = TS_SWEEP_TIMEOUT;
-        r.message = last_line(j->log_path);
+        r.message = ts_sweep_last_line(j->log_path);
         if (!r.message) {
             snprintf(buf, sizeof buf, "exit status %d", r.code);
             r.message = json_string(buf);
@@ -366,7 +366,7 @@ static outcome classify(const ts_sweep_job *j, int wstatus, double wall)
 
 /* The record: id, status, message, the point's parameters, then how the run went. Takes the
  * outcome's references. */
-static json_t *make_record(const ts_sweep_point *p, outcome *r, double wall, double time_limit,
+static json_t *ts_sweep_make_record(const ts_sweep_point *p, ts_sweep_outcome *r, double wall, double time_limit,
                            bool have_schedule, bool keep_log)
 {
     json_t *rec = json_object();
@@ -398,22 +398,22 @@ static json_t *make_record(const ts_sweep_point *p, outcome *r, double wall, dou
 json_t *ts_sweep_job_finish(ts_sweep_job *j, int wstatus)
 {
     double wall = ts_clock_now() - j->watch.started;
-    outcome r = classify(j, wstatus, wall);
+    ts_sweep_outcome r = ts_sweep_classify(j, wstatus, wall);
     /* A schedule counts only when the command finished with an answer. */
     bool have_schedule =
-        r.summary && file_nonempty(j->tmp_schedule) && rename(j->tmp_schedule, j->schedule) == 0;
+        r.summary && ts_sweep_file_nonempty(j->tmp_schedule) && rename(j->tmp_schedule, j->schedule) == 0;
     unlink(j->tmp_schedule);
     unlink(j->out_path);
-    bool keep_log = r.status != TS_SWEEP_OK && file_nonempty(j->log_path);
+    bool keep_log = r.status != TS_SWEEP_OK && ts_sweep_file_nonempty(j->log_path);
     if (!keep_log)
         unlink(j->log_path);
-    return make_record(j->point, &r, wall, j->watch.limit, have_schedule, keep_log);
+    return ts_sweep_make_record(j->point, &r, wall, j->watch.limit, have_schedule, keep_log);
 }
 
 json_t *ts_sweep_error_record(const ts_sweep_point *p, const char *message, double wall)
 {
-    outcome r = {TS_SWEEP_ERROR, json_string(message), NULL, false, 0};
-    return make_record(p, &r, wall, 0, false, false);
+    ts_sweep_outcome r = {TS_SWEEP_ERROR, json_string(message), NULL, false, 0};
+    return ts_sweep_make_record(p, &r, wall, 0, false, false);
 }
 
 int ts_sweep_jobs_reap(ts_sweep_job *jobs, int n, int *wstatus)

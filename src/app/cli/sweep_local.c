@@ -7,7 +7,7 @@
 #include "ts_clock.h"
 
 /* Starts workers in the free slots while points remain; returns the next point to start. */
-static int fill_slots(ts_sweep_run *s, ts_sweep_job *jobs, const int *todo, int next, int ntodo,
+static int ts_sweep_fill_slots(ts_sweep_run *s, ts_sweep_job *jobs, const int *todo, int next, int ntodo,
                       ts_err *e)
 {
     for (int i = 0; i < s->jobs && next < ntodo; i++) {
@@ -23,7 +23,7 @@ static int fill_slots(ts_sweep_run *s, ts_sweep_job *jobs, const int *todo, int 
 
 /* Records the point of one worker that ended, if one has: 1 when one did, 0 when none has, -1 on
  * an error (in e). */
-static int collect_one(ts_sweep_run *s, ts_sweep_job *jobs, ts_err *e)
+static int ts_sweep_collect_one(ts_sweep_run *s, ts_sweep_job *jobs, ts_err *e)
 {
     int st = 0, i = ts_sweep_jobs_reap(jobs, s->jobs, &st);
     if (i < 0)
@@ -50,11 +50,11 @@ int ts_sweep_run_local(ts_sweep_run *s, const int *todo, int ntodo, ts_err *e)
             rc = -1;
             break;
         }
-        if ((next = fill_slots(s, jobs, todo, next, ntodo, e)) < 0) {
+        if ((next = ts_sweep_fill_slots(s, jobs, todo, next, ntodo, e)) < 0) {
             rc = e->code;
             break;
         }
-        int got = collect_one(s, jobs, e);
+        int got = ts_sweep_collect_one(s, jobs, e);
         if (got < 0) {
             rc = e->code;
             break;

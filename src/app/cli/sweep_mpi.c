@@ -116,13 +116,13 @@ int ts_sweep_mpi_poll(int *src, int *tag, char **buf, int *len, double timeout)
     return 1;
 }
 
-static void put64(unsigned char *p, uint64_t v)
+static void ts_sweep_put64(unsigned char *p, uint64_t v)
 {
     for (int i = 0; i < 8; i++)
         p[i] = (unsigned char)(v >> (8 * i));
 }
 
-static uint64_t get64(const unsigned char *p)
+static uint64_t ts_sweep_get64(const unsigned char *p)
 {
     uint64_t v = 0;
     for (int i = 0; i < 8; i++)
@@ -138,10 +138,10 @@ char *ts_sweep_frame_pack(const ts_sweep_frame *f, size_t *len)
     unsigned char *b = malloc(*len);
     if (!b)
         return NULL;
-    put64(b, (uint64_t)f->point);
-    put64(b + 8, f->nrec);
-    put64(b + 16, f->nschedule);
-    put64(b + 24, f->nlog);
+    ts_sweep_put64(b, (uint64_t)f->point);
+    ts_sweep_put64(b + 8, f->nrec);
+    ts_sweep_put64(b + 16, f->nschedule);
+    ts_sweep_put64(b + 24, f->nlog);
     unsigned char *p = b + 32;
     if (f->nrec)
         memcpy(p, f->rec, f->nrec);
@@ -159,7 +159,7 @@ int ts_sweep_frame_unpack(const char *buf, size_t len, ts_sweep_frame *f)
     const unsigned char *b = (const unsigned char *)buf;
     if (len < 32)
         return -1;
-    uint64_t point = get64(b), n1 = get64(b + 8), n2 = get64(b + 16), n3 = get64(b + 24);
+    uint64_t point = ts_sweep_get64(b), n1 = ts_sweep_get64(b + 8), n2 = ts_sweep_get64(b + 16), n3 = ts_sweep_get64(b + 24);
     if (point > INT_MAX || n1 > len || n2 > len || n3 > len || 32 + n1 + n2 + n3 != len)
         return -1;
     f->point = (int)point;

@@ -23,23 +23,23 @@ typedef struct {
     int state;
     int free; /* slots free for points */
     double heard; /* when the rank last sent anything */
-} rank_state;
+} ts_sweep_rank_state;
 
 typedef struct {
     ts_sweep_run *s;
     ts_sweep_mpi *m;
     double timeout;
-    rank_state *ranks;
+    ts_sweep_rank_state *ranks;
     int *owner; /* per spec point: the rank running it, 0 = none */
     int *tries; /* per spec point: how many ranks were given it */
     const int *ids; /* per spec point: its index, the buffer of its ASSIGN message */
     int *queue, qhead, qtail;
     int inflight;
     double last_beat;
-} coord;
+} ts_sweep_coord;
 
 /* Writes data to path through a temporary file and a rename, so a kill leaves no half file. */
-static int write_whole(const char *outdir, const char *sub, const char *id, const char *ext,
+static int ts_sweep_write_whole(const char *outdir, const char *sub, const char *id, const char *ext,
                        const char *data, size_t n, ts_err *e)
 {
     size_t cap = strlen(outdir) + strlen(sub) + strlen(id) + strlen(ext) + 16;
@@ -65,12 +65,12 @@ static int write_whole(const char *outdir, const char *sub, const char *id, cons
     return rc;
 }
 
-static void push(coord *c, int point)
+static void ts_sweep_push(ts_sweep_coord *c, int point)
 {
     c->queue[c->qtail++] = point;
 }
 
-static void release_point(coord *c, int point, int rank)
+static void ts_sweep_release_point(ts_sweep_coord *c, int point, int rank)
 {
     c->owner[point] = 0;
     c->inflight--;
@@ -81,7 +81,7 @@ static void release_point(coord *c, int point, int rank)
 
 /* The rank is given up: it is told to stop (it may be alive and cut off), and each of its points
  * goes back to the queue, or is recorded as an error when it has used its tries. */
-static int give_up(coord *c, int r, const char *why, ts_err *e)
+static int ts_sweep_give_up(ts_sweep_coord *c, int r, const char *why, ts_err *e)
 {
     c->ranks[r].state = RANK_GONE;
     c->m->lost = true;
@@ -90,9 +90,9 @@ static int give_up(coord *c, int r, const char *why, ts_err *e)
     for (int p = 0; p < c->s->spec->npoints; p++) {
         if (c->owner[p] != r)
             continue;
-        release_point(c, p, r);
+        ts_sweep_release_point(c, p, r);
         if (c->tries[p] < MAX_TRIES) {
-            push(c, p);
+            ts_sweep_push(c, p);
             back++;
             continue;
         }
@@ -116,7 +116,7 @@ static int give_up(coord *c, int r, const char *why, ts_err *e)
 }
 
 /* A finished point from rank r: its schedule and log into OUTDIR, then its record. */
-static int on_result(coord *c, int r, const char *buf, int len, ts_err *e)
+static int ts_sweep_on_result(ts_sweep_coord *c, int r, const char *buf, int len, ts_err *e)
 {
     ts_sweep_frame f;
     if (ts_sweep_frame_unpack(buf, (size_t)len, &f) || f.point >= c->s->spec->npoints ||
@@ -141,10 +141,10 @@ static int on_result(coord *c, int r, const char *buf, int len, ts_err *e)
     const char *outdir = c->s->exec.outdir;
     int rc = TS_OK;
     if (f.nschedule && json_is_string(json_object_get(rec, "schedule")))
-        rc = write_whole(outdir, "schedules", p->id, ".json", f.schedule, f.nschedule, e);
+        rc = ts_sweep_write_whole(outdir, "schedules", p->id, ".json", f.schedule, f.nschedule, e);
     if (!rc && f.nlog && json_is_string(json_object_get(rec, "log")))
-        rc = write_whole(outdir, "logs", p->id, ".log", f.log, f.nlog, e);
-    release_point(c, f.point, r);
+        rc = ts_sweep_write_whole(outdir, "logs", p->id, ".log", f.log, f.nlog, e);
+    ts_sweep_release_point(c, f.point, r);
     if (rc) {
         json_decref(rec);
         return rc;
@@ -152,11 +152,11 @@ static int on_result(coord *c, int r, const char *buf, int len, ts_err *e)
     return ts_sweep_record(c->s, rec, e);
 }
 
-static int on_message(coord *c, int r, int tag, const char *buf, int len, ts_err *e)
+static int ts_sweep_on_message(ts_sweep_coord *c, int r, int tag, const char *buf, int len, ts_err *e)
 {
     if (r <= 0 || r >= c->m->size || c->ranks[r].state == RANK_GONE)
         return TS_OK; /* a rank given up is not heard again */
-    rank_state *rs = &c->ranks[r];
+    ts_sweep_rank_state *rs = &c->ranks[r];
     rs->heard = ts_clock_now();
     if (tag == TS_TAG_HELLO && rs->state == RANK_WAITING) {
         if (len > 0) {
@@ -168,7 +168,7 @@ static int on_message(coord *c, int r, int tag, const char *buf, int len, ts_err
         rs->state = RANK_READY;
         rs->free = c->s->jobs;
     } else if (tag == TS_TAG_RESULT) {
-        return on_result(c, r, buf, len, e);
+        return ts_sweep_on_result(c, r, buf, len, e);
     }
     return TS_OK;
 }
@@ -176,7 +176,7 @@ static int on_message(coord *c, int r, int tag, const char *buf, int len, ts_err
 /* Reads every message waiting. A rank that stalls in the middle of one is given up, and the
  * draining goes on, so that the others' heartbeats queued meanwhile count before any silence is
  * judged. */
-static int drain_messages(coord *c, ts_err *e)
+static int ts_sweep_drain_messages(ts_sweep_coord *c, ts_err *e)
 {
     int src = 0, tag, len, got;
     char *buf;
@@ -185,10 +185,10 @@ static int drain_messages(coord *c, ts_err *e)
             return ts_fail(e, TS_ESYS, "--mpi: receiving from the worker ranks failed");
         int rc = TS_OK;
         if (got == 1) {
-            rc = on_message(c, src, tag, buf, len, e);
+            rc = ts_sweep_on_message(c, src, tag, buf, len, e);
             free(buf);
         } else if (src > 0 && src < c->m->size && c->ranks[src].state != RANK_GONE) {
-            rc = give_up(c, src, "stopped in the middle of a message", e);
+            rc = ts_sweep_give_up(c, src, "stopped in the middle of a message", e);
         }
         if (rc)
             return rc;
@@ -197,7 +197,7 @@ static int drain_messages(coord *c, ts_err *e)
 }
 
 /* Hands queued points to ranks with free slots, the freest rank first. */
-static void assign(coord *c)
+static void ts_sweep_assign(ts_sweep_coord *c)
 {
     while (c->qhead < c->qtail) {
         int best = 0;
@@ -218,7 +218,7 @@ static void assign(coord *c)
 }
 
 /* Heartbeats out; ranks silent past the timeout given up. Returns the ranks still alive. */
-static int check_ranks(coord *c, ts_err *e, int *alive)
+static int ts_sweep_check_ranks(ts_sweep_coord *c, ts_err *e, int *alive)
 {
     double t = ts_clock_now();
     bool beat = t - c->last_beat >= TS_SWEEP_BEAT_SECONDS;
@@ -231,7 +231,7 @@ static int check_ranks(coord *c, ts_err *e, int *alive)
         if (t - c->ranks[r].heard > c->timeout) {
             char why[96];
             snprintf(why, sizeof why, "silent for %.0f s", t - c->ranks[r].heard);
-            if (give_up(c, r, why, e))
+            if (ts_sweep_give_up(c, r, why, e))
                 return e->code;
             continue;
         }
@@ -242,21 +242,21 @@ static int check_ranks(coord *c, ts_err *e, int *alive)
     return TS_OK;
 }
 
-static int coordinate(coord *c, ts_err *e)
+static int ts_sweep_coordinate(ts_sweep_coord *c, ts_err *e)
 {
     struct timespec nap = {0, 5 * 1000 * 1000};
     while (c->qhead < c->qtail || c->inflight > 0) {
         if (*c->s->stop)
             return -1;
         int alive;
-        if (drain_messages(c, e) || check_ranks(c, e, &alive))
+        if (ts_sweep_drain_messages(c, e) || ts_sweep_check_ranks(c, e, &alive))
             return e->code;
         if (!alive)
             return ts_fail(e, TS_ESYS,
                            "--mpi: no worker rank is left; %d points are not recorded (run again "
                            "with --resume)",
                            c->qtail - c->qhead + c->inflight);
-        assign(c);
+        ts_sweep_assign(c);
         ts_sweep_progress_tick(&c->s->prog, c->s->running);
         nanosleep(&nap, NULL);
     }
@@ -267,7 +267,7 @@ int ts_sweep_mpi_coordinate(ts_sweep_run *s, ts_sweep_mpi *m, const int *todo, i
                             double timeout, ts_err *e)
 {
     int np = s->spec->npoints;
-    coord c = {.s = s, .m = m, .timeout = timeout, .last_beat = ts_clock_now()};
+    ts_sweep_coord c = {.s = s, .m = m, .timeout = timeout, .last_beat = ts_clock_now()};
     c.ranks = calloc((size_t)m->size, sizeof *c.ranks);
     c.owner = calloc((size_t)np, sizeof *c.owner);
     c.tries = calloc((size_t)np, sizeof *c.tries);
@@ -281,10 +281,10 @@ int ts_sweep_mpi_coordinate(ts_sweep_run *s, ts_sweep_mpi *m, const int *todo, i
         rc = ts_fail(e, TS_ESYS, "out of memory");
     } else {
         for (int r = 0; r < m->size; r++)
-            c.ranks[r] = (rank_state){RANK_WAITING, 0, c.last_beat};
+            c.ranks[r] = (ts_sweep_rank_state){RANK_WAITING, 0, c.last_beat};
         for (int i = 0; i < ntodo; i++)
-            push(&c, todo[i]);
-        rc = coordinate(&c, e);
+            ts_sweep_push(&c, todo[i]);
+        rc = ts_sweep_coordinate(&c, e);
     }
     /* Every rank still there stops (and kills what it runs, after an interrupt or an error). */
     for (int r = 1; r < m->size; r++)

@@ -24,9 +24,9 @@ typedef struct {
     int njobs, rank;
     double timeout, heard, last_beat;
     char scratch[4096];
-} worker;
+} ts_sweep_worker;
 
-static int make_scratch(worker *w, char *err, size_t cap)
+static int ts_sweep_make_scratch(ts_sweep_worker *w, char *err, size_t cap)
 {
     const char *tmp = getenv("TMPDIR");
 #ifdef P_tmpdir
@@ -51,7 +51,7 @@ static int make_scratch(worker *w, char *err, size_t cap)
     return 0;
 }
 
-static void remove_scratch(worker *w)
+static void ts_sweep_remove_scratch(ts_sweep_worker *w)
 {
     char sub[4200];
     snprintf(sub, sizeof sub, "%s/schedules", w->scratch);
@@ -62,7 +62,7 @@ static void remove_scratch(worker *w)
 }
 
 /* The whole file (NULL when absent or unreadable), removed once read. */
-static char *take_file(const char *dir, const char *rel, size_t *len)
+static char *ts_sweep_take_file(const char *dir, const char *rel, size_t *len)
 {
     *len = 0;
     char path[8400];
@@ -84,13 +84,13 @@ static char *take_file(const char *dir, const char *rel, size_t *len)
 
 /* Sends the record of point p, with the schedule and log it names, back to rank 0. Returns 0, or
  * -1 when rank 0 did not take it within the timeout. Takes rec. */
-static int send_result(worker *w, int p, json_t *rec)
+static int ts_sweep_send_result(ts_sweep_worker *w, int p, json_t *rec)
 {
     size_t nsched = 0, nlog = 0;
     const char *rs = json_string_value(json_object_get(rec, "schedule"));
     const char *rl = json_string_value(json_object_get(rec, "log"));
-    char *sched = rs ? take_file(w->scratch, rs, &nsched) : NULL;
-    char *log = rl ? take_file(w->scratch, rl, &nlog) : NULL;
+    char *sched = rs ? ts_sweep_take_file(w->scratch, rs, &nsched) : NULL;
+    char *log = rl ? ts_sweep_take_file(w->scratch, rl, &nlog) : NULL;
     char *text = rec ? json_dumps(rec, JSON_COMPACT) : NULL;
     json_decref(rec);
     ts_sweep_frame f = {p, text, sched, log, text ? strlen(text) : 0, nsched, nlog};
@@ -117,7 +117,7 @@ static int send_result(worker *w, int p, json_t *rec)
     return rc;
 }
 
-static int start_point(worker *w, int p)
+static int ts_sweep_start_point(ts_sweep_worker *w, int p)
 {
     if (!w->spec || p < 0 || p >= w->spec->npoints)
         return 0;
@@ -127,14 +127,14 @@ static int start_point(worker *w, int p)
         ts_err e = {0};
         if (!ts_sweep_job_start(&w->jobs[i], &w->spec->points[p], &w->exec, &e))
             return 0;
-        return send_result(w, p, ts_sweep_error_record(&w->spec->points[p], e.msg, 0));
+        return ts_sweep_send_result(w, p, ts_sweep_error_record(&w->spec->points[p], e.msg, 0));
     }
-    return send_result(
+    return ts_sweep_send_result(
         w, p, ts_sweep_error_record(&w->spec->points[p], "rank 0 sent more points than -j", 0));
 }
 
 /* Messages from rank 0: 1 when told to stop, 0 to go on, -1 when a send back failed. */
-static int read_messages(worker *w)
+static int ts_sweep_read_messages(ts_sweep_worker *w)
 {
     int src, tag, len, got;
     char *buf;
@@ -150,7 +150,7 @@ static int read_messages(worker *w)
             return 1;
         }
         free(buf);
-        if (p >= 0 && start_point(w, p))
+        if (p >= 0 && ts_sweep_start_point(w, p))
             return -1;
     }
     return got < 0 ? -1 : 0;
@@ -158,7 +158,7 @@ static int read_messages(worker *w)
 
 /* Sends the record of one point that ended, if one has: 1 when one did, 0 when none, -1 when
  * rank 0 did not take it. */
-static int finish_one(worker *w)
+static int ts_sweep_finish_one(ts_sweep_worker *w)
 {
     int st = 0, i = ts_sweep_jobs_reap(w->jobs, w->njobs, &st);
     if (i < 0)
@@ -168,20 +168,20 @@ static int finish_one(worker *w)
     ts_sweep_job_clear(&w->jobs[i]);
     if (!rec)
         rec = ts_sweep_error_record(&w->spec->points[p], "out of memory on the worker rank", 0);
-    return send_result(w, p, rec) ? -1 : 1;
+    return ts_sweep_send_result(w, p, rec) ? -1 : 1;
 }
 
 /* The loop: 0 after STOP, 1 after a stop signal or when rank 0 is gone. */
-static int serve(worker *w, volatile sig_atomic_t *stop)
+static int ts_sweep_serve(ts_sweep_worker *w, volatile sig_atomic_t *stop)
 {
     struct timespec nap = {0, 10 * 1000 * 1000};
     for (;;) {
         if (*stop)
             return 1;
-        int got = read_messages(w);
+        int got = ts_sweep_read_messages(w);
         if (got)
             return got > 0 ? 0 : 1;
-        if ((got = finish_one(w)) < 0)
+        if ((got = ts_sweep_finish_one(w)) < 0)
             break;
         double t = ts_clock_now();
         ts_sweep_jobs_kill_late(w->jobs, w->njobs, t);
@@ -206,7 +206,7 @@ int ts_sweep_mpi_work(ts_sweep_mpi *m, const ts_sweep_spec *spec, const char *sp
                       const char *exe, double time_limit, int jobs, double timeout,
                       volatile sig_atomic_t *stop)
 {
-    worker w = {.m = m, .spec = spec, .njobs = jobs, .timeout = timeout};
+    ts_sweep_worker w = {.m = m, .spec = spec, .njobs = jobs, .timeout = timeout};
     MPI_Comm_rank(MPI_COMM_WORLD, &w.rank);
     char why[TS_ERRLEN] = "";
     bool scratch = false;
@@ -215,7 +215,7 @@ int ts_sweep_mpi_work(ts_sweep_mpi *m, const ts_sweep_spec *spec, const char *sp
     else if (!(w.jobs = calloc((size_t)jobs, sizeof *w.jobs)))
         snprintf(why, sizeof why, "out of memory");
     else
-        scratch = make_scratch(&w, why, sizeof why) == 0;
+        scratch = ts_sweep_make_scratch(&w, why, sizeof why) == 0;
     if (*why)
         w.njobs = 0; /* waits for STOP: rank 0 gives this rank no work */
     w.exec = (ts_sweep_exec_opts){exe, w.scratch, time_limit};
@@ -223,13 +223,13 @@ int ts_sweep_mpi_work(ts_sweep_mpi *m, const ts_sweep_spec *spec, const char *sp
     /* The hello carries why this rank cannot work, or nothing. */
     int rc = 1;
     if (!ts_sweep_mpi_send_wait(why, (int)strlen(why), 0, TS_TAG_HELLO, timeout))
-        rc = serve(&w, stop);
+        rc = ts_sweep_serve(&w, stop);
     else
         m->lost = true;
     if (w.jobs)
         ts_sweep_jobs_stop(w.jobs, w.njobs);
     if (scratch)
-        remove_scratch(&w);
+        ts_sweep_remove_scratch(&w);
     free(w.jobs);
     return rc;
 }

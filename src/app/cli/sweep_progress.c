@@ -16,7 +16,7 @@ void ts_sweep_progress_init(ts_sweep_progress *p, FILE *out, bool bar, bool quie
     p->started = ts_clock_now();
 }
 
-static void fmt_duration(char *buf, size_t cap, double s)
+static void ts_sweep_fmt_duration(char *buf, size_t cap, double s)
 {
     if (s < 0)
         s = 0;
@@ -29,15 +29,15 @@ static void fmt_duration(char *buf, size_t cap, double s)
         snprintf(buf, cap, "%lds", t);
 }
 
-static void draw(ts_sweep_progress *p, int running)
+static void ts_sweep_draw(ts_sweep_progress *p, int running)
 {
     double now = ts_clock_now(), el = now - p->started;
     int done = p->skipped + p->done, todo = p->total - done;
     char eta[32], elapsed[32];
-    fmt_duration(elapsed, sizeof elapsed, el);
+    ts_sweep_fmt_duration(elapsed, sizeof elapsed, el);
     /* The rate of this run so far; points recorded by an earlier run took no time here. */
     if (p->done > 0)
-        fmt_duration(eta, sizeof eta, el / p->done * todo);
+        ts_sweep_fmt_duration(eta, sizeof eta, el / p->done * todo);
     else
         snprintf(eta, sizeof eta, "?");
     enum { W = 30 };
@@ -64,7 +64,7 @@ void ts_sweep_progress_point(ts_sweep_progress *p, json_t *rec, int running)
     if (p->quiet)
         return;
     if (p->bar) {
-        draw(p, running);
+        ts_sweep_draw(p, running);
         return;
     }
     const char *id = json_string_value(json_object_get(rec, "id"));
@@ -79,7 +79,7 @@ void ts_sweep_progress_point(ts_sweep_progress *p, json_t *rec, int running)
 void ts_sweep_progress_tick(ts_sweep_progress *p, int running)
 {
     if (p->bar && ts_clock_now() - p->last_draw >= 0.5)
-        draw(p, running);
+        ts_sweep_draw(p, running);
 }
 
 void ts_sweep_progress_end(ts_sweep_progress *p)

@@ -169,9 +169,9 @@ typedef struct {
     char *s;
     size_t n, cap;
     bool oom;
-} sbuf;
+} ts_sweep_sbuf;
 
-static void sb_add(sbuf *b, const char *s, size_t n)
+static void ts_sweep_sb_add(ts_sweep_sbuf *b, const char *s, size_t n)
 {
     if (b->oom)
         return;
@@ -192,44 +192,44 @@ static void sb_add(sbuf *b, const char *s, size_t n)
     b->s[b->n] = '\0';
 }
 
-static void sb_str(sbuf *b, const char *s)
+static void ts_sweep_sb_str(ts_sweep_sbuf *b, const char *s)
 {
-    sb_add(b, s, strlen(s));
+    ts_sweep_sb_add(b, s, strlen(s));
 }
 
 /* A scalar as text; arrays become space-separated values, null and absent become nothing. */
-static void sb_value(sbuf *b, json_t *v)
+static void ts_sweep_sb_value(ts_sweep_sbuf *b, json_t *v)
 {
     char num[64];
     if (json_is_integer(v)) {
         snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v));
-        sb_str(b, num);
+        ts_sweep_sb_str(b, num);
     } else if (json_is_real(v)) {
         snprintf(num, sizeof num, "%.6g", json_real_value(v));
-        sb_str(b, num);
+        ts_sweep_sb_str(b, num);
     } else if (json_is_boolean(v)) {
-        sb_str(b, json_is_true(v) ? "true" : "false");
+        ts_sweep_sb_str(b, json_is_true(v) ? "true" : "false");
     } else if (json_is_string(v)) {
-        sb_str(b, json_string_value(v));
+        ts_sweep_sb_str(b, json_string_value(v));
     } else if (json_is_array(v)) {
         for (size_t i = 0; i < json_array_size(v); i++) {
             if (i)
-                sb_str(b, " ");
-            sb_value(b, json_array_get(v, i));
+                ts_sweep_sb_str(b, " ");
+            ts_sweep_sb_value(b, json_array_get(v, i));
         }
     } else if (json_is_object(v)) {
         /* search_seconds {total, ...}: the total is the figure of the table */
-        sb_value(b, json_object_get(v, "total"));
+        ts_sweep_sb_value(b, json_object_get(v, "total"));
     }
 }
 
 /* A field, quoted when it holds a comma, a quote or a line break. */
-static void sb_field(sbuf *b, json_t *v, bool first)
+static void ts_sweep_sb_field(ts_sweep_sbuf *b, json_t *v, bool first)
 {
     if (!first)
-        sb_str(b, ",");
-    sbuf t = {0};
-    sb_value(&t, v);
+        ts_sweep_sb_str(b, ",");
+    ts_sweep_sbuf t = {0};
+    ts_sweep_sb_value(&t, v);
     if (t.oom) {
         b->oom = true;
         free(t.s);
@@ -237,33 +237,33 @@ static void sb_field(sbuf *b, json_t *v, bool first)
     }
     const char *s = t.s ? t.s : "";
     if (strpbrk(s, ",\"\n\r")) {
-        sb_str(b, "\"");
+        ts_sweep_sb_str(b, "\"");
         for (const char *c = s; *c; c++) {
             if (*c == '"')
-                sb_str(b, "\"\"");
+                ts_sweep_sb_str(b, "\"\"");
             else if (*c == '\n' || *c == '\r')
-                sb_str(b, " ");
+                ts_sweep_sb_str(b, " ");
             else
-                sb_add(b, c, 1);
+                ts_sweep_sb_add(b, c, 1);
         }
-        sb_str(b, "\"");
+        ts_sweep_sb_str(b, "\"");
     } else {
-        sb_str(b, s);
+        ts_sweep_sb_str(b, s);
     }
     free(t.s);
 }
 
 char *ts_sweep_csv_row(json_t *rec)
 {
-    sbuf b = {0};
+    ts_sweep_sbuf b = {0};
     json_t *res = json_object_get(rec, "result");
     for (size_t i = 0; i < NELEM(csv_point_cols); i++)
-        sb_field(&b, json_object_get(rec, csv_point_cols[i]), i == 0);
+        ts_sweep_sb_field(&b, json_object_get(rec, csv_point_cols[i]), i == 0);
     for (size_t i = 0; i < NELEM(csv_result_cols); i++)
-        sb_field(&b, json_is_object(res) ? json_object_get(res, csv_result_cols[i]) : NULL, false);
+        ts_sweep_sb_field(&b, json_is_object(res) ? json_object_get(res, csv_result_cols[i]) : NULL, false);
     for (size_t i = 0; i < NELEM(csv_tail_cols); i++)
-        sb_field(&b, json_object_get(rec, csv_tail_cols[i]), false);
-    sb_str(&b, "\n");
+        ts_sweep_sb_field(&b, json_object_get(rec, csv_tail_cols[i]), false);
+    ts_sweep_sb_str(&b, "\n");
     if (b.oom) {
         free(b.s);
         return NULL;

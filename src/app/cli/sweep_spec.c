@@ -33,7 +33,7 @@ bool ts_sweep_method_is_baseline(const char *method)
     return ts_baseline_find(method) != NULL; /* the registry of baseline kinds */
 }
 
-static bool method_known(const char *m)
+static bool ts_sweep_method_known(const char *m)
 {
     ts_method id;
     return ts_method_parse(m, &id) == 0 || ts_sweep_method_is_baseline(m);
@@ -44,16 +44,16 @@ typedef struct {
     int n;
     long *num; /* ndevs, memory (-1 = none), nmicros, micro_batches; infer as 0/1 */
     const char **str; /* placements, methods: borrowed from the JSON document */
-} axis;
+} ts_sweep_axis;
 
-static void axis_free(axis *a)
+static void ts_sweep_axis_free(ts_sweep_axis *a)
 {
     free(a->num);
     free(a->str);
     memset(a, 0, sizeof *a);
 }
 
-static char *xstrdup(const char *s)
+static char *ts_sweep_xstrdup(const char *s)
 {
     size_t n = strlen(s) + 1;
     char *d = malloc(n);
@@ -63,7 +63,7 @@ static char *xstrdup(const char *s)
 }
 
 /* Checks one value of an axis; `where` is e.g. "spec.json: grid[1].memory[2]". */
-static int value_check(int ax, json_t *v, const char *where, long *num, const char **str, ts_err *e)
+static int ts_sweep_value_check(int ax, json_t *v, const char *where, long *num, const char **str, ts_err *e)
 {
     switch (ax) {
     case AX_PLACEMENTS:
@@ -71,7 +71,7 @@ static int value_check(int ax, json_t *v, const char *where, long *num, const ch
         if (!json_is_string(v) || json_string_length(v) == 0)
             return ts_fail(e, TS_EINPUT, "%s: expected a non-empty string", where);
         *str = json_string_value(v);
-        if (ax == AX_METHODS && !method_known(*str)) {
+        if (ax == AX_METHODS && !ts_sweep_method_known(*str)) {
             char kinds[256], methods[256];
             ts_baseline_names(kinds, sizeof kinds);
             return ts_fail(e, TS_EINPUT,
@@ -106,7 +106,7 @@ static int value_check(int ax, json_t *v, const char *where, long *num, const ch
 }
 
 /* Parses an axis given as a list (or a single value, read as a list of one). */
-static int axis_parse(int ax, json_t *v, const char *where, bool scalar_only, axis *out, ts_err *e)
+static int ts_sweep_axis_parse(int ax, json_t *v, const char *where, bool scalar_only, ts_sweep_axis *out, ts_err *e)
 {
     char w[TS_ERRLEN];
     size_t n = json_is_array(v) ? json_array_size(v) : 1;
@@ -124,7 +124,7 @@ static int axis_parse(int ax, json_t *v, const char *where, bool scalar_only, ax
             snprintf(w, sizeof w, "%s[%zu]", where, i);
         else
             snprintf(w, sizeof w, "%s", where);
-        if (value_check(ax, x, w, &out->num[i], &out->str[i], e))
+        if (ts_sweep_value_check(ax, x, w, &out->num[i], &out->str[i], e))
             return e->code;
         out->n++;
     }
@@ -132,7 +132,7 @@ static int axis_parse(int ax, json_t *v, const char *where, bool scalar_only, ax
 }
 
 /* Copies src into dst keeping only characters safe in a file name. */
-static void slug(char *dst, size_t cap, const char *src)
+static void ts_sweep_slug(char *dst, size_t cap, const char *src)
 {
     size_t j = 0;
     for (; *src && j + 1 < cap; src++) {
@@ -145,7 +145,7 @@ static void slug(char *dst, size_t cap, const char *src)
 }
 
 /* A file placement's base name without ".json", made safe for ids. */
-static void file_stem(char *dst, size_t cap, const char *path)
+static void ts_sweep_file_stem(char *dst, size_t cap, const char *path)
 {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
@@ -154,16 +154,16 @@ static void file_stem(char *dst, size_t cap, const char *path)
     size_t n = strlen(tmp);
     if (n > 5 && !strcmp(tmp + n - 5, ".json"))
         tmp[n - 5] = '\0';
-    slug(dst, cap, tmp);
+    ts_sweep_slug(dst, cap, tmp);
 }
 
-static char *make_id(const ts_sweep_point *p)
+static char *ts_sweep_make_id(const ts_sweep_point *p)
 {
     char name[256], mem[32], k[32], n[32];
     if (p->is_file)
-        file_stem(name, sizeof name, p->placement);
+        ts_sweep_file_stem(name, sizeof name, p->placement);
     else
-        slug(name, sizeof name, p->placement);
+        ts_sweep_slug(name, sizeof name, p->placement);
     if (p->memory < 0)
         snprintf(mem, sizeof mem, "none");
     else
@@ -176,10 +176,10 @@ static char *make_id(const ts_sweep_point *p)
     char buf[512];
     snprintf(buf, sizeof buf, "%s-d%d-%s-m%s%s-%s%s", name, p->ndevs, p->infer ? "infer" : "train",
              mem, k, p->method, n);
-    return xstrdup(buf);
+    return ts_sweep_xstrdup(buf);
 }
 
-static bool same_params(const ts_sweep_point *a, const ts_sweep_point *b)
+static bool ts_sweep_same_params(const ts_sweep_point *a, const ts_sweep_point *b)
 {
     return !strcmp(a->placement, b->placement) && a->is_file == b->is_file &&
            a->ndevs == b->ndevs && a->infer == b->infer && a->memory == b->memory &&
@@ -187,7 +187,7 @@ static bool same_params(const ts_sweep_point *a, const ts_sweep_point *b)
            a->micro_batches == b->micro_batches;
 }
 
-static void point_free(ts_sweep_point *p)
+static void ts_sweep_point_free(ts_sweep_point *p)
 {
     free(p->id);
     free(p->placement);
@@ -196,27 +196,27 @@ static void point_free(ts_sweep_point *p)
 
 /* Adds a point unless an identical one is already there; two different points with one id (two
  * placement files of one base name) are an error. */
-static int spec_add(ts_sweep_spec *s, ts_sweep_point *p, const char *where, ts_err *e)
+static int ts_sweep_spec_add(ts_sweep_spec *s, ts_sweep_point *p, const char *where, ts_err *e)
 {
     for (int i = 0; i < s->npoints; i++) {
         if (strcmp(s->points[i].id, p->id))
             continue;
-        if (same_params(&s->points[i], p)) {
-            point_free(p);
+        if (ts_sweep_same_params(&s->points[i], p)) {
+            ts_sweep_point_free(p);
             return TS_OK;
         }
         int rc = ts_fail(e, TS_EINPUT,
                          "%s: point '%s' clashes with an earlier point of the same name but other "
                          "parameters (two placement files with one base name?)",
                          where, p->id);
-        point_free(p);
+        ts_sweep_point_free(p);
         return rc;
     }
     if (s->npoints == s->cap) {
         int cap = s->cap ? 2 * s->cap : 64;
         ts_sweep_point *np = realloc(s->points, (size_t)cap * sizeof *np);
         if (!np) {
-            point_free(p);
+            ts_sweep_point_free(p);
             return ts_fail(e, TS_ESYS, "%s: out of memory", where);
         }
         s->points = np;
@@ -233,22 +233,22 @@ typedef struct {
     char *path; /* resolved file path, or NULL for a built-in */
     int file_ndevs;
     const ts_builtin_info *info;
-} placement_ref;
+} ts_sweep_placement_ref;
 
-static bool looks_like_file(const char *s)
+static bool ts_sweep_looks_like_file(const char *s)
 {
     size_t n = strlen(s);
     return strchr(s, '/') || (n > 5 && !strcmp(s + n - 5, ".json"));
 }
 
-static int placement_resolve(const char *spec_path, const char *name, const char *where,
-                             placement_ref *r, ts_err *e)
+static int ts_sweep_placement_resolve(const char *spec_path, const char *name, const char *where,
+                             ts_sweep_placement_ref *r, ts_err *e)
 {
     memset(r, 0, sizeof *r);
     r->info = ts_builtin_find(name);
     if (r->info)
         return TS_OK;
-    if (!looks_like_file(name))
+    if (!ts_sweep_looks_like_file(name))
         return ts_fail(e, TS_EINPUT,
                        "%s: unknown placement '%s' (not a built-in, see `tessel placements`; a "
                        "file must contain '/' or end in .json)",
@@ -275,25 +275,25 @@ static int placement_resolve(const char *spec_path, const char *name, const char
 
 /* One grid while it is expanded: the axes given, the defaults for the others, the placements. */
 typedef struct {
-    axis ax[AX_N];
-    axis defaults[AX_N];
-    const axis *use[AX_N]; /* the given axis, or its default */
-    placement_ref *refs; /* one per placement */
+    ts_sweep_axis ax[AX_N];
+    ts_sweep_axis defaults[AX_N];
+    const ts_sweep_axis *use[AX_N]; /* the given axis, or its default */
+    ts_sweep_placement_ref *refs; /* one per placement */
     bool is_point;
-} grid;
+} ts_sweep_grid;
 
-static void grid_free(grid *g)
+static void ts_sweep_grid_free(ts_sweep_grid *g)
 {
     if (g->refs)
         for (int i = 0; i < g->ax[AX_PLACEMENTS].n; i++)
             free(g->refs[i].path);
     free(g->refs);
     for (int a = 0; a < AX_N; a++)
-        axis_free(&g->ax[a]);
+        ts_sweep_axis_free(&g->ax[a]);
 }
 
 /* Every key of the object is an axis (the singular names for an explicit point). */
-static int grid_parse(json_t *obj, const char *where, grid *g, ts_err *e)
+static int ts_sweep_grid_parse(json_t *obj, const char *where, ts_sweep_grid *g, ts_err *e)
 {
     const char *const *names = g->is_point ? ax_point_names : ax_names;
     char w[TS_ERRLEN];
@@ -312,7 +312,7 @@ static int grid_parse(json_t *obj, const char *where, grid *g, ts_err *e)
                            g->is_point ? "key" : "axis", key, names[0], names[1], names[2],
                            names[3], names[4], names[5], names[6]);
         snprintf(w, sizeof w, "%s.%s", where, key);
-        if (axis_parse(a, val, w, g->is_point, &g->ax[a], e))
+        if (ts_sweep_axis_parse(a, val, w, g->is_point, &g->ax[a], e))
             return e->code;
     }
     if (!g->ax[AX_PLACEMENTS].n)
@@ -321,22 +321,22 @@ static int grid_parse(json_t *obj, const char *where, grid *g, ts_err *e)
 }
 
 /* Defaults: training, unconstrained memory, the lazy search, k and N left to the command. */
-static void grid_defaults(grid *g)
+static void ts_sweep_grid_defaults(ts_sweep_grid *g)
 {
     static const long zero = 0, none = -1;
     static const char *const lazy = "lazy";
-    g->defaults[AX_INFER] = (axis){1, (long *)&zero, NULL};
-    g->defaults[AX_MEMORY] = (axis){1, (long *)&none, NULL};
-    g->defaults[AX_NMICROS] = (axis){1, (long *)&zero, NULL};
-    g->defaults[AX_MICRO_BATCHES] = (axis){1, (long *)&zero, NULL};
-    g->defaults[AX_METHODS] = (axis){1, NULL, (const char **)&lazy};
-    g->defaults[AX_NDEVS] = (axis){1, (long *)&zero, NULL}; /* only files go without ndevs */
+    g->defaults[AX_INFER] = (ts_sweep_axis){1, (long *)&zero, NULL};
+    g->defaults[AX_MEMORY] = (ts_sweep_axis){1, (long *)&none, NULL};
+    g->defaults[AX_NMICROS] = (ts_sweep_axis){1, (long *)&zero, NULL};
+    g->defaults[AX_MICRO_BATCHES] = (ts_sweep_axis){1, (long *)&zero, NULL};
+    g->defaults[AX_METHODS] = (ts_sweep_axis){1, NULL, (const char **)&lazy};
+    g->defaults[AX_NDEVS] = (ts_sweep_axis){1, (long *)&zero, NULL}; /* only files go without ndevs */
     for (int a = 0; a < AX_N; a++)
         g->use[a] = g->ax[a].n ? &g->ax[a] : &g->defaults[a];
 }
 
 /* Each placement resolved (a file is loaded now, so that a bad one stops the sweep). */
-static int grid_placements(const ts_sweep_spec *s, grid *g, const char *where, ts_err *e)
+static int ts_sweep_grid_placements(const ts_sweep_spec *s, ts_sweep_grid *g, const char *where, ts_err *e)
 {
     char w[TS_ERRLEN];
     int n = g->ax[AX_PLACEMENTS].n;
@@ -348,7 +348,7 @@ static int grid_placements(const ts_sweep_spec *s, grid *g, const char *where, t
             snprintf(w, sizeof w, "%s.placement", where);
         else
             snprintf(w, sizeof w, "%s.placements[%d]", where, i);
-        if (placement_resolve(s->path, g->ax[AX_PLACEMENTS].str[i], w, &g->refs[i], e))
+        if (ts_sweep_placement_resolve(s->path, g->ax[AX_PLACEMENTS].str[i], w, &g->refs[i], e))
             return e->code;
         any_builtin |= g->refs[i].info != NULL;
     }
@@ -361,16 +361,16 @@ static int grid_placements(const ts_sweep_spec *s, grid *g, const char *where, t
 /* The point at one position of the odometer. A file fixes its own device count and variant; a
  * baseline fixes its own memory use and repetend; modulo finds k itself and full has no
  * repetend. Those axes collapse for them (duplicates are merged by spec_add). */
-static int grid_point(const grid *g, const int idx[AX_N], ts_sweep_point *p, const char *where,
+static int ts_sweep_grid_point(const ts_sweep_grid *g, const int idx[AX_N], ts_sweep_point *p, const char *where,
                       ts_err *e)
 {
-    const placement_ref *r = &g->refs[idx[AX_PLACEMENTS]];
+    const ts_sweep_placement_ref *r = &g->refs[idx[AX_PLACEMENTS]];
     memset(p, 0, sizeof *p);
     p->is_file = r->path != NULL;
-    p->placement = xstrdup(p->is_file ? r->path : g->ax[AX_PLACEMENTS].str[idx[AX_PLACEMENTS]]);
-    p->method = xstrdup(g->use[AX_METHODS]->str[idx[AX_METHODS]]);
+    p->placement = ts_sweep_xstrdup(p->is_file ? r->path : g->ax[AX_PLACEMENTS].str[idx[AX_PLACEMENTS]]);
+    p->method = ts_sweep_xstrdup(g->use[AX_METHODS]->str[idx[AX_METHODS]]);
     if (!p->placement || !p->method) {
-        point_free(p);
+        ts_sweep_point_free(p);
         return ts_fail(e, TS_ESYS, "%s: out of memory", where);
     }
     bool baseline = ts_sweep_method_is_baseline(p->method);
@@ -380,15 +380,15 @@ static int grid_point(const grid *g, const int idx[AX_N], ts_sweep_point *p, con
     p->memory = baseline ? -1 : g->use[AX_MEMORY]->num[idx[AX_MEMORY]];
     p->nmicros = fixed_k ? 0 : (int)g->use[AX_NMICROS]->num[idx[AX_NMICROS]];
     p->micro_batches = g->use[AX_MICRO_BATCHES]->num[idx[AX_MICRO_BATCHES]];
-    if (!(p->id = make_id(p))) {
-        point_free(p);
+    if (!(p->id = ts_sweep_make_id(p))) {
+        ts_sweep_point_free(p);
         return ts_fail(e, TS_ESYS, "%s: out of memory", where);
     }
     return TS_OK;
 }
 
 /* A built-in's device count must be one it takes. */
-static int check_ndevs(const placement_ref *r, const ts_sweep_point *p, const char *where,
+static int ts_sweep_check_ndevs(const ts_sweep_placement_ref *r, const ts_sweep_point *p, const char *where,
                        ts_err *e)
 {
     const ts_builtin_info *in = r->info;
@@ -404,7 +404,7 @@ static int check_ndevs(const placement_ref *r, const ts_sweep_point *p, const ch
 
 /* A baseline must fit its placement (and N): the rule is checked here, not when the point runs,
  * so that a spec with a misplaced baseline is refused before anything runs. */
-static int check_baseline(const ts_sweep_point *p, const char *where, ts_err *e)
+static int ts_sweep_check_baseline(const ts_sweep_point *p, const char *where, ts_err *e)
 {
     if (!ts_sweep_method_is_baseline(p->method))
         return TS_OK;
@@ -423,29 +423,29 @@ static int check_baseline(const ts_sweep_point *p, const char *where, ts_err *e)
 
 /* Expands one grid (or one explicit point: every axis a single value) into the spec's points,
  * every combination once: an odometer over the axes, the last axis turning fastest. */
-static int expand(ts_sweep_spec *s, json_t *obj, const char *where, bool is_point, ts_err *e)
+static int ts_sweep_expand(ts_sweep_spec *s, json_t *obj, const char *where, bool is_point, ts_err *e)
 {
-    grid g;
+    ts_sweep_grid g;
     memset(&g, 0, sizeof g);
     g.is_point = is_point;
-    int rc = grid_parse(obj, where, &g, e);
+    int rc = ts_sweep_grid_parse(obj, where, &g, e);
     if (!rc) {
-        grid_defaults(&g);
-        rc = grid_placements(s, &g, where, e);
+        ts_sweep_grid_defaults(&g);
+        rc = ts_sweep_grid_placements(s, &g, where, e);
     }
     int idx[AX_N] = {0};
     while (!rc) {
         ts_sweep_point p;
-        if ((rc = grid_point(&g, idx, &p, where, e)))
+        if ((rc = ts_sweep_grid_point(&g, idx, &p, where, e)))
             break;
-        rc = check_ndevs(&g.refs[idx[AX_PLACEMENTS]], &p, where, e);
+        rc = ts_sweep_check_ndevs(&g.refs[idx[AX_PLACEMENTS]], &p, where, e);
         if (!rc)
-            rc = check_baseline(&p, where, e);
+            rc = ts_sweep_check_baseline(&p, where, e);
         if (rc) {
-            point_free(&p);
+            ts_sweep_point_free(&p);
             break;
         }
-        if ((rc = spec_add(s, &p, where, e)))
+        if ((rc = ts_sweep_spec_add(s, &p, where, e)))
             break;
         int a = AX_N - 1;
         while (a >= 0 && ++idx[a] == g.use[a]->n)
@@ -453,18 +453,18 @@ static int expand(ts_sweep_spec *s, json_t *obj, const char *where, bool is_poin
         if (a < 0)
             break;
     }
-    grid_free(&g);
+    ts_sweep_grid_free(&g);
     return rc;
 }
 
-static const char *base_name(const char *path)
+static const char *ts_sweep_base_name(const char *path)
 {
     const char *b = strrchr(path, '/');
     return b ? b + 1 : path;
 }
 
 /* The spec's own keys: format, name, description, time_limit (grid and points are expanded). */
-static int spec_header(ts_sweep_spec *s, json_t *j, const char *path, ts_err *e)
+static int ts_sweep_spec_header(ts_sweep_spec *s, json_t *j, const char *path, ts_err *e)
 {
     const char *key;
     json_t *v;
@@ -486,7 +486,7 @@ static int spec_header(ts_sweep_spec *s, json_t *j, const char *path, ts_err *e)
     json_t *desc = json_object_get(j, "description");
     if (desc && !json_is_string(desc))
         return ts_fail(e, TS_EINPUT, "%s: description: expected a string", path);
-    if (!(s->name = xstrdup(name ? json_string_value(name) : base_name(path))))
+    if (!(s->name = ts_sweep_xstrdup(name ? json_string_value(name) : ts_sweep_base_name(path))))
         return ts_fail(e, TS_ESYS, "%s: out of memory", path);
     json_t *tl = json_object_get(j, "time_limit");
     if (tl) {
@@ -500,30 +500,30 @@ static int spec_header(ts_sweep_spec *s, json_t *j, const char *path, ts_err *e)
 }
 
 /* "grid": one grid or a list of grids; "points": a list of explicit points. */
-static int spec_points(ts_sweep_spec *s, json_t *j, const char *path, ts_err *e)
+static int ts_sweep_spec_points(ts_sweep_spec *s, json_t *j, const char *path, ts_err *e)
 {
     char w[TS_ERRLEN];
-    json_t *grid = json_object_get(j, "grid"), *points = json_object_get(j, "points");
-    if (!grid && !points)
+    json_t *ts_sweep_grid = json_object_get(j, "grid"), *points = json_object_get(j, "points");
+    if (!ts_sweep_grid && !points)
         return ts_fail(e, TS_EINPUT, "%s: no \"grid\" and no \"points\": nothing to run", path);
-    if (grid && json_is_array(grid) && !json_array_size(grid))
+    if (ts_sweep_grid && json_is_array(ts_sweep_grid) && !json_array_size(ts_sweep_grid))
         return ts_fail(e, TS_EINPUT, "%s: grid: empty list of grids", path);
-    if (grid && json_is_array(grid)) {
-        for (size_t i = 0; i < json_array_size(grid); i++) {
+    if (ts_sweep_grid && json_is_array(ts_sweep_grid)) {
+        for (size_t i = 0; i < json_array_size(ts_sweep_grid); i++) {
             snprintf(w, sizeof w, "%s: grid[%zu]", path, i);
-            if (expand(s, json_array_get(grid, i), w, false, e))
+            if (ts_sweep_expand(s, json_array_get(ts_sweep_grid, i), w, false, e))
                 return e->code;
         }
-    } else if (grid) {
+    } else if (ts_sweep_grid) {
         snprintf(w, sizeof w, "%s: grid", path);
-        if (expand(s, grid, w, false, e))
+        if (ts_sweep_expand(s, ts_sweep_grid, w, false, e))
             return e->code;
     }
     if (points && !json_is_array(points))
         return ts_fail(e, TS_EINPUT, "%s: points: expected a list of objects", path);
     for (size_t i = 0; points && i < json_array_size(points); i++) {
         snprintf(w, sizeof w, "%s: points[%zu]", path, i);
-        if (expand(s, json_array_get(points, i), w, true, e))
+        if (ts_sweep_expand(s, json_array_get(points, i), w, true, e))
             return e->code;
     }
     if (!s->npoints)
@@ -539,12 +539,12 @@ int ts_sweep_spec_load(const char *path, ts_sweep_spec **out, ts_err *e)
         return e->code;
     int rc;
     ts_sweep_spec *s = calloc(1, sizeof *s);
-    if (!s || !(s->path = xstrdup(path)))
+    if (!s || !(s->path = ts_sweep_xstrdup(path)))
         rc = ts_fail(e, TS_ESYS, "%s: out of memory", path);
     else if (!json_is_object(j))
         rc = ts_fail(e, TS_EINPUT, "%s: expected a JSON object", path);
-    else if (!(rc = spec_header(s, j, path, e)))
-        rc = spec_points(s, j, path, e);
+    else if (!(rc = ts_sweep_spec_header(s, j, path, e)))
+        rc = ts_sweep_spec_points(s, j, path, e);
     json_decref(j);
     if (rc) {
         ts_sweep_spec_free(s);
@@ -559,7 +559,7 @@ void ts_sweep_spec_free(ts_sweep_spec *s)
     if (!s)
         return;
     for (int i = 0; i < s->npoints; i++)
-        point_free(&s->points[i]);
+        ts_sweep_point_free(&s->points[i]);
     free(s->points);
     free(s->path);
     free(s->name);
