@@ -26,7 +26,7 @@
     X(k, int, 0, 1, 64, "nmicros", "k: micro-batches per repetend (lazy); default: search 1..")    \
     X(micro_batches, int, TS_DEFAULT_MICRO_BATCHES, 1, 100000, "micro-batches",                    \
       "N: where the summary is taken, and full's size")                                            \
-    X(time_limit, double, 0, TS_TIME_LIMIT_MIN, TS_TIME_LIMIT_MAX, "time-limit",                                             \
+    X(time_limit, double, 0, TS_TIME_LIMIT_MIN, TS_TIME_LIMIT_MAX, "time-limit",                   \
       "seconds for the whole search (0: none); when hit, the best schedule so far is returned")    \
     X(accept, double, 0.05, 0.0, 1.0, "accept",                                                    \
       "fast: accept a warm-up/cool-down within this fraction of the run")                          \

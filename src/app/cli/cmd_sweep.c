@@ -221,8 +221,8 @@ static const char *ts_sweep_record_id(json_t *rec)
 }
 
 /* The records of the spec's points in spec order, then any others (from an earlier spec). */
-static int ts_sweep_csv_in_spec_order(const char *csv, const ts_sweep_spec *s, const ts_sweep_records *r,
-                             ts_err *e)
+static int ts_sweep_csv_in_spec_order(const char *csv, const ts_sweep_spec *s,
+                                      const ts_sweep_records *r, ts_err *e)
 {
     ts_sweep_records sorted = {0};
     sorted.rec = malloc(((size_t)r->n + 1) * sizeof *sorted.rec);
@@ -257,7 +257,8 @@ static int ts_sweep_self_exe(char *exe, size_t cap, ts_err *e)
 static int ts_sweep_prepare_outdir(const char *outdir, int *lockfd, ts_err *e)
 {
     char *schedules = ts_sweep_join(outdir, "schedules"), *logs = ts_sweep_join(outdir, "logs");
-    int rc = !schedules || !logs ? ts_fail(e, TS_ESYS, "out of memory") : ts_sweep_make_dirs(outdir, e);
+    int rc =
+        !schedules || !logs ? ts_fail(e, TS_ESYS, "out of memory") : ts_sweep_make_dirs(outdir, e);
     if (!rc)
         rc = ts_sweep_lock_outdir(outdir, lockfd, e);
     if (!rc)
@@ -310,7 +311,8 @@ static int *ts_sweep_points_to_run(const ts_sweep_run *s, int *ntodo, int *recor
 }
 
 /* Everything before the first point runs: folders, lock, records, the append descriptors. */
-static int ts_sweep_open_run(ts_sweep_run *s, const ts_sweep_opts *o, char *exe, int *lockfd, ts_err *e)
+static int ts_sweep_open_run(ts_sweep_run *s, const ts_sweep_opts *o, char *exe, int *lockfd,
+                             ts_err *e)
 {
     if (ts_sweep_self_exe(exe, PATH_MAX, e))
         return e->code;
@@ -344,8 +346,8 @@ static void ts_sweep_close_run(ts_sweep_run *s)
 
 /* The final line: totals over the spec's points, whichever run recorded them. Returns the
  * number of errors among them. */
-static int ts_sweep_print_summary(const ts_sweep_run *s, const ts_sweep_opts *o, const ts_sweep_mpi *m,
-                         double wall, int *have)
+static int ts_sweep_print_summary(const ts_sweep_run *s, const ts_sweep_opts *o,
+                                  const ts_sweep_mpi *m, double wall, int *have)
 {
     const ts_sweep_spec *spec = s->spec;
     int counts[TS_SWEEP_NSTATUS] = {0};
@@ -375,7 +377,8 @@ static int ts_sweep_print_summary(const ts_sweep_run *s, const ts_sweep_opts *o,
 
 /* Runs the points left, on this machine or on the worker ranks, and prints the summary.
  * Returns the exit status, or an error code with e set. */
-static int ts_sweep_run_and_report(ts_sweep_run *s, const ts_sweep_opts *o, ts_sweep_mpi *m, ts_err *e)
+static int ts_sweep_run_and_report(ts_sweep_run *s, const ts_sweep_opts *o, ts_sweep_mpi *m,
+                                   ts_err *e)
 {
     int ntodo, recorded;
     int *todo = ts_sweep_points_to_run(s, &ntodo, &recorded);
@@ -450,7 +453,8 @@ static int ts_sweep_main(const ts_sweep_opts *o, ts_sweep_mpi *m, volatile sig_a
 /* A worker rank (--mpi, rank > 0): loads the spec itself and runs what rank 0 hands it. Rank 0
  * reports a bad spec; a spec that fails here only is named to rank 0, which gives this rank no
  * work. */
-static int ts_sweep_worker_main(const ts_sweep_opts *o, ts_sweep_mpi *m, volatile sig_atomic_t *stop)
+static int ts_sweep_worker_main(const ts_sweep_opts *o, ts_sweep_mpi *m,
+                                volatile sig_atomic_t *stop)
 {
     ts_err e = {0};
     ts_sweep_spec *spec = NULL;

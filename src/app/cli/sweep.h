@@ -95,8 +95,9 @@ int ts_sweep_csv_rewrite(const char *csv, const ts_sweep_records *r, ts_err *e);
 typedef struct {
     const ts_sweep_point *point;
     pid_t pid; /* process group leader of the worker; 0 = free slot */
-    ts_watch watch; /* its start, the time limit given to the command (0: none), its deadline
-                     * and whether the watchdog stopped it */
+    /* Its start, the time limit given to the command (0: none), its deadline and whether the
+     * watchdog stopped it. */
+    ts_watch watch;
     char *out_path; /* worker's stdout (the JSON summary) */
     char *log_path; /* worker's stderr */
     char *tmp_schedule; /* where the worker writes its schedule */

@@ -101,7 +101,8 @@ static void ts_sweep_child_exec(const char *exe, ts_sweep_argvec *a)
 }
 
 /* The worker's file names: its summary and log under logs/, its schedule under schedules/. */
-static int ts_sweep_job_paths(ts_sweep_job *j, const ts_sweep_point *p, const char *outdir, ts_err *e)
+static int ts_sweep_job_paths(ts_sweep_job *j, const ts_sweep_point *p, const char *outdir,
+                              ts_err *e)
 {
     memset(j, 0, sizeof *j);
     j->point = p;
@@ -126,8 +127,8 @@ static void ts_sweep_av_micro_batches(ts_sweep_argvec *a, const ts_sweep_point *
 }
 
 /* A baseline point: `tessel baseline KIND ... -o SCHEDULE`, then `tessel simulate SCHEDULE`. */
-static void ts_sweep_argv_baseline(ts_sweep_argvec *run, ts_sweep_argvec *sim, const ts_sweep_point *p, const char *exe,
-                          const char *schedule)
+static void ts_sweep_argv_baseline(ts_sweep_argvec *run, ts_sweep_argvec *sim,
+                                   const ts_sweep_point *p, const char *exe, const char *schedule)
 {
     ts_sweep_av_add(run, exe);
     ts_sweep_av_add(run, "baseline");
@@ -144,8 +145,8 @@ static void ts_sweep_argv_baseline(ts_sweep_argvec *run, ts_sweep_argvec *sim, c
 }
 
 /* A search point: `tessel search ... -o SCHEDULE --json`. */
-static void ts_sweep_argv_search(ts_sweep_argvec *run, const ts_sweep_point *p, const ts_sweep_exec_opts *o,
-                        const char *schedule)
+static void ts_sweep_argv_search(ts_sweep_argvec *run, const ts_sweep_point *p,
+                                 const ts_sweep_exec_opts *o, const char *schedule)
 {
     ts_sweep_av_add(run, o->exe);
     ts_sweep_av_add(run, "search");
@@ -366,8 +367,8 @@ static ts_sweep_outcome ts_sweep_classify(const ts_sweep_job *j, int wstatus, do
 
 /* The record: id, status, message, the point's parameters, then how the run went. Takes the
  * outcome's references. */
-static json_t *ts_sweep_make_record(const ts_sweep_point *p, ts_sweep_outcome *r, double wall, double time_limit,
-                           bool have_schedule, bool keep_log)
+static json_t *ts_sweep_make_record(const ts_sweep_point *p, ts_sweep_outcome *r, double wall,
+                                    double time_limit, bool have_schedule, bool keep_log)
 {
     json_t *rec = json_object();
     json_t *params = ts_sweep_point_params(p);
@@ -400,8 +401,8 @@ json_t *ts_sweep_job_finish(ts_sweep_job *j, int wstatus)
     double wall = ts_clock_now() - j->watch.started;
     ts_sweep_outcome r = ts_sweep_classify(j, wstatus, wall);
     /* A schedule counts only when the command finished with an answer. */
-    bool have_schedule =
-        r.summary && ts_sweep_file_nonempty(j->tmp_schedule) && rename(j->tmp_schedule, j->schedule) == 0;
+    bool have_schedule = r.summary && ts_sweep_file_nonempty(j->tmp_schedule) &&
+                         rename(j->tmp_schedule, j->schedule) == 0;
     unlink(j->tmp_schedule);
     unlink(j->out_path);
     bool keep_log = r.status != TS_SWEEP_OK && ts_sweep_file_nonempty(j->log_path);

@@ -7,8 +7,8 @@
 #include "ts_clock.h"
 
 /* Starts workers in the free slots while points remain; returns the next point to start. */
-static int ts_sweep_fill_slots(ts_sweep_run *s, ts_sweep_job *jobs, const int *todo, int next, int ntodo,
-                      ts_err *e)
+static int ts_sweep_fill_slots(ts_sweep_run *s, ts_sweep_job *jobs, const int *todo, int next,
+                               int ntodo, ts_err *e)
 {
     for (int i = 0; i < s->jobs && next < ntodo; i++) {
         if (jobs[i].pid)

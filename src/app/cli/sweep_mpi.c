@@ -159,7 +159,8 @@ int ts_sweep_frame_unpack(const char *buf, size_t len, ts_sweep_frame *f)
     const unsigned char *b = (const unsigned char *)buf;
     if (len < 32)
         return -1;
-    uint64_t point = ts_sweep_get64(b), n1 = ts_sweep_get64(b + 8), n2 = ts_sweep_get64(b + 16), n3 = ts_sweep_get64(b + 24);
+    uint64_t point = ts_sweep_get64(b), n1 = ts_sweep_get64(b + 8), n2 = ts_sweep_get64(b + 16),
+             n3 = ts_sweep_get64(b + 24);
     if (point > INT_MAX || n1 > len || n2 > len || n3 > len || 32 + n1 + n2 + n3 != len)
         return -1;
     f->point = (int)point;

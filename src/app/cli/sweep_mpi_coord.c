@@ -39,8 +39,8 @@ typedef struct {
 } ts_sweep_coord;
 
 /* Writes data to path through a temporary file and a rename, so a kill leaves no half file. */
-static int ts_sweep_write_whole(const char *outdir, const char *sub, const char *id, const char *ext,
-                       const char *data, size_t n, ts_err *e)
+static int ts_sweep_write_whole(const char *outdir, const char *sub, const char *id,
+                                const char *ext, const char *data, size_t n, ts_err *e)
 {
     size_t cap = strlen(outdir) + strlen(sub) + strlen(id) + strlen(ext) + 16;
     char *path = malloc(cap), *tmp = malloc(cap);
@@ -152,7 +152,8 @@ static int ts_sweep_on_result(ts_sweep_coord *c, int r, const char *buf, int len
     return ts_sweep_record(c->s, rec, e);
 }
 
-static int ts_sweep_on_message(ts_sweep_coord *c, int r, int tag, const char *buf, int len, ts_err *e)
+static int ts_sweep_on_message(ts_sweep_coord *c, int r, int tag, const char *buf, int len,
+                               ts_err *e)
 {
     if (r <= 0 || r >= c->m->size || c->ranks[r].state == RANK_GONE)
         return TS_OK; /* a rank given up is not heard again */

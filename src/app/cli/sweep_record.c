@@ -260,7 +260,8 @@ char *ts_sweep_csv_row(json_t *rec)
     for (size_t i = 0; i < NELEM(csv_point_cols); i++)
         ts_sweep_sb_field(&b, json_object_get(rec, csv_point_cols[i]), i == 0);
     for (size_t i = 0; i < NELEM(csv_result_cols); i++)
-        ts_sweep_sb_field(&b, json_is_object(res) ? json_object_get(res, csv_result_cols[i]) : NULL, false);
+        ts_sweep_sb_field(&b, json_is_object(res) ? json_object_get(res, csv_result_cols[i]) : NULL,
+                          false);
     for (size_t i = 0; i < NELEM(csv_tail_cols); i++)
         ts_sweep_sb_field(&b, json_object_get(rec, csv_tail_cols[i]), false);
     ts_sweep_sb_str(&b, "\n");

@@ -63,7 +63,8 @@ static char *ts_sweep_xstrdup(const char *s)
 }
 
 /* Checks one value of an axis; `where` is e.g. "spec.json: grid[1].memory[2]". */
-static int ts_sweep_value_check(int ax, json_t *v, const char *where, long *num, const char **str, ts_err *e)
+static int ts_sweep_value_check(int ax, json_t *v, const char *where, long *num, const char **str,
+                                ts_err *e)
 {
     switch (ax) {
     case AX_PLACEMENTS:
@@ -106,7 +107,8 @@ static int ts_sweep_value_check(int ax, json_t *v, const char *where, long *num,
 }
 
 /* Parses an axis given as a list (or a single value, read as a list of one). */
-static int ts_sweep_axis_parse(int ax, json_t *v, const char *where, bool scalar_only, ts_sweep_axis *out, ts_err *e)
+static int ts_sweep_axis_parse(int ax, json_t *v, const char *where, bool scalar_only,
+                               ts_sweep_axis *out, ts_err *e)
 {
     char w[TS_ERRLEN];
     size_t n = json_is_array(v) ? json_array_size(v) : 1;
@@ -242,7 +244,7 @@ static bool ts_sweep_looks_like_file(const char *s)
 }
 
 static int ts_sweep_placement_resolve(const char *spec_path, const char *name, const char *where,
-                             ts_sweep_placement_ref *r, ts_err *e)
+                                      ts_sweep_placement_ref *r, ts_err *e)
 {
     memset(r, 0, sizeof *r);
     r->info = ts_builtin_find(name);
@@ -330,13 +332,15 @@ static void ts_sweep_grid_defaults(ts_sweep_grid *g)
     g->defaults[AX_NMICROS] = (ts_sweep_axis){1, (long *)&zero, NULL};
     g->defaults[AX_MICRO_BATCHES] = (ts_sweep_axis){1, (long *)&zero, NULL};
     g->defaults[AX_METHODS] = (ts_sweep_axis){1, NULL, (const char **)&lazy};
-    g->defaults[AX_NDEVS] = (ts_sweep_axis){1, (long *)&zero, NULL}; /* only files go without ndevs */
+    g->defaults[AX_NDEVS] =
+        (ts_sweep_axis){1, (long *)&zero, NULL}; /* only files go without ndevs */
     for (int a = 0; a < AX_N; a++)
         g->use[a] = g->ax[a].n ? &g->ax[a] : &g->defaults[a];
 }
 
 /* Each placement resolved (a file is loaded now, so that a bad one stops the sweep). */
-static int ts_sweep_grid_placements(const ts_sweep_spec *s, ts_sweep_grid *g, const char *where, ts_err *e)
+static int ts_sweep_grid_placements(const ts_sweep_spec *s, ts_sweep_grid *g, const char *where,
+                                    ts_err *e)
 {
     char w[TS_ERRLEN];
     int n = g->ax[AX_PLACEMENTS].n;
@@ -361,13 +365,14 @@ static int ts_sweep_grid_placements(const ts_sweep_spec *s, ts_sweep_grid *g, co
 /* The point at one position of the odometer. A file fixes its own device count and variant; a
  * baseline fixes its own memory use and repetend; modulo finds k itself and full has no
  * repetend. Those axes collapse for them (duplicates are merged by spec_add). */
-static int ts_sweep_grid_point(const ts_sweep_grid *g, const int idx[AX_N], ts_sweep_point *p, const char *where,
-                      ts_err *e)
+static int ts_sweep_grid_point(const ts_sweep_grid *g, const int idx[AX_N], ts_sweep_point *p,
+                               const char *where, ts_err *e)
 {
     const ts_sweep_placement_ref *r = &g->refs[idx[AX_PLACEMENTS]];
     memset(p, 0, sizeof *p);
     p->is_file = r->path != NULL;
-    p->placement = ts_sweep_xstrdup(p->is_file ? r->path : g->ax[AX_PLACEMENTS].str[idx[AX_PLACEMENTS]]);
+    p->placement =
+        ts_sweep_xstrdup(p->is_file ? r->path : g->ax[AX_PLACEMENTS].str[idx[AX_PLACEMENTS]]);
     p->method = ts_sweep_xstrdup(g->use[AX_METHODS]->str[idx[AX_METHODS]]);
     if (!p->placement || !p->method) {
         ts_sweep_point_free(p);
@@ -388,8 +393,8 @@ static int ts_sweep_grid_point(const ts_sweep_grid *g, const int idx[AX_N], ts_s
 }
 
 /* A built-in's device count must be one it takes. */
-static int ts_sweep_check_ndevs(const ts_sweep_placement_ref *r, const ts_sweep_point *p, const char *where,
-                       ts_err *e)
+static int ts_sweep_check_ndevs(const ts_sweep_placement_ref *r, const ts_sweep_point *p,
+                                const char *where, ts_err *e)
 {
     const ts_builtin_info *in = r->info;
     if (!in || (p->ndevs >= in->min_devs && p->ndevs <= in->max_devs &&
@@ -423,7 +428,8 @@ static int ts_sweep_check_baseline(const ts_sweep_point *p, const char *where, t
 
 /* Expands one grid (or one explicit point: every axis a single value) into the spec's points,
  * every combination once: an odometer over the axes, the last axis turning fastest. */
-static int ts_sweep_expand(ts_sweep_spec *s, json_t *obj, const char *where, bool is_point, ts_err *e)
+static int ts_sweep_expand(ts_sweep_spec *s, json_t *obj, const char *where, bool is_point,
+                           ts_err *e)
 {
     ts_sweep_grid g;
     memset(&g, 0, sizeof g);

@@ -116,6 +116,5 @@ void ts_compare_row_run_guarded(const ts_compare_opts *o, const char *name, ts_c
     if (w.overdue)
         ts_watch_message(&w, now, r->status, sizeof r->status);
     else
-        snprintf(r->status, sizeof r->status,
-                 "failed: the search process ended without a result");
+        snprintf(r->status, sizeof r->status, "failed: the search process ended without a result");
 }

@@ -67,20 +67,29 @@ int ts_results_search(const ts_placement *p, const ts_search_opts *so, const lon
 
 /* One row of a compare table: a baseline built by its rule, or a search, measured at N. */
 typedef struct {
-    char method[TS_COMPARE_NAME]; /* the name, "full (greedy)" for full's greedy fallback */
+    /* The name, "full (greedy)" for full's greedy fallback. */
+    char method[TS_COMPARE_NAME];
     bool search;
-    bool greedy; /* full's greedy fallback (too large for the solver): not a search result */
-    bool best; /* the shortest makespan among the rows that fit */
-    bool ok; /* the figures below are valid */
-    char status[160]; /* "ok", "timed out (best found)", or why there is no number */
-    long k, period; /* -1 when not applicable */
+    /* Full's greedy fallback (too large for the solver): not a search result. */
+    bool greedy;
+    /* The shortest makespan among the rows that fit. */
+    bool best;
+    /* The figures below are valid. */
+    bool ok;
+    /* "ok", "timed out (best found)", or why there is no number. */
+    char status[160];
+    /* -1 when not applicable. */
+    long k, period;
     long makespan, lower_bound;
     double bubble_rate, seconds;
     bool fits;
     int ndevs;
-    long *peak; /* ndevs entries when ok (owned) */
-    json_t *summary; /* the schedule summary (a search's with its record) when asked (owned) */
-    ts_schedule *schedule; /* the schedule as found, when asked (owned) */
+    /* Ndevs entries when ok (owned). */
+    long *peak;
+    /* The schedule summary (a search's with its record) when asked (owned). */
+    json_t *summary;
+    /* The schedule as found, when asked (owned). */
+    ts_schedule *schedule;
 } ts_compare_row;
 
 /* Reports a search's progress while a row runs; NULL for none. */
@@ -93,13 +102,18 @@ typedef void (*ts_compare_progress_fn)(void *ud, const void *p);
 /* What every row of one table shares. */
 typedef struct {
     const ts_placement *p;
-    int n; /* micro-batches */
+    /* Micro-batches. */
+    int n;
     bool has_memory;
-    long memory; /* the capacity a search is held to */
-    const long *cap; /* per-device capacities for "fits" (ncap 1: one for all; 0: none) */
+    /* The capacity a search is held to. */
+    long memory;
+    /* Per-device capacities for "fits" (ncap 1: one for all; 0: none) */
+    const long *cap;
     int ncap;
-    double time_limit; /* seconds per search */
-    bool keep; /* keep the summary JSON and the schedule in the row */
+    /* Seconds per search. */
+    double time_limit;
+    /* Keep the summary JSON and the schedule in the row. */
+    bool keep;
     ts_compare_progress_fn progress;
     void *progress_ud;
 } ts_compare_opts;
@@ -129,13 +143,20 @@ double ts_watchdog_seconds(double limit);
 
 /* A child process under the watchdog. */
 typedef struct {
-    pid_t pid; /* > 0 while it runs */
-    bool group; /* pid leads a process group of its own: stop the whole group */
-    double started; /* ts_clock_now() at its start */
-    double limit; /* the seconds it was given (0: none, no deadline) */
-    int searches; /* runs of `limit` seconds it makes */
-    double deadline; /* when the watchdog stops it (0: never) */
-    bool overdue; /* the watchdog stopped it */
+    /* > 0 while it runs. */
+    pid_t pid;
+    /* Pid leads a process group of its own: stop the whole group. */
+    bool group;
+    /* Ts_clock_now() at its start. */
+    double started;
+    /* The seconds it was given (0: none, no deadline) */
+    double limit;
+    /* Runs of `limit` seconds it makes. */
+    int searches;
+    /* When the watchdog stops it (0: never) */
+    double deadline;
+    /* The watchdog stopped it. */
+    bool overdue;
 } ts_watch;
 
 /* Watches pid from now on: `searches` runs of `limit` seconds each (a compare job runs several),

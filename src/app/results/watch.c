@@ -59,6 +59,7 @@ bool ts_watch_wait_fd(ts_watch *w, int fd)
 
 void ts_watch_message(const ts_watch *w, double now, char *buf, size_t len)
 {
-    snprintf(buf, len, "stopped after %.1f s: ran past its time limit of %g s%s by more than a quarter",
+    snprintf(buf, len,
+             "stopped after %.1f s: ran past its time limit of %g s%s by more than a quarter",
              now - w->started, w->limit, w->searches > 1 ? " per search" : "");
 }

@@ -42,7 +42,8 @@ typedef struct {
     size_t len, cap;
     json_t *progress, *result;
     char error[512];
-    ts_watch watch; /* its start, deadline and whether the watchdog stopped it */
+    /* Its start, deadline and whether the watchdog stopped it. */
+    ts_watch watch;
     double finished;
 } ts_job;
 

@@ -14,26 +14,35 @@ typedef struct {
     const ts_model *m;
     const ts_hardware *h;
     int gpus, T, b;
-    long global; /* G: samples per iteration */
+    /* G: samples per iteration. */
+    long global;
     bool infer, recompute;
-    double time_limit; /* seconds per search */
+    /* Seconds per search. */
+    double time_limit;
 } ts_plan_req;
 
 typedef struct {
     char strategy[24];
-    int pipe; /* GPUs per pipeline (stages x T) */
-    int replicas; /* data-parallel copies: gpus / pipe */
-    int N; /* micro-batches per pipeline per iteration: G / (b x replicas); 0 when none */
+    /* GPUs per pipeline (stages x T) */
+    int pipe;
+    /* Data-parallel copies: gpus / pipe. */
+    int replicas;
+    /* Micro-batches per pipeline per iteration: G / (b x replicas); 0 when none. */
+    int N;
     bool ok;
-    char reason[400]; /* why it does not fit */
+    /* Why it does not fit. */
+    char reason[400];
     /* real units */
     double iter_s, dp_s, samples_s, tflops_gpu, mfu, peak_gb, bubble, gap, latency_s;
     double time_unit_s, search_s;
     long makespan, lower_bound;
-    char source[48]; /* what auto kept */
+    /* What auto kept. */
+    char source[48];
     bool timed_out;
-    ts_placement *p; /* the derived placement (owned) */
-    ts_schedule *s; /* its schedule at N (owned) */
+    /* The derived placement (owned) */
+    ts_placement *p;
+    /* Its schedule at N (owned) */
+    ts_schedule *s;
 } ts_plan;
 
 /* The plans to try: each strategy of names[0..nnames) (every strategy of the model when nnames
