@@ -39,9 +39,9 @@ typedef struct {
     /* What auto kept. */
     char source[48];
     bool timed_out;
-    /* The derived placement (owned) */
+    /* The derived placement (owned). */
     ts_placement *p;
-    /* Its schedule at N (owned) */
+    /* Its schedule at N (owned). */
     ts_schedule *s;
 } ts_plan;
 
