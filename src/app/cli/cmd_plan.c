@@ -140,7 +140,7 @@ static int ts_plan_plans(const ts_plan_args *a, ts_plan **out, int *count)
             names[ns++] = t;
     }
     ts_err e = {0};
-    int rc = ts_plan_list(&a->r, names, ns, out, count, &e);
+    int rc = ts_plan_list(&a->r, a->strategies ? names : NULL, ns, out, count, &e);
     if (rc == TS_EINPUT)
         return ts_cli_usage_error("plan", "%s", e.msg);
     return rc ? 3 : 0;

@@ -28,7 +28,7 @@ int ts_plan_list(const ts_plan_req *r, const char *const *names, int nnames, ts_
                            names[i], m->name, m->name);
         use[ns++] = names[i];
     }
-    for (int i = 0; nnames == 0 && i < m->nstrategies && ns < 64; i++)
+    for (int i = 0; !names && i < m->nstrategies && ns < 64; i++)
         use[ns++] = m->strategies[i];
     int D = r->gpus, T = r->T, n = 0;
     ts_plan *pl = calloc((size_t)(ns * 32 + 1), sizeof *pl);

@@ -45,8 +45,8 @@ typedef struct {
     ts_schedule *s;
 } ts_plan;
 
-/* The plans to try: each strategy of names[0..nnames) (every strategy of the model when nnames
- * is 0) at every pipeline size that divides r->gpus, each with its N (0 and a reason when the
+/* The plans to try: each strategy of names[0..nnames) (every strategy of the model when names
+ * is NULL) at every pipeline size that divides r->gpus, each with its N (0 and a reason when the
  * global batch does not split). TS_EINPUT when a name is not one of the model's strategies. */
 int ts_plan_list(const ts_plan_req *r, const char *const *names, int nnames, ts_plan **out,
                  int *count, ts_err *e);
