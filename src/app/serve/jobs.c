@@ -42,6 +42,10 @@ typedef struct {
     size_t len, cap;
     json_t *progress, *result;
     char error[512];
+    /* The worker's own verdict (its R or E line), applied once the worker is reaped, so that a
+     * client never sees a finished job whose worker is still alive. */
+    ts_jstate verdict;
+    char verdict_why[512];
     /* Its start, deadline and whether the watchdog stopped it. */
     ts_watch watch;
     double finished;
@@ -92,7 +96,8 @@ static void ts_job_line(ts_job *j, const char *exe, char *s, size_t n)
     } else if (s[0] == 'R') {
         json_decref(j->result);
         j->result = v;
-        ts_job_finish(j, TS_JS_DONE, NULL);
+        if (j->verdict == TS_JS_RUNNING)
+            j->verdict = TS_JS_DONE;
     } else if (s[0] == 'E') {
         json_t *en = json_object_get(v, TS_JOBS_EXEC_ERRNO);
         char why[TS_JOBS_MAX_EXE + 128];
@@ -101,7 +106,10 @@ static void ts_job_line(ts_job *j, const char *exe, char *s, size_t n)
                      strerror((int)json_integer_value(en)));
         else
             snprintf(why, sizeof why, "%s", json_string_value(json_object_get(v, "error")));
-        ts_job_finish(j, TS_JS_FAILED, why);
+        if (j->verdict == TS_JS_RUNNING) {
+            j->verdict = TS_JS_FAILED;
+            snprintf(j->verdict_why, sizeof j->verdict_why, "%s", why);
+        }
         json_decref(v);
     } else {
         json_decref(v);
@@ -148,6 +156,8 @@ static void ts_job_drain(ts_job *j, const char *exe)
         ;
     j->pid = -1;
     j->watch.pid = -1;
+    if (j->verdict != TS_JS_RUNNING)
+        ts_job_finish(j, j->verdict, j->verdict == TS_JS_FAILED ? j->verdict_why : NULL);
     char why[96];
     snprintf(why, sizeof why, "the worker ended without an answer (%s %d)",
              WIFSIGNALED(status) ? "signal" : "exit status",
