@@ -9,7 +9,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 list=$("$tessel" baseline --list | awk '{print $1}' | paste -sd' ' -)
 check "--list names every kind" \
-  test "$list" = "gpipe 1f1b interleaved chimera zb-h1 zb-h2 zb-v dualpipev dualpipe looped-bfs"
+  test "$list" = "gpipe 1f1b interleaved chimera zb-h1 zb-h2 zb-v dualpipev dualpipe looped-bfs zb-v-defer v-half v-min"
 
 # compare lists the kinds that fit (baselines only: no solver needed)
 out=$("$tessel" compare --placement vshape_v_zb --ndevs 4 --memory 18 -n 16 --csv \

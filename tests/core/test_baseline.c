@@ -410,8 +410,9 @@ static void test_refusals(void **state)
 static void test_registry(void **state)
 {
     (void)state;
-    const char *want[] = {"gpipe", "1f1b", "interleaved", "chimera",  "zb-h1",
-                          "zb-h2", "zb-v", "dualpipev",   "dualpipe", "looped-bfs"};
+    const char *want[] = {"gpipe",      "1f1b",   "interleaved", "chimera",  "zb-h1",
+                          "zb-h2",      "zb-v",   "dualpipev",   "dualpipe", "looped-bfs",
+                          "zb-v-defer", "v-half", "v-min"};
     const int nwant = (int)(sizeof want / sizeof want[0]);
     assert_int_equal(ts_baseline_count(), nwant);
     for (int i = 0; i < nwant; i++) {

@@ -80,6 +80,21 @@ static const ts_bl_kind ts_kinds[] = {
       "all micro-batches of one chunk before the next, backwards in reverse",
       "vshape_interleaved (stage s on device s mod D, any --chunks)", false, 0},
      ts_bl_looped_bfs},
+    {{"zb-v-defer",
+      "ZB-V with W deferred: ZB-V's order of F and B, every W put off while the device holds "
+      "at most D micro-batches (2D chunks), filling idle steps",
+      "vshape_v_zb (or vshape_v, backward unsplit): device d holds stages d and 2D-1-d", false, 0},
+     ts_bl_zbv_defer},
+    {{"v-half",
+      "V-Half (controllable memory): a 6-slot V-shape building block repeated with offsets, "
+      "(D+2)/2 micro-batches of activations; warm-up and cool-down squeezed within that peak",
+      "vshape_v_zb (or vshape_v, backward unsplit): device d holds stages d and 2D-1-d", false, 0},
+     ts_bl_vhalf},
+    {{"v-min",
+      "V-Min (controllable memory): a 6-slot V-shape building block repeated with offsets, "
+      "(D+4)/3 micro-batches of activations; warm-up and cool-down squeezed within that peak",
+      "vshape_v_zb (or vshape_v, backward unsplit): device d holds stages d and 2D-1-d", false, 0},
+     ts_bl_vmin},
 };
 
 static const ts_bl_kind *ts_kind_find(const char *name)

@@ -101,6 +101,10 @@ int ts_bl_zb_flat(const ts_baseline_info *info, const ts_placement *p, int n, in
 int ts_bl_two_pipes(const ts_baseline_info *info, const ts_placement *p, ts_bl_pipe *pipes,
                     int *pipe_of, ts_err *e);
 
+/* The V placement as one pipe of 2D stages, stage s on device s (s < D) or 2D-1-s; refuses
+ * others (baseline_rules_v.c). */
+int ts_bl_v_pipe(const ts_baseline_info *info, const ts_placement *p, ts_bl_pipe *pp, ts_err *e);
+
 /* The rules: each fills start (nblocks * n) or refuses. */
 int ts_bl_gpipe(const ts_baseline_info *info, const ts_placement *p, int n, long *start, ts_err *e);
 int ts_bl_1f1b(const ts_baseline_info *info, const ts_placement *p, int n, long *start, ts_err *e);
@@ -111,6 +115,10 @@ int ts_bl_chimera(const ts_baseline_info *info, const ts_placement *p, int n, lo
 int ts_bl_zbh1(const ts_baseline_info *info, const ts_placement *p, int n, long *start, ts_err *e);
 int ts_bl_zbh2(const ts_baseline_info *info, const ts_placement *p, int n, long *start, ts_err *e);
 int ts_bl_zbv(const ts_baseline_info *info, const ts_placement *p, int n, long *start, ts_err *e);
+int ts_bl_zbv_defer(const ts_baseline_info *info, const ts_placement *p, int n, long *start,
+                    ts_err *e);
+int ts_bl_vhalf(const ts_baseline_info *info, const ts_placement *p, int n, long *start, ts_err *e);
+int ts_bl_vmin(const ts_baseline_info *info, const ts_placement *p, int n, long *start, ts_err *e);
 int ts_bl_dualpipev(const ts_baseline_info *info, const ts_placement *p, int n, long *start,
                     ts_err *e);
 int ts_bl_dualpipe(const ts_baseline_info *info, const ts_placement *p, int n, long *start,

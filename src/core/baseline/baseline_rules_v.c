@@ -164,7 +164,7 @@ static bool ts_stage_on(const ts_placement *p, const ts_bl_pipe *pp, int s, int 
 }
 
 /* The V placement as one pipe of 2D stages, stage s on device s (s < D) or 2D-1-s. */
-static int ts_v_pipe(const ts_baseline_info *info, const ts_placement *p, ts_bl_pipe *pp, ts_err *e)
+int ts_bl_v_pipe(const ts_baseline_info *info, const ts_placement *p, ts_bl_pipe *pp, ts_err *e)
 {
     int D = p->ndevs;
     bool *in = malloc((size_t)p->nblocks * sizeof(bool) + 1);
@@ -186,10 +186,12 @@ static int ts_v_pipe(const ts_baseline_info *info, const ts_placement *p, ts_bl_
     return TS_OK;
 }
 
-/* Writes each rank's order with program(o, rank) and times it. */
+/* Writes each rank's order with program(o, rank) and times it: as early as each order allows,
+ * or (defer_cap set, W left out of the orders) with every W deferred while the device stays
+ * within defer_cap[d], filling idle steps (ts_bl_wfill). */
 static int ts_run_ranks(const ts_baseline_info *info, const ts_placement *p, int n,
-                        const ts_chunk (*chunks)[2], int R, const int *rr, bool dual, long *start,
-                        ts_err *e)
+                        const ts_chunk (*chunks)[2], int R, const int *rr, bool dual,
+                        const ts_bl_pipe *pp, const long *defer_cap, long *start, ts_err *e)
 {
     int D = p->ndevs, rc = TS_OK;
     ts_bl_seq *real = ts_bl_seqs_new(D);
@@ -205,44 +207,60 @@ static int ts_run_ranks(const ts_baseline_info *info, const ts_placement *p, int
         if (o.err)
             rc = ts_fail(e, TS_ESYS, "baseline %s: out of memory", info->name);
     }
-    if (rc == TS_OK)
+    if (rc == TS_OK && defer_cap)
+        rc = ts_bl_wfill(p, n, real, pp->att, defer_cap, start, info->name, e);
+    else if (rc == TS_OK)
         rc = ts_bl_asap(p, n, real, start, info->name, e);
     ts_bl_seqs_free(real, D);
     return rc;
 }
 
-/* ZB-V and DualPipeV: chunk 0 of rank r is stage r, chunk 1 stage 2D-1-r. */
+/* ZB-V and DualPipeV: chunk 0 of rank r is stage r, chunk 1 stage 2D-1-r. defer: ZB-V's F and
+ * B order with every W deferred while the device holds at most D micro-batches of its two
+ * chunks (1F1B's activation memory, the 2D-chunk cap of the published ZB-V). */
 static int ts_v_rule(const ts_baseline_info *info, const ts_placement *p, int n, bool dual,
-                     long *start, ts_err *e)
+                     bool defer, long *start, ts_err *e)
 {
     int D = p->ndevs;
     ts_bl_pipe pp = {0};
     ts_chunk(*chunks)[2] = malloc((size_t)D * sizeof *chunks);
     int *rr = malloc((size_t)D * sizeof(int));
-    int rc = chunks && rr ? ts_v_pipe(info, p, &pp, e)
-                          : ts_fail(e, TS_ESYS, "baseline %s: out of memory", info->name);
+    long *cap = malloc((size_t)D * sizeof(long));
+    int rc = chunks && rr && cap ? ts_bl_v_pipe(info, p, &pp, e)
+                                 : ts_fail(e, TS_ESYS, "baseline %s: out of memory", info->name);
     for (int r = 0; r < D && rc == TS_OK; r++) {
         chunks[r][0] = ts_chunk_of(&pp, r);
         chunks[r][1] = ts_chunk_of(&pp, 2 * D - 1 - r);
+        cap[r] = (long)D * (p->blocks[chunks[r][0].f].memory + p->blocks[chunks[r][1].f].memory);
+        if (defer)
+            chunks[r][0].w = chunks[r][1].w = -1;
         rr[r] = r;
     }
     if (rc == TS_OK)
-        rc = ts_run_ranks(info, p, n, (const ts_chunk(*)[2])chunks, D, rr, dual, start, e);
+        rc = ts_run_ranks(info, p, n, (const ts_chunk(*)[2])chunks, D, rr, dual, &pp,
+                          defer ? cap : NULL, start, e);
     free(chunks);
     free(rr);
+    free(cap);
     ts_bl_pipe_free(&pp);
     return rc;
 }
 
 int ts_bl_zbv(const ts_baseline_info *info, const ts_placement *p, int n, long *start, ts_err *e)
 {
-    return ts_v_rule(info, p, n, false, start, e);
+    return ts_v_rule(info, p, n, false, false, start, e);
+}
+
+int ts_bl_zbv_defer(const ts_baseline_info *info, const ts_placement *p, int n, long *start,
+                    ts_err *e)
+{
+    return ts_v_rule(info, p, n, false, true, start, e);
 }
 
 int ts_bl_dualpipev(const ts_baseline_info *info, const ts_placement *p, int n, long *start,
                     ts_err *e)
 {
-    return ts_v_rule(info, p, n, true, start, e);
+    return ts_v_rule(info, p, n, true, false, start, e);
 }
 
 /* DualPipe's placement: two chains over the same D (even) devices, one with stage s on device s
@@ -300,7 +318,8 @@ int ts_bl_dualpipe(const ts_baseline_info *info, const ts_placement *p, int n, l
         rr[r] = first ? r : D - 1 - r;
     }
     if (rc == TS_OK)
-        rc = ts_run_ranks(info, p, n, (const ts_chunk(*)[2])chunks, D / 2, rr, true, start, e);
+        rc = ts_run_ranks(info, p, n, (const ts_chunk(*)[2])chunks, D / 2, rr, true, NULL, NULL,
+                          start, e);
     ts_bl_pipe_free(&pipes[0]);
     ts_bl_pipe_free(&pipes[1]);
     free(pipe_of);
