@@ -600,6 +600,34 @@ static int ts_lazy_complete(ts_lazy *L, ts_schedule **out, bool *fell_back, ts_e
     return TS_OK;
 }
 
+/* Whether a proof over lazy's class is a proof over every repetend. A repetend gives each block
+ * a micro-batch offset that never grows along a dependency; lazy's class is the offsets that
+ * are contiguous segments of one fixed chain order. The two coincide when that order is the
+ * placement's only topological order (each block feeds the next one directly) and every offset
+ * pattern of a period may be written with consecutive offsets (no delays, so a dependency never
+ * needs more than one period between its two ends), and when every k was searched. The R-fold
+ * placement of --per-period R > 1 has R independent copies of every block, so its chain order
+ * is never the only one: there a smaller period may hide in offsets that interleave the copies
+ * (a schedule of one micro-batch per period 8, unrolled three times, is a repetend of period 24
+ * per 3 that the class of the 3-fold chain does not hold). */
+static bool ts_lazy_class_complete(const ts_lazy *L)
+{
+    const ts_placement *p = L->p;
+    if (L->o->k > 0)
+        return false;
+    for (int i = 0; i < p->nedges; i++)
+        if (p->edges[i].delay > 0 || p->edges[i].distance > 0)
+            return false;
+    for (int i = 0; i + 1 < p->nblocks; i++) {
+        bool linked = false;
+        for (int j = 0; j < p->nedges && !linked; j++)
+            linked = p->edges[j].src == L->chain[i] && p->edges[j].dst == L->chain[i + 1];
+        if (!linked)
+            return false;
+    }
+    return true;
+}
+
 /* The schedule of the best candidate, or of the seed when no candidate reached its period. */
 static int ts_lazy_result(ts_lazy *L, ts_schedule **out, ts_err *e)
 {
@@ -624,7 +652,10 @@ static int ts_lazy_result(ts_lazy *L, ts_schedule **out, ts_err *e)
     st->k = L->best.k;
     st->period = L->best.period;
     st->bubbles = L->best.period - L->maxload;
-    st->optimal = L->best.period <= L->maxload || (L->proven && !from_seed);
+    /* optimal becomes period_optimal (ts_search_label): the period is the smallest of every
+     * repetend, which the class proof shows only when the class holds them all */
+    st->optimal =
+        L->best.period <= L->maxload || (L->proven && !from_seed && ts_lazy_class_complete(L));
     return TS_OK;
 }
 

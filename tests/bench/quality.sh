@@ -10,7 +10,11 @@
 #  - tight: the same with the smallest capacity that works (fast's floor: one micro-batch alone)
 #    plus 1;
 #  - delay: vshape and mshape with a delay of 1 on every edge between different devices,
-#    D x N as above, memory D + 2.
+#    D x N as above, memory D + 2;
+#  - v: the V placement with the B/W split (vshape_v_zb, F = B = W = 1) on D in {4, 8, 16}
+#    (QUALITY_VDEVS), N in {D, 2D, 4D}, at the memory of ZB-V (2D chunks: 4D units), V-Half
+#    ((D+2)/2 micro-batches: 4 units each) and V-Min ((D+4)/3 micro-batches); the shape column
+#    names the memory (v-zb, v-half, v-min). Only with QUALITY_SETS naming it.
 # Per case: the lower bound (new, and the old load bound), the best fitting baseline, auto's
 # makespan and wall seconds. Last lines: per set and over all, the cases where auto is worse than
 # the best baseline, where it is strictly better, and the geometric mean of makespan / LB (new
@@ -20,6 +24,7 @@ set -u
 tessel=${1:?usage: quality.sh TESSEL_BIN [TIME_LIMIT]}
 limit=${2:-60}
 sets=${QUALITY_SETS:-matrix,tight,delay}
+vdevs=${QUALITY_VDEVS:-4 8 16}
 shapes=${QUALITY_SHAPES:-vshape xshape mshape nnshape kshape}
 devs=${QUALITY_DEVS:-4 8 16 32}
 ns=${QUALITY_NS:-8 32 128}
@@ -57,7 +62,14 @@ run_case() { # set shape D N
   local set=$1 shape=$2 D=$3 N=$4 mem
   local pa
   pa=$(placement_args "$shape" "$D" "$set")
-  if [[ $set == tight ]]; then
+  if [[ $set == v ]]; then
+    pa="--placement vshape_v_zb --ndevs $D"
+    case $shape in
+      v-zb) mem=$((4 * D)) ;;
+      v-half) mem=$((4 * ((D + 2) / 2))) ;;
+      *) mem=$((4 * ((D + 4) / 3))) ;;
+    esac
+  elif [[ $set == tight ]]; then
     # shellcheck disable=SC2086
     mem=$("$tessel" search $pa --memory 0 --method fast --json 2>/dev/null |
       python3 -c 'import json,sys; print(json.load(sys.stdin).get("min_memory") or "")')
@@ -102,6 +114,16 @@ EOF
 
 echo "# tessel search --method auto, time limit ${limit}s per case, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores"
 for set in ${sets//,/ }; do
+  if [[ $set == v ]]; then
+    for shape in v-zb v-half v-min; do
+      for D in $vdevs; do
+        for N in $D $((2 * D)) $((4 * D)); do
+          run_case v "$shape" "$D" "$N"
+        done
+      done
+    done
+    continue
+  fi
   for shape in $shapes; do
     [[ $set == delay && $shape != vshape && $shape != mshape ]] && continue
     for D in $devs; do
@@ -145,7 +167,7 @@ def summary(name, sel):
           f"strictly better in {better}; geomean makespan/LB {g(r_new):.3f} "
           f"(old LB {g(r_old):.3f}); slowest case {slow:.1f} s")
 print()
-for s in ("matrix", "tight", "delay"):
+for s in ("matrix", "tight", "delay", "v"):
     sub = [x for x in out if x[0] == s]
     if sub:
         summary(s, sub)
