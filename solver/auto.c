@@ -19,6 +19,11 @@
 #define TS_AUTO_DEFAULT_LIMIT 60.0
 #define TS_AUTO_POOL 3 /* candidates kept for the improvement phase */
 #define TS_AUTO_UNSHARDED_SHARE 0.2 /* of the limit: auto on the reduced placement */
+/* The improvement phase's effort per second of the time limit, in moves times instances (a
+ * move's replay costs about the instance count): a count, not a clock, so that the phase does
+ * the same work on a quiet machine and a busy one. Measured at 3e7 to 6e7 per second on one
+ * busy core (nnshape, 8 devices, N 32 and 128), so the phase fits its share with room. */
+#define TS_AUTO_IMPROVE_EFFORT 1.5e7
 
 /* Shares of the time limit for the searches, in the order they run: each may use up to this
  * fraction of the whole limit (never more than what is left). The methods are called directly:
@@ -64,6 +69,7 @@ typedef struct {
     ts_auto_cand pool[TS_AUTO_POOL]; /* best first; makespan 0: empty */
     ts_err why; /* the first search's refusal: auto's own when nothing fits */
     long min_memory; /* the smallest feasible capacity a search reported, -1 */
+    bool improve_cut; /* the time limit, not the effort, ended an improvement slice */
 } ts_auto;
 
 static void ts_auto_cand_free(ts_auto_cand *x)
@@ -284,13 +290,17 @@ static void ts_auto_folds_run(ts_auto *a)
     }
 }
 
-/* The improvement phase: rounds over the pool, each candidate improved for a slice of what is
- * left, until the time is up, the bound is met, or no candidate improves any more. */
+/* The improvement phase: rounds over the pool, each candidate improved for a slice of the effort
+ * left (moves, TS_AUTO_IMPROVE_EFFORT), until the effort is spent, the bound is met, or no
+ * candidate improves any more. The same share of the time left caps each slice; when the cap
+ * ends one before its effort, the result depends on the machine, and timed_out says so. */
 static void ts_auto_improve(ts_auto *a)
 {
     ts_search_ctx *c = a->c;
     bool stalled[TS_AUTO_POOL] = {false};
-    for (int round = 0; !ts_auto_done(a); round++) {
+    double effort = c->o->time_limit * TS_AUTO_IMPROVE_EFFORT;
+    c->st->improve_moves = 0;
+    for (int round = 0; !ts_auto_done(a) && effort >= 1; round++) {
         int live = 0;
         for (int k = 0; k < TS_AUTO_POOL; k++)
             live += a->pool[k].at && !stalled[k];
@@ -301,15 +311,23 @@ static void ts_auto_improve(ts_auto *a)
             if (!x->at || stalled[k])
                 continue;
             ts_ctx_progress(c, TS_PHASE_IMPROVE, round, 0, -1, true);
-            double left = ts_budget_left(&c->budget);
-            double slice = round == 0 && k == 0 ? left / 2 : left / (2.0 * live);
-            ts_improve_opts io = {ts_clock_now() + fmax(slice, 0.05), 0, a->bound,
+            double size = x->at->nentries > 0 ? (double)x->at->nentries : 1;
+            double share = round == 0 && k == 0 ? 0.5 : 1 / (2.0 * live);
+            long moves = (long)fmin(fmax(effort * share / size, 64), 1e12);
+            /* the same share of the time left caps the slice (a slow or busy machine) */
+            double cap = fmax(ts_budget_left(&c->budget) * share, 0.05);
+            ts_improve_opts io = {ts_clock_now() + cap, moves, a->bound,
                                   0x7E55E1ULL + (unsigned long long)(round * 7 + k),
                                   20000 + 4L * x->at->nentries};
             ts_improve_stats ist;
             ts_schedule *r = NULL;
             ts_err e = {0};
-            if (ts_improve(x->at, &io, &r, &ist, &e) != TS_OK || ist.after >= x->makespan) {
+            int irc = ts_improve(x->at, &io, &r, &ist, &e);
+            effort -= (double)ist.moves * size;
+            c->st->improve_moves += ist.moves;
+            if (irc == TS_OK && ist.moves < moves && !ist.stalled && ist.after > a->bound)
+                a->improve_cut = true;
+            if (irc != TS_OK || ist.after >= x->makespan) {
                 ts_schedule_free(r);
                 stalled[k] = true;
                 continue;
@@ -409,7 +427,7 @@ int ts_search_auto(const ts_placement *p, const ts_search_opts *o, ts_schedule *
                      p->name, a.n, mem, o->time_limit > 0 ? o->time_limit : TS_AUTO_DEFAULT_LIMIT);
     else
         *out = ts_auto_finish(&a);
-    c.st->timed_out = ts_ctx_over(&c) && !c.st->optimal;
+    c.st->timed_out = (ts_ctx_over(&c) || a.improve_cut) && !c.st->optimal;
     for (int k = 0; k < TS_AUTO_POOL; k++)
         ts_auto_cand_free(&a.pool[k]);
     free(a.cap);

@@ -144,7 +144,9 @@ int ts_search_opts_set(ts_search_opts *o, ts_search_option_id id, double v);
       "exact: the memory model is exact; safe: it may refuse feasible schedules")                  \
     X(per_period, int, "per_period", INT, 1, "micro-batches per period (--per-period)")            \
     X(source, const char *, "source", TEXT, NULL, "auto: the baseline or method it kept")          \
-    X(improved, bool, "improved", BOOL, false, "auto: the improvement phase shortened it")
+    X(improved, bool, "improved", BOOL, false, "auto: the improvement phase shortened it")         \
+    X(improve_moves, long, "improve_moves", COUNT, -1,                                             \
+      "auto: moves its improvement phase tried (a count, the same on any machine)")
 
 typedef struct {
 #define TS_X_STAT_FIELD(f, t, key, kind, init, doc) t f;
