@@ -1,7 +1,8 @@
 /* The rules of two chunks per device: ZB-V and DualPipeV on the V placement (device d holds
  * stages d and 2D-1-d), DualPipe on the bidirectional one (two opposite chains). Each rank's
  * order follows the published per-rank program, with F, B and W as separate passes; the
- * timetable is then every pass as early as that order and the dependencies allow.
+ * timetable is then every pass as early as that order and the dependencies allow (zb-v-defer:
+ * ZB-V's F and B order with every W deferred within 2D chunks, timed by ts_bl_wfill).
  *
  * Our exclusivity model runs one pass per device at a time, so DualPipe's overlapped F&B pair
  * (a forward and a backward of two micro-batches computed together while their communication
