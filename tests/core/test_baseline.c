@@ -432,6 +432,43 @@ static void test_registry(void **state)
     ts_placement_free(p);
 }
 
+/* Kind k takes built-in name (and its inference variant when the row says so) on 4 devices. */
+static void expect_fits(const ts_baseline_info *k, const char *name)
+{
+    for (int infer = 0; infer <= (k->inference ? 1 : 0); infer++) {
+        ts_placement *p = builtin(name, 4, infer, 0);
+        ts_err e = {0};
+        if (ts_baseline_fits(k->name, p, 8, &e) != TS_OK)
+            fail_msg("%s lists %s%s but refuses it: %s", k->name, name, infer ? " --infer" : "",
+                     e.msg);
+        ts_placement_free(p);
+    }
+}
+
+/* What a row says it fits is data, and true: the kind takes every built-in its row lists, and its
+ * unsplit one, at N = 8. */
+static void test_registry_fits_are_true(void **state)
+{
+    (void)state;
+    for (int i = 0; i < ts_baseline_count(); i++) {
+        const ts_baseline_info *k = ts_baseline_at(i);
+        assert_non_null(k->rule);
+        assert_non_null(k->fits[0]);
+        for (int j = 0; k->fits[j]; j++)
+            expect_fits(k, k->fits[j]);
+        if (k->unsplit)
+            expect_fits(k, k->unsplit);
+    }
+    /* the words are made from the list: 1f1b names its placements and the inference variants */
+    char text[512];
+    ts_baseline_fits_text(ts_baseline_find("zb-v"), text, sizeof text);
+    assert_string_equal(text, "vshape_v_zb (or vshape_v, backward unsplit): device d holds stages "
+                              "d and 2D-1-d");
+    ts_baseline_fits_text(ts_baseline_find("1f1b"), text, sizeof text);
+    assert_non_null(strstr(text, "(vshape, mshape, "));
+    assert_non_null(strstr(text, "vshape_zb and inference variants)"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -447,6 +484,7 @@ int main(void)
         cmocka_unit_test(test_all_cases_valid),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_registry),
+        cmocka_unit_test(test_registry_fits_are_true),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,7 +21,9 @@ static void ts_baseline_help(void)
            "Kinds:\n");
     for (int i = 0; i < ts_baseline_count(); i++) {
         const ts_baseline_info *b = ts_baseline_at(i);
-        printf("  %-12s %s\n  %-12s fits: %s\n", b->name, b->description, "", b->fits);
+        char fits[512];
+        ts_baseline_fits_text(b, fits, sizeof fits);
+        printf("  %-12s %s\n  %-12s fits: %s\n", b->name, b->description, "", fits);
     }
     printf("\nOptions:\n" TS_CLI_PLACEMENT_HELP
            "  -n, --micro-batches N  micro-batches (default %d)\n"
@@ -60,8 +62,11 @@ int ts_cmd_baseline(int argc, char **argv)
         }
     }
     if (list) {
-        for (int i = 0; i < ts_baseline_count(); i++)
-            printf("%-12s %s\n", ts_baseline_at(i)->name, ts_baseline_at(i)->fits);
+        for (int i = 0; i < ts_baseline_count(); i++) {
+            char fits[512];
+            ts_baseline_fits_text(ts_baseline_at(i), fits, sizeof fits);
+            printf("%-12s %s\n", ts_baseline_at(i)->name, fits);
+        }
         return 0;
     }
     if (optind >= argc)

@@ -27,8 +27,10 @@ static int ts_api_info(json_t **out)
     }
     for (int i = 0; i < ts_baseline_count(); i++) {
         const ts_baseline_info *bi = ts_baseline_at(i);
+        char fits[512];
+        ts_baseline_fits_text(bi, fits, sizeof fits);
         json_array_append_new(bl, json_pack("{s:s, s:s, s:s}", "name", bi->name, "description",
-                                            bi->description, "fits", bi->fits));
+                                            bi->description, "fits", fits));
     }
     for (int i = 0; i < (int)TS_METHOD_COUNT; i++)
         json_array_append_new(m, json_string(ts_method_name((ts_method)i)));

@@ -9,8 +9,10 @@
 
 int ts_bl_refuse(ts_err *e, const ts_baseline_info *info, const ts_placement *p, const char *why)
 {
+    char fits[512];
+    ts_baseline_fits_text(info, fits, sizeof fits);
     return ts_fail(e, TS_EINPUT, "baseline '%s' does not fit placement '%s': %s; it fits %s",
-                   info->name, p->name, why, info->fits);
+                   info->name, p->name, why, fits);
 }
 
 /* ---------------------------------------------------------------- growable int lists */

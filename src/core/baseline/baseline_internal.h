@@ -1,7 +1,8 @@
-/* Internals of the hand-made baselines, shared by baseline.c (registry and entry points),
- * baseline_engine.c (timing of device orders, the pipeline view of a placement, the virtual
- * pipeline and its merge), baseline_rules.c, baseline_rules_v.c and baseline_cm.c (one function
- * per published rule). Instance ids are block * n + micro throughout. */
+/* Internals of the hand-made baselines, shared by baseline.c (entry points), baseline_kinds.c
+ * (the registry's rows), baseline_engine.c (timing of device orders, the pipeline view of a
+ * placement, the virtual pipeline and its merge), baseline_rules.c, baseline_rules_v.c and
+ * baseline_cm.c (one function per published rule). Instance ids are block * n + micro
+ * throughout. */
 #ifndef TS_BASELINE_INTERNAL_H
 #define TS_BASELINE_INTERNAL_H
 

@@ -8,26 +8,47 @@
 #include <stddef.h>
 #include "ts_schedule.h"
 
-/* One kind in the registry (baseline.c), the single list of kinds that the command line,
- * `compare` and the sweep spec read. */
-typedef struct {
+typedef struct ts_baseline_info ts_baseline_info;
+
+/* A kind's rule: fills start[b * n + m] (nblocks * n steps) with the schedule's start steps, or
+ * refuses the placement through e (TS_EINPUT, naming what the kind fits). */
+typedef int (*ts_baseline_rule)(const ts_baseline_info *info, const ts_placement *p, int n,
+                                long *start, ts_err *e);
+
+/* One row of the registry (baseline_kinds.c), the single list of kinds that the command line,
+ * `compare` and the sweep spec read. What a kind fits is data: the built-in placements it takes,
+ * and the words around them that ts_baseline_fits_text puts into help and refusals. */
+struct ts_baseline_info {
     /* "gpipe", "1f1b", "interleaved", ... */
     const char *name;
     /* the rule, in a line */
     const char *description;
-    /* the placements it fits, in words (used in refusals) */
-    const char *fits;
+    ts_baseline_rule rule;
+    /* the built-in placements (ts_builtin_find names) it fits, NULL-terminated */
+    const char *const *fits;
+    /* a built-in it also fits with each backward pass unsplit (vshape_v for vshape_v_zb), or NULL */
+    const char *unsplit;
+    /* it also fits the inference variants of those (--infer) */
+    bool inference;
+    /* the family those placements belong to, in words, or NULL */
+    const char *family;
+    /* what else the rule needs, in words, with its leading punctuation, or NULL */
+    const char *needs;
     /* the rule needs a micro-batch count that is a multiple of D */
     bool n_multiple_of_devs;
     /* the rule needs at least min_n_per_dev * D micro-batches (0: 1) */
     int min_n_per_dev;
-} ts_baseline_info;
+};
 
 int ts_baseline_count(void);
 const ts_baseline_info *ts_baseline_at(int i);
 const ts_baseline_info *ts_baseline_find(const char *kind);
 /* The kinds' names, comma-separated, into buf (truncated to size), for messages. */
 void ts_baseline_names(char *buf, size_t size);
+/* What info's kind fits, in words, into buf (truncated to size): the family, the placements of
+ * info->fits, the unsplit one, the inference variants and the needs, e.g. "vshape_v_zb (or
+ * vshape_v, backward unsplit), at least 2D micro-batches". */
+void ts_baseline_fits_text(const ts_baseline_info *info, char *buf, size_t size);
 
 /* TS_OK when kind's rule applies to p (and n micro-batches, when n > 0); otherwise TS_EINPUT with
  * a message saying why and which placements the kind fits. */
