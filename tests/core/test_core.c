@@ -62,6 +62,21 @@ static void test_paper_loads(void **state)
     }
 }
 
+/* A name not in the registry is refused, naming it and where to look; every row has a builder. */
+static void test_builtin_unknown_refused(void **state)
+{
+    (void)state;
+    ts_builtin_opts o = {.ndevs = 4};
+    ts_placement *p = (ts_placement *)&o;
+    ts_err e = {0};
+    assert_int_equal(ts_builtin_make("vshape_q", &o, &p, &e), TS_EINPUT);
+    assert_null(p);
+    assert_string_equal(e.msg, "unknown built-in placement 'vshape_q' (see `tessel placements`)");
+    assert_null(ts_builtin_find("vshape_q"));
+    for (int i = 0; i < ts_builtin_count(); i++)
+        assert_non_null(ts_builtin_at(i)->build);
+}
+
 static void test_builtins_roundtrip(void **state)
 {
     (void)state;
@@ -306,15 +321,11 @@ static void test_schedule_roundtrip(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_lower_bound_vshape),
-        cmocka_unit_test(test_paper_loads),
-        cmocka_unit_test(test_builtins_roundtrip),
-        cmocka_unit_test(test_chain_order),
-        cmocka_unit_test(test_1f1b_fixture),
-        cmocka_unit_test(test_validator_catches),
-        cmocka_unit_test(test_tighten_and_simulate),
-        cmocka_unit_test(test_delay_distance),
-        cmocka_unit_test(test_pyimport),
+        cmocka_unit_test(test_lower_bound_vshape), cmocka_unit_test(test_paper_loads),
+        cmocka_unit_test(test_builtins_roundtrip), cmocka_unit_test(test_builtin_unknown_refused),
+        cmocka_unit_test(test_chain_order),        cmocka_unit_test(test_1f1b_fixture),
+        cmocka_unit_test(test_validator_catches),  cmocka_unit_test(test_tighten_and_simulate),
+        cmocka_unit_test(test_delay_distance),     cmocka_unit_test(test_pyimport),
         cmocka_unit_test(test_schedule_roundtrip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

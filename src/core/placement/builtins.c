@@ -1,13 +1,16 @@
-/* The paper's placements (reference/paper-cases.md) and the ones the hand-made baselines need. */
+/* The paper's placements (reference/paper-cases.md) and the ones the hand-made baselines need:
+ * one builder per shape, the registry (one row per built-in: name, description, device counts,
+ * builder) and ts_builtin_make, which builds a row's placement and its inference variant. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ts_placement.h"
 
-typedef struct {
+/* A placement being built: ok drops to 0 at the first allocation failure. */
+struct ts_bld {
     ts_placement *p;
     int ok;
-} ts_bld;
+};
 
 /* Adds a block on one device (dev >= 0) or on every device (dev < 0). */
 static int ts_bld_block(ts_bld *b, const char *id, ts_kind kind, int span, int memory, int dev)
@@ -73,30 +76,34 @@ static int ts_bld_shard(ts_bld *b, const char *id, ts_kind kind, int memory, int
     return x;
 }
 
-static void ts_make_vshape(ts_bld *b, int D)
+static void ts_make_vshape(ts_bld *b, int D, int chunks)
 {
+    (void)chunks;
     int f = ts_bld_fwd(b, "F%d", 0, D - 1, -1, 1);
     ts_bld_bwd(b, "B%d", D - 1, 0, f, 3);
 }
 
-static void ts_make_xshape(ts_bld *b, int D)
+static void ts_make_xshape(ts_bld *b, int D, int chunks)
 {
+    (void)chunks;
     int f = ts_bld_fwd(b, "Fa%d", 0, D - 1, -1, 1);
     ts_bld_bwd(b, "Ba%d", D - 1, 0, f, 3);
     f = ts_bld_fwd(b, "Fb%d", D - 1, 0, -1, 1);
     ts_bld_bwd(b, "Bb%d", 0, D - 1, f, 3);
 }
 
-static void ts_make_mshape(ts_bld *b, int D)
+static void ts_make_mshape(ts_bld *b, int D, int chunks)
 {
+    (void)chunks;
     int x = ts_bld_shard(b, "S", TS_KIND_FORWARD, 0, -1);
     x = ts_bld_fwd(b, "F%d", 0, D - 1, x, 1);
     x = ts_bld_bwd(b, "B%d", D - 1, 0, x, 3);
     ts_bld_shard(b, "S'", TS_KIND_BACKWARD, 0, x);
 }
 
-static void ts_make_nnshape(ts_bld *b, int D)
+static void ts_make_nnshape(ts_bld *b, int D, int chunks)
 {
+    (void)chunks;
     int h = D / 2;
     int x = ts_bld_shard(b, "S1", TS_KIND_FORWARD, 0, -1);
     x = ts_bld_fwd(b, "F%d", 0, h - 1, x, 1);
@@ -108,8 +115,9 @@ static void ts_make_nnshape(ts_bld *b, int D)
     ts_bld_shard(b, "S1'", TS_KIND_BACKWARD, 0, x);
 }
 
-static void ts_make_nnshape_eager(ts_bld *b, int D)
+static void ts_make_nnshape_eager(ts_bld *b, int D, int chunks)
 {
+    (void)chunks;
     (void)D; /* four devices only: S1 F0 S2 F1 F2 F3 B3 B2 B1 S2' B0 S1' */
     int x = ts_bld_shard(b, "S1", TS_KIND_FORWARD, 0, -1);
     x = ts_bld_fwd(b, "F%d", 0, 0, x, 1);
@@ -121,8 +129,9 @@ static void ts_make_nnshape_eager(ts_bld *b, int D)
     ts_bld_shard(b, "S1'", TS_KIND_BACKWARD, 0, x);
 }
 
-static void ts_make_kshape(ts_bld *b, int D)
+static void ts_make_kshape(ts_bld *b, int D, int chunks)
 {
+    (void)chunks;
     int h = D / 2;
     int f1 = ts_bld_fwd(b, "F%d", 0, h - 1, -1, 1);
     int f2 = ts_bld_fwd(b, "F%d", h, D - 1, -1, 1);
@@ -133,8 +142,9 @@ static void ts_make_kshape(ts_bld *b, int D)
     ts_bld_bwd(b, "B%d", D - 1, h, mb, 3);
 }
 
-static void ts_make_mllm(ts_bld *b, int D)
+static void ts_make_mllm(ts_bld *b, int D, int chunks)
 {
+    (void)chunks;
     int x = ts_bld_shard(b, "S1", TS_KIND_FORWARD, 0, -1);
     x = ts_bld_fwd(b, "F%d", 0, D - 1, x, 1);
     x = ts_bld_shard(b, "S2", TS_KIND_FORWARD, 0, x);
@@ -143,15 +153,17 @@ static void ts_make_mllm(ts_bld *b, int D)
     ts_bld_shard(b, "S1'", TS_KIND_BACKWARD, 0, x);
 }
 
-static void ts_make_finetune(ts_bld *b, int D)
+static void ts_make_finetune(ts_bld *b, int D, int chunks)
 {
+    (void)chunks;
     int x = ts_bld_shard(b, "S", TS_KIND_FORWARD, 0, -1);
     x = ts_bld_fwd(b, "F%d", 0, D - 1, x, 1);
     ts_bld_bwd(b, "B%d", D - 1, 0, x, 2);
 }
 
-static void ts_make_alphafold(ts_bld *b, int D)
+static void ts_make_alphafold(ts_bld *b, int D, int chunks)
 {
+    (void)chunks;
     int x = ts_bld_fwd(b, "F%dr1", 0, D - 1, -1, 0);
     x = ts_bld_fwd(b, "F%dr2", 0, D - 1, x, 0);
     x = ts_bld_fwd(b, "F%dr3", 0, D - 1, x, 1);
@@ -175,8 +187,9 @@ static void ts_make_vshape_interleaved(ts_bld *b, int D, int v)
 }
 
 /* Zero-bubble placement: backward split into input gradient B and weight gradient W. */
-static void ts_make_vshape_zb(ts_bld *b, int D)
+static void ts_make_vshape_zb(ts_bld *b, int D, int chunks)
 {
+    (void)chunks;
     int prev = -1;
     for (int d = 0; d < D; d++) {
         char id[32];
@@ -261,8 +274,21 @@ static void ts_make_vshape_v(ts_bld *b, int D, bool split)
 /* DualPipe's bidirectional placement: xshape's two opposite chains (chain a: stage s on device
  * s, chain b: stage s on device D-1-s, so every device holds two stages' parameters) with the
  * zero-bubble split of every backward into B and W (spans 1, F memory 2 as vshape_zb). */
-static void ts_make_xshape_zb(ts_bld *b, int D)
+static void ts_make_vshape_v_unsplit(ts_bld *b, int D, int chunks)
 {
+    (void)chunks;
+    ts_make_vshape_v(b, D, false);
+}
+
+static void ts_make_vshape_v_zb(ts_bld *b, int D, int chunks)
+{
+    (void)chunks;
+    ts_make_vshape_v(b, D, true);
+}
+
+static void ts_make_xshape_zb(ts_bld *b, int D, int chunks)
+{
+    (void)chunks;
     int *dev = malloc((size_t)D * sizeof(int));
     if (!dev) {
         b->ok = 0;
@@ -286,28 +312,93 @@ static void ts_make_xshape_zb(ts_bld *b, int D)
     free(dev);
 }
 
+/* The registry: one row per built-in, its name, description, device counts and builder. */
 static const ts_builtin_info ts_builtins[] = {
-    {"vshape", "F0..F(D-1) B(D-1)..B0: 1F1B's placement", 1, TS_MAX_DEVS, 1},
-    {"xshape", "two opposite V chains in one micro-batch: Chimera's placement", 2, TS_MAX_DEVS, 1},
-    {"mshape", "S F0..F(D-1) B(D-1)..B0 S': a sharded block around the V", 1, TS_MAX_DEVS, 1},
-    {"nnshape", "S1 F.. S2 F.. B.. S2' B.. S1': a second sharded block in the middle", 2,
-     TS_MAX_DEVS, 2},
-    {"nnshape_eager", "S1 F0 S2 F1 F2 F3 B3 B2 B1 S2' B0 S1' (4 devices)", 4, 4, 1},
-    {"kshape", "two branches meeting in a sharded block M", 2, TS_MAX_DEVS, 2},
-    {"mllm", "S1 F0..F(D-1) S2 S2' B(D-1)..B0 S1': multimodal LLM", 1, TS_MAX_DEVS, 1},
-    {"finetune", "S F0..F(D-1) B(D-1)..B0 with backward span 2: frozen embedding", 1, TS_MAX_DEVS,
-     1},
-    {"alphafold", "three forward rounds then one backward", 1, TS_MAX_DEVS, 1},
-    {"vshape_interleaved", "vshape with --chunks v model chunks per device (interleaved 1F1B)", 1,
-     TS_MAX_DEVS, 1},
-    {"vshape_zb", "vshape with backward split into B (input grad) and W (weight grad)", 1,
-     TS_MAX_DEVS, 1},
-    {"vshape_v", "V placement: 2D stages, device d holds stages d and 2D-1-d (backward span 2)", 1,
-     TS_MAX_DEVS, 1},
-    {"vshape_v_zb", "vshape_v with backward split into B and W: ZB-V's and DualPipeV's placement",
-     1, TS_MAX_DEVS, 1},
-    {"xshape_zb", "xshape with backward split into B and W: DualPipe's bidirectional placement", 2,
-     TS_MAX_DEVS, 2},
+    {.name = "vshape",
+     .description = "F0..F(D-1) B(D-1)..B0: 1F1B's placement",
+     .min_devs = 1,
+     .max_devs = TS_MAX_DEVS,
+     .step_devs = 1,
+     .build = ts_make_vshape},
+    {.name = "xshape",
+     .description = "two opposite V chains in one micro-batch: Chimera's placement",
+     .min_devs = 2,
+     .max_devs = TS_MAX_DEVS,
+     .step_devs = 1,
+     .build = ts_make_xshape},
+    {.name = "mshape",
+     .description = "S F0..F(D-1) B(D-1)..B0 S': a sharded block around the V",
+     .min_devs = 1,
+     .max_devs = TS_MAX_DEVS,
+     .step_devs = 1,
+     .build = ts_make_mshape},
+    {.name = "nnshape",
+     .description = "S1 F.. S2 F.. B.. S2' B.. S1': a second sharded block in the middle",
+     .min_devs = 2,
+     .max_devs = TS_MAX_DEVS,
+     .step_devs = 2,
+     .build = ts_make_nnshape},
+    {.name = "nnshape_eager",
+     .description = "S1 F0 S2 F1 F2 F3 B3 B2 B1 S2' B0 S1' (4 devices)",
+     .min_devs = 4,
+     .max_devs = 4,
+     .step_devs = 1,
+     .build = ts_make_nnshape_eager},
+    {.name = "kshape",
+     .description = "two branches meeting in a sharded block M",
+     .min_devs = 2,
+     .max_devs = TS_MAX_DEVS,
+     .step_devs = 2,
+     .build = ts_make_kshape},
+    {.name = "mllm",
+     .description = "S1 F0..F(D-1) S2 S2' B(D-1)..B0 S1': multimodal LLM",
+     .min_devs = 1,
+     .max_devs = TS_MAX_DEVS,
+     .step_devs = 1,
+     .build = ts_make_mllm},
+    {.name = "finetune",
+     .description = "S F0..F(D-1) B(D-1)..B0 with backward span 2: frozen embedding",
+     .min_devs = 1,
+     .max_devs = TS_MAX_DEVS,
+     .step_devs = 1,
+     .build = ts_make_finetune},
+    {.name = "alphafold",
+     .description = "three forward rounds then one backward",
+     .min_devs = 1,
+     .max_devs = TS_MAX_DEVS,
+     .step_devs = 1,
+     .build = ts_make_alphafold},
+    {.name = "vshape_interleaved",
+     .description = "vshape with --chunks v model chunks per device (interleaved 1F1B)",
+     .min_devs = 1,
+     .max_devs = TS_MAX_DEVS,
+     .step_devs = 1,
+     .build = ts_make_vshape_interleaved,
+     .chunks = true},
+    {.name = "vshape_zb",
+     .description = "vshape with backward split into B (input grad) and W (weight grad)",
+     .min_devs = 1,
+     .max_devs = TS_MAX_DEVS,
+     .step_devs = 1,
+     .build = ts_make_vshape_zb},
+    {.name = "vshape_v",
+     .description = "V placement: 2D stages, device d holds stages d and 2D-1-d (backward span 2)",
+     .min_devs = 1,
+     .max_devs = TS_MAX_DEVS,
+     .step_devs = 1,
+     .build = ts_make_vshape_v_unsplit},
+    {.name = "vshape_v_zb",
+     .description = "vshape_v with backward split into B and W: ZB-V's and DualPipeV's placement",
+     .min_devs = 1,
+     .max_devs = TS_MAX_DEVS,
+     .step_devs = 1,
+     .build = ts_make_vshape_v_zb},
+    {.name = "xshape_zb",
+     .description = "xshape with backward split into B and W: DualPipe's bidirectional placement",
+     .min_devs = 2,
+     .max_devs = TS_MAX_DEVS,
+     .step_devs = 2,
+     .build = ts_make_xshape_zb},
 };
 
 int ts_builtin_count(void)
@@ -360,6 +451,15 @@ fail:
     return NULL;
 }
 
+/* The built-ins that take --chunks, for the refusal (one today: vshape_interleaved). */
+static const char *ts_chunked_names(void)
+{
+    for (int i = 0; i < ts_builtin_count(); i++)
+        if (ts_builtins[i].chunks)
+            return ts_builtins[i].name;
+    return "no built-in";
+}
+
 int ts_builtin_make(const char *name, const ts_builtin_opts *o, ts_placement **out, ts_err *e)
 {
     const ts_builtin_info *info = ts_builtin_find(name);
@@ -373,42 +473,15 @@ int ts_builtin_make(const char *name, const ts_builtin_opts *o, ts_placement **o
                        info->step_devs == 2 ? "an even count of " : "", info->min_devs,
                        info->max_devs, "", D);
     int chunks = o->chunks > 0 ? o->chunks : 2;
-    if (o->chunks != 0 && strcmp(name, "vshape_interleaved"))
-        return ts_fail(e, TS_EINPUT, "--chunks applies to vshape_interleaved only, not '%s'", name);
+    if (o->chunks != 0 && !info->chunks)
+        return ts_fail(e, TS_EINPUT, "--chunks applies to %s only, not '%s'", ts_chunked_names(),
+                       name);
     if (chunks > 64)
-        return ts_fail(e, TS_EINPUT,
-                       "vshape_interleaved: --chunks must be between 1 and 64, got %d", chunks);
+        return ts_fail(e, TS_EINPUT, "%s: --chunks must be between 1 and 64, got %d", name, chunks);
     ts_bld b = {ts_placement_new(name, D), 1};
     if (!b.p)
         return ts_fail(e, TS_ESYS, "out of memory");
-    if (!strcmp(name, "vshape"))
-        ts_make_vshape(&b, D);
-    else if (!strcmp(name, "xshape"))
-        ts_make_xshape(&b, D);
-    else if (!strcmp(name, "mshape"))
-        ts_make_mshape(&b, D);
-    else if (!strcmp(name, "nnshape"))
-        ts_make_nnshape(&b, D);
-    else if (!strcmp(name, "nnshape_eager"))
-        ts_make_nnshape_eager(&b, D);
-    else if (!strcmp(name, "kshape"))
-        ts_make_kshape(&b, D);
-    else if (!strcmp(name, "mllm"))
-        ts_make_mllm(&b, D);
-    else if (!strcmp(name, "finetune"))
-        ts_make_finetune(&b, D);
-    else if (!strcmp(name, "alphafold"))
-        ts_make_alphafold(&b, D);
-    else if (!strcmp(name, "vshape_interleaved"))
-        ts_make_vshape_interleaved(&b, D, chunks);
-    else if (!strcmp(name, "vshape_v"))
-        ts_make_vshape_v(&b, D, false);
-    else if (!strcmp(name, "vshape_v_zb"))
-        ts_make_vshape_v(&b, D, true);
-    else if (!strcmp(name, "xshape_zb"))
-        ts_make_xshape_zb(&b, D);
-    else
-        ts_make_vshape_zb(&b, D);
+    info->build(&b, D, chunks);
     if (!b.ok) {
         ts_placement_free(b.p);
         return ts_fail(e, TS_ESYS, "out of memory building '%s'", name);

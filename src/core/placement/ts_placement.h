@@ -113,7 +113,11 @@ int ts_placement_units_copy(ts_placement *q, const ts_placement *p);
 int ts_placement_load(const char *path, ts_placement **out, ts_err *e);
 int ts_placement_save(const ts_placement *p, const char *path, ts_err *e);
 
-/* Built-in placements of the paper (and baseline-specific ones). */
+/* A built-in being built (private to builtins.c). */
+typedef struct ts_bld ts_bld;
+
+/* Built-in placements of the paper (and baseline-specific ones): one row of the registry in
+ * builtins.c per placement, with its builder. */
 typedef struct {
     const char *name;
     const char *description;
@@ -123,6 +127,10 @@ typedef struct {
     int max_devs;
     /* device count must be a multiple of this (1 or 2) */
     int step_devs;
+    /* adds the blocks and edges for D devices (and chunks per device, where it takes --chunks) */
+    void (*build)(ts_bld *b, int D, int chunks);
+    /* it takes --chunks */
+    bool chunks;
 } ts_builtin_info;
 
 typedef struct {
@@ -136,6 +144,8 @@ typedef struct {
 int ts_builtin_count(void);
 const ts_builtin_info *ts_builtin_at(int i);
 const ts_builtin_info *ts_builtin_find(const char *name);
+/* Builds built-in name; an unknown name, a device count out of its range or --chunks for a
+ * built-in without chunks is TS_EINPUT with a message naming it. */
 int ts_builtin_make(const char *name, const ts_builtin_opts *o, ts_placement **out, ts_err *e);
 
 #endif
