@@ -9,72 +9,17 @@
  *  - memory: between the start of an allocating block a and the start of a later block f of the
  *    same micro-batch, the micro-batch holds at least h units on the device; at most c = the
  *    capacity over h such windows overlap, so some c-th of the N windows lie one after another;
- *  - pauses: see bound_pauses.c.
+ *  - pauses: blocks on every device stop all devices at once (see ts_bound_pauses below).
+ * One row per term (name and compute function) in ts_bound_terms, computed in enum order.
  * Terms whose work would be large (instances, pairs of blocks) are skipped and reported as -1. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "bound_internal.h"
+#include "ts_shard.h"
 
 /* Work cap: instance-level paths (distance edges) up to this many instances. */
 #define TS_BOUND_MAX_INSTANCES 2000000L
-
-static const char *const ts_bound_names[TS_BOUND_NTERMS] = {
-    "load", "critical_path", "recurrence", "one_machine", "memory", "pauses"};
-
-const char *ts_bound_term_name(ts_bound_term t)
-{
-    return (int)t >= 0 && t < TS_BOUND_NTERMS ? ts_bound_names[t] : "unknown";
-}
-
-int ts_devblocks_make(const ts_placement *p, const int *order, ts_devblocks *db)
-{
-    int nb = p->nblocks, nd = p->ndevs;
-    db->off = calloc((size_t)nd + 2, sizeof(int));
-    int *last = malloc(((size_t)nd + 1) * sizeof(int));
-    size_t total = 0;
-    for (int b = 0; b < nb; b++)
-        total += (size_t)p->blocks[b].ndevices;
-    db->list = malloc((total ? total : 1) * sizeof(int));
-    if (!db->off || !last || !db->list) {
-        free(last);
-        ts_devblocks_free(db);
-        return -1;
-    }
-    /* Two passes (count, then fill at off[d + 1]); a device listed twice or out of range in an
-     * unchecked block counts as ts_block_on does: once, or not at all. */
-    for (int pass = 0; pass < 2; pass++) {
-        for (int d = 0; d < nd; d++)
-            last[d] = -1;
-        for (int i = 0; i < nb; i++) {
-            int b = order ? order[i] : i;
-            const ts_block *x = &p->blocks[b];
-            for (int k = 0; k < x->ndevices; k++) {
-                int d = x->devices[k];
-                if (d < 0 || d >= nd || last[d] == b)
-                    continue;
-                last[d] = b;
-                if (pass == 0)
-                    db->off[d + 2]++;
-                else
-                    db->list[db->off[d + 1]++] = b;
-            }
-        }
-        if (pass == 0)
-            for (int d = 0; d < nd; d++)
-                db->off[d + 2] += db->off[d + 1];
-    }
-    free(last);
-    return 0;
-}
-
-void ts_devblocks_free(ts_devblocks *db)
-{
-    free(db->off);
-    free(db->list);
-    db->off = NULL;
-    db->list = NULL;
-}
 
 /* The load term with the device lists of db. */
 static long ts_bound_load(const ts_placement *p, int n, const ts_devblocks *db)
@@ -300,60 +245,181 @@ static int ts_bound_one_machine(const ts_placement *p, int n, const ts_bound_pat
     return 0;
 }
 
+/* ---------------------------------------------------------------- the pauses term */
+
+/* A block that runs on every device (a sharded embedding or loss) leaves no device free while
+ * it runs, so in any valid schedule the N copies of such blocks fill disjoint stretches of time,
+ * N x their spans in all, in which nothing else runs. Cut those stretches out of the timeline:
+ * what is left is a schedule of the other blocks (the reduced placement of ts_shard.h, each path
+ * through a removed block joined into one edge) that keeps every device's order and every
+ * dependency, so it is at least the reduced placement's own bound. Hence
+ *     makespan >= N x (sum of their spans) + bound(reduced, N).
+ * Cutting time can shorten a gap below an edge's delay, so the reduced bound is taken with every
+ * delay at 0; and removing the blocks' memory deltas can only lower a device's level when none
+ * of them frees memory, so the capacity is kept only then. -1 in *out when no block runs on
+ * every device. Returns -1 on allocation failure. */
+static int ts_bound_pauses(const ts_placement *p, int n, const long *cap, long *out)
+{
+    *out = -1;
+    ts_unshard u;
+    ts_err e = {0};
+    if (ts_unshard_make(p, &u, &e) != TS_OK)
+        return -1;
+    if (!u.reduced)
+        return 0;
+    long pauses = 0;
+    bool frees = false;
+    for (int i = 0; i < u.nremoved; i++) {
+        pauses += p->blocks[u.removed[i]].span;
+        frees |= p->blocks[u.removed[i]].memory < 0;
+    }
+    for (int i = 0; i < u.reduced->nedges; i++)
+        u.reduced->edges[i].delay = 0;
+    ts_bound rb;
+    int rc = ts_bound_compute(u.reduced, n, frees ? NULL : cap, &rb);
+    if (rc == 0)
+        *out = (long)n * pauses + rb.value;
+    ts_unshard_free(&u);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- the registry of terms */
+
+/* What the terms of one bound share, made once: the device lists, and (for every term after
+ * load) a topological order and the paths of one micro-batch. */
+typedef struct {
+    const ts_placement *p;
+    int n;
+    const long *cap;
+    ts_devblocks db;
+    int *topo;
+    ts_bound_paths one, all;
+    /* the paths the one-machine term reads: all micro-batches' when the recurrence made them */
+    const ts_bound_paths *use;
+} ts_bound_ctx;
+
+/* A term: its value into *out (-1: not computed) and the device it was taken on into *dev (-1
+ * for a term over all devices). Returns 0, or -1 on allocation failure. */
+typedef int (*ts_bound_term_fn)(ts_bound_ctx *c, long *out, int *dev);
+
+static int ts_term_load(ts_bound_ctx *c, long *out, int *dev)
+{
+    (void)dev;
+    *out = ts_bound_load(c->p, c->n, &c->db);
+    return 0;
+}
+
+static int ts_term_critical_path(ts_bound_ctx *c, long *out, int *dev)
+{
+    (void)dev;
+    long cp = 0;
+    for (int i = 0; i < c->p->nblocks; i++)
+        if (c->one.est[i] + c->p->blocks[i].span + c->one.tail[i] > cp)
+            cp = c->one.est[i] + c->p->blocks[i].span + c->one.tail[i];
+    *out = cp;
+    return 0;
+}
+
+/* Also makes the paths of all micro-batches for the one-machine term, which comes after it. */
+static int ts_term_recurrence(ts_bound_ctx *c, long *out, int *dev)
+{
+    (void)dev;
+    const ts_placement *p = c->p;
+    int n = c->n, nb = p->nblocks;
+    if (!ts_placement_has_distance_edges(p) || (long)n * nb > TS_BOUND_MAX_INSTANCES ||
+        (long)n * p->nedges > 4 * TS_BOUND_MAX_INSTANCES)
+        return 0;
+    if (ts_bound_paths_make(p, n, c->topo, &c->all))
+        return -1;
+    long rec = 0;
+    for (size_t i = 0; i < (size_t)n * nb; i++)
+        if (c->all.est[i] + p->blocks[i % nb].span > rec)
+            rec = c->all.est[i] + p->blocks[i % nb].span;
+    *out = rec;
+    c->use = &c->all;
+    return 0;
+}
+
+static int ts_term_one_machine(ts_bound_ctx *c, long *out, int *dev)
+{
+    return ts_bound_one_machine(c->p, c->n, c->use, &c->db, out, dev);
+}
+
+static int ts_term_memory(ts_bound_ctx *c, long *out, int *dev)
+{
+    if (!c->cap)
+        return 0;
+    return ts_bound_memory_term(c->p, c->n, c->cap, c->one.est, c->one.tail, out, dev);
+}
+
+static int ts_term_pauses(ts_bound_ctx *c, long *out, int *dev)
+{
+    (void)dev;
+    return ts_bound_pauses(c->p, c->n, c->cap, out);
+}
+
+/* One row per term, computed in this order (the one-machine term reads what the recurrence
+ * made). paths: the term needs the paths of one micro-batch, which exist only for n >= 1 on an
+ * acyclic placement with blocks; without them only the terms before are computed. */
+static const struct {
+    const char *name;
+    ts_bound_term_fn compute;
+    bool paths;
+} ts_bound_terms[TS_BOUND_NTERMS] = {
+    [TS_BOUND_LOAD] = {"load", ts_term_load, false},
+    [TS_BOUND_CRITICAL_PATH] = {"critical_path", ts_term_critical_path, true},
+    [TS_BOUND_RECURRENCE] = {"recurrence", ts_term_recurrence, true},
+    [TS_BOUND_ONE_MACHINE] = {"one_machine", ts_term_one_machine, true},
+    [TS_BOUND_MEMORY] = {"memory", ts_term_memory, true},
+    [TS_BOUND_PAUSES] = {"pauses", ts_term_pauses, true},
+};
+
+const char *ts_bound_term_name(ts_bound_term t)
+{
+    return (int)t >= 0 && t < TS_BOUND_NTERMS ? ts_bound_terms[t].name : "unknown";
+}
+
+/* Makes c's topological order and one micro-batch's paths: 1 when made, 0 when the placement
+ * has none (no micro-batch, no block, a cycle: no schedule), -1 on allocation failure. */
+static int ts_bound_ctx_paths(ts_bound_ctx *c)
+{
+    int nb = c->p->nblocks;
+    if (c->n < 1 || nb == 0)
+        return 0;
+    c->topo = malloc((size_t)nb * sizeof(int));
+    if (!c->topo)
+        return -1;
+    if (ts_placement_topo(c->p, c->topo) != 0)
+        return 0;
+    if (ts_bound_paths_make(c->p, 1, c->topo, &c->one))
+        return -1;
+    c->use = &c->one;
+    return 1;
+}
+
 int ts_bound_compute(const ts_placement *p, int n, const long *cap, ts_bound *b)
 {
-    int nb = p->nblocks;
     for (int t = 0; t < TS_BOUND_NTERMS; t++) {
         b->term[t] = -1;
         b->device[t] = -1;
     }
     b->value = -1;
     b->binding = TS_BOUND_LOAD;
-    ts_devblocks db = {0};
-    ts_bound_paths one = {0}, all = {0};
-    int *topo = NULL;
-    int rc = -1;
-    if (ts_devblocks_make(p, NULL, &db))
+    ts_bound_ctx c = {.p = p, .n = n, .cap = cap};
+    int rc = -1, paths = -2;
+    if (ts_devblocks_make(p, NULL, &c.db))
         goto out;
-    b->term[TS_BOUND_LOAD] = ts_bound_load(p, n, &db);
-    if (n < 1 || nb == 0) {
-        rc = 0;
-        goto out;
-    }
-    topo = malloc((size_t)nb * sizeof(int));
-    if (!topo)
-        goto out;
-    if (ts_placement_topo(p, topo) != 0) {
-        rc = 0; /* a cyclic placement has no schedule; the load term is all we say */
-        goto out;
-    }
-    if (ts_bound_paths_make(p, 1, topo, &one))
-        goto out;
-    long cp = 0;
-    for (int i = 0; i < nb; i++)
-        if (one.est[i] + p->blocks[i].span + one.tail[i] > cp)
-            cp = one.est[i] + p->blocks[i].span + one.tail[i];
-    b->term[TS_BOUND_CRITICAL_PATH] = cp;
-    const ts_bound_paths *use = &one;
-    if (ts_placement_has_distance_edges(p) && (long)n * nb <= TS_BOUND_MAX_INSTANCES &&
-        (long)n * p->nedges <= 4 * TS_BOUND_MAX_INSTANCES) {
-        if (ts_bound_paths_make(p, n, topo, &all))
+    for (int t = 0; t < TS_BOUND_NTERMS; t++) {
+        if (ts_bound_terms[t].paths && paths == -2)
+            paths = ts_bound_ctx_paths(&c);
+        if (ts_bound_terms[t].paths && paths < 0)
             goto out;
-        long rec = 0;
-        for (size_t i = 0; i < (size_t)n * nb; i++)
-            if (all.est[i] + p->blocks[i % nb].span > rec)
-                rec = all.est[i] + p->blocks[i % nb].span;
-        b->term[TS_BOUND_RECURRENCE] = rec;
-        use = &all;
+        /* without paths the load term is all we say */
+        if (ts_bound_terms[t].paths && paths == 0)
+            break;
+        if (ts_bound_terms[t].compute(&c, &b->term[t], &b->device[t]))
+            goto out;
     }
-    if (ts_bound_one_machine(p, n, use, &db, &b->term[TS_BOUND_ONE_MACHINE],
-                             &b->device[TS_BOUND_ONE_MACHINE]))
-        goto out;
-    if (cap && ts_bound_memory_term(p, n, cap, one.est, one.tail, &b->term[TS_BOUND_MEMORY],
-                                    &b->device[TS_BOUND_MEMORY]))
-        goto out;
-    if (ts_bound_pauses_term(p, n, cap, &b->term[TS_BOUND_PAUSES]))
-        goto out;
     rc = 0;
 out:
     for (int t = 0; t < TS_BOUND_NTERMS; t++)
@@ -361,10 +427,10 @@ out:
             b->value = b->term[t];
             b->binding = (ts_bound_term)t;
         }
-    free(topo);
-    ts_devblocks_free(&db);
-    ts_bound_paths_free(&one);
-    ts_bound_paths_free(&all);
+    free(c.topo);
+    ts_devblocks_free(&c.db);
+    ts_bound_paths_free(&c.one);
+    ts_bound_paths_free(&c.all);
     return rc;
 }
 

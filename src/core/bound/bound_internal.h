@@ -1,4 +1,5 @@
-/* Internals of the lower bound shared by bound.c and bound_memory.c. */
+/* Internals of the lower bound: bound_devblocks.c (below both) serves bound.c and bound_memory.c;
+ * bound_memory.c serves bound.c. */
 #ifndef TS_BOUND_INTERNAL_H
 #define TS_BOUND_INTERNAL_H
 
@@ -19,13 +20,9 @@ typedef struct {
 int ts_devblocks_make(const ts_placement *p, const int *order, ts_devblocks *db);
 void ts_devblocks_free(ts_devblocks *db);
 
-/* The memory term (see bound.c): -1 in *out when it bounds nothing or the placement is too
+/* The memory term (bound_memory.c): -1 in *out when it bounds nothing or the placement is too
  * large for it. est and tail are one micro-batch's. Returns -1 on allocation failure. */
 int ts_bound_memory_term(const ts_placement *p, int n, const long *cap, const long *est,
                          const long *tail, long *out, int *dev);
-
-/* The pauses term (see bound.c): -1 in *out when no block runs on every device. Returns -1 on
- * allocation failure. */
-int ts_bound_pauses_term(const ts_placement *p, int n, const long *cap, long *out);
 
 #endif
