@@ -17,12 +17,13 @@ static void ts_plan_source(ts_plan *pl, const ts_search_stats *st)
 
 int ts_plan_eval(const ts_plan_req *r, ts_plan *pl)
 {
-    /* Chimera's placement micro-batch is one micro-batch per direction. */
-    bool two = !strcmp(pl->strategy, "chimera");
+    /* With two replicas (chimera) a placement micro-batch is one micro-batch per direction. */
+    const ts_strategy_info *si = ts_strategy_find(pl->strategy);
+    bool two = si && si->replicas == 2;
     int n = two ? pl->N / 2 : pl->N;
     if (n < 1 || (two && pl->N % 2)) {
-        snprintf(pl->reason, sizeof pl->reason, "chimera needs an even micro-batch count, got %d",
-                 pl->N);
+        snprintf(pl->reason, sizeof pl->reason, "%s needs an even micro-batch count, got %d",
+                 pl->strategy, pl->N);
         return 0;
     }
     ts_derive_opts o = {.strategy = pl->strategy,

@@ -1,5 +1,5 @@
 /* Placement derivation: checks that a model fits, runs the stage DP for a strategy's chains, and
- * hands the strategy's real-unit blocks to quantisation. The strategies live in
+ * hands the strategy's real-unit blocks to quantisation. The strategies' registry lives in
  * model_strategies.c. */
 #include <math.h>
 #include <stdio.h>
@@ -7,23 +7,17 @@
 #include <string.h>
 #include "model_internal.h"
 
-int ts_strategy_build(ts_dctx *c, ts_derive_info *info, ts_err *e); /* model_strategies.c */
-
-static const char *const ts_strategies[] = {"1f1b",      "interleaved", "zb",     "chimera",
-                                            "mshape",    "nnshape",     "kshape", "mllm",
-                                            "alphafold", "terapipe",    NULL};
-
 static int ts_derive_check(const ts_model *m, const ts_hardware *h, const ts_derive_opts *o,
                            ts_err *e)
 {
-    int known = 0;
-    for (int i = 0; ts_strategies[i]; i++)
-        known |= !strcmp(ts_strategies[i], o->strategy);
-    if (!known)
-        return ts_fail(e, TS_EINPUT,
-                       "unknown strategy '%s' (1f1b, interleaved, zb, chimera, mshape, nnshape, "
-                       "kshape, mllm, alphafold, terapipe)",
-                       o->strategy);
+    const ts_strategy_info *st = ts_strategy_find(o->strategy);
+    if (!st) {
+        char names[256] = "";
+        for (int i = 0; i < ts_strategy_count(); i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
+                     ts_strategy_at(i)->name);
+        return ts_fail(e, TS_EINPUT, "unknown strategy '%s' (%s)", o->strategy, names);
+    }
     if (!ts_model_has_strategy(m, o->strategy)) {
         char list[256] = "";
         for (int i = 0; i < m->nstrategies; i++)
@@ -45,8 +39,7 @@ static int ts_derive_check(const ts_model *m, const ts_hardware *h, const ts_der
     double need = 0, per = o->infer ? TS_BYTES_PER_PARAM_INFER : TS_BYTES_PER_PARAM_TRAIN;
     for (int i = 0; i < m->nlayers; i++)
         need += m->layers[i].params * per;
-    if (!strcmp(o->strategy, "chimera"))
-        need *= 2; /* two replicas */
+    need *= st->replicas;
     double have = o->gpus * (h->hbm_gb - h->workspace_gb) * 1e9;
     if (need > have)
         return ts_fail(
@@ -55,9 +48,8 @@ static int ts_derive_check(const ts_model *m, const ts_hardware *h, const ts_der
             "tied copies included, x %.0f bytes%s), but %d x %s give %.0f GB (%d x "
             "%.0f GB, less %.0f GB workspace each)",
             m->name, o->infer ? "" : " and optimizer state", need / 1e9,
-            need / per / 1e9 / (strcmp(o->strategy, "chimera") ? 1 : 2), per,
-            strcmp(o->strategy, "chimera") ? "" : ", two replicas", o->gpus, h->name, have / 1e9,
-            o->gpus, h->hbm_gb, h->workspace_gb);
+            need / per / 1e9 / st->replicas, per, st->replicas > 1 ? ", two replicas" : "", o->gpus,
+            h->name, have / 1e9, o->gpus, h->hbm_gb, h->workspace_gb);
     return TS_OK;
 }
 
@@ -110,6 +102,7 @@ int ts_model_derive(const ts_model *m, const ts_hardware *h, const ts_derive_opt
     c.m = m;
     c.h = h;
     c.o = o;
+    c.st = ts_strategy_find(o->strategy);
     c.T = o->T;
     c.D = o->gpus;
     c.S = o->gpus / o->T;
@@ -129,7 +122,7 @@ int ts_model_derive(const ts_model *m, const ts_hardware *h, const ts_derive_opt
         ts_layer_cost_of(&m->layers[i], h, &c.co, 0, &c.lc[i]);
         ts_layer_cost_of(&m->layers[i], h, &all, 0, &c.lsh[i]);
     }
-    rc = ts_strategy_build(&c, info, e);
+    rc = c.st->build(&c, info, e);
     if (!rc)
         rc = ts_derive_fits(&c, info, e);
     if (!rc) {

@@ -40,10 +40,12 @@ typedef struct {
     double delay;
 } ts_redge;
 
-typedef struct {
+struct ts_dctx {
     const ts_model *m;
     const ts_hardware *h;
     const ts_derive_opts *o;
+    /* the strategy's row (o->strategy) */
+    const ts_strategy_info *st;
     /* per-stage cost options: micro-batch b, tensor parallelism T */
     ts_cost_opts co;
     /* tensor parallelism, devices, stages (device groups of T) */
@@ -61,7 +63,7 @@ typedef struct {
     ts_redge *ed;
     /* set when a builder refuses (message in the error) */
     int nostage;
-} ts_dctx;
+};
 
 /* A stage's aggregate over layers [j, i) of an index list. */
 typedef struct {
@@ -79,11 +81,18 @@ void ts_d_static(ts_dctx *c, int first, int ndev, double bytes);
  * one frees owner's memory. */
 int ts_d_sharded(ts_dctx *c, const char *id, bool fwd, int j, int i, int owner);
 double ts_d_sharded_static(const ts_dctx *c, int j, int i);
-/* The stage DP for a chain with 1F1B's in-flight micro-batches (model_strategies.c). */
-int ts_d_partition_pub(ts_dctx *c, const int *items, int n, int S, double cap_less, int *cut,
-                       ts_err *e);
-/* model_strategies2.c */
-int ts_build_two(ts_dctx *c, ts_derive_info *info, ts_err *e);
+/* The micro-batches in flight on each stage, by the schedule a strategy is made for: 1F1B's S - s,
+ * Megatron's interleaved warm-up, or two opposite pipelines' (S + 1) / 2. */
+typedef enum { TS_INFLIGHT_1F1B, TS_INFLIGHT_INTERLEAVED, TS_INFLIGHT_TWO_WAY } ts_inflight;
+/* The stage DP over a chain of n layers items[] into S stages (or chunks), each with its device's
+ * memory divided by share less cap_less (sharded blocks' weights); cut[] receives the first item
+ * of each stage (model_partition.c). */
+int ts_d_partition(ts_dctx *c, const int *items, int n, int S, double cap_less, int share,
+                   ts_inflight mode, int *cut, ts_err *e);
+/* Builders of the strategy registry (model_strategies.c) that live in their own files. */
+/* model_two_chains.c */
+int ts_build_nnshape(ts_dctx *c, ts_derive_info *info, ts_err *e);
+int ts_build_kshape(ts_dctx *c, ts_derive_info *info, ts_err *e);
 /* model_terapipe.c */
 int ts_build_terapipe(ts_dctx *c, ts_derive_info *info, ts_err *e);
 /* Quantises the real-unit blocks into a placement and fills info's units and capacity. */

@@ -1,4 +1,7 @@
-/* The strategies: how a model's layers become blocks on devices. Each chain of layers is cut into
+/* The strategies: how a model's layers become blocks on devices, and their registry (one row per
+ * strategy: name, builder, replicas); the chain builders are here, the two-chain ones in
+ * model_two_chains.c, TeraPipe's in model_terapipe.c, the stage DP below them in
+ * model_partition.c. Each chain of layers is cut into
  * stages by the stage DP; a stage is T devices (tensor parallelism inside the stage); a sharded
  * block runs on every device. Real units here; model_quant.c turns them into spans. */
 #include <math.h>
@@ -6,67 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model_internal.h"
-
-enum { TS_INF_1F1B, TS_INF_INTERLEAVED, TS_INF_CHIMERA };
-
-/* Stage DP over a chain: S stages (or chunks), each may use its device's memory divided by
- * share, less cap_less (sharded blocks' weights). In-flight micro-batches follow the schedule the
- * strategy is made for; when even one in flight fails, the micro-batch is too large. */
-static int ts_d_partition(ts_dctx *c, const int *items, int n, int S, double cap_less, int share,
-                          int mode, int *cut, ts_err *e)
-{
-    const ts_hardware *h = c->h;
-    double *buf = calloc((size_t)(4 * n + 2 * S), sizeof(double));
-    if (!buf)
-        return ts_fail(e, TS_ESYS, "out of memory");
-    double *cost = buf, *stat = buf + n, *act = buf + 2 * n, *send = buf + 3 * n;
-    double *cap = buf + 4 * n, *inf = cap + S;
-    double bw = (c->S * c->T > h->gpus_per_node ? h->internode_gbs : h->nvlink_gbs) * 1e9;
-    for (int k = 0; k < n; k++) {
-        const ts_layer_cost *x = &c->lc[items[k]];
-        cost[k] = c->R * x->fwd_s + x->bgrad_s + x->wgrad_s;
-        stat[k] = x->static_bytes;
-        act[k] = x->act_bytes;
-        send[k] = x->out_bytes * (c->o->infer ? 1 : 2) / bw;
-    }
-    int v = share, Sd = S / (share > 0 ? share : 1);
-    for (int s = 0; s < S; s++) {
-        cap[s] = (h->hbm_gb - h->workspace_gb) * 1e9 / share - cap_less;
-        if (mode == TS_INF_1F1B)
-            inf[s] = S - s;
-        else if (mode == TS_INF_CHIMERA)
-            inf[s] = (S + 1) / 2.0;
-        else /* Megatron's interleaved warm-up: (D - d - 1) * 2 + (v - 1) * D + 1 chunks */
-            inf[s] = ceil(((Sd - s % Sd - 1) * 2.0 + (v - 1) * Sd + 1) / v);
-    }
-    int N = c->o->nmicros > 0 ? c->o->nmicros : 2 * S;
-    ts_stage_problem p = {n, S, N, cost, stat, act, send, cap, inf};
-    ts_err e2 = {0};
-    int rc = ts_stage_partition(&p, cut, NULL, &e2);
-    if (rc == TS_ENOANSWER) {
-        for (int s = 0; s < S; s++)
-            inf[s] = 1;
-        rc = ts_stage_partition(&p, cut, NULL, &e2);
-        if (rc == TS_ENOANSWER) {
-            double st = 0, ac = 0;
-            for (int k = 0; k < n; k++) {
-                st += stat[k];
-                ac += act[k];
-            }
-            rc = ts_fail(e, TS_ENOANSWER,
-                         "%s (%s, micro-batch size %d): no cut of %d layers into %d stages fits "
-                         "%.1f GB per stage; the layers hold %.1f GB of weights%s and %.1f GB of "
-                         "activations per micro-batch in all; use more GPUs, tensor parallelism, "
-                         "a smaller micro-batch or --recompute",
-                         c->m->name, c->o->strategy, c->o->b, n, S, cap[0] / 1e9, st / 1e9,
-                         c->o->infer ? "" : " and optimizer state", ac / 1e9);
-        }
-    }
-    if (rc && rc != TS_ENOANSWER)
-        ts_fail(e, rc, "%s", e2.msg);
-    free(buf);
-    return rc;
-}
 
 /* A chain cut into C chunks; chunk k runs on devices [first[k], first[k] + T). */
 typedef struct {
@@ -181,34 +123,47 @@ static void ts_info_cuts(ts_derive_info *info, const ts_chain *ch)
             info->cuts[k] = ch->items[ch->cut[k]];
 }
 
-/* Chain strategies: 1f1b, zb, interleaved, alphafold, and chimera's two directions. */
-static int ts_build_v(ts_dctx *c, ts_derive_info *info, const int *items, int n, ts_err *e)
+/* How a chain strategy differs from 1F1B: backward split into B and W (zb), model chunks per
+ * device (interleaved), recycling rounds as separate forward blocks (alphafold). A strategy row
+ * with two replicas (chimera) runs the chain in two opposite directions over the same devices. */
+typedef struct {
+    bool zb, chunked, rounds;
+} ts_chain_kind;
+
+/* Chain strategies: the whole model as one chain, in one direction per replica. */
+static int ts_build_v(ts_dctx *c, ts_derive_info *info, ts_chain_kind kind, ts_err *e)
 {
-    const char *st = c->o->strategy;
-    bool zb = !strcmp(st, "zb"), chim = !strcmp(st, "chimera"), af = !strcmp(st, "alphafold");
-    int v = !strcmp(st, "interleaved") ? (c->o->chunks > 0 ? c->o->chunks : 2) : 1;
-    int C = c->S * v, rounds = af ? c->m->recycles : 1;
-    if (chim && c->S < 2)
-        return ts_fail(e, TS_EINPUT, "chimera needs at least 2 pipeline stages, got %d", c->S);
-    c->R = af ? 1 : c->m->recycles;
+    int L = c->m->nlayers, n = L;
+    int v = kind.chunked ? (c->o->chunks > 0 ? c->o->chunks : 2) : 1;
+    int C = c->S * v, rounds = kind.rounds ? c->m->recycles : 1;
+    int dirs = c->st->replicas > 1 ? 2 : 1;
+    if (dirs == 2 && c->S < 2)
+        return ts_fail(e, TS_EINPUT, "%s needs at least 2 pipeline stages, got %d", c->st->name,
+                       c->S);
+    c->R = kind.rounds ? 1 : c->m->recycles;
+    int *items = malloc((size_t)L * sizeof(int));
+    if (!items)
+        return ts_fail(e, TS_ESYS, "out of memory");
+    for (int k = 0; k < L; k++)
+        items[k] = k;
     ts_chain_mem cm;
     int rc = TS_OK;
     if (ts_chain_alloc(&cm, items, n, C)) {
         rc = ts_fail(e, TS_ESYS, "out of memory");
         goto done;
     }
-    rc = ts_d_partition(c, items, n, C, 0, chim ? 2 : v,
-                        v > 1  ? TS_INF_INTERLEAVED
-                        : chim ? TS_INF_CHIMERA
-                               : TS_INF_1F1B,
+    rc = ts_d_partition(c, items, n, C, 0, dirs == 2 ? 2 : v,
+                        v > 1       ? TS_INFLIGHT_INTERLEAVED
+                        : dirs == 2 ? TS_INFLIGHT_TWO_WAY
+                                    : TS_INFLIGHT_1F1B,
                         cm.cut, e);
     if (rc)
         goto done;
-    for (int dir = 0; dir < (chim ? 2 : 1); dir++) {
+    for (int dir = 0; dir < dirs; dir++) {
         for (int k = 0; k < C; k++) {
             int s = k % c->S;
             cm.first[k] = (dir ? c->S - 1 - s : s) * c->T;
-            if (chim)
+            if (dirs == 2)
                 snprintf(cm.tag[k], sizeof cm.tag[k], "%c%d", dir ? 'b' : 'a', k);
             else if (v > 1)
                 snprintf(cm.tag[k], sizeof cm.tag[k], "%dc%d", s, k / c->S);
@@ -217,7 +172,7 @@ static int ts_build_v(ts_dctx *c, ts_derive_info *info, const int *items, int n,
         }
         ts_chain_static(c, &cm.ch);
         int f = ts_chain_forward(c, &cm.ch, rounds, -1, 0);
-        if (f < 0 || (!c->o->infer && ts_chain_backward(c, &cm.ch, zb, f, 0) < 0)) {
+        if (f < 0 || (!c->o->infer && ts_chain_backward(c, &cm.ch, kind.zb, f, 0) < 0)) {
             rc = ts_fail(e, TS_ESYS, "out of memory");
             goto done;
         }
@@ -225,6 +180,7 @@ static int ts_build_v(ts_dctx *c, ts_derive_info *info, const int *items, int n,
     ts_info_cuts(info, &cm.ch);
 done:
     ts_chain_release(&cm);
+    free(items);
     return rc;
 }
 
@@ -249,7 +205,7 @@ static int ts_build_m(ts_dctx *c, ts_derive_info *info, int f, ts_err *e)
     for (int k = 0; k < n; k++)
         items[k] = f + k;
     double less = ts_d_sharded_static(c, 0, f) + ts_d_sharded_static(c, L - 1, L);
-    rc = ts_d_partition(c, items, n, c->S, less, 1, TS_INF_1F1B, cm.cut, e);
+    rc = ts_d_partition(c, items, n, c->S, less, 1, TS_INFLIGHT_1F1B, cm.cut, e);
     if (rc)
         goto done;
     for (int k = 0; k < c->S; k++) {
@@ -279,47 +235,80 @@ done:
     return rc;
 }
 
-int ts_d_partition_pub(ts_dctx *c, const int *items, int n, int S, double cap_less, int *cut,
-                       ts_err *e)
+static int ts_build_1f1b(ts_dctx *c, ts_derive_info *info, ts_err *e)
 {
-    return ts_d_partition(c, items, n, S, cap_less, 1, TS_INF_1F1B, cut, e);
+    return ts_build_v(c, info, (ts_chain_kind){0}, e);
 }
 
-int ts_strategy_build(ts_dctx *c, ts_derive_info *info, ts_err *e)
+static int ts_build_zb(ts_dctx *c, ts_derive_info *info, ts_err *e)
+{
+    return ts_build_v(c, info, (ts_chain_kind){.zb = true}, e);
+}
+
+static int ts_build_interleaved(ts_dctx *c, ts_derive_info *info, ts_err *e)
+{
+    return ts_build_v(c, info, (ts_chain_kind){.chunked = true}, e);
+}
+
+static int ts_build_alphafold(ts_dctx *c, ts_derive_info *info, ts_err *e)
+{
+    return ts_build_v(c, info, (ts_chain_kind){.rounds = true}, e);
+}
+
+static int ts_build_mshape(ts_dctx *c, ts_derive_info *info, ts_err *e)
 {
     const ts_model *m = c->m;
-    const char *st = c->o->strategy;
     int L = m->nlayers;
-    if (!strcmp(st, "mshape")) {
-        if (L < 3 || strcmp(m->layers[0].kind, "embedding") ||
-            strcmp(m->layers[L - 1].kind, "head"))
-            return ts_fail(e, TS_EINPUT,
-                           "mshape needs a model that starts with an embedding and "
-                           "ends with a head ('%s' does not)",
-                           m->name);
-        return ts_build_m(c, info, 1, e);
-    }
-    if (!strcmp(st, "mllm")) {
-        int f = 0;
-        while (f < L && m->layers[f].branch[0] && !strcmp(m->layers[f].branch, m->layers[0].branch))
-            f++;
-        if (f == 0 || f >= L - 1 || strcmp(m->layers[L - 1].kind, "head"))
-            return ts_fail(e, TS_EINPUT,
-                           "mllm needs a model that starts with a branch (the "
-                           "encoder) and ends with a head ('%s' does not)",
-                           m->name);
-        return ts_build_m(c, info, f, e);
-    }
-    if (!strcmp(st, "nnshape") || !strcmp(st, "kshape"))
-        return ts_build_two(c, info, e);
-    if (!strcmp(st, "terapipe"))
-        return ts_build_terapipe(c, info, e);
-    int *items = malloc((size_t)L * sizeof(int));
-    if (!items)
-        return ts_fail(e, TS_ESYS, "out of memory");
-    for (int k = 0; k < L; k++)
-        items[k] = k;
-    int rc = ts_build_v(c, info, items, L, e);
-    free(items);
-    return rc;
+    if (L < 3 || strcmp(m->layers[0].kind, "embedding") || strcmp(m->layers[L - 1].kind, "head"))
+        return ts_fail(e, TS_EINPUT,
+                       "mshape needs a model that starts with an embedding and "
+                       "ends with a head ('%s' does not)",
+                       m->name);
+    return ts_build_m(c, info, 1, e);
+}
+
+static int ts_build_mllm(ts_dctx *c, ts_derive_info *info, ts_err *e)
+{
+    const ts_model *m = c->m;
+    int L = m->nlayers, f = 0;
+    while (f < L && m->layers[f].branch[0] && !strcmp(m->layers[f].branch, m->layers[0].branch))
+        f++;
+    if (f == 0 || f >= L - 1 || strcmp(m->layers[L - 1].kind, "head"))
+        return ts_fail(e, TS_EINPUT,
+                       "mllm needs a model that starts with a branch (the "
+                       "encoder) and ends with a head ('%s' does not)",
+                       m->name);
+    return ts_build_m(c, info, f, e);
+}
+
+/* The registry of strategies: one row each, in the order of the messages that list them. */
+static const ts_strategy_info ts_strategies[] = {
+    {.name = "1f1b", .build = ts_build_1f1b, .replicas = 1},
+    {.name = "interleaved", .build = ts_build_interleaved, .replicas = 1},
+    {.name = "zb", .build = ts_build_zb, .replicas = 1},
+    {.name = "chimera", .build = ts_build_1f1b, .replicas = 2},
+    {.name = "mshape", .build = ts_build_mshape, .replicas = 1},
+    {.name = "nnshape", .build = ts_build_nnshape, .replicas = 1},
+    {.name = "kshape", .build = ts_build_kshape, .replicas = 1},
+    {.name = "mllm", .build = ts_build_mllm, .replicas = 1},
+    {.name = "alphafold", .build = ts_build_alphafold, .replicas = 1},
+    {.name = "terapipe", .build = ts_build_terapipe, .replicas = 1},
+};
+
+int ts_strategy_count(void)
+{
+    return (int)(sizeof ts_strategies / sizeof ts_strategies[0]);
+}
+
+const ts_strategy_info *ts_strategy_at(int i)
+{
+    return i >= 0 && i < ts_strategy_count() ? &ts_strategies[i] : NULL;
+}
+
+const ts_strategy_info *ts_strategy_find(const char *name)
+{
+    for (int i = 0; name && i < ts_strategy_count(); i++)
+        if (!strcmp(ts_strategies[i].name, name))
+            return &ts_strategies[i];
+    return NULL;
 }

@@ -114,7 +114,7 @@ int ts_build_terapipe(ts_dctx *c, ts_derive_info *info, ts_err *e)
     }
     for (int k = 0; k < L; k++)
         items[k] = k;
-    rc = ts_d_partition_pub(c, items, L, S, 0, cut, e);
+    rc = ts_d_partition(c, items, L, S, 0, 1, TS_INFLIGHT_1F1B, cut, e);
     if (rc)
         goto done;
     for (int s = 0; s < S; s++) {

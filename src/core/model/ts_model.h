@@ -218,6 +218,24 @@ typedef struct {
     int *cuts;
 } ts_derive_info;
 
+/* The derivation state (private to the model subsystem). */
+typedef struct ts_dctx ts_dctx;
+
+/* One row of the strategy registry (model_strategies.c). */
+typedef struct {
+    /* "1f1b", "chimera", ... (ts_derive_opts.strategy) */
+    const char *name;
+    /* adds the strategy's real-unit blocks and edges to c, fills info's cuts */
+    int (*build)(ts_dctx *c, ts_derive_info *info, ts_err *e);
+    /* model replicas: 2 runs two opposite pipelines over the same devices (chimera), each
+     * placement micro-batch then being one micro-batch per direction */
+    int replicas;
+} ts_strategy_info;
+
+int ts_strategy_count(void);
+const ts_strategy_info *ts_strategy_at(int i);
+const ts_strategy_info *ts_strategy_find(const char *name);
+
 int ts_model_derive(const ts_model *m, const ts_hardware *h, const ts_derive_opts *o,
                     ts_placement **out, ts_derive_info *info, ts_err *e);
 void ts_derive_info_clear(ts_derive_info *info);

@@ -1,5 +1,5 @@
 /* Two-chain strategies (nnshape: encoder and decoder each behind a sharded embedding; kshape: two
- * branches meeting in a sharded fusion) and TeraPipe's token slices. */
+ * branches meeting in a sharded fusion): their builders for the registry in model_strategies.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,9 +84,9 @@ static int ts_halves(ts_dctx *c, ts_half *a, ts_half *b, double less, ts_err *e)
                        "%s: %d and %d layers in the two halves, fewer than %d stages "
                        "each",
                        c->o->strategy, a->n, b->n, half);
-    int rc = ts_d_partition_pub(c, a->items, a->n, half, less, a->cut, e);
+    int rc = ts_d_partition(c, a->items, a->n, half, less, 1, TS_INFLIGHT_1F1B, a->cut, e);
     if (!rc)
-        rc = ts_d_partition_pub(c, b->items, b->n, half, less, b->cut, e);
+        rc = ts_d_partition(c, b->items, b->n, half, less, 1, TS_INFLIGHT_1F1B, b->cut, e);
     for (int k = 0; k < half; k++) {
         a->first[k] = k * c->T;
         b->first[k] = (half + k) * c->T;
@@ -196,7 +196,7 @@ static int ts_k(ts_dctx *c, ts_half *a, ts_half *b, ts_err *e)
     return TS_OK;
 }
 
-int ts_build_two(ts_dctx *c, ts_derive_info *info, ts_err *e)
+static int ts_build_two(ts_dctx *c, ts_derive_info *info, bool nn, ts_err *e)
 {
     if (c->S < 2 || c->S % 2)
         return ts_fail(e, TS_EINPUT,
@@ -209,7 +209,7 @@ int ts_build_two(ts_dctx *c, ts_derive_info *info, ts_err *e)
     if (ts_half_alloc(&a, L, half) | ts_half_alloc(&b, L, half))
         rc = ts_fail(e, TS_ESYS, "out of memory");
     else
-        rc = !strcmp(c->o->strategy, "nnshape") ? ts_nn(c, &a, &b, e) : ts_k(c, &a, &b, e);
+        rc = nn ? ts_nn(c, &a, &b, e) : ts_k(c, &a, &b, e);
     if (rc < 0)
         rc = ts_fail(e, TS_ESYS, "out of memory");
     if (!rc)
@@ -217,4 +217,14 @@ int ts_build_two(ts_dctx *c, ts_derive_info *info, ts_err *e)
     ts_half_free(&a);
     ts_half_free(&b);
     return rc;
+}
+
+int ts_build_nnshape(ts_dctx *c, ts_derive_info *info, ts_err *e)
+{
+    return ts_build_two(c, info, true, e);
+}
+
+int ts_build_kshape(ts_dctx *c, ts_derive_info *info, ts_err *e)
+{
+    return ts_build_two(c, info, false, e);
 }
