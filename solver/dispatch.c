@@ -39,10 +39,11 @@ static int ts_search_check(const ts_placement *p, const ts_search_opts *o, ts_er
     return o->has_memory ? ts_check_memory_growth(p, e) : TS_OK;
 }
 
+/* The function of each row of the methods' registry (ts_methods.h), by the same index. */
 static const ts_search_fn ts_search_fns[TS_METHOD_COUNT] = {
-#define TS_X_METHOD_ROW(id, name, doc) [TS_METHOD_##id] = ts_search_##name,
-    TS_SEARCH_METHODS(TS_X_METHOD_ROW)
-#undef TS_X_METHOD_ROW
+    [TS_METHOD_LAZY] = ts_search_lazy, [TS_METHOD_FAST] = ts_search_fast,
+    [TS_METHOD_FULL] = ts_search_full, [TS_METHOD_MODULO] = ts_search_modulo,
+    [TS_METHOD_AUTO] = ts_search_auto,
 };
 
 int ts_search(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,

@@ -181,12 +181,17 @@ json_t *ts_search_record(const ts_search_opts *o, const ts_search_stats *st);
 int ts_search(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
               ts_search_stats *st, ts_err *e);
 
-/* The methods behind ts_search (one per TS_SEARCH_METHODS entry), same contract; st may be
- * NULL, it is reset first. */
-#define TS_X_METHOD_FN(id, name, doc)                                                              \
-    int ts_search_##name(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,        \
-                         ts_search_stats *st, ts_err *e);
-TS_SEARCH_METHODS(TS_X_METHOD_FN)
-#undef TS_X_METHOD_FN
+/* The methods behind ts_search (one per row of ts_methods.h), same contract; st may be NULL, it
+ * is reset first. */
+int ts_search_lazy(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
+                   ts_search_stats *st, ts_err *e);
+int ts_search_fast(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
+                   ts_search_stats *st, ts_err *e);
+int ts_search_full(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
+                   ts_search_stats *st, ts_err *e);
+int ts_search_modulo(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
+                     ts_search_stats *st, ts_err *e);
+int ts_search_auto(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
+                   ts_search_stats *st, ts_err *e);
 
 #endif

@@ -191,7 +191,7 @@ static int ts_cmp_names(const char *methods, char names[][24])
         for (int i = 0; i < ts_baseline_count(); i++)
             strcpy(names[nnames++], ts_baseline_at(i)->name);
         for (int i = 0; i < TS_METHOD_COUNT && nnames < TS_CMP_MAX_ROWS; i++)
-            strcpy(names[nnames++], ts_method_names[i]);
+            strcpy(names[nnames++], ts_methods[i].name);
         return nnames;
     }
     for (const char *s = methods; *s;) {

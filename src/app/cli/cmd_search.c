@@ -47,7 +47,7 @@ static void ts_search_help(void)
            "                       default: the capacity the placement file states\n"
            "  --method METHOD      one of:\n");
     for (int i = 0; i < TS_METHOD_COUNT; i++)
-        printf("                         %-7s %s\n", ts_method_names[i], ts_method_docs[i]);
+        printf("                         %-7s %s\n", ts_methods[i].name, ts_methods[i].doc);
     for (int i = 0; i < TS_OPT_COUNT; i++) {
         const ts_search_option *so = &ts_search_options[i];
         printf("  --%-18s %s", so->flag, so->help);
