@@ -11,7 +11,8 @@
 /* ---- options ------------------------------------------------------------------------------- */
 
 const ts_search_option ts_search_options[TS_OPT_COUNT] = {
-#define TS_X_OPT_ROW(f, t, def, lo, hi, flag, help) [TS_OPT_##f] = {flag, def, lo, hi, help},
+#define TS_X_OPT_ROW(f, t, def, lo, hi, sh, flag, help)                                            \
+    [TS_OPT_##f] = {flag, def, lo, hi, help, sh, _Generic((t)0, int : true, default : false)},
     TS_SEARCH_OPTIONS(TS_X_OPT_ROW)
 #undef TS_X_OPT_ROW
 };
@@ -20,7 +21,7 @@ void ts_search_opts_init(ts_search_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->method = TS_METHOD_LAZY;
-#define TS_X_OPT_INIT(f, t, def, lo, hi, flag, help) o->f = (t)(def);
+#define TS_X_OPT_INIT(f, t, def, lo, hi, sh, flag, help) o->f = (t)(def);
     TS_SEARCH_OPTIONS(TS_X_OPT_INIT)
 #undef TS_X_OPT_INIT
 }
@@ -31,7 +32,7 @@ int ts_search_opts_set(ts_search_opts *o, ts_search_option_id id, double v)
         !(v <= ts_search_options[id].max))
         return -1;
     switch (id) {
-#define TS_X_OPT_SET(f, t, def, lo, hi, flag, help)                                                \
+#define TS_X_OPT_SET(f, t, def, lo, hi, sh, flag, help)                                            \
     case TS_OPT_##f: o->f = (t)v; break;
         TS_SEARCH_OPTIONS(TS_X_OPT_SET)
 #undef TS_X_OPT_SET
@@ -106,7 +107,7 @@ static json_t *ts_search_options_json(const ts_search_opts *o)
         return NULL;
     json_object_set_new(opt, "memory",
                         o->has_memory ? json_integer(o->memory) : json_string("none"));
-#define TS_X_OPT_JSON(f, t, def, lo, hi, flag, help)                                               \
+#define TS_X_OPT_JSON(f, t, def, lo, hi, sh, flag, help)                                           \
     json_object_set_new(opt, #f, _Generic(o->f, int : json_integer, default : json_real)(o->f));
     TS_SEARCH_OPTIONS(TS_X_OPT_JSON)
 #undef TS_X_OPT_JSON

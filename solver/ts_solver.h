@@ -20,22 +20,24 @@
 
 /* ---- options ------------------------------------------------------------------------------- */
 
-/* X(field, C type, default, min, max, command-line flag, help). min..max is the accepted range
- * when the option is set; a default outside it means "not set". */
+/* X(field, C type, default, min, max, short flag (0: none), command-line flag, help). min..max
+ * is the accepted range when the option is set; a default outside it means "not set". The
+ * command line builds its getopt table and --help from this list. */
 #define TS_SEARCH_OPTIONS(X)                                                                       \
-    X(k, int, 0, 1, 64, "nmicros", "k: micro-batches per repetend (lazy); default: search 1..")    \
-    X(micro_batches, int, TS_DEFAULT_MICRO_BATCHES, 1, 100000, "micro-batches",                    \
+    X(k, int, 0, 1, 64, 'k', "nmicros",                                                            \
+      "k: micro-batches per repetend (lazy); default: search 1..")                                 \
+    X(micro_batches, int, TS_DEFAULT_MICRO_BATCHES, 1, 100000, 'n', "micro-batches",               \
       "N: where the summary is taken, and full's size")                                            \
-    X(time_limit, double, 0, TS_TIME_LIMIT_MIN, TS_TIME_LIMIT_MAX, "time-limit",                   \
+    X(time_limit, double, 0, TS_TIME_LIMIT_MIN, TS_TIME_LIMIT_MAX, 't', "time-limit",              \
       "seconds for the whole search (0: none); when hit, the best schedule so far is returned")    \
-    X(accept, double, 0.05, 0.0, 1.0, "accept",                                                    \
+    X(accept, double, 0.05, 0.0, 1.0, 0, "accept",                                                 \
       "fast: accept a warm-up/cool-down within this fraction of the run")                          \
-    X(per_period, int, 1, 1, TS_FOLD_MAX, "per-period",                                            \
+    X(per_period, int, 1, 1, TS_FOLD_MAX, 0, "per-period",                                         \
       "R: lazy, fast and modulo search repetends of R micro-batches per period (on the R-fold "    \
       "placement; the schedule is then written at N, without repetend)")
 
 typedef enum {
-#define TS_X_OPT_ID(f, t, def, lo, hi, flag, help) TS_OPT_##f,
+#define TS_X_OPT_ID(f, t, def, lo, hi, sh, flag, help) TS_OPT_##f,
     TS_SEARCH_OPTIONS(TS_X_OPT_ID)
 #undef TS_X_OPT_ID
         TS_OPT_COUNT
@@ -46,6 +48,10 @@ typedef struct {
     const char *flag;
     double def, min, max;
     const char *help;
+    /* the one-letter flag, or 0 */
+    int shortflag;
+    /* the field is an int: the command line takes whole numbers only */
+    bool integer;
 } ts_search_option;
 
 /* The table generated from TS_SEARCH_OPTIONS, indexed by ts_search_option_id. */
@@ -105,7 +111,7 @@ typedef struct {
     bool has_memory;
     /* per-device capacity (uniform) */
     long memory;
-#define TS_X_OPT_FIELD(f, t, def, lo, hi, flag, help) t f;
+#define TS_X_OPT_FIELD(f, t, def, lo, hi, sh, flag, help) t f;
     TS_SEARCH_OPTIONS(TS_X_OPT_FIELD)
 #undef TS_X_OPT_FIELD
     /* may be NULL */

@@ -89,29 +89,64 @@ static int ts_search_set_option(const char *cmd, ts_search_opts *so, ts_search_o
     return 0;
 }
 
-/* Parses the command line into a; 0, or the exit status (-1: --help printed, exit 0). */
+/* The getopt value of a search option without a one-letter flag: past every character. */
+#define TS_SEARCH_OPT_VAL 2000
+
+/* The search option that getopt value c stands for, or -1. */
+static int ts_search_option_of(int c)
+{
+    for (int i = 0; i < TS_OPT_COUNT; i++)
+        if (c == (ts_search_options[i].shortflag ? ts_search_options[i].shortflag
+                                                 : TS_SEARCH_OPT_VAL + i))
+            return i;
+    return -1;
+}
+
+/* Parses the command line into a; 0, or the exit status (-1: --help printed, exit 0). The search
+ * options' flags come from their table (TS_SEARCH_OPTIONS), between the command's own. */
 static int ts_search_parse(const char *cmd, int argc, char **argv, ts_search_args *a)
 {
-    static const struct option opts[] = {TS_CLI_PLACEMENT_OPTIONS,
+    static const struct option head[] = {TS_CLI_PLACEMENT_OPTIONS,
                                          {"memory", required_argument, 0, 'm'},
-                                         {"method", required_argument, 0, 'M'},
-                                         {"nmicros", required_argument, 0, 'k'},
-                                         {"micro-batches", required_argument, 0, 'n'},
-                                         {"time-limit", required_argument, 0, 't'},
-                                         {"accept", required_argument, 0, 'a'},
-                                         {"per-period", required_argument, 0, 'r'},
-                                         {"output", required_argument, 0, 'o'},
+                                         {"method", required_argument, 0, 'M'}};
+    static const struct option tail[] = {{"output", required_argument, 0, 'o'},
                                          {"json", no_argument, 0, 'j'},
                                          {"progress", no_argument, 0, 'p'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
+    enum { NHEAD = sizeof head / sizeof head[0], NTAIL = sizeof tail / sizeof tail[0] };
+    struct option opts[NHEAD + TS_OPT_COUNT + NTAIL];
+    char shortopts[16 + 2 * TS_OPT_COUNT] = "m:M:o:jph";
+    memcpy(opts, head, sizeof head);
+    for (int i = 0; i < TS_OPT_COUNT; i++) {
+        const ts_search_option *so = &ts_search_options[i];
+        int val = so->shortflag ? so->shortflag : TS_SEARCH_OPT_VAL + i;
+        opts[NHEAD + i] = (struct option){so->flag, required_argument, 0, val};
+        if (so->shortflag)
+            snprintf(shortopts + strlen(shortopts), sizeof shortopts - strlen(shortopts),
+                     "%c:", so->shortflag);
+    }
+    memcpy(opts + NHEAD + TS_OPT_COUNT, tail, sizeof tail);
     char names[96];
     long v;
     int c;
     ts_search_opts_init(&a->so);
     a->so.method = TS_METHOD_AUTO; /* the command's default: the user's makespan at N */
-    while ((c = ts_cli_getopt_placement(cmd, argc, argv, "m:M:k:n:t:o:jph", opts, &a->pl)) != -1) {
-        int rc = 0;
+    while ((c = ts_cli_getopt_placement(cmd, argc, argv, shortopts, opts, &a->pl)) != -1) {
+        int id = ts_search_option_of(c);
+        if (id >= 0) {
+            const ts_search_option *so = &ts_search_options[id];
+            char flag[48];
+            snprintf(flag, sizeof flag, "--%s", so->flag);
+            /* an integer option takes a whole number, not a fraction */
+            if (so->integer &&
+                ts_cli_parse_long(cmd, flag, optarg, (long)so->min, (long)so->max, &v))
+                return 2;
+            int rc = ts_search_set_option(cmd, &a->so, (ts_search_option_id)id, optarg);
+            if (rc)
+                return rc;
+            continue;
+        }
         switch (c) {
         case -2: return 2;
         case 'h': ts_search_help(); return -1;
@@ -121,35 +156,11 @@ static int ts_search_parse(const char *cmd, int argc, char **argv, ts_search_arg
                 return ts_cli_usage_error(cmd, "--method: unknown method '%s' (%s)", optarg,
                                           ts_method_list(names, sizeof names));
             break;
-        case 'k': /* an integer, not a fraction */
-            if (ts_cli_parse_long(cmd, "--nmicros", optarg, (long)ts_search_options[TS_OPT_k].min,
-                                  (long)ts_search_options[TS_OPT_k].max, &v))
-                return 2;
-            rc = ts_search_set_option(cmd, &a->so, TS_OPT_k, optarg);
-            break;
-        case 'n':
-            if (ts_cli_parse_long(cmd, "--micro-batches", optarg,
-                                  (long)ts_search_options[TS_OPT_micro_batches].min,
-                                  (long)ts_search_options[TS_OPT_micro_batches].max, &v))
-                return 2;
-            rc = ts_search_set_option(cmd, &a->so, TS_OPT_micro_batches, optarg);
-            break;
-        case 't': rc = ts_search_set_option(cmd, &a->so, TS_OPT_time_limit, optarg); break;
-        case 'a': rc = ts_search_set_option(cmd, &a->so, TS_OPT_accept, optarg); break;
-        case 'r': /* an integer, not a fraction */
-            if (ts_cli_parse_long(cmd, "--per-period", optarg,
-                                  (long)ts_search_options[TS_OPT_per_period].min,
-                                  (long)ts_search_options[TS_OPT_per_period].max, &v))
-                return 2;
-            rc = ts_search_set_option(cmd, &a->so, TS_OPT_per_period, optarg);
-            break;
         case 'o': a->output = optarg; break;
         case 'j': a->json = 1; break;
         case 'p': a->progress = 1; break;
         default: return ts_cli_usage_error(cmd, "unexpected option");
         }
-        if (rc)
-            return rc;
     }
     if (ts_cli_placement_arg(cmd, argc, argv, &a->pl))
         return 2;
