@@ -1,4 +1,7 @@
-/* Internal pieces of the modulo repetend search (solver/modulo*.c). Not a public header.
+/* Internal pieces of the modulo repetend search (the files of solver/modulo). Not a public
+ * header. The files form a ladder: modulo_plan.c (memory plan, verification) is below all;
+ * modulo_greedy.c, modulo_bound.c, modulo_z3.c, modulo_repetend.c and modulo_tighten.c each
+ * serve modulo.c, the search, at the top; none calls upward.
  *
  * A modulo timetable gives each block b one start t[b] for micro-batch 0; micro-batch j starts
  * at t[b] + j*P. Everything below works on that one vector t and the period P. */
@@ -55,9 +58,6 @@ long ts_modulo_recurrence_bound(const ts_placement *p);
 int ts_modulo_verify(const ts_placement *p, const ts_mplan *mp, long P, const long *t,
                      bool has_memory, long cap, ts_err *e);
 
-/* Latency of one micro-batch: max(t + span) - min(t). */
-long ts_modulo_latency(const ts_placement *p, const long *t);
-
 /* Greedy modulo scheduling (in the order given): each block at the earliest start that its
  * dependencies allow and whose arc is free on all its devices. Returns 1 when the result passes
  * ts_modulo_verify (t filled), 0 otherwise; hint_r (may be NULL) receives the residue each
@@ -92,6 +92,11 @@ typedef enum { TS_MZ_UNSAT = 0, TS_MZ_SAT = 1, TS_MZ_UNKNOWN = -1 } ts_mz_result
  * filled. why receives the solver's reason on UNKNOWN. */
 ts_mz_result ts_mz_solve(ts_mz *z, double timeout, const long *hint_r, long max_latency, long *t,
                          char *why, size_t whylen);
+
+/* ---- modulo_repetend.c: a timetable into schedules */
+
+/* Latency of one micro-batch: max(t + span) - min(t). */
+long ts_modulo_latency(const ts_placement *p, const long *t);
 
 /* The plain modulo timetable for n micro-batches (no repetend), shifted so it starts at 0. */
 ts_schedule *ts_modulo_timetable(const ts_placement *p, long P, const long *t, int n);

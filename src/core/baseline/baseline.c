@@ -9,8 +9,8 @@
  * devices sort by one common key and the real orders can never deadlock; on a plain vshape the
  * virtual pipeline is the real one, so the orders are exactly GPipe's and 1F1B's.
  *
- * This file: the entry points (ts_baseline_make, ts_baseline_fits), the look-up by name and the
- * words for what a kind fits; the rows themselves are in baseline_kinds.c. */
+ * This file: the entry points (ts_baseline_make, ts_baseline_fits) and the look-up by name; the
+ * rows themselves are in baseline_kinds.c. */
 #include <stdlib.h>
 #include <string.h>
 #include "baseline_internal.h"
@@ -21,38 +21,6 @@ const ts_baseline_info *ts_baseline_find(const char *kind)
         if (!strcmp(ts_baseline_at(i)->name, kind))
             return ts_baseline_at(i);
     return NULL;
-}
-
-/* Appends s to buf (size bytes in all), truncating. */
-static void ts_bl_cat(char *buf, size_t size, const char *s)
-{
-    strncat(buf, s, size - strlen(buf) - 1);
-}
-
-void ts_baseline_fits_text(const ts_baseline_info *info, char *buf, size_t size)
-{
-    if (size == 0)
-        return;
-    buf[0] = '\0';
-    if (info->family) {
-        ts_bl_cat(buf, size, info->family);
-        ts_bl_cat(buf, size, " (");
-    }
-    for (int i = 0; info->fits[i]; i++) {
-        ts_bl_cat(buf, size, i ? ", " : "");
-        ts_bl_cat(buf, size, info->fits[i]);
-    }
-    if (info->inference)
-        ts_bl_cat(buf, size, " and inference variants");
-    if (info->family)
-        ts_bl_cat(buf, size, ")");
-    if (info->unsplit) {
-        ts_bl_cat(buf, size, " (or ");
-        ts_bl_cat(buf, size, info->unsplit);
-        ts_bl_cat(buf, size, ", backward unsplit)");
-    }
-    if (info->needs)
-        ts_bl_cat(buf, size, info->needs);
 }
 
 /* Wraps starts into a schedule and checks it; an invalid result is a bug in the rule. */

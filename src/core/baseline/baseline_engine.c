@@ -1,4 +1,5 @@
-/* The machinery the baseline rules share: device orders as growable lists, their timing (every
+/* The machinery the baseline rules share: the refusal and the words for what a kind fits
+ * (ts_baseline_fits_text), device orders as growable lists, their timing (every
  * instance as early as its device order and inputs allow), the pipeline view of a V-shaped
  * placement, and the virtual pipeline whose timing orders the real devices (see baseline.c). */
 #include <stdio.h>
@@ -6,6 +7,38 @@
 #include <string.h>
 #include "baseline_internal.h"
 #include "ts_replay.h"
+
+/* Appends s to buf (size bytes in all), truncating. */
+static void ts_bl_cat(char *buf, size_t size, const char *s)
+{
+    strncat(buf, s, size - strlen(buf) - 1);
+}
+
+void ts_baseline_fits_text(const ts_baseline_info *info, char *buf, size_t size)
+{
+    if (size == 0)
+        return;
+    buf[0] = '\0';
+    if (info->family) {
+        ts_bl_cat(buf, size, info->family);
+        ts_bl_cat(buf, size, " (");
+    }
+    for (int i = 0; info->fits[i]; i++) {
+        ts_bl_cat(buf, size, i ? ", " : "");
+        ts_bl_cat(buf, size, info->fits[i]);
+    }
+    if (info->inference)
+        ts_bl_cat(buf, size, " and inference variants");
+    if (info->family)
+        ts_bl_cat(buf, size, ")");
+    if (info->unsplit) {
+        ts_bl_cat(buf, size, " (or ");
+        ts_bl_cat(buf, size, info->unsplit);
+        ts_bl_cat(buf, size, ", backward unsplit)");
+    }
+    if (info->needs)
+        ts_bl_cat(buf, size, info->needs);
+}
 
 int ts_bl_refuse(ts_err *e, const ts_baseline_info *info, const ts_placement *p, const char *why)
 {
