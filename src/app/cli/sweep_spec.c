@@ -379,7 +379,8 @@ static int ts_sweep_grid_point(const ts_sweep_grid *g, const int idx[AX_N], ts_s
         return ts_fail(e, TS_ESYS, "%s: out of memory", where);
     }
     bool baseline = ts_sweep_method_is_baseline(p->method);
-    bool fixed_k = baseline || !strcmp(p->method, "modulo") || !strcmp(p->method, "full");
+    ts_method m;
+    bool fixed_k = baseline || (!ts_method_parse(p->method, &m) && ts_methods[m].fixed_k);
     p->ndevs = p->is_file ? r->file_ndevs : (int)g->use[AX_NDEVS]->num[idx[AX_NDEVS]];
     p->infer = p->is_file ? false : g->use[AX_INFER]->num[idx[AX_INFER]] != 0;
     p->memory = baseline ? -1 : g->use[AX_MEMORY]->num[idx[AX_MEMORY]];

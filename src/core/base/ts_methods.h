@@ -8,6 +8,7 @@
 #ifndef TS_METHODS_H
 #define TS_METHODS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -25,22 +26,25 @@ typedef enum {
     TS_METHOD_COUNT
 } ts_method;
 
-/* One row of the registry: the name and the line of help. The function that runs the method is
- * the solver's row of the same index (solver/dispatch.c), since a build without Z3 lists the
+/* One row of the registry: the name, the line of help, and whether the method sets k itself
+ * (modulo and full: the sweep's nmicros axis does not apply). The function that runs the method
+ * is the solver's row of the same index (solver/dispatch.c), since a build without Z3 lists the
  * methods too. */
 typedef struct {
     const char *name;
     const char *doc;
+    bool fixed_k;
 } ts_method_info;
 
 static const ts_method_info ts_methods[TS_METHOD_COUNT] = {
-    [TS_METHOD_LAZY] = {"lazy", "offset enumeration, minimum bubbles"},
-    [TS_METHOD_FAST] = {"fast", "constructed repetend"},
-    [TS_METHOD_FULL] = {"full", "all N micro-batches in one problem, minimum makespan"},
+    [TS_METHOD_LAZY] = {"lazy", "offset enumeration, minimum bubbles", false},
+    [TS_METHOD_FAST] = {"fast", "constructed repetend", false},
+    [TS_METHOD_FULL] = {"full", "all N micro-batches in one problem, minimum makespan", true},
     [TS_METHOD_MODULO] = {"modulo",
-                          "modulo schedule: smallest period, then shortest fill and drain"},
+                          "modulo schedule: smallest period, then shortest fill and drain", true},
     [TS_METHOD_AUTO] =
-        {"auto", "portfolio for the makespan at N: baselines, searches, improvement (default)"},
+        {"auto", "portfolio for the makespan at N: baselines, searches, improvement (default)",
+         false},
 };
 
 static inline const char *ts_method_name(ts_method m)
