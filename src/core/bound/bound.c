@@ -10,7 +10,8 @@
  *    same micro-batch, the micro-batch holds at least h units on the device; at most c = the
  *    capacity over h such windows overlap, so some c-th of the N windows lie one after another;
  *  - pauses: blocks on every device stop all devices at once (see ts_bound_pauses below).
- * One row per term (name and compute function) in ts_bound_terms, computed in enum order.
+ * One row per term (name and compute function) in ts_bound_terms, computed in enum order; the
+ * memory term's work is in bound_memory.c, the device lists in bound_devblocks.c, both below.
  * Terms whose work would be large (instances, pairs of blocks) are skipped and reported as -1. */
 #include <limits.h>
 #include <stdlib.h>

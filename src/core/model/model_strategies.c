@@ -1,9 +1,9 @@
 /* The strategies: how a model's layers become blocks on devices, and their registry (one row per
- * strategy: name, builder, replicas); the chain builders are here, the two-chain ones in
- * model_two_chains.c, TeraPipe's in model_terapipe.c, the stage DP below them in
- * model_partition.c. Each chain of layers is cut into
- * stages by the stage DP; a stage is T devices (tensor parallelism inside the stage); a sharded
- * block runs on every device. Real units here; model_quant.c turns them into spans. */
+ * strategy: name, builder, replicas). The chain builders are here, the two-chain ones in
+ * model_two_chains.c, TeraPipe's in model_terapipe.c, and the stage DP below them all in
+ * model_partition.c. Each chain of layers is cut into stages by the stage DP; a stage is T
+ * devices (tensor parallelism inside the stage); a sharded block runs on every device. Real units
+ * here; model_quant.c turns them into spans. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
