@@ -273,6 +273,33 @@ static void test_derive_every_strategy(void **state)
     check_derived("gpt3-175b", "1f1b", 64, 8);
 }
 
+/* The strategy registry: every row has a builder, and some model lists it (so the test above
+ * derives every row); a name not in it is unknown. */
+static void test_strategy_registry(void **state)
+{
+    (void)state;
+    const char *models[] = {"gpt3-1.3b",  "gpt3-13b", "mt5",       "swin-l",
+                            "alphafold2", "flava",    "llava-13b", "gpt3-175b"};
+    assert_true(ts_strategy_count() >= 10);
+    for (int i = 0; i < ts_strategy_count(); i++) {
+        const ts_strategy_info *st = ts_strategy_at(i);
+        assert_non_null(st->build);
+        assert_true(st->replicas == 1 || st->replicas == 2);
+        assert_ptr_equal(ts_strategy_find(st->name), st);
+        bool listed = false;
+        for (size_t k = 0; k < sizeof models / sizeof models[0] && !listed; k++) {
+            ts_model *m = load(models[k]);
+            listed = ts_model_has_strategy(m, st->name);
+            ts_model_free(m);
+        }
+        if (!listed)
+            fail_msg("no model lists strategy %s", st->name);
+    }
+    assert_int_equal(ts_strategy_find("chimera")->replicas, 2);
+    assert_null(ts_strategy_find("gpipe"));
+    assert_null(ts_strategy_at(ts_strategy_count()));
+}
+
 /* 13B on 8 GPUs, 1F1B: the stage cut keeps each GPU's weights, optimizer state and its in-flight
  * activations (8 - s micro-batches on stage s) within 76 GB. */
 static void test_derive_memory_by_hand(void **state)
@@ -362,15 +389,11 @@ static void test_bad_files(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gpt3_params),
-        cmocka_unit_test(test_gpt3_flops),
-        cmocka_unit_test(test_layer_cost),
-        cmocka_unit_test(test_stage_dp_brute),
-        cmocka_unit_test(test_slice_dp_brute),
-        cmocka_unit_test(test_derive_every_strategy),
-        cmocka_unit_test(test_derive_memory_by_hand),
-        cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_bad_files),
+        cmocka_unit_test(test_gpt3_params),       cmocka_unit_test(test_gpt3_flops),
+        cmocka_unit_test(test_layer_cost),        cmocka_unit_test(test_stage_dp_brute),
+        cmocka_unit_test(test_slice_dp_brute),    cmocka_unit_test(test_derive_every_strategy),
+        cmocka_unit_test(test_strategy_registry), cmocka_unit_test(test_derive_memory_by_hand),
+        cmocka_unit_test(test_refusals),          cmocka_unit_test(test_bad_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
