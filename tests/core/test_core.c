@@ -67,10 +67,11 @@ static void test_builtin_unknown_refused(void **state)
 {
     (void)state;
     ts_builtin_opts o = {.ndevs = 4};
-    ts_placement *p = (ts_placement *)&o;
+    ts_placement *before = ts_placement_new("before", 1), *p = before;
     ts_err e = {0};
     assert_int_equal(ts_builtin_make("vshape_q", &o, &p, &e), TS_EINPUT);
     assert_null(p);
+    ts_placement_free(before);
     assert_string_equal(e.msg, "unknown built-in placement 'vshape_q' (see `tessel placements`)");
     assert_null(ts_builtin_find("vshape_q"));
     for (int i = 0; i < ts_builtin_count(); i++)
