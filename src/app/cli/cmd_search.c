@@ -89,15 +89,21 @@ static int ts_search_set_option(const char *cmd, ts_search_opts *so, ts_search_o
     return 0;
 }
 
-/* The getopt value of a search option without a one-letter flag: past every character. */
+/* The getopt values of the search options without a one-letter flag start here. */
 #define TS_SEARCH_OPT_VAL 2000
+
+/* The getopt value of search option i: its one-letter flag, or one past every character. */
+static int ts_search_option_val(int i)
+{
+    int sh = ts_search_options[i].shortflag;
+    return sh ? sh : TS_SEARCH_OPT_VAL + i;
+}
 
 /* The search option that getopt value c stands for, or -1. */
 static int ts_search_option_of(int c)
 {
     for (int i = 0; i < TS_OPT_COUNT; i++)
-        if (c == (ts_search_options[i].shortflag ? ts_search_options[i].shortflag
-                                                 : TS_SEARCH_OPT_VAL + i))
+        if (c == ts_search_option_val(i))
             return i;
     return -1;
 }
@@ -120,8 +126,7 @@ static int ts_search_parse(const char *cmd, int argc, char **argv, ts_search_arg
     memcpy(opts, head, sizeof head);
     for (int i = 0; i < TS_OPT_COUNT; i++) {
         const ts_search_option *so = &ts_search_options[i];
-        int val = so->shortflag ? so->shortflag : TS_SEARCH_OPT_VAL + i;
-        opts[NHEAD + i] = (struct option){so->flag, required_argument, 0, val};
+        opts[NHEAD + i] = (struct option){so->flag, required_argument, 0, ts_search_option_val(i)};
         if (so->shortflag)
             snprintf(shortopts + strlen(shortopts), sizeof shortopts - strlen(shortopts),
                      "%c:", so->shortflag);
