@@ -11,7 +11,8 @@
  * the answer at the smallest feasible period, and otherwise its residues seed the solver. */
 #include <stdlib.h>
 #include <string.h>
-#include "modulo_internal.h"
+#include "modulo_plan.h"
+#include "ts_search_ctx.h"
 
 static bool ts_arc_free(const ts_block *b, const char *busy, long P, long r)
 {

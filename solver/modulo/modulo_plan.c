@@ -3,7 +3,7 @@
  * the search read the plan, and the greedy construction and the search verify with it). */
 #include <stdlib.h>
 #include <string.h>
-#include "modulo_internal.h"
+#include "modulo_plan.h"
 #include "ts_search_ctx.h"
 
 void ts_mplan_free(ts_mplan *mp)
