@@ -71,7 +71,11 @@ static void ts_cmp_print_csv(const ts_placement *p, long n, long memory, bool ha
             printf("%ld", memory);
         else
             printf("none");
-        printf(",%s,%s,", r->method, r->greedy ? "greedy" : r->search ? "search" : "baseline");
+        printf(",%s,%s,", r->method,
+               r->greedy   ? "greedy"
+               : r->search ? "search"
+               : r->file   ? "file"
+                           : "baseline");
         if (r->k > 0)
             printf("%ld", r->k);
         printf(",");
@@ -114,13 +118,16 @@ typedef struct {
     double limit;
     const char *methods;
     int csv;
+    /* --schedule NAME=FILE: rows from schedule files (imported ones, say), after the methods */
+    const char *files[TS_CMP_MAX_ROWS / 2];
+    int nfiles;
 } ts_cmp_args;
 
 static void ts_cmp_usage(void)
 {
     printf("usage: tessel compare (--placement NAME --ndevs D | PLACEMENT)\n"
            "                       --memory M|none [--micro-batches N] [--methods LIST]\n"
-           "                       [--time-limit S] [--csv]\n\n"
+           "                       [--time-limit S] [--schedule NAME=FILE ...] [--csv]\n\n"
            "Runs every baseline that fits the placement and every search method, and\n"
            "prints one table: method, k and period of the repetend, makespan at N\n"
            "micro-batches and its ratio to the lower bound, bubble rate, peak memory per\n"
@@ -136,8 +143,11 @@ static void ts_cmp_usage(void)
            "                       (default: every baseline that fits, then every search\n"
            "                       method)\n"
            "  -t, --time-limit S   seconds per search method (default 60)\n"
+           "  --schedule NAME=FILE a row NAME for the schedule file FILE (of this placement;\n"
+           "                       `tessel import --pytorch` writes one), measured the same\n"
+           "                       way; repeatable, up to %d\n"
            "  --csv                one CSV row per method instead of the table\n",
-           TS_DEFAULT_MICRO_BATCHES);
+           TS_DEFAULT_MICRO_BATCHES, TS_CMP_MAX_ROWS / 2);
 }
 
 /* Returns -1 to go on, or the exit status (0 after --help, 2 on bad usage). */
@@ -149,6 +159,7 @@ static int ts_cmp_parse(int argc, char **argv, ts_cmp_args *a)
                                          {"methods", required_argument, 0, 'M'},
                                          {"time-limit", required_argument, 0, 't'},
                                          {"csv", no_argument, 0, 'c'},
+                                         {"schedule", required_argument, 0, 'S'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *cmd = "compare";
@@ -173,6 +184,16 @@ static int ts_cmp_parse(int argc, char **argv, ts_cmp_args *a)
                 return 2;
             break;
         case 'c': a->csv = 1; break;
+        case 'S':
+            if (!strchr(optarg, '=') || optarg[0] == '=' || strchr(optarg, '=') - optarg >= 24)
+                return ts_cli_usage_error(cmd,
+                                          "--schedule: '%s' is not NAME=FILE (NAME up to 23 "
+                                          "characters)",
+                                          optarg);
+            if (a->nfiles == TS_CMP_MAX_ROWS / 2)
+                return ts_cli_usage_error(cmd, "--schedule: at most %d", TS_CMP_MAX_ROWS / 2);
+            a->files[a->nfiles++] = optarg;
+            break;
         }
     }
     if (ts_cli_placement_arg(cmd, argc, argv, &a->pl))
@@ -248,6 +269,44 @@ static int ts_cmp_run(const ts_cmp_args *a, const ts_placement *p, char names[][
     return nrows;
 }
 
+/* The --schedule rows after the others. Returns the new row count, or -(exit code) when a file
+ * cannot be read or holds a schedule of another placement. */
+static int ts_cmp_files(const ts_cmp_args *a, const ts_placement *p, ts_compare_row *rows,
+                        int nrows)
+{
+    long memory = a->memory;
+    ts_compare_opts o = {.p = p,
+                         .n = (int)a->n,
+                         .has_memory = a->has_memory,
+                         .memory = a->memory,
+                         .cap = &memory,
+                         .ncap = a->has_memory ? 1 : 0,
+                         .time_limit = a->limit};
+    for (int i = 0; i < a->nfiles; i++) {
+        const char *eq = strchr(a->files[i], '='), *path = eq + 1;
+        ts_schedule *s;
+        int rc = ts_cli_schedule_load("compare", path, 0, &s);
+        if (rc)
+            return -rc;
+        const ts_placement *q = s->placement;
+        bool same = q->ndevs == p->ndevs && q->nblocks == p->nblocks;
+        for (int b = 0; same && b < p->nblocks; b++)
+            same = !strcmp(q->blocks[b].id, p->blocks[b].id);
+        if (!same) {
+            fprintf(stderr,
+                    "tessel compare: %s: its placement '%s' (%d devices, %d blocks) is not "
+                    "the compared placement '%s' (%d devices, %d blocks)\n",
+                    path, q->name, q->ndevs, q->nblocks, p->name, p->ndevs, p->nblocks);
+            ts_schedule_free(s);
+            return -2;
+        }
+        char name[TS_COMPARE_NAME];
+        snprintf(name, sizeof name, "%.*s", (int)(eq - a->files[i]), a->files[i]);
+        ts_compare_row_schedule(&o, name, s, &rows[nrows++]);
+    }
+    return nrows;
+}
+
 int ts_cmd_compare(int argc, char **argv)
 {
     ts_cmp_args a = {.n = TS_DEFAULT_MICRO_BATCHES, .limit = 60};
@@ -262,8 +321,16 @@ int ts_cmd_compare(int argc, char **argv)
     rc = ts_cli_placement_load("compare", &a.pl, &p);
     if (rc)
         return rc;
-    ts_compare_row rows[TS_CMP_MAX_ROWS];
+    ts_compare_row rows[TS_CMP_MAX_ROWS + TS_CMP_MAX_ROWS / 2];
     int nrows = ts_cmp_run(&a, p, names, nnames, rows);
+    int nfile = ts_cmp_files(&a, p, rows, nrows);
+    if (nfile < 0) {
+        for (int i = 0; i < nrows; i++)
+            ts_compare_row_clear(&rows[i]);
+        ts_placement_free(p);
+        return -nfile;
+    }
+    nrows = nfile;
     ts_bound lb;
     ts_cmp_finish(p, a.n, a.memory, a.has_memory, rows, nrows, &lb);
     if (a.csv)

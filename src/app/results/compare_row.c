@@ -70,6 +70,17 @@ static void ts_compare_measure(const ts_compare_opts *o, ts_schedule *s, ts_comp
         ts_schedule_free(s);
 }
 
+void ts_compare_row_schedule(const ts_compare_opts *o, const char *name, ts_schedule *s,
+                             ts_compare_row *r)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->method, sizeof r->method, "%s", name);
+    r->file = true;
+    r->k = r->period = -1;
+    strcpy(r->status, "ok (file)");
+    ts_compare_measure(o, s, r);
+}
+
 static void ts_compare_baseline(const ts_compare_opts *o, const char *kind, ts_compare_row *r)
 {
     ts_err e = {0};

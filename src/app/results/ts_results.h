@@ -70,6 +70,8 @@ typedef struct {
     /* The name, "full (greedy)" for full's greedy fallback. */
     char method[TS_COMPARE_NAME];
     bool search;
+    /* A schedule given as a file (compare --schedule), measured as it is. */
+    bool file;
     /* Full's greedy fallback (too large for the solver): not a search result. */
     bool greedy;
     /* The shortest makespan among the rows that fit. */
@@ -127,6 +129,9 @@ void ts_compare_row_run(const ts_compare_opts *o, const char *name, ts_compare_r
  * this process. o->keep is not honoured for a search run in the child. */
 void ts_compare_row_run_guarded(const ts_compare_opts *o, const char *name, ts_compare_row *r);
 void ts_compare_row_clear(ts_compare_row *r);
+/* A row named name for a schedule the caller has (a file): measured as every row is. Takes s. */
+void ts_compare_row_schedule(const ts_compare_opts *o, const char *name, ts_schedule *s,
+                             ts_compare_row *r);
 /* Gives every row the lower bound lb and marks the best: the shortest makespan among the rows
  * that fit. Returns the index of the first best row, or -1. */
 int ts_compare_finish(ts_compare_row *rows, int nrows, long lb);
