@@ -60,6 +60,13 @@ check "import hand-written" "$tessel" import --pytorch "$tmp/h.csv" --placement 
   -o "$tmp/h.json"
 check "hand-written order kept" bash -c "'$tessel' export --pytorch '$tmp/h.json' | cmp - <(printf '0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1\n')"
 
+# A full backward B of a stage the placement splits (PyTorch's DualPipeV writes both) is its I
+# then its W.
+printf '0F0,0B0\n1F0,1I0,1W0\n' >"$tmp/bw.csv"
+check "B on a split stage imports" "$tessel" import --pytorch "$tmp/bw.csv" --placement vshape_zb \
+  --ndevs 2 -o "$tmp/bw.json"
+check "B on a split stage is I then W" bash -c "'$tessel' export --pytorch '$tmp/bw.json' | cmp - <(printf '0F0,0I0,0W0\n1F0,1I0,1W0\n')"
+
 # Refusals: clear message, exit 2.
 "$tessel" baseline chimera --placement xshape --ndevs 4 -n 4 -o "$tmp/x.json" >/dev/null
 expect_rc 2 "not one pipeline of stages" export --pytorch "$tmp/x.json"

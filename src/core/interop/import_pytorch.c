@@ -85,7 +85,11 @@ static int ts_pt_row(const char *path, int line, char *row, int r, const ts_plac
                            "%s:%d: '%s' is not a compute action "
                            "[stage][F|I|W|B][micro-batch]",
                            path, line, c);
-        int b = ts_pt_block(m, p->nblocks, stage, kind);
+        int b = ts_pt_block(m, p->nblocks, stage, kind), w = -1;
+        /* A full backward B of a stage whose backward the placement splits runs both halves,
+         * as PyTorch runs it (DualPipeV mixes B with I and W): its I then its W. */
+        if (b < 0 && kind == 'B' && (b = ts_pt_block(m, p->nblocks, stage, 'I')) >= 0)
+            w = ts_pt_block(m, p->nblocks, stage, 'W');
         if (b < 0)
             return ts_fail(e, TS_EINPUT, "%s:%d: placement '%s' has no stage %d with a %c pass",
                            path, line, p->name, stage, kind);
@@ -94,7 +98,8 @@ static int ts_pt_row(const char *path, int line, char *row, int r, const ts_plac
                            "%s:%d: rank %d runs %s, but the placement puts stage %d "
                            "(block %s) on device %d",
                            path, line, r, c, stage, p->blocks[b].id, p->blocks[b].devices[0]);
-        if (ts_pt_push(a, (ts_pt_action){r, pos++, b, micro}) != 0)
+        if (ts_pt_push(a, (ts_pt_action){r, pos++, b, micro}) != 0 ||
+            (w >= 0 && ts_pt_push(a, (ts_pt_action){r, pos++, w, micro}) != 0))
             return ts_fail(e, TS_ESYS, "%s: out of memory", path);
     }
     return TS_OK;

@@ -30,7 +30,8 @@ int ts_pytorch_save(const ts_schedule *s, const char *path, ts_err *e);
 
 /* Reads the CSV at path for placement p (one row per device): the schedule runs each rank's
  * actions in the file's order, every action as early as that order and its inputs allow. Its
- * micro-batch count is the largest index + 1; every instance must appear exactly once. */
+ * micro-batch count is the largest index + 1; every instance must appear exactly once. A full
+ * backward B of a stage the placement splits into I and W stands for its I followed by its W. */
 int ts_pytorch_load(const char *path, const ts_placement *p, ts_schedule **out, ts_err *e);
 
 #endif
