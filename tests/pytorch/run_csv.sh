@@ -115,6 +115,20 @@ if [[ -f $tmp/pt/1F1B.ir.csv ]]; then
   [[ $err == *"is missing"* ]] || { echo "FAIL: import of 1F1B's raw order: $err"; fail=1; }
 fi
 
+# PyTorch's runtime looks the loss of micro-batch i up at the i-th loss its last stage computed:
+# a last stage that runs its forwards out of micro-batch order computes the wrong gradients (or
+# stops), though the validator accepts it; export renames micro-batches so that it runs in order.
+printf '0F0,0F1,0B1,0B0\n1F0,1F1,1B1,1B0\n2F0,2F1,2B1,2B0\n3F1,3F0,3B1,3B0\n' >"$tmp/swap.csv"
+if "$py" "$here/run_csv.py" "swapped=$tmp/swap.csv" >"$tmp/swap.out" 2>&1; then
+  echo "FAIL: a last stage out of micro-batch order passed run_csv.py"; cat "$tmp/swap.out"; fail=1
+fi
+if "$tessel" import --pytorch "$tmp/swap.csv" --placement vshape --ndevs 4 -o "$tmp/swap.json" &&
+  "$tessel" export --pytorch "$tmp/swap.json" -o "$tmp/swap2.csv"; then
+  jobs+=("tessel-renamed=$tmp/swap2.csv")
+else
+  echo "FAIL: import and export of the swapped CSV"; fail=1
+fi
+
 # Every CSV runs in PyTorch and computes what the model without a pipeline computes.
 echo
 TESSEL_TORCH_TIMEOUT=${TESSEL_TORCH_TIMEOUT:-300} "$py" "$here/run_csv.py" "${jobs[@]}" 2>"$tmp/err" ||

@@ -84,20 +84,48 @@ int ts_pytorch_map_make(const ts_placement *p, ts_pytorch_map *m, ts_err *e)
     return rc;
 }
 
+/* PyTorch's runtime keeps the losses in the order the last stage computes them and looks the
+ * loss of micro-batch i up at index i, so the last stage's forwards must run in micro-batch
+ * order. Micro-batches are interchangeable: label[m] is the position of micro-batch m among the
+ * last stage's forwards, which renames every instance of m alike and keeps the schedule. */
+static int *ts_micro_labels(const ts_schedule *s, const ts_pytorch_map *m, const int *off,
+                            const int *order)
+{
+    int *label = malloc(((size_t)s->nmicros + 1) * sizeof(int));
+    if (!label)
+        return NULL;
+    for (int i = 0; i < s->nmicros; i++)
+        label[i] = i;
+    int next = 0;
+    for (int i = 0; i < off[s->placement->ndevs]; i++) {
+        const ts_entry *x = &s->entries[order[i]];
+        if (m->kind[x->block] == 'F' && m->stage[x->block] == m->nstages - 1)
+            label[x->micro] = next++;
+    }
+    return label;
+}
+
 /* One row per device: its instances in start order. */
 static int ts_write_rows(const ts_schedule *s, const ts_pytorch_map *m, FILE *f)
 {
     int *off, *order;
     if (ts_schedule_device_orders(s, &off, &order) != 0)
         return -1;
+    int *label = ts_micro_labels(s, m, off, order);
+    if (!label) {
+        free(off);
+        free(order);
+        return -1;
+    }
     for (int d = 0; d < s->placement->ndevs; d++) {
         for (int i = off[d]; i < off[d + 1]; i++) {
             const ts_entry *x = &s->entries[order[i]];
             fprintf(f, "%s%d%c%d", i > off[d] ? "," : "", m->stage[x->block], m->kind[x->block],
-                    x->micro);
+                    label[x->micro]);
         }
         fputc('\n', f);
     }
+    free(label);
     free(off);
     free(order);
     return 0;

@@ -25,7 +25,9 @@ typedef struct {
 int ts_pytorch_map_make(const ts_placement *p, ts_pytorch_map *m, ts_err *e);
 void ts_pytorch_map_free(ts_pytorch_map *m);
 
-/* Writes s as the CSV to path ("-": stdout). */
+/* Writes s as the CSV to path ("-": stdout). Micro-batches are renamed so that the last stage
+ * runs its forwards in micro-batch order, as PyTorch's runtime needs (it indexes the losses by
+ * the order they were computed in); every instance of a micro-batch gets the same new name. */
 int ts_pytorch_save(const ts_schedule *s, const char *path, ts_err *e);
 
 /* Reads the CSV at path for placement p (one row per device): the schedule runs each rank's
