@@ -12,8 +12,8 @@ heavier than the rest. GPipe and 1F1B (one stage per rank) run 4 stages, each tw
 1. Each stage is profiled (tests/pytorch/tessel_profile.py: forward, input- and weight-gradient
    times, median of 5, microseconds) and the profile becomes three placements: 4 stages linear,
    8 stages interleaved (s mod 4), 8 stages V (s and 7-s on a rank).
-2. `tessel search --method auto --memory none -n 8` runs on the interleaved and V placements;
-   the schedule with the shorter makespan is exported with `tessel export --pytorch`.
+2. `tessel search --method auto --memory none -n 8` runs on the three placements; the schedule
+   with the shortest makespan is exported with `tessel export --pytorch`.
 3. The orders of PyTorch's built-in classes (tests/pytorch/pytorch_orders.py) are imported on
    their placements and simulated: `tessel simulate` gives every schedule's predicted makespan,
    times the span unit, the predicted iteration time.
@@ -197,7 +197,7 @@ def main(argv):
     print(f"1 span unit = {unit:.1f} us")
     # the search
     best = None
-    for layout in ("interleaved", "v"):
+    for layout in ("linear", "interleaved", "v"):
         out = os.path.join(tmp, f"auto-{layout}.json")
         t0 = time.perf_counter()
         run([tessel, "search", places[layout], "--memory", "none", "--method", "auto", "-n",
@@ -210,7 +210,7 @@ def main(argv):
     csv_path = os.path.join(tmp, "tessel.csv")
     run([tessel, "export", "--pytorch", sched, "-n", str(N), "-o", csv_path])
     runs = [(n, c, k, l, None) for n, c, k, l in RUNS]
-    runs.append((f"tessel auto ({layout})", None, 8, layout, csv_path))
+    runs.append((f"tessel auto ({layout})", None, 4 if layout == "linear" else 8, layout, csv_path))
     # predictions
     orders = os.path.join(tmp, "orders")
     run([sys.executable, os.path.join(HERE, "..", "pytorch", "pytorch_orders.py"), orders])
