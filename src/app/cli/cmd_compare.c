@@ -269,6 +269,14 @@ static int ts_cmp_run(const ts_cmp_args *a, const ts_placement *p, char names[][
     return nrows;
 }
 
+/* Clears the rows [first, nrows) a failed ts_cmp_files added and returns -rc. */
+static int ts_cmp_files_fail(ts_compare_row *rows, int first, int nrows, int rc)
+{
+    for (int i = first; i < nrows; i++)
+        ts_compare_row_clear(&rows[i]);
+    return -rc;
+}
+
 /* The --schedule rows after the others. Returns the new row count, or -(exit code) when a file
  * cannot be read or holds a schedule of another placement. */
 static int ts_cmp_files(const ts_cmp_args *a, const ts_placement *p, ts_compare_row *rows,
@@ -282,12 +290,13 @@ static int ts_cmp_files(const ts_cmp_args *a, const ts_placement *p, ts_compare_
                          .cap = &memory,
                          .ncap = a->has_memory ? 1 : 0,
                          .time_limit = a->limit};
+    int first = nrows;
     for (int i = 0; i < a->nfiles; i++) {
         const char *eq = strchr(a->files[i], '='), *path = eq + 1;
         ts_schedule *s;
         int rc = ts_cli_schedule_load("compare", path, 0, &s);
         if (rc)
-            return -rc;
+            return ts_cmp_files_fail(rows, first, nrows, rc);
         const ts_placement *q = s->placement;
         bool same = q->ndevs == p->ndevs && q->nblocks == p->nblocks;
         for (int b = 0; same && b < p->nblocks; b++)
@@ -298,7 +307,7 @@ static int ts_cmp_files(const ts_cmp_args *a, const ts_placement *p, ts_compare_
                     "the compared placement '%s' (%d devices, %d blocks)\n",
                     path, q->name, q->ndevs, q->nblocks, p->name, p->ndevs, p->nblocks);
             ts_schedule_free(s);
-            return -2;
+            return ts_cmp_files_fail(rows, first, nrows, 2);
         }
         char name[TS_COMPARE_NAME];
         snprintf(name, sizeof name, "%.*s", (int)(eq - a->files[i]), a->files[i]);
