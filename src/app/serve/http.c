@@ -1,8 +1,11 @@
-/* libmicrohttpd glue: collects a request's body (up to TS_API_MAX_BODY), answers the API through
- * ts_api_parse + ts_api_handle and the page from the embedded assets. No other file is read. */
+/* libmicrohttpd glue: collects a request's body (up to TS_API_MAX_BODY), checks its Host header,
+ * tells the slow-client guard when a request has arrived and when its answer is sent, and answers
+ * the API through ts_api_parse + ts_api_handle and the page from the embedded assets. No other
+ * file is read. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <microhttpd.h>
 #include "serve_assets.h"
 #include "ts_serve.h"
@@ -63,22 +66,52 @@ static enum MHD_Result ts_http_asset(struct MHD_Connection *c, const char *url, 
     return ts_http_error(c, 404, "no such page");
 }
 
-/* With a loopback address, a Host header naming another site means a page elsewhere is trying
- * to reach this server through DNS rebinding: refuse it. */
-static bool ts_http_host_ok(struct MHD_Connection *c, const ts_serve_http *h)
+/* Counts the request's Host headers (names are case-insensitive). */
+static enum MHD_Result ts_http_count_host(void *cls, enum MHD_ValueKind kind, const char *key,
+                                          const char *value)
 {
-    if (!h->loopback)
-        return true;
-    const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
-    if (!host)
-        return true;
-    static const char *const ok[] = {"127.0.0.1", "localhost", "[::1]"};
-    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
-        size_t n = strlen(ok[i]);
-        if (!strncmp(host, ok[i], n) && (host[n] == 0 || host[n] == ':'))
+    (void)kind;
+    (void)value;
+    if (key && !strcasecmp(key, MHD_HTTP_HEADER_HOST))
+        ++*(unsigned *)cls;
+    return MHD_YES;
+}
+
+/* Is host "NAME" or "NAME:PORT" with NAME a loopback name and PORT a number in [1, 65535]? */
+static bool ts_http_loopback_host(const char *host)
+{
+    static const char *const names[] = {"127.0.0.1", "localhost", "[::1]"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        size_t n = strlen(names[i]);
+        if (strncasecmp(host, names[i], n))
+            continue;
+        const char *port = host + n;
+        if (!*port)
             return true;
+        if (*port++ != ':')
+            return false;
+        size_t digits = strspn(port, "0123456789");
+        if (digits < 1 || digits > 5 || port[digits])
+            return false;
+        long v = strtol(port, NULL, 10);
+        return v >= 1 && v <= 65535;
     }
     return false;
+}
+
+/* A request carries at most one Host header. With a loopback address, a Host naming another site
+ * means a page elsewhere is trying to reach this server through DNS rebinding: the header is
+ * parsed as a host and a port, and only a loopback host passes. */
+static bool ts_http_host_ok(struct MHD_Connection *c, const ts_serve_http *h)
+{
+    unsigned count = 0;
+    MHD_get_connection_values(c, MHD_HEADER_KIND, ts_http_count_host, &count);
+    if (count > 1)
+        return false;
+    const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+    if (!h->loopback || !host)
+        return true;
+    return ts_http_loopback_host(host);
 }
 
 static enum MHD_Result ts_http_api(struct MHD_Connection *c, const ts_serve_http *h,
@@ -128,8 +161,10 @@ enum MHD_Result ts_http_access(void *cls, struct MHD_Connection *c, const char *
         rb->len += n;
         return MHD_YES;
     }
+    ts_guard_arrived(h->guard, c);
     if (!ts_http_host_ok(c, h))
-        return ts_http_error(c, 403, "request: Host header names another site");
+        return ts_http_error(c, 403,
+                             "request: Host header names another site, or there is more than one");
     if (!strncmp(url, "/api/", 5))
         return ts_http_api(c, h, url, method, rb);
     return ts_http_asset(c, url, method);
@@ -138,9 +173,9 @@ enum MHD_Result ts_http_access(void *cls, struct MHD_Connection *c, const char *
 void ts_http_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                        enum MHD_RequestTerminationCode toe)
 {
-    (void)cls;
-    (void)c;
+    const ts_serve_http *h = cls;
     (void)toe;
+    ts_guard_answered(h->guard, c);
     ts_http_req *rb = *con_cls;
     if (rb) {
         free(rb->body);

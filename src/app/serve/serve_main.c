@@ -1,7 +1,8 @@
 /* tessel serve: the placement explorer's web server. Options, the daemon's start and stop.
  * Two options are internal and left out of --help: --worker (the mode a search job's process
  * runs in, ts_worker_main) and --worker-exe PATH (the program workers exec instead of this one;
- * the tests name a missing file to see a failed start reported). */
+ * the tests name a missing file to see a failed start reported). Slow clients: each request has
+ * TS_SERVE_REQUEST_SECONDS to arrive (the guard, guard.c), and the connection limit is high. */
 #include <arpa/inet.h>
 #include <getopt.h>
 #include <netinet/in.h>
@@ -10,10 +11,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "ts_serve.h"
 #include "ts_serve_http.h"
+
+/* Connections open at once, at most (fewer where the file-descriptor limit is lower). */
+#define TS_SERVE_MAX_CONNECTIONS 1024u
+/* Seconds a request may take to arrive whole, headers and body; while more than 3/4 of the
+ * connection limit is in use, the shorter second figure. */
+#define TS_SERVE_REQUEST_SECONDS 10.0
+#define TS_SERVE_PRESSED_SECONDS 1.0
 
 typedef struct {
     long port;
@@ -56,7 +65,8 @@ static void ts_serve_help(void)
            "  --open             open the page in the desktop's browser (xdg-open)\n"
            "  --max-searches J   searches (worker processes) running at once (default 2)\n\n"
            "The first line on stdout is the page's address. Ctrl-C stops the server and every\n"
-           "search it runs.\n");
+           "search it runs. A request must arrive whole within 10 s (1 s while the server is\n"
+           "near its limit of open connections), or its connection is closed.\n");
 }
 
 static int ts_serve_args(int argc, char **argv, ts_serve_opts *o)
@@ -111,18 +121,46 @@ static void ts_serve_open(const char *url)
         waitpid(pid, NULL, 0);
 }
 
+/* The connection limit: room for many clients at once, slow ones included (the guard cuts those
+ * that take too long), within what the file-descriptor limit allows once raised to its hard
+ * ceiling; a reserve is kept for the workers' pipes and the files a search writes. */
+static unsigned ts_serve_connection_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl))
+        return 64;
+    if (rl.rlim_cur < TS_SERVE_MAX_CONNECTIONS + 128 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max < TS_SERVE_MAX_CONNECTIONS + 128 ? rl.rlim_max
+                                                                   : TS_SERVE_MAX_CONNECTIONS + 128;
+        setrlimit(RLIMIT_NOFILE, &rl);
+        getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    if (rl.rlim_cur >= TS_SERVE_MAX_CONNECTIONS + 128)
+        return TS_SERVE_MAX_CONNECTIONS;
+    return rl.rlim_cur > 128 + 16 ? (unsigned)(rl.rlim_cur - 128) : 16;
+}
+
 static int ts_serve_run(const ts_serve_opts *o, const struct sockaddr_in *sa)
 {
     ts_err e = {0};
-    ts_serve_http h = {NULL, (ntohl(sa->sin_addr.s_addr) >> 24) == 127};
-    if (!(h.jobs = ts_jobs_new((int)o->max_searches, o->worker_exe, &e))) {
+    ts_guard guard;
+    ts_serve_http h = {NULL, (ntohl(sa->sin_addr.s_addr) >> 24) == 127, &guard};
+    unsigned limit = ts_serve_connection_limit();
+    if (ts_guard_start(&guard, limit, TS_SERVE_REQUEST_SECONDS, TS_SERVE_PRESSED_SECONDS, &e)) {
         fprintf(stderr, "tessel serve: %s\n", e.msg);
         return 3;
     }
+    if (!(h.jobs = ts_jobs_new((int)o->max_searches, o->worker_exe, &e))) {
+        fprintf(stderr, "tessel serve: %s\n", e.msg);
+        ts_guard_stop(&guard);
+        return 3;
+    }
+    /* The idle timeout stays as libmicrohttpd has it; the guard bounds a request's whole arrival. */
     struct MHD_Daemon *d = MHD_start_daemon(
         MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO, (uint16_t)o->port, NULL, NULL,
         ts_http_access, &h, MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_NOTIFY_COMPLETED,
-        ts_http_completed, NULL, MHD_OPTION_THREAD_POOL_SIZE, 4u, MHD_OPTION_CONNECTION_LIMIT, 64u,
+        ts_http_completed, &h, MHD_OPTION_NOTIFY_CONNECTION, ts_guard_notify, &guard,
+        MHD_OPTION_THREAD_POOL_SIZE, 4u, MHD_OPTION_CONNECTION_LIMIT, limit,
         MHD_OPTION_CONNECTION_TIMEOUT, 60u, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
         (size_t)(256 * 1024), MHD_OPTION_END);
     if (!d) {
@@ -131,6 +169,7 @@ static int ts_serve_run(const ts_serve_opts *o, const struct sockaddr_in *sa)
                 "this machine)\n",
                 o->host, o->port);
         ts_jobs_free(h.jobs);
+        ts_guard_stop(&guard);
         return 3;
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
@@ -153,6 +192,7 @@ static int ts_serve_run(const ts_serve_opts *o, const struct sockaddr_in *sa)
     sigwait(&set, &sig);
     fprintf(stderr, "tessel serve: stopping\n");
     MHD_stop_daemon(d);
+    ts_guard_stop(&guard);
     ts_jobs_free(h.jobs);
     return 0;
 }

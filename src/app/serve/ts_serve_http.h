@@ -1,14 +1,17 @@
-/* The libmicrohttpd callbacks of `tessel serve` (http.c) and what they share. */
+/* The libmicrohttpd callbacks of `tessel serve` (http.c) and what they share. ts_http_completed
+ * takes the same ts_serve_http as its cls. */
 #ifndef TS_SERVE_HTTP_H
 #define TS_SERVE_HTTP_H
 
 #include <stdbool.h>
 #include <microhttpd.h>
 #include "ts_serve.h"
+#include "ts_serve_guard.h"
 
 typedef struct {
     ts_jobs *jobs;
     bool loopback; /* bound to a loopback address: Host headers must name it */
+    ts_guard *guard; /* request deadlines */
 } ts_serve_http;
 
 enum MHD_Result ts_http_access(void *cls, struct MHD_Connection *c, const char *url,
