@@ -164,12 +164,53 @@ static void test_from_schedule(void **state)
     ts_schedule_free(s);
 }
 
+/* The streamed plan (ts_trace_write_schedule) is the in-memory one byte for byte, and a plan
+ * above the cap is refused before anything is written. */
+static void test_write_schedule_streams(void **state)
+{
+    (void)state;
+    ts_schedule *s = small_schedule();
+    ts_err e = {0};
+    char a[128], b[128];
+    tmp_path(a, sizeof a, "mem");
+    tmp_path(b, sizeof b, "stream");
+    ts_trace *t = ts_trace_from_schedule(s, 100.0);
+    assert_non_null(t);
+    assert_int_equal(ts_trace_write(t, a, &e), TS_OK);
+    ts_trace_free(t);
+    assert_int_equal(ts_trace_write_schedule(s, 100.0, b, &e), TS_OK);
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    assert_non_null(fa);
+    assert_non_null(fb);
+    int ca, cb;
+    long n = 0;
+    do {
+        ca = fgetc(fa);
+        cb = fgetc(fb);
+        assert_int_equal(ca, cb);
+        n++;
+    } while (ca != EOF);
+    assert_true(n > 100);
+    fclose(fa);
+    fclose(fb);
+    remove(a);
+    remove(b);
+    /* 4 slices per micro-batch: 2^22 + 1 micro-batches are one slice too many. */
+    assert_int_equal(ts_trace_schedule_slices(s->placement, 1L << 22), TS_TRACE_MAX_SLICES);
+    s->nmicros = (1 << 22) + 1;
+    assert_int_equal(ts_trace_write_schedule(s, 100.0, b, &e), TS_EINPUT);
+    assert_non_null(strstr(e.msg, "more than the limit"));
+    assert_null(fopen(b, "rb"));
+    ts_schedule_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_writer_roundtrip),
         cmocka_unit_test(test_write_bad_path),
         cmocka_unit_test(test_from_schedule),
+        cmocka_unit_test(test_write_schedule_streams),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

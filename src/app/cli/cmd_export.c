@@ -71,6 +71,16 @@ int ts_cmd_export(int argc, char **argv)
         ts_schedule_free(s);
         return ts_cli_usage_error(cmd, "-n %ld is below the schedule's %d micro-batches", n, have);
     }
+    /* The Python format's cap, checked before unrolling so that a huge -n costs nothing. */
+    long instances = (n > 0 ? n : s->nmicros) * (long)s->placement->nblocks;
+    if (ts_export_formats[fmt].write == ts_pyexport_save && instances > TS_PYEXPORT_MAX_INSTANCES) {
+        fprintf(stderr,
+                "tessel %s: %s: %ld instances, more than the limit of %ld (2^22) for the Python "
+                "Tessel's format: ask for fewer micro-batches\n",
+                cmd, argv[optind], instances, (long)TS_PYEXPORT_MAX_INSTANCES);
+        ts_schedule_free(s);
+        return 2;
+    }
     ts_schedule *u = NULL;
     ts_err e = {0};
     if (n > 0 && ts_schedule_unroll(s, (int)n, &u, &e)) {

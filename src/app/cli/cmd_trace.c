@@ -1,5 +1,6 @@
 /* tessel trace: the planned timeline of a schedule as a Chrome trace (Perfetto, chrome://tracing),
- * written by the same code as the runtime's measured traces so the two open side by side. */
+ * written by the same code as the runtime's measured traces so the two open side by side, and
+ * streamed (ts_trace_write_schedule) below a cap checked before unrolling. */
 #include <getopt.h>
 #include <stdio.h>
 #include "cli.h"
@@ -28,7 +29,9 @@ int ts_cmd_trace(int argc, char **argv)
                    "  -n, --micro-batches N  unroll the repetend to N micro-batches first\n"
                    "  -u, --unit-us U      microseconds per time unit (default 1000)\n"
                    "  -o, --output FILE    where to write (default stdout)\n\n"
-                   "An invalid schedule is written too, with the reason on stderr, and exits 1.\n");
+                   "An invalid schedule is written too, with the reason on stderr, and exits 1.\n"
+                   "A trace of more than 2^24 slices is refused (exit 2); the trace is written\n"
+                   "as it is made, never held in memory whole.\n");
             return 0;
         case 'n':
             if (ts_cli_parse_long(cmd, "--micro-batches", optarg, 1, 1000000, &n))
@@ -41,20 +44,35 @@ int ts_cmd_trace(int argc, char **argv)
         case 'o': out = optarg; break;
         }
     }
+    const char *path;
     ts_schedule *s;
-    int rc = ts_cli_schedule_arg(cmd, argc, argv, n, NULL, &s);
+    int rc = ts_cli_schedule_arg(cmd, argc, argv, 0, &path, &s);
     if (rc)
         return rc;
-    int invalid = ts_cli_warn_invalid(cmd, s);
-    ts_trace *t = ts_trace_from_schedule(s, unit);
-    ts_err e = {0};
-    if (!t) {
-        fprintf(stderr, "tessel %s: out of memory\n", cmd);
-        rc = 3;
-    } else if (ts_trace_write(t, out, &e) != TS_OK) {
-        rc = ts_cli_report(cmd, &e);
+    /* The cap is checked before unrolling, so that a huge -n costs nothing. */
+    long slices = ts_trace_schedule_slices(s->placement, n > 0 ? n : s->nmicros);
+    if (slices > TS_TRACE_MAX_SLICES) {
+        fprintf(stderr,
+                "tessel %s: %s: %ld micro-batches make %ld slices, more than the limit of %ld "
+                "(2^24): ask for fewer micro-batches\n",
+                cmd, path, n > 0 ? n : (long)s->nmicros, slices, (long)TS_TRACE_MAX_SLICES);
+        ts_schedule_free(s);
+        return 2;
     }
-    ts_trace_free(t);
+    ts_err e = {0};
+    if (n > 0 && n != s->nmicros) {
+        ts_schedule *u;
+        rc = ts_schedule_unroll(s, (int)n, &u, &e);
+        ts_schedule_free(s);
+        if (rc) {
+            fprintf(stderr, "tessel %s: %s: %s\n", cmd, path, e.msg);
+            return rc;
+        }
+        s = u;
+    }
+    int invalid = ts_cli_warn_invalid(cmd, s);
+    if (ts_trace_write_schedule(s, unit, out, &e) != TS_OK)
+        rc = ts_cli_report(cmd, &e);
     ts_schedule_free(s);
     return rc ? rc : invalid;
 }

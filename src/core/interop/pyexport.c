@@ -2,7 +2,8 @@
  * by gid (its chain order) and unrolls its repetend window with a shift it derives from the
  * window itself, so the window to write is one whose reference unroll is ours: each candidate
  * window is read back with the import's own rules, and the first that gives the schedule back
- * unchanged is written. */
+ * unchanged is written, block by block (ts_pyexport_stream). Above TS_PYEXPORT_MAX_INSTANCES the
+ * export is refused: the window check holds several copies of the schedule. */
 #include <stdlib.h>
 #include <string.h>
 #include "pytessel_internal.h"
@@ -97,23 +98,36 @@ out:
     return ok;
 }
 
-static json_t *ts_pyexport_json(const ts_schedule *s, const int *gid_of, long t)
+typedef struct {
+    const ts_schedule *s;
+    const int *gid_of;
+    long t;
+} ts_pyexport_job;
+
+/* Writes the file block by block, so that it is never held in memory whole. */
+static int ts_pyexport_stream(FILE *f, const void *ud)
 {
+    const ts_pyexport_job *job = ud;
+    const ts_schedule *s = job->s;
     const ts_placement *p = s->placement;
-    json_t *blocks = json_array();
-    for (int i = 0; blocks && i < s->nentries; i++) {
+    if (fprintf(f, "{\"ndevs\": %d,\n \"blocks\": [", p->ndevs) < 0)
+        return -1;
+    for (int i = 0; i < s->nentries; i++) {
         const ts_entry *x = &s->entries[i];
         const ts_block *b = &p->blocks[x->block];
         json_t *dev = json_array();
         for (int k = 0; dev && k < b->ndevices; k++)
             json_array_append_new(dev, json_integer(b->devices[k]));
-        json_array_append_new(blocks, json_pack("{si si si ss si sI so}", "mid", x->micro, "span",
-                                                b->span, "memory", b->memory, "btype",
-                                                ts_kind_name(b->kind), "gid", gid_of[x->block],
-                                                "step", (json_int_t)x->step, "device", dev));
+        json_t *j = json_pack("{si si si ss si sI so}", "mid", x->micro, "span", b->span, "memory",
+                              b->memory, "btype", ts_kind_name(b->kind), "gid",
+                              job->gid_of[x->block], "step", (json_int_t)x->step, "device", dev);
+        int bad = !j || fputs(i ? ",\n  " : "\n  ", f) == EOF ||
+                  json_dumpf(j, f, JSON_COMPACT | JSON_PRESERVE_ORDER) != 0;
+        json_decref(j);
+        if (bad)
+            return -1;
     }
-    return json_pack("{si so s[II]}", "ndevs", p->ndevs, "blocks", blocks, "repetend",
-                     (json_int_t)t, (json_int_t)(t + s->rep.period));
+    return fprintf(f, "],\n \"repetend\": [%ld, %ld]}\n", job->t, job->t + s->rep.period) < 0;
 }
 
 /* Our own window first, then the nearest others of one period within the schedule. */
@@ -142,6 +156,11 @@ static int ts_pyexport_window(const ts_schedule *s, const int *gid_of, const cha
 int ts_pyexport_save(const ts_schedule *orig, const char *path, ts_err *e)
 {
     const ts_placement *p = orig->placement;
+    if (orig->nentries > TS_PYEXPORT_MAX_INSTANCES)
+        return ts_fail(e, TS_EINPUT,
+                       "%s: %d instances, more than the limit of %ld (2^22) for the Python "
+                       "Tessel's format: ask for fewer micro-batches",
+                       path, orig->nentries, (long)TS_PYEXPORT_MAX_INSTANCES);
     if (!orig->has_repetend)
         return ts_fail(e, TS_EINPUT,
                        "%s: the schedule has no repetend; the Python Tessel's format "
@@ -168,9 +187,8 @@ int ts_pyexport_save(const ts_schedule *orig, const char *path, ts_err *e)
     if (!rc)
         rc = ts_pyexport_window(s, gid_of, path, &t, e);
     if (!rc) {
-        json_t *j = ts_pyexport_json(s, gid_of, t);
-        rc = j ? ts_json_write_file(j, path, e) : ts_fail(e, TS_ESYS, "out of memory");
-        json_decref(j);
+        ts_pyexport_job job = {s, gid_of, t};
+        rc = ts_write_file(path, ts_pyexport_stream, &job, e);
     }
     free(gid_of);
     ts_schedule_free(s);

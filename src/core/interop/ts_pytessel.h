@@ -37,8 +37,12 @@ int ts_py_gids(const ts_placement *p, int *gid_of);
  * returns has it; without, as a plan it loads from a file has it (no dependencies). */
 long ts_py_period(const ts_placement *p, const int *mid, const long *step, bool deps);
 
+/* The most instances ts_pyexport_save writes (its window check holds several copies of them);
+ * `tessel export --python` refuses more before it unrolls. */
+#define TS_PYEXPORT_MAX_INSTANCES (1L << 22)
 /* Writes s (which needs a repetend) in the reference's format, with its gids and a repetend
- * window whose unroll by the reference repeats every s's period. path "-" means stdout. */
+ * window whose unroll by the reference repeats every s's period. path "-" means stdout.
+ * TS_EINPUT above TS_PYEXPORT_MAX_INSTANCES. */
 int ts_pyexport_save(const ts_schedule *s, const char *path, ts_err *e);
 
 #endif

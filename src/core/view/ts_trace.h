@@ -25,4 +25,14 @@ json_t *ts_trace_to_json(const ts_trace *t);
  * args {block, micro, memory, step}; unit_us microseconds per time unit. */
 ts_trace *ts_trace_from_schedule(const ts_schedule *s, double unit_us);
 
+/* The most slices a planned timeline may have (about 2.5 GB of trace, more than a trace viewer
+ * opens): ts_trace_write_schedule refuses more, and `tessel trace` before it unrolls. */
+#define TS_TRACE_MAX_SLICES (1L << 24)
+/* The slices of p's plan at nmicros micro-batches: one per instance and device. */
+long ts_trace_schedule_slices(const ts_placement *p, long nmicros);
+/* Writes ts_trace_from_schedule's document to path ("-": stdout; else through a temporary file
+ * renamed over it), each event as it is made, so the trace is never held in memory whole.
+ * TS_EINPUT above TS_TRACE_MAX_SLICES, TS_ESYS when writing fails. */
+int ts_trace_write_schedule(const ts_schedule *s, double unit_us, const char *path, ts_err *e);
+
 #endif
