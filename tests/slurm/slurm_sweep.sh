@@ -8,9 +8,10 @@
 #   3. srun --mpi=pmix --kill-on-bad-exit=0 -n 3 of the small spec: the same records as sbatch's;
 #   4. the same srun on the slower spec, worker rank 1 killed with SIGKILL (Slurm then cancels the
 #      step), and srun again with --resume: every point recorded once.
-# Every daemon it started is stopped on exit. As root it installs Slurm and munge (Debian
-# packages slurmctld, slurmd, slurm-client, munge) when they are missing; it skips (exit 77) only
-# when they are missing and it is not root.
+# Every daemon it started is stopped on exit. The daemons run as the user running the test (root
+# in CI; any user works). As root it installs Slurm and munge (Debian packages slurmctld, slurmd,
+# slurm-client, munge) when they are missing; it skips (exit 77) only when they are missing and it
+# is not root.
 # usage: slurm_sweep.sh TESSEL SOURCE_DIR
 set -u
 TESSEL=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
