@@ -16,9 +16,12 @@
 struct ts_guard_conn {
     ts_guard_conn *prev, *next;
     int fd;
-    double since; /* when the current request began to be awaited */
-    bool receiving; /* false from the request's arrival until its answer is sent */
-    bool cut; /* shut down already */
+    /* When the current request began to be awaited. */
+    double since;
+    /* False from the request's arrival until its answer is sent. */
+    bool receiving;
+    /* Shut down already. */
+    bool cut;
 };
 
 /* How often the thread looks at the connections, in seconds. */

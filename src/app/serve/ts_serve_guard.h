@@ -15,11 +15,16 @@ typedef struct {
     pthread_cond_t wake;
     pthread_t thread;
     bool started, stop;
-    ts_guard_conn *head; /* the open connections, newest first */
-    unsigned n, limit; /* open connections; the daemon's connection limit */
-    double deadline; /* seconds a request may take to arrive (headers and body) */
-    double pressed; /* the same, while more than 3/4 of the limit is in use */
-    unsigned long cut; /* connections closed for missing their deadline */
+    /* The open connections, newest first. */
+    ts_guard_conn *head;
+    /* Open connections; the daemon's connection limit. */
+    unsigned n, limit;
+    /* Seconds a request may take to arrive (headers and body). */
+    double deadline;
+    /* The same, while more than 3/4 of the limit is in use. */
+    double pressed;
+    /* Connections closed for missing their deadline. */
+    unsigned long cut;
 } ts_guard;
 
 /* Starts the guard's thread; limit is the daemon's MHD_OPTION_CONNECTION_LIMIT. */

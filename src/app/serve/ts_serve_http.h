@@ -10,8 +10,10 @@
 
 typedef struct {
     ts_jobs *jobs;
-    bool loopback; /* bound to a loopback address: Host headers must name it */
-    ts_guard *guard; /* request deadlines */
+    /* Bound to a loopback address: Host headers must name it. */
+    bool loopback;
+    /* Request deadlines. */
+    ts_guard *guard;
 } ts_serve_http;
 
 enum MHD_Result ts_http_access(void *cls, struct MHD_Connection *c, const char *url,

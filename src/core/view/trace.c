@@ -15,9 +15,12 @@
 #define TS_TRACE_PID 1
 
 struct ts_trace {
-    json_t *events; /* array of trace events, metadata first as they are added */
-    FILE *sink; /* instead: where each event is written as it is added */
-    long nwritten; /* events written to sink */
+    /* Array of trace events, metadata first as they are added. */
+    json_t *events;
+    /* Instead: where each event is written as it is added. */
+    FILE *sink;
+    /* Events written to sink. */
+    long nwritten;
 };
 
 /* Adds an event (stolen): appended to the array, or written to the sink after a comma. */
