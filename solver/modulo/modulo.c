@@ -289,12 +289,19 @@ static long ts_modulo_constructed(ts_mctx *c, long *th)
 {
     const ts_search_opts *o = c->o;
     for (long q = c->lb; q <= c->ub; q++) {
-        if (ts_modulo_greedy_packed(c->p, &c->mp, q, c->order, o->has_memory, o->memory, th,
-                                    NULL) ||
-            ts_modulo_greedy(c->p, &c->mp, q, c->order, o->has_memory, o->memory, th, NULL))
+        if (ts_modulo_greedy_packed(c->p, &c->mp, q, c->order, o->has_memory, o->memory, th, NULL,
+                                    &c->solve) ||
+            ts_modulo_greedy(c->p, &c->mp, q, c->order, o->has_memory, o->memory, th, NULL,
+                             &c->solve))
             return q;
-        if (ts_solve_over(c))
+        if (ts_solve_over(c)) {
+            /* Cut by the time limit: the sequential timetable at the bound is still an answer,
+             * and it says so. */
+            c->st->timed_out = true;
+            if (ts_modulo_sequential(c->p, &c->mp, c->ub, c->order, o->has_memory, o->memory, th))
+                return c->ub;
             break;
+        }
     }
     return -1;
 }
@@ -306,8 +313,9 @@ static int ts_modulo_decide(ts_mctx *c, long P, double budget, ts_mz_result *res
     const ts_placement *p = c->p;
     const ts_search_opts *o = c->o;
     char why[128] = "";
-    if (!ts_modulo_greedy_packed(p, &c->mp, P, c->order, o->has_memory, o->memory, c->t, c->hint))
-        ts_modulo_greedy(p, &c->mp, P, c->order, o->has_memory, o->memory, c->t, NULL);
+    if (!ts_modulo_greedy_packed(p, &c->mp, P, c->order, o->has_memory, o->memory, c->t, c->hint,
+                                 &c->solve))
+        ts_modulo_greedy(p, &c->mp, P, c->order, o->has_memory, o->memory, c->t, NULL, &c->solve);
     c->z = ts_mz_new(p, &c->mp, P, o->has_memory, o->memory, c->anchor, e);
     if (!c->z)
         return (e && e->code) ? e->code : TS_ESYS;

@@ -14,6 +14,16 @@
 #include "modulo_plan.h"
 #include "ts_search_ctx.h"
 
+/* Every this many residues tried, the greedy reads the search's deadline: one try costs O(P) in
+ * the packed variant, and at a period of 65,536 steps a single construction would otherwise run
+ * for seconds past the time limit. */
+#define TS_GREEDY_CLOCK_EVERY 64
+
+static bool ts_greedy_over(const ts_budget *budget, long tries)
+{
+    return budget && tries % TS_GREEDY_CLOCK_EVERY == 0 && ts_budget_over(budget);
+}
+
 static bool ts_arc_free(const ts_block *b, const char *busy, long P, long r)
 {
     for (int i = 0; i < b->ndevices; i++) {
@@ -133,10 +143,13 @@ static long ts_placed_est(const ts_placement *p, const int *ioff, const int *ied
 /* Places single-device block b at the first start from est on whose residue arc is free and,
  * when runs is given (the packed variant), still leaves room for the rest of its device. */
 static int ts_place_first_free(const ts_placement *p, int b, long est, long P, char *busy,
-                               char *placed, long *runs, long *spans, long *t, long *hint_r)
+                               char *placed, long *runs, long *spans, long *t, long *hint_r,
+                               const ts_budget *budget)
 {
     const ts_block *blk = &p->blocks[b];
     for (long s = est; s < est + P; s++) {
+        if (ts_greedy_over(budget, s - est + 1))
+            return 0;
         long r = s - ts_mod_floordiv(s, P) * P;
         if (!ts_arc_free(blk, busy, P, r))
             continue;
@@ -155,7 +168,8 @@ static int ts_place_first_free(const ts_placement *p, int b, long est, long P, c
 }
 
 int ts_modulo_greedy_packed(const ts_placement *p, const ts_mplan *mp, long P, const int *order,
-                            bool has_memory, long cap, long *t, long *hint_r)
+                            bool has_memory, long cap, long *t, long *hint_r,
+                            const ts_budget *budget)
 {
     int nb = p->nblocks;
     if (hint_r)
@@ -183,6 +197,8 @@ int ts_modulo_greedy_packed(const ts_placement *p, const ts_mplan *mp, long P, c
         if (blk->ndevices == 1)
             continue;
         for (long k = 0; k < P; k++) {
+            if (ts_greedy_over(budget, k + 1))
+                goto done;
             long r = (next + k) % P;
             if (!ts_arc_free(blk, busy, P, r))
                 continue;
@@ -219,7 +235,7 @@ int ts_modulo_greedy_packed(const ts_placement *p, const ts_mplan *mp, long P, c
                 hint_r[b] = res[b];
             continue;
         }
-        ok = ts_place_first_free(p, b, est, P, busy, placed, runs, spans, t, hint_r);
+        ok = ts_place_first_free(p, b, est, P, busy, placed, runs, spans, t, hint_r, budget);
     }
     if (ok) {
         ts_err e = {0};
@@ -237,7 +253,7 @@ done:
 }
 
 int ts_modulo_greedy(const ts_placement *p, const ts_mplan *mp, long P, const int *order,
-                     bool has_memory, long cap, long *t, long *hint_r)
+                     bool has_memory, long cap, long *t, long *hint_r, const ts_budget *budget)
 {
     int nb = p->nblocks;
     if (hint_r)
@@ -256,7 +272,7 @@ int ts_modulo_greedy(const ts_placement *p, const ts_mplan *mp, long P, const in
     for (int i = 0; i < nb && ok; i++) {
         int b = order[i];
         long est = ts_placed_est(p, ioff, iedge, placed, t, P, b);
-        ok = ts_place_first_free(p, b, est, P, busy, placed, NULL, NULL, t, hint_r);
+        ok = ts_place_first_free(p, b, est, P, busy, placed, NULL, NULL, t, hint_r, budget);
     }
     if (ok) {
         ts_err e = {0};
@@ -264,6 +280,34 @@ int ts_modulo_greedy(const ts_placement *p, const ts_mplan *mp, long P, const in
     }
 done:
     free(busy);
+    free(placed);
+    free(ioff);
+    free(iedge);
+    return ok;
+}
+
+int ts_modulo_sequential(const ts_placement *p, const ts_mplan *mp, long P, const int *order,
+                         bool has_memory, long cap, long *t)
+{
+    int nb = p->nblocks;
+    char *placed = calloc((size_t)nb ? (size_t)nb : 1, 1);
+    int *ioff = NULL, *iedge = NULL;
+    bool edges_ok = ts_in_edges(p, &ioff, &iedge);
+    int ok = 0;
+    if (placed && edges_ok) {
+        /* One block after the other in chain order, each no earlier than its placed inputs:
+         * the arcs never overlap while the whole micro-batch fits in one period. */
+        long cursor = 0;
+        for (int i = 0; i < nb; i++) {
+            int b = order[i];
+            long est = ts_placed_est(p, ioff, iedge, placed, t, P, b);
+            t[b] = est > cursor ? est : cursor;
+            cursor = t[b] + p->blocks[b].span;
+            placed[b] = 1;
+        }
+        ts_err e = {0};
+        ok = cursor <= P && ts_modulo_verify(p, mp, P, t, has_memory, cap, &e) == TS_OK;
+    }
     free(placed);
     free(ioff);
     free(iedge);

@@ -19,14 +19,23 @@
 /* Greedy modulo scheduling (in the order given): each block at the earliest start that its
  * dependencies allow and whose arc is free on all its devices. Returns 1 when the result passes
  * ts_modulo_verify (t filled), 0 otherwise; hint_r (may be NULL) receives the residue each
- * placed block got (-1 for blocks it could not place). */
+ * placed block got (-1 for blocks it could not place). budget (may be NULL) is read as it goes:
+ * past its deadline the construction gives up and returns 0. */
 int ts_modulo_greedy(const ts_placement *p, const ts_mplan *mp, long P, const int *order,
-                     bool has_memory, long cap, long *t, long *hint_r);
+                     bool has_memory, long cap, long *t, long *hint_r, const ts_budget *budget);
 
 /* Like ts_modulo_greedy, but first gives the blocks on several devices consecutive residues
  * and places each single-device block only where the rest of its device still packs. */
 int ts_modulo_greedy_packed(const ts_placement *p, const ts_mplan *mp, long P, const int *order,
-                            bool has_memory, long cap, long *t, long *hint_r);
+                            bool has_memory, long cap, long *t, long *hint_r,
+                            const ts_budget *budget);
+
+/* The timetable that needs no search: the blocks one after the other in chain order, each no
+ * earlier than its inputs, so it is feasible at any period that holds the whole micro-batch
+ * (memory permitting). O(blocks + edges): the answer when the time runs out before a
+ * construction at a smaller period finished. Returns 1 when it verifies at P (t filled). */
+int ts_modulo_sequential(const ts_placement *p, const ts_mplan *mp, long P, const int *order,
+                         bool has_memory, long cap, long *t);
 
 /* 1 when period P is proven infeasible for capacity cap by the dependency-path memory bound
  * (modulo_bound.c): some device would hold more than cap for every placement of the blocks on

@@ -32,4 +32,25 @@ refused "a 1400-block chain on 2 devices"
 grep -q "memory plan" "$tmp/err"
 check_status $? "chain: the memory plan's cap" "$(cat "$tmp/err")"
 
+# The period search reads the deadline inside its constructions (issue 29): mllm on 2 devices
+# with one backward block of span 65536, where one constructed timetable costs seconds. Before,
+# --time-limit 2 ran 14 s and said timed_out false; now the search stops at its limit, says so,
+# and answers with the sequential timetable at the period bound.
+"$tessel" placement mllm --ndevs 2 -o "$tmp/mllm.json"
+python3 - "$tmp/mllm.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+b = next(b for b in p["blocks"] if b["id"] == "B1")
+b["span"] = 65536
+json.dump(p, open(sys.argv[1], "w"))
+PY
+start=$(date +%s%N)
+run search "$tmp/mllm.json" --method modulo --memory none -n 8 --time-limit 2 --json \
+  -o "$tmp/mllm_sched.json"
+echo "modulo on the 65536-span mllm at --time-limit 2: $(( ($(date +%s%N) - start) / 1000000 )) ms"
+check_rc "65536-span mllm: modulo answers" 0 "$rc"
+check_eq "65536-span mllm: timed_out" "True" "$(get '["timed_out"]' <"$tmp/out")"
+run validate "$tmp/mllm_sched.json" -n 8
+check_rc "65536-span mllm: the schedule is valid" 0 "$rc"
+
 harness_end
