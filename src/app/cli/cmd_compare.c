@@ -242,19 +242,26 @@ static int ts_cmp_names(const char *methods, char names[][24])
 }
 
 /* One row per name; the default list leaves out the baselines that do not fit. */
+/* The measuring options of every row: the request's placement, N, memory and time limit;
+ * memory is the caller's one capacity, which cap points at. */
+static ts_compare_opts ts_cmp_opts(const ts_cmp_args *a, const ts_placement *p, const long *memory)
+{
+    return (ts_compare_opts){.p = p,
+                             .n = (int)a->n,
+                             .has_memory = a->has_memory,
+                             .memory = a->memory,
+                             .cap = memory,
+                             .ncap = a->has_memory ? 1 : 0,
+                             .time_limit = a->limit};
+}
+
 static int ts_cmp_run(const ts_cmp_args *a, const ts_placement *p, char names[][24], int nnames,
                       ts_compare_row *rows)
 {
     int nrows = 0;
     bool progress = isatty(STDERR_FILENO);
     long memory = a->memory;
-    ts_compare_opts o = {.p = p,
-                         .n = (int)a->n,
-                         .has_memory = a->has_memory,
-                         .memory = a->memory,
-                         .cap = &memory,
-                         .ncap = a->has_memory ? 1 : 0,
-                         .time_limit = a->limit};
+    ts_compare_opts o = ts_cmp_opts(a, p, &memory);
     for (int i = 0; i < nnames; i++) {
         const char *m = names[i];
         if (!ts_compare_is_search(m) && !a->methods) {
@@ -283,13 +290,7 @@ static int ts_cmp_files(const ts_cmp_args *a, const ts_placement *p, ts_compare_
                         int nrows)
 {
     long memory = a->memory;
-    ts_compare_opts o = {.p = p,
-                         .n = (int)a->n,
-                         .has_memory = a->has_memory,
-                         .memory = a->memory,
-                         .cap = &memory,
-                         .ncap = a->has_memory ? 1 : 0,
-                         .time_limit = a->limit};
+    ts_compare_opts o = ts_cmp_opts(a, p, &memory);
     int first = nrows;
     for (int i = 0; i < a->nfiles; i++) {
         const char *eq = strchr(a->files[i], '='), *path = eq + 1;
