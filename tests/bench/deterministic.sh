@@ -4,6 +4,12 @@
 # on a quiet machine and once with a busy loop on another core. The two schedule files must be
 # identical byte for byte, but for the record's search_seconds (wall time, which differs by
 # nature); the record names the improvement phase's effort (improve_moves), a count.
+#
+# usage: tests/bench/deterministic.sh TESSEL_BINARY
+# A check, not part of the default suite: auto's other candidates (modulo, lazy, the baselines'
+# share) still stop on wall time, so under a sanitizer or a loaded machine the kept source can
+# change (seen: modulo-x2 quiet, fast loaded, under ASan). It becomes a CTest test again when
+# every method spends a deterministic effort (issue 23, part 6).
 set -u
 tessel=$1
 tmp=$(mktemp -d)
