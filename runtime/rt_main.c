@@ -1,6 +1,8 @@
 /* tessel-run: replays a schedule on MPI ranks (rank r = device r). Setup failures are agreed on by
  * all ranks and reported once; a failure while running ends the job with MPI_Abort and a message
- * naming the rank and the instance, so that no rank is left waiting. */
+ * naming the rank and the instance, so that no rank is left waiting. Start-up (MPI_Init, set-up,
+ * agreement) and shutdown run under a watchdog (rt_watchdog.c) that ends a rank left waiting in
+ * them for longer than --timeout. */
 #include <mpi.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -14,6 +16,7 @@
 #include "rt_plan.h"
 #include "rt_report.h"
 #include "rt_summary.h"
+#include "rt_watchdog.h"
 #include "rt_workloads.h"
 #include "ts_schedule.h"
 #ifdef TS_HAVE_CUDA
@@ -41,6 +44,8 @@ typedef struct {
     ts_rt_workload *w;
     int rank, size;
     MPI_Comm world;
+    /* start-up and shutdown deadline; NULL when it could not be started */
+    ts_rt_watchdog *wd;
 } ts_rt_run;
 
 static int ts_rt_make_workload(ts_rt_run *run, ts_err *e)
@@ -179,6 +184,8 @@ static int ts_rt_start(ts_rt_run *run, ts_rt_exec *x, int argc, char **argv, boo
     }
     if (rc == TS_OK)
         rc = ts_rt_setup(run, e);
+    ts_rt_watchdog_phase(run->wd, run->rank,
+                         "start-up (agreeing on the set-up with the other ranks)");
     rc = ts_rt_agree(run, rc, e);
     if (rc == TS_OK)
         rc = ts_rt_agree(
@@ -258,19 +265,43 @@ static int ts_rt_finish(ts_rt_run *run, const ts_rt_gather *g, const ts_rt_summa
     return exit_code;
 }
 
+/* Shutdown under the watchdog: the exit code from rank 0, then MPI_Finalize, which waits for
+ * every rank. */
+static void ts_rt_shutdown(ts_rt_run *run, int *exit_code)
+{
+    ts_rt_watchdog_phase(run->wd, run->rank, "shutdown (MPI_Finalize)");
+    if (exit_code)
+        MPI_Bcast(exit_code, 1, MPI_INT, 0, run->world);
+    TS_RT_LEAK_CHECK();
+    MPI_Finalize();
+    ts_rt_watchdog_stop(run->wd);
+    run->wd = NULL;
+}
+
 int main(int argc, char **argv)
 {
+    ts_rt_run run;
+    memset(&run, 0, sizeof run);
+    ts_err e = {0};
+    /* The options are parsed again once MPI runs; this first pass only finds --timeout, the
+     * deadline of each start-up phase, MPI_Init's included. */
+    ts_rt_options pre;
+    ts_rt_options_parse(argc, argv, &pre, &e);
+    if (ts_rt_watchdog_start(pre.timeout, ts_rt_launcher_rank(), "start-up (MPI_Init)", &run.wd,
+                             &e) != TS_OK) {
+        fprintf(stderr, "tessel-run: %s\n", e.msg);
+        return TS_ESYS;
+    }
+    memset(&e, 0, sizeof e);
     /* MPI_Init's plugins allocate, then some are unloaded */
     TS_RT_LEAK_IGNORE_BEGIN();
     MPI_Init(&argc, &argv);
     TS_RT_LEAK_IGNORE_END();
-    ts_rt_run run;
-    memset(&run, 0, sizeof run);
     run.world = MPI_COMM_WORLD;
     MPI_Comm_set_errhandler(run.world, MPI_ERRORS_RETURN);
     MPI_Comm_rank(run.world, &run.rank);
     MPI_Comm_size(run.world, &run.size);
-    ts_err e = {0};
+    ts_rt_watchdog_phase(run.wd, run.rank, "start-up (set-up: schedule, plan, backend)");
     ts_rt_exec x;
     memset(&x, 0, sizeof x);
     bool help = false;
@@ -279,10 +310,11 @@ int main(int argc, char **argv)
         if (x.plan)
             ts_rt_exec_destroy(&x);
         ts_rt_teardown(&run);
-        TS_RT_LEAK_CHECK();
-        MPI_Finalize();
+        ts_rt_shutdown(&run, NULL);
         return rc;
     }
+    /* the replay's waits are polled against --timeout by the replay itself */
+    ts_rt_watchdog_phase(run.wd, run.rank, NULL);
     const ts_rt_plan *p = run.plan;
     int iters = run.o.iterations;
     ts_rt_gather g;
@@ -300,14 +332,12 @@ int main(int argc, char **argv)
     char first[256] = "";
     int exit_code = ts_rt_verdict(&run, &x, &sum, first, sizeof first, &e);
     exit_code = ts_rt_finish(&run, &g, &sum, first, exit_code, &e);
-    MPI_Bcast(&exit_code, 1, MPI_INT, 0, run.world);
     ts_rt_gather_free(&g);
     free(bsec);
     free(stats);
     free(losses);
     ts_rt_exec_destroy(&x);
     ts_rt_teardown(&run);
-    TS_RT_LEAK_CHECK();
-    MPI_Finalize();
+    ts_rt_shutdown(&run, &exit_code);
     return exit_code;
 }

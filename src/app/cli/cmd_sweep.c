@@ -207,38 +207,39 @@ static int ts_sweep_parse_args(int argc, char **argv, ts_sweep_opts *o)
     return 0;
 }
 
-static int ts_sweep_point_index(const ts_sweep_spec *s, const char *id)
-{
-    for (int i = 0; i < s->npoints; i++)
-        if (!strcmp(s->points[i].id, id))
-            return i;
-    return -1;
-}
-
 static const char *ts_sweep_record_id(json_t *rec)
 {
     return json_string_value(json_object_get(rec, "id"));
 }
 
-/* The records of the spec's points in spec order, then any others (from an earlier spec). */
+/* The records of the spec's points in spec order (the first record of each), then any others
+ * (from an earlier spec); each record is placed through the id index, in one pass. */
 static int ts_sweep_csv_in_spec_order(const char *csv, const ts_sweep_spec *s,
                                       const ts_sweep_records *r, ts_err *e)
 {
     ts_sweep_records sorted = {0};
     sorted.rec = malloc(((size_t)r->n + 1) * sizeof *sorted.rec);
-    if (!sorted.rec)
+    json_t **by_point = calloc((size_t)s->npoints + 1, sizeof *by_point);
+    if (!sorted.rec || !by_point) {
+        free(sorted.rec);
+        free(by_point);
         return ts_fail(e, TS_ESYS, "out of memory");
+    }
+    for (int k = 0; k < r->n; k++) {
+        int i = ts_sweep_spec_find(s, ts_sweep_record_id(r->rec[k]));
+        if (i >= 0 && !by_point[i])
+            by_point[i] = r->rec[k];
+    }
     for (int i = 0; i < s->npoints; i++)
-        for (int k = 0; k < r->n; k++)
-            if (!strcmp(ts_sweep_record_id(r->rec[k]), s->points[i].id)) {
-                sorted.rec[sorted.n++] = r->rec[k];
-                break;
-            }
+        if (by_point[i])
+            sorted.rec[sorted.n++] = by_point[i];
     for (int k = 0; k < r->n; k++)
-        if (ts_sweep_point_index(s, ts_sweep_record_id(r->rec[k])) < 0)
+        if (ts_sweep_spec_find(s, ts_sweep_record_id(r->rec[k])) < 0)
             sorted.rec[sorted.n++] = r->rec[k];
     int rc = ts_sweep_csv_rewrite(csv, &sorted, e);
-    free(sorted.rec); /* the records themselves belong to r */
+    /* the records themselves belong to r */
+    free(sorted.rec);
+    free(by_point);
     return rc;
 }
 
@@ -290,20 +291,31 @@ static int ts_sweep_load_records(ts_sweep_run *s, const ts_sweep_opts *o, ts_err
     return ts_sweep_csv_in_spec_order(s->csv, s->spec, &s->rec, e);
 }
 
-/* The spec's points not yet recorded, in spec order; *recorded counts the others. */
+/* The spec's points not yet recorded, in spec order; *recorded counts the others (each record
+ * is matched to its point through the id index). */
 static int *ts_sweep_points_to_run(const ts_sweep_run *s, int *ntodo, int *recorded)
 {
     const ts_sweep_spec *spec = s->spec;
     int *todo = malloc(((size_t)spec->npoints + 1) * sizeof *todo);
+    bool *have = calloc((size_t)spec->npoints + 1, sizeof *have);
     *ntodo = *recorded = 0;
-    if (!todo)
+    if (!todo || !have) {
+        free(todo);
+        free(have);
         return NULL;
+    }
+    for (int k = 0; k < s->rec.n; k++) {
+        int i = ts_sweep_spec_find(spec, ts_sweep_record_id(s->rec.rec[k]));
+        if (i >= 0)
+            have[i] = true;
+    }
     for (int i = 0; i < spec->npoints; i++) {
-        if (ts_sweep_records_has(&s->rec, spec->points[i].id))
+        if (have[i])
             (*recorded)++;
         else
             todo[(*ntodo)++] = i;
     }
+    free(have);
     if (*recorded < s->rec.n)
         fprintf(stderr, "tessel sweep: %s: %d records of points not in this spec are kept\n",
                 s->jsonl, s->rec.n - *recorded);
@@ -354,7 +366,7 @@ static int ts_sweep_print_summary(const ts_sweep_run *s, const ts_sweep_opts *o,
     *have = 0;
     for (int i = 0; i < s->rec.n; i++) {
         const char *st = json_string_value(json_object_get(s->rec.rec[i], "status"));
-        if (ts_sweep_point_index(spec, ts_sweep_record_id(s->rec.rec[i])) < 0)
+        if (ts_sweep_spec_find(spec, ts_sweep_record_id(s->rec.rec[i])) < 0)
             continue;
         (*have)++;
         for (int k = 0; k < TS_SWEEP_NSTATUS; k++)

@@ -1,7 +1,7 @@
 /* `tessel sweep`: a grid of search (and baseline) runs executed by worker processes, each finished
  * point appended as one line to OUTDIR/results.jsonl so that a killed sweep resumes where it was.
- * Internal to the command line, in layers that call only downwards: spec parsing (sweep_spec.c)
- * and the point statuses (sweep_status.c) at the bottom; records (sweep_record.c), workers
+ * Internal to the command line, in layers that call only downwards: spec parsing (sweep_spec.c,
+ * with the id index of sweep_index.c) and the point statuses (sweep_status.c) at the bottom; records (sweep_record.c), workers
  * (sweep_exec.c, supervised by the results module's watchdog) and the progress display
  * (sweep_progress.c) on them; the run's one writer (sweep_writer.c) over records and progress;
  * the local scheduler of workers (sweep_local.c) and the MPI coordinator and worker ranks
@@ -40,6 +40,9 @@ typedef struct {
     double time_limit; /* seconds per point; 0 = none */
     int npoints, cap;
     ts_sweep_point *points;
+    /* the id index (sweep_index.c): nslots slots (a power of two), each a point index or -1 */
+    int *slots;
+    size_t nslots;
 } ts_sweep_spec;
 
 /* Reads and validates a whole spec; every problem is TS_EINPUT with a message naming the file and
@@ -47,6 +50,10 @@ typedef struct {
 int ts_sweep_spec_load(const char *path, ts_sweep_spec **out, ts_err *e);
 void ts_sweep_spec_free(ts_sweep_spec *s);
 bool ts_sweep_method_is_baseline(const char *method);
+/* The index of the point with this id, or -1 (sweep_index.c; a hash look-up). */
+int ts_sweep_spec_find(const ts_sweep_spec *s, const char *id);
+/* Puts points[point] (the last one added) into the id index. Returns -1 on allocation failure. */
+int ts_sweep_index_add(ts_sweep_spec *s, int point);
 /* The point's parameters as a JSON object (placement, ndevs, infer, memory, nmicros, method,
  * micro_batches), the same keys results.jsonl carries. */
 json_t *ts_sweep_point_params(const ts_sweep_point *p);
@@ -75,7 +82,6 @@ typedef struct {
  * objects with an "id" are skipped with a warning on stderr. */
 int ts_sweep_records_load(const char *jsonl, ts_sweep_records *r, long *dropped, ts_err *e);
 void ts_sweep_records_free(ts_sweep_records *r);
-bool ts_sweep_records_has(const ts_sweep_records *r, const char *id);
 /* Takes ownership of rec. Returns -1 on allocation failure. */
 int ts_sweep_records_add(ts_sweep_records *r, json_t *rec);
 
@@ -114,8 +120,11 @@ typedef struct {
 int ts_sweep_job_start(ts_sweep_job *j, const ts_sweep_point *p, const ts_sweep_exec_opts *o,
                        ts_err *e);
 /* Builds the record of a finished worker from its wait status and output files, moves its
- * schedule into place and removes its scratch files. Returns NULL on allocation failure. */
-json_t *ts_sweep_job_finish(ts_sweep_job *j, int wstatus);
+ * schedule into place and removes its scratch files. Returns TS_OK with *rec; -1 on allocation
+ * failure; 1 (no record, e says why) when the point failed because its output could not be
+ * written (a full or read-only output folder): that is no result of the point's, so it must not
+ * be recorded, and --resume runs it again. */
+int ts_sweep_job_finish(ts_sweep_job *j, int wstatus, json_t **rec, ts_err *e);
 /* The record of a point that never ran to an answer of its own (status error, no schedule). */
 json_t *ts_sweep_error_record(const ts_sweep_point *p, const char *message, double wall);
 /* Kills a running worker's whole process group (SIGKILL) without reaping it. */

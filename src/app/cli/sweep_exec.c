@@ -396,10 +396,81 @@ static json_t *ts_sweep_make_record(const ts_sweep_point *p, ts_sweep_outcome *r
     return rec;
 }
 
-json_t *ts_sweep_job_finish(ts_sweep_job *j, int wstatus)
+/* Whether OUTDIR (the folder of the worker's log) still takes a write: a page written, synced
+ * and removed. On failure, why says what the kernel answered. */
+static bool ts_sweep_outdir_writable(const ts_sweep_job *j, char *why, size_t cap)
 {
+    static const char page[4096];
+    size_t n = strlen(j->log_path) + sizeof ".probe";
+    char *probe = malloc(n);
+    if (!probe) {
+        snprintf(why, cap, "out of memory");
+        return false;
+    }
+    snprintf(probe, n, "%s.probe", j->log_path);
+    int fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int err = fd < 0 ? errno : 0;
+    if (fd >= 0) {
+        ssize_t w = write(fd, page, sizeof page);
+        err = w == (ssize_t)sizeof page ? 0 : w < 0 ? errno : ENOSPC;
+        if (!err && fsync(fd))
+            err = errno;
+        close(fd);
+        unlink(probe);
+    }
+    free(probe);
+    if (err)
+        snprintf(why, cap, "%s", strerror(err));
+    return err == 0;
+}
+
+/* A failure that is the output folder's, not the point's: the command ended with a system
+ * failure (exit 3) or said it succeeded yet left no summary, and its stderr is lost (the log is
+ * empty: even that could not be written), names a full or read-only file system, or the folder
+ * now refuses a write. Such a point has no result of its own. */
+static bool ts_sweep_output_failed(const ts_sweep_job *j, const ts_sweep_outcome *r, char *why,
+                                   size_t cap)
+{
+    if (r->status != TS_SWEEP_ERROR || !r->exited || (r->code != 3 && r->code != 0))
+        return false;
+    const char *last = json_string_value(r->message);
+    if (!ts_sweep_file_nonempty(j->log_path)) {
+        snprintf(why, cap, "%s, and its log is empty",
+                 r->code ? "exit status 3" : "exit status 0 but no JSON summary");
+        return true;
+    }
+    const int full[] = {ENOSPC, EDQUOT, EROFS, EFBIG};
+    for (size_t i = 0; last && i < sizeof full / sizeof *full; i++)
+        if (strstr(last, strerror(full[i]))) {
+            snprintf(why, cap, "%s", last);
+            return true;
+        }
+    char probe[128];
+    if (ts_sweep_outdir_writable(j, probe, sizeof probe))
+        return false;
+    snprintf(why, cap, "%s; the output folder refuses a write: %s", last ? last : "no message",
+             probe);
+    return true;
+}
+
+int ts_sweep_job_finish(ts_sweep_job *j, int wstatus, json_t **rec, ts_err *e)
+{
+    *rec = NULL;
     double wall = ts_clock_now() - j->watch.started;
     ts_sweep_outcome r = ts_sweep_classify(j, wstatus, wall);
+    char why[512];
+    if (ts_sweep_output_failed(j, &r, why, sizeof why)) {
+        json_decref(r.summary);
+        json_decref(r.message);
+        unlink(j->tmp_schedule);
+        unlink(j->out_path);
+        unlink(j->log_path);
+        ts_fail(e, TS_ESYS,
+                "point '%s' could not write its output (%s); it is not recorded: free space in "
+                "the output folder and continue with --resume",
+                j->point->id, why);
+        return 1;
+    }
     /* A schedule counts only when the command finished with an answer. */
     bool have_schedule = r.summary && ts_sweep_file_nonempty(j->tmp_schedule) &&
                          rename(j->tmp_schedule, j->schedule) == 0;
@@ -408,7 +479,12 @@ json_t *ts_sweep_job_finish(ts_sweep_job *j, int wstatus)
     bool keep_log = r.status != TS_SWEEP_OK && ts_sweep_file_nonempty(j->log_path);
     if (!keep_log)
         unlink(j->log_path);
-    return ts_sweep_make_record(j->point, &r, wall, j->watch.limit, have_schedule, keep_log);
+    *rec = ts_sweep_make_record(j->point, &r, wall, j->watch.limit, have_schedule, keep_log);
+    if (!*rec) {
+        ts_fail(e, TS_ESYS, "out of memory");
+        return -1;
+    }
+    return TS_OK;
 }
 
 json_t *ts_sweep_error_record(const ts_sweep_point *p, const char *message, double wall)

@@ -28,13 +28,13 @@ static int ts_sweep_collect_one(ts_sweep_run *s, ts_sweep_job *jobs, ts_err *e)
     int st = 0, i = ts_sweep_jobs_reap(jobs, s->jobs, &st);
     if (i < 0)
         return 0;
-    json_t *rec = ts_sweep_job_finish(&jobs[i], st);
+    json_t *rec = NULL;
+    int rc = ts_sweep_job_finish(&jobs[i], st, &rec, e);
     ts_sweep_job_clear(&jobs[i]);
     s->running--;
-    if (!rec) {
-        ts_fail(e, TS_ESYS, "out of memory");
+    /* out of memory, or an output folder that takes no more: the sweep stops */
+    if (rc)
         return -1;
-    }
     return ts_sweep_record(s, rec, e) ? -1 : 1;
 }
 

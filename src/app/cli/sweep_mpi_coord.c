@@ -133,6 +133,15 @@ static int ts_sweep_on_result(ts_sweep_coord *c, int r, const char *buf, int len
         fprintf(stderr, "tessel sweep: rank %d: a malformed record for %s, dropped\n", r, p->id);
         return TS_OK;
     }
+    /* A worker rank whose scratch folder is full: no result of the point's, the sweep stops. */
+    if (json_is_true(json_object_get(rec, "output_failed"))) {
+        ts_sweep_release_point(c, f.point, r);
+        const char *msg = json_string_value(json_object_get(rec, "message"));
+        int rc =
+            ts_fail(e, TS_ESYS, "rank %d: %s", r, msg ? msg : "a point could not write its output");
+        json_decref(rec);
+        return rc;
+    }
     /* A record names only files that came with it. */
     if (!f.nschedule)
         json_object_set_new(rec, "schedule", json_null());

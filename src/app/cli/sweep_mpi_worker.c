@@ -164,10 +164,15 @@ static int ts_sweep_finish_one(ts_sweep_worker *w)
     if (i < 0)
         return 0;
     int p = (int)(w->jobs[i].point - w->spec->points);
-    json_t *rec = ts_sweep_job_finish(&w->jobs[i], st);
+    json_t *rec = NULL;
+    ts_err e = {0};
+    int rc = ts_sweep_job_finish(&w->jobs[i], st, &rec, &e);
     ts_sweep_job_clear(&w->jobs[i]);
-    if (!rec)
+    if (rc < 0)
         rec = ts_sweep_error_record(&w->spec->points[p], "out of memory on the worker rank", 0);
+    /* this rank's scratch folder takes no more: rank 0 must not record the point */
+    if (rc > 0 && (rec = ts_sweep_error_record(&w->spec->points[p], e.msg, 0)))
+        json_object_set_new(rec, "output_failed", json_true());
     return ts_sweep_send_result(w, p, rec) ? -1 : 1;
 }
 

@@ -31,16 +31,6 @@ void ts_sweep_records_free(ts_sweep_records *r)
     memset(r, 0, sizeof *r);
 }
 
-bool ts_sweep_records_has(const ts_sweep_records *r, const char *id)
-{
-    for (int i = 0; i < r->n; i++) {
-        const char *x = json_string_value(json_object_get(r->rec[i], "id"));
-        if (x && !strcmp(x, id))
-            return true;
-    }
-    return false;
-}
-
 int ts_sweep_records_load(const char *jsonl, ts_sweep_records *r, long *dropped, ts_err *e)
 {
     memset(r, 0, sizeof *r);

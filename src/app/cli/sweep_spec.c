@@ -200,9 +200,8 @@ static void ts_sweep_point_free(ts_sweep_point *p)
  * placement files of one base name) are an error. */
 static int ts_sweep_spec_add(ts_sweep_spec *s, ts_sweep_point *p, const char *where, ts_err *e)
 {
-    for (int i = 0; i < s->npoints; i++) {
-        if (strcmp(s->points[i].id, p->id))
-            continue;
+    int i = ts_sweep_spec_find(s, p->id);
+    if (i >= 0) {
         if (ts_sweep_same_params(&s->points[i], p)) {
             ts_sweep_point_free(p);
             return TS_OK;
@@ -224,7 +223,12 @@ static int ts_sweep_spec_add(ts_sweep_spec *s, ts_sweep_point *p, const char *wh
         s->points = np;
         s->cap = cap;
     }
-    s->points[s->npoints++] = *p;
+    s->points[s->npoints] = *p;
+    if (ts_sweep_index_add(s, s->npoints)) {
+        ts_sweep_point_free(&s->points[s->npoints]);
+        return ts_fail(e, TS_ESYS, "%s: out of memory", where);
+    }
+    s->npoints++;
     return TS_OK;
 }
 
@@ -568,6 +572,7 @@ void ts_sweep_spec_free(ts_sweep_spec *s)
     for (int i = 0; i < s->npoints; i++)
         ts_sweep_point_free(&s->points[i]);
     free(s->points);
+    free(s->slots);
     free(s->path);
     free(s->name);
     free(s);

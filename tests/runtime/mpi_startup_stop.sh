@@ -1,0 +1,65 @@
+# A rank stopped (SIGSTOP) at a random moment of start-up must not hang the job: every run ends
+# non-zero within --timeout + 5 s with a message naming a rank and the phase it waited in (the
+# start-up watchdog's, or the replay's own timeout when the stop came after start-up). Runs
+# TESSEL_STOP_RUNS jobs (default 3, so that CI stays quick; tests/bench/adversarial_runtime.sh
+# asks for 20), each on 4 ranks with a stop 0 to 1.5 s after launch, and prints what each saw.
+. "$(dirname "$0")/mpi_common.inc"
+runs=${TESSEL_STOP_RUNS:-3}
+limit=3
+# the rank processes are mpirun's children; read /proc with the shell's own `read` (no extra
+# tool, no process per file: the stop must land within start-up)
+children() {
+    local f stat
+    for f in /proc/[0-9]*/stat; do
+        read -r stat 2>/dev/null <"$f" || continue
+        stat=${stat##*) }
+        set -- $stat
+        [ "$2" = "$mp" ] && { f=${f#/proc/}; echo "${f%/stat}"; }
+    done
+}
+startup=0
+replay=0
+for run in $(seq 1 "$runs"); do
+    delay_ms=$((RANDOM % 1500))
+    start=$(date +%s%N)
+    "$MPIEXEC" $MPIFLAGS -np 4 "$RUN" --schedule "$FIX/runtime_vshape_1f1b.json" --workload timing \
+        --unit-us 2000 --iterations 1000 --timeout $limit >"$TMP/stop.out" 2>&1 &
+    mp=$!
+    sleep "$(printf '%d.%03d' $((delay_ms / 1000)) $((delay_ms % 1000)))"
+    victim=""
+    for try in $(seq 1 40); do
+        kids=$(children | sort -n)
+        [ -n "$kids" ] && break
+        sleep 0.05
+    done
+    if [ -n "$kids" ]; then
+        set -- $kids
+        pick=$((RANDOM % $# + 1))
+        victim=${!pick}
+        kill -STOP "$victim" 2>/dev/null
+    fi
+    stopped_ms=$((($(date +%s%N) - start) / 1000000))
+    deadline=$(($(date +%s) + limit + 15))
+    while kill -0 $mp 2>/dev/null && [ "$(date +%s)" -lt $deadline ]; do sleep 0.1; done
+    if kill -0 $mp 2>/dev/null; then
+        fail "run $run: the job still runs $((limit + 15)) s after rank pid $victim was stopped at $stopped_ms ms"
+        [ -n "$victim" ] && kill -CONT "$victim" 2>/dev/null
+        kill -9 $mp $(children) 2>/dev/null
+    fi
+    wait $mp
+    jrc=$?
+    took_ms=$((($(date +%s%N) - start) / 1000000 - stopped_ms))
+    [ -n "$victim" ] && { kill -CONT "$victim" 2>/dev/null; kill -9 "$victim" 2>/dev/null; }
+    line=$(grep -m1 -E "tessel-run: rank [0-9?]+[:,] .*(did not finish within|timed out after)" "$TMP/stop.out")
+    case $line in
+    *"did not finish within"*) startup=$((startup + 1)) ;;
+    *"timed out after"*) replay=$((replay + 1)) ;;
+    esac
+    echo "run $run: stop at $stopped_ms ms, job ended $took_ms ms later, exit $jrc: ${line:-no message}"
+    [ -n "$victim" ] || fail "run $run: no rank process found to stop"
+    [ $jrc -ne 0 ] || fail "run $run: a stopped rank should end the job non-zero"
+    [ -n "$line" ] || { fail "run $run: no message naming a rank and a phase"; cat "$TMP/stop.out"; }
+    [ $took_ms -le $(((limit + 5) * 1000)) ] || fail "run $run: the job took $took_ms ms after the stop (limit $((limit + 5)) s)"
+done
+echo "$runs runs: $startup ended by the start-up watchdog, $replay by the replay's timeout"
+finish
