@@ -1,7 +1,8 @@
 /* Sweep workers: each point runs as `tessel search ... --json` (or `tessel baseline` followed by
  * `tessel simulate --json`) in a process group of its own, its stdout and stderr captured in files
  * under OUTDIR/logs. The worker asks the kernel to kill it when the sweep dies, so a sweep killed
- * with SIGKILL leaves no search running behind it. */
+ * with SIGKILL leaves no search running behind it. A worker that failed because its output could
+ * not be written (a full or read-only disk) gets no record: that is no result of its point. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
