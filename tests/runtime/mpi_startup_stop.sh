@@ -6,15 +6,27 @@
 . "$(dirname "$0")/mpi_common.inc"
 runs=${TESSEL_STOP_RUNS:-3}
 limit=3
-# the rank processes are mpirun's children; read /proc with the shell's own `read` (no extra
-# tool, no process per file: the stop must land within start-up)
+# The ranks are mpirun's children that run tessel-run: a child not yet past exec is still
+# mpirun's copy, which is no rank of the job. Read /proc with the shell's own `read` (no extra
+# tool, no process per file: the stop must land within start-up).
 children() {
+    local f stat comm
+    for f in /proc/[0-9]*/stat; do
+        read -r stat 2>/dev/null <"$f" || continue
+        comm=${stat#*(}
+        comm=${comm%%)*}
+        stat=${stat##*) }
+        set -- $stat
+        [ "$2" = "$mp" ] && [ "$comm" = "$(basename "$RUN" | cut -c1-15)" ] &&
+            { f=${f#/proc/}; echo "${f%/stat}"; }
+    done
+}
+# state of every child of mpirun, for the message of a job that hangs
+states() {
     local f stat
     for f in /proc/[0-9]*/stat; do
         read -r stat 2>/dev/null <"$f" || continue
-        stat=${stat##*) }
-        set -- $stat
-        [ "$2" = "$mp" ] && { f=${f#/proc/}; echo "${f%/stat}"; }
+        case $stat in *") "?" $mp "*) echo "  ${stat%% *} ${stat#* }" | cut -c1-60 ;; esac
     done
 }
 startup=0
@@ -43,6 +55,8 @@ for run in $(seq 1 "$runs"); do
     while kill -0 $mp 2>/dev/null && [ "$(date +%s)" -lt $deadline ]; do sleep 0.1; done
     if kill -0 $mp 2>/dev/null; then
         fail "run $run: the job still runs $((limit + 15)) s after rank pid $victim was stopped at $stopped_ms ms"
+        states
+        tail -5 "$TMP/stop.out"
         [ -n "$victim" ] && kill -CONT "$victim" 2>/dev/null
         kill -9 $mp $(children) 2>/dev/null
     fi
