@@ -5,9 +5,9 @@
 #   slow-clients  200 and 1000 connections trickle a request one header line a second while
 #                 normal requests are made: each normal request must be answered within 1 s,
 #                 and the server must close every trickling connection (tests/serve/slow_clients.py)
-#   startup-stop  (hook) SIGSTOP of a rank during tessel-run's start-up: the job ends within
+#   startup-stop  SIGSTOP of a rank during tessel-run's start-up: the job ends within
 #                 --timeout + 5 s with a message
-#   full-disk     (hook) a sweep on a small full filesystem: no point recorded as an error for want
+#   full-disk     a sweep on a small full filesystem: no point recorded as an error for want
 #                 of space, and --resume runs them once space is freed
 # A hook is a function named check_NAME below; a check whose function is missing is reported as
 # NOT YET and does not count as a failure.
@@ -31,7 +31,15 @@ check_slow_clients() {
     return $ok
 }
 
-# Others add check_startup_stop and check_full_disk here.
+# 20 start-up stops and 10 full-disk rounds, the sizes of issue 29's "done when"
+# (tests/bench/adversarial_runtime.sh; full-disk needs root).
+check_startup_stop() {
+    bash "$here/bench/adversarial_runtime.sh" "$build" startup-stop 20
+}
+
+check_full_disk() {
+    bash "$here/bench/adversarial_runtime.sh" "$build" full-disk 10
+}
 
 failed=0
 for c in "${checks[@]}"; do
