@@ -10,26 +10,13 @@
 #include "ts_clock.h"
 #include "ts_results.h"
 
-static bool ts_compare_read_all(int fd, void *buf, size_t len)
+/* Moves all len bytes through the pipe, writing when out, reading otherwise; false on an error
+ * or an early end (the child died mid-row). */
+static bool ts_compare_xfer(int fd, void *buf, size_t len, bool out)
 {
     char *c = buf;
     while (len > 0) {
-        ssize_t k = read(fd, c, len);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return false;
-        c += k;
-        len -= (size_t)k;
-    }
-    return true;
-}
-
-static bool ts_compare_write_all(int fd, const void *buf, size_t len)
-{
-    const char *c = buf;
-    while (len > 0) {
-        ssize_t k = write(fd, c, len);
+        ssize_t k = out ? write(fd, c, len) : read(fd, c, len);
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0)
@@ -52,9 +39,9 @@ static void ts_compare_child(const ts_compare_opts *o, const char *name, int fd)
     copy.peak = NULL;
     copy.summary = NULL;
     copy.schedule = NULL;
-    bool ok = ts_compare_write_all(fd, &copy, sizeof copy);
+    bool ok = ts_compare_xfer(fd, &copy, sizeof copy, true);
     if (ok && r.ok)
-        ok = ts_compare_write_all(fd, r.peak, (size_t)r.ndevs * sizeof(long));
+        ok = ts_compare_xfer(fd, r.peak, (size_t)r.ndevs * sizeof(long), true);
     _exit(ok ? 0 : 1);
 }
 
@@ -62,11 +49,11 @@ static void ts_compare_child(const ts_compare_opts *o, const char *name, int fd)
 static bool ts_compare_receive(int fd, ts_compare_row *r)
 {
     ts_compare_row got;
-    if (!ts_compare_read_all(fd, &got, sizeof got))
+    if (!ts_compare_xfer(fd, &got, sizeof got, false))
         return false;
     got.peak = NULL;
     if (got.ok && (got.ndevs <= 0 || !(got.peak = malloc((size_t)got.ndevs * sizeof(long))) ||
-                   !ts_compare_read_all(fd, got.peak, (size_t)got.ndevs * sizeof(long)))) {
+                   !ts_compare_xfer(fd, got.peak, (size_t)got.ndevs * sizeof(long), false))) {
         free(got.peak);
         return false;
     }
