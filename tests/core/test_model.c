@@ -113,6 +113,55 @@ static void test_layer_cost(void **state)
     ts_hardware_clear(&hw);
 }
 
+
+/* The cost options added for plans: ZeRO's bytes per parameter, selective recomputation (the
+ * attention core's 5 a s^2 bytes dropped, its FLOPs redone), sequence parallelism (the whole
+ * part split by T), the collectives on NVLink or the network, and the GEMM-shape factor (1 for
+ * large shapes, lower when T shrinks them). */
+static void test_cost_options(void **state)
+{
+    (void)state;
+    ts_model *m = load("gpt3-175b");
+    ts_hardware hw;
+    load_hw("a100-80gb", &hw);
+    const ts_layer *l = layer_named(m, "layer5");
+    double h = 12288, s = 2048, a = 96, b = 1, T = 8;
+    assert_true(fabs(ts_zero_bytes_per_param(0, 8) - 16) < 1e-12);
+    assert_true(fabs(ts_zero_bytes_per_param(1, 8) - 5.5) < 1e-12);
+    assert_true(fabs(ts_zero_bytes_per_param(2, 7) - 4) < 1e-12);
+    assert_true(fabs(ts_zero_bytes_per_param(3, 4) - 4) < 1e-12);
+    ts_cost_opts o = {.b = 1, .T = 8, .selective = true};
+    ts_layer_cost c, base;
+    ts_layer_cost_of(l, &hw, &o, 0, &c);
+    assert_true(fabs(c.act_bytes - s * b * h * (10 + 24 / T)) < 1);
+    o.seqpar = true;
+    ts_layer_cost_of(l, &hw, &o, 0, &c);
+    assert_true(fabs(c.act_bytes - s * b * h * 34 / T) < 1);
+    ts_cost_opts p = {.b = 1, .T = 8};
+    ts_layer_cost_of(l, &hw, &p, 0, &base);
+    double core = 4 * s * s * h / (312e12 * 0.5 * T);
+    assert_true(fabs(c.bgrad_s - base.bgrad_s - core) < 1e-12);
+    assert_true(fabs(base.act_bytes - s * b * h * (10 + 24 / T + 5 * a * s / (h * T))) < 1);
+    o = (ts_cost_opts){.b = 1, .T = 8, .zero = 1, .dp = 8};
+    ts_layer_cost_of(l, &hw, &o, 0, &c);
+    assert_true(fabs(c.static_bytes - base.static_bytes * 5.5 / 16) < 1);
+    /* 8 GPUs at stride 1 share a node; at stride 8 they cross nodes */
+    double n = 1e9;
+    assert_true(fabs(ts_hw_collective_s(&hw, TS_COLL_ALLREDUCE, 1, 8, n) - 1.75 * n / 300e9) <
+                1e-12);
+    assert_true(fabs(ts_hw_collective_s(&hw, TS_COLL_REDUCE_SCATTER, 8, 8, n) -
+                     0.875 * n / 25e9) < 1e-12);
+    assert_true(fabs(ts_hw_p2p_s(&hw, 7, 8, n) - n / 25e9) < 1e-12);
+    assert_true(ts_hw_p2p_s(&hw, 3, 3, n) == 0);
+    double big = ts_layer_gemm_factor(l, &hw, 4, 1), small = ts_layer_gemm_factor(l, &hw, 1, 64);
+    assert_true(big > 0.95 && big <= 1);
+    assert_true(small < big && small > 0);
+    /* 8 x 8 tiles of 128: 64 of 108 SMs busy in one wave */
+    assert_true(fabs(ts_gemm_efficiency(&hw, 1024, 1024, 12288) - 64.0 / 108) < 1e-9);
+    ts_model_free(m);
+    ts_hardware_clear(&hw);
+}
+
 /* Stage arrays in these tests; the guard below lets the compiler see the bound. */
 #define TEST_MAX_STAGES 8
 
@@ -390,7 +439,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpt3_params),       cmocka_unit_test(test_gpt3_flops),
-        cmocka_unit_test(test_layer_cost),        cmocka_unit_test(test_stage_dp_brute),
+        cmocka_unit_test(test_layer_cost), cmocka_unit_test(test_cost_options),        cmocka_unit_test(test_stage_dp_brute),
         cmocka_unit_test(test_slice_dp_brute),    cmocka_unit_test(test_derive_every_strategy),
         cmocka_unit_test(test_strategy_registry), cmocka_unit_test(test_derive_memory_by_hand),
         cmocka_unit_test(test_refusals),          cmocka_unit_test(test_bad_files),

@@ -224,7 +224,7 @@ int ts_cmd_model(int argc, char **argv)
         ts_model_free(m);
         return ts_cli_report(cmd, &e);
     }
-    ts_cost_opts co = {(int)b, (int)T, rec, false};
+    ts_cost_opts co = {.b = (int)b, .T = (int)T, .recompute = rec};
     if (json) {
         ts_cli_print_json(ts_model_json(m, hw ? &h : NULL, &co));
     } else {

@@ -1,5 +1,6 @@
 /* The cost model: a layer's time and memory on a GPU, from its FLOPs and bytes (formulas and
- * sources in models/README.md). */
+ * sources in models/README.md). The collectives live in model_comm.c. */
+#include <math.h>
 #include "ts_model.h"
 
 double ts_hw_flops(const ts_hardware *h)
@@ -7,31 +8,71 @@ double ts_hw_flops(const ts_hardware *h)
     return h->peak_tflops * 1e12 * h->efficiency;
 }
 
-double ts_hw_link_bw(const ts_hardware *h, int a, int b)
+double ts_gemm_efficiency(const ts_hardware *h, double m, double n, double k)
 {
-    bool same = a / h->gpus_per_node == b / h->gpus_per_node;
-    return (same ? h->nvlink_gbs : h->internode_gbs) * 1e9;
+    if (m < 1 || n < 1 || k < 1)
+        return 1;
+    int sms = h->sms > 0 ? h->sms : 108;
+    double tiles = ceil(m / 128) * ceil(n / 128);
+    double waves = ceil(tiles / sms);
+    double wave = tiles / (waves * sms);
+    double intensity = 2 * m * n * k / (2 * (m * k + k * n + m * n));
+    double bw = (h->hbm_gbs > 0 ? h->hbm_gbs : 2000) * 1e9;
+    double ridge = h->peak_tflops * 1e12 / bw;
+    return wave * fmin(1, intensity / ridge);
 }
 
-double ts_hw_allreduce_s(const ts_hardware *h, int first, int T, double n)
+double ts_layer_gemm_factor(const ts_layer *l, const ts_hardware *h, int b, int T)
 {
-    if (T <= 1 || n <= 0)
-        return 0;
-    /* A ring is as fast as its slowest link: NVLink inside one node, the network otherwise. */
-    double bw = ts_hw_link_bw(h, first, first + T - 1);
-    return 2.0 * (T - 1) / T * n / bw;
+    if (l->gemm_tokens <= 0 || l->gemm_h <= 0)
+        return 1;
+    double m = l->gemm_tokens * b, hh = l->gemm_h, hq = l->gemm_hq, f = l->gemm_f;
+    double nm = l->gemm_nm > 0 ? l->gemm_nm : 2, t = T > 0 ? T : 1;
+    /* (n, k) of each GEMM per GPU under Megatron's split: QKV and the first feed-forward
+     * matrices split their outputs, the attention output and the second split their inputs. */
+    double n[4] = {3 * hq / t, hh, (nm - 1) * f / t, hh};
+    double k[4] = {hh, hq / t, hh, f / t};
+    double flops = 0, time = 0;
+    for (int i = 0; i < 4; i++) {
+        double fl = 2 * m * n[i] * k[i];
+        flops += fl;
+        time += fl / ts_gemm_efficiency(h, m, n[i], k[i]);
+    }
+    return flops > 0 ? flops / time : 1;
+}
+
+/* Activation bytes per sample of one layer, by recomputation and sequence parallelism
+ * (Korthikanti et al., eqs. 1-2 and section 5): selective drops the attention core's
+ * 5 a s^2 bytes, sequence parallelism splits the part tensor parallelism keeps whole. */
+static double ts_layer_act(const ts_layer *l, const ts_cost_opts *o, double T)
+{
+    if (o->recompute)
+        return o->seqpar ? l->act_recompute_bytes / T : l->act_recompute_bytes;
+    double whole = l->act_whole_bytes, split = l->act_bytes - whole;
+    if (o->selective && l->gemm_tokens > 0 && l->gemm_h > 0) {
+        /* 5 a s^2: the softmax output, its dropout mask and the dropped-out scores */
+        double core = l->act_bytes - 34 * l->gemm_tokens * l->gemm_h;
+        split -= fmax(0, core);
+    }
+    return o->seqpar ? (whole + split) / T : whole + split / T;
 }
 
 void ts_layer_cost_of(const ts_layer *l, const ts_hardware *h, const ts_cost_opts *o, int first_dev,
                       ts_layer_cost *c)
 {
     double b = o->b, T = o->T > 0 ? o->T : 1;
-    double comp = l->fwd_flops * b / (ts_hw_flops(h) * T);
+    double eff = o->gemm_shape ? ts_layer_gemm_factor(l, h, o->b, (int)T) : 1;
+    double comp = l->fwd_flops * b / (ts_hw_flops(h) * eff * T);
     double ar = l->allreduces * ts_hw_allreduce_s(h, first_dev, (int)T, l->ar_bytes * b);
     c->fwd_s = comp + ar;
     /* Backward is twice the forward's FLOPs: the input gradient and the weight gradient, one
-     * forward's worth each; the all-reduces of the forward recur in the input-gradient half. */
-    c->bgrad_s = comp + ar + (o->recompute ? comp + ar : 0);
+     * forward's worth each; the all-reduces of the forward recur in the input-gradient half.
+     * Full recomputation repeats the forward (with its all-reduces), selective only the
+     * attention core. */
+    double redo = o->recompute ? comp + ar
+                  : o->selective ? l->attn_flops * b / (ts_hw_flops(h) * T)
+                                 : 0;
+    c->bgrad_s = comp + ar + redo;
     c->wgrad_s = comp;
     c->out_bytes = l->out_bytes * b;
     if (o->infer) {
@@ -40,11 +81,8 @@ void ts_layer_cost_of(const ts_layer *l, const ts_hardware *h, const ts_cost_opt
         c->bgrad_s = c->wgrad_s = 0;
         return;
     }
-    c->static_bytes = l->params * TS_BYTES_PER_PARAM_TRAIN / T;
-    if (o->recompute)
-        c->act_bytes = l->act_recompute_bytes * b;
-    else
-        c->act_bytes = (l->act_whole_bytes + (l->act_bytes - l->act_whole_bytes) / T) * b;
+    c->static_bytes = l->params * ts_zero_bytes_per_param(o->zero, o->dp) / T;
+    c->act_bytes = ts_layer_act(l, o, T) * b;
 }
 
 double ts_layer_slice_fwd_s(const ts_layer *l, const ts_hardware *h, const ts_cost_opts *o,

@@ -219,11 +219,13 @@ static int ts_hardware_from_doc(json_t *j, const char *path, ts_hardware *h, ts_
 {
     static const char *const keys[] = {
         "format",     "name",          "source",        "peak_bf16_tflops", "efficiency", "hbm_gb",
-        "nvlink_gbs", "internode_gbs", "gpus_per_node", "workspace_gb",     "comment",    NULL};
+        "nvlink_gbs", "internode_gbs", "gpus_per_node", "workspace_gb",     "comment",
+        "hbm_gbs",    "sms",           "peak_fp8_tflops", NULL};
     const char *name, *src = "";
-    long gpn;
+    long gpn, sms = 108;
     h->efficiency = 0.5;
     h->workspace_gb = 4;
+    h->hbm_gbs = 2000;
     int rc = TS_EINPUT;
     if (ts_jformat(j, path, TS_HARDWARE_FORMAT, e) || ts_jkeys(j, path, keys, e) ||
         ts_jstr(j, "name", path, &name, e) || ts_jstr_opt(j, "source", path, &src, e) ||
@@ -245,8 +247,12 @@ static int ts_hardware_from_doc(json_t *j, const char *path, ts_hardware *h, ts_
             goto done;
     }
     if (ts_jnum(j, "efficiency", path, 0.01, 1, &h->efficiency, e) ||
-        ts_jnum(j, "workspace_gb", path, 0, 1e4, &h->workspace_gb, e))
+        ts_jnum(j, "workspace_gb", path, 0, 1e4, &h->workspace_gb, e) ||
+        ts_jnum(j, "hbm_gbs", path, 1, 1e6, &h->hbm_gbs, e) ||
+        ts_jnum(j, "peak_fp8_tflops", path, 0, 1e7, &h->peak_fp8_tflops, e) ||
+        ts_jint_opt(j, "sms", path, 1, 100000, 108, &sms, e))
         goto done;
+    h->sms = (int)sms;
     if (h->workspace_gb >= h->hbm_gb) {
         ts_fail(e, TS_EINPUT, "%s: workspace_gb %g leaves nothing of hbm_gb %g", path,
                 h->workspace_gb, h->hbm_gb);

@@ -52,6 +52,12 @@ static int ts_transformer(const ts_section *s, const char *where, ts_layer *l, t
     l->out_bytes = 2 * S * h;
     l->allreduces = 2;
     l->ar_bytes = 2 * S * h;
+    l->gemm_tokens = S;
+    l->gemm_h = h;
+    l->gemm_hq = hq;
+    l->gemm_f = f;
+    l->gemm_nm = nm;
+    l->attn_flops = l->slice_attn * S * S;
     if (!strcmp(s->kind, "decoder") && s->cross_seq > 0) {
         double c = s->cross_seq; /* cross-attention over the encoder's output */
         l->fwd_flops += 2 * S * 2 * h * hq + 2 * c * 2 * h * hq + 4 * S * c * hq;

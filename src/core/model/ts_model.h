@@ -43,6 +43,12 @@ typedef struct {
     /* Token-slice costs (transformer-like layers only): forward FLOPs of a slice of l tokens
      * after a prefix of p tokens = lin * l + attn * l * (p + l). */
     double slice_lin, slice_attn;
+    /* GEMM shape of a transformer-like block (0 elsewhere): tokens per sample, hidden h, query
+     * width h_q, feed-forward f and its matrix count; the efficiency curve reads them. */
+    double gemm_tokens, gemm_h, gemm_hq, gemm_f, gemm_nm;
+    /* forward FLOPs per sample of the attention core (QK^T and AV), which selective
+     * recomputation repeats */
+    double attn_flops;
 } ts_layer;
 
 typedef struct {
@@ -76,6 +82,12 @@ typedef struct {
     int gpus_per_node;
     /* margin kept free (allocator, buffers, kernels' workspace) */
     double workspace_gb;
+    /* HBM bandwidth, GB/s (the optimizer step and the GEMM roofline read it; default 2000) */
+    double hbm_gbs;
+    /* streaming multiprocessors (GEMM wave quantisation; default 108) */
+    int sms;
+    /* dense FP8 peak, 0 when the GPU has none (`tessel plan --precision fp8`) */
+    double peak_fp8_tflops;
 } ts_hardware;
 
 /* Finding files: NAME.json under dir (dir/hardware/NAME.json for hardware), or NAME itself when
@@ -108,6 +120,18 @@ typedef struct {
     bool recompute;
     /* forward only, no gradients or optimizer state */
     bool infer;
+    /* Fields below are zero by default (the behaviour before them). */
+    /* selective recomputation (Korthikanti et al.): the attention core is not stored but redone
+     * in the backward; ignored when recompute is set */
+    bool selective;
+    /* sequence parallelism: the all-reduces become reduce-scatter + all-gather (the same bytes
+     * on a ring) and the activations that tensor parallelism kept whole are split by T */
+    bool seqpar;
+    /* ZeRO stage 0..3 over dp data-parallel replicas (dp 0 or 1: nothing to shard over):
+     * 1 shards the optimizer state, 2 also the gradients, 3 also the weights */
+    int zero, dp;
+    /* compute efficiency by GEMM shape (ts_gemm_efficiency) instead of the flat profile one */
+    bool gemm_shape;
 } ts_cost_opts;
 
 typedef struct {
@@ -132,10 +156,32 @@ typedef struct {
 
 /* achievable FLOP/s */
 double ts_hw_flops(const ts_hardware *h);
+/* The fraction of h->efficiency an (m x k) by (k x n) GEMM reaches: wave quantisation of
+ * 128 x 128 output tiles over the GPU's SMs, tiles / (ceil(tiles / SMs) x SMs), times the
+ * roofline factor min(1, intensity / (peak / HBM bandwidth)), intensity = 2mnk / (2 (mk + kn +
+ * mn)) bytes in bf16 (the curve and its source: models/README.md). In (0, 1]. */
+double ts_gemm_efficiency(const ts_hardware *h, double m, double n, double k);
+/* The FLOP-weighted efficiency factor of a transformer-like layer's four GEMMs (QKV, attention
+ * output, the feed-forward's two) at micro-batch b and tensor parallelism T; 1 for a layer
+ * without a GEMM shape. */
+double ts_layer_gemm_factor(const ts_layer *l, const ts_hardware *h, int b, int T);
 /* bytes/s between devices a and b */
 double ts_hw_link_bw(const ts_hardware *h, int a, int b);
 /* Ring all-reduce of n bytes over devices [first, first + T): 2 (T-1)/T n / bandwidth. */
 double ts_hw_allreduce_s(const ts_hardware *h, int first, int T, double n);
+/* Collectives over k GPUs at a stride (GPU g, g + stride, ...; Megatron's order puts tensor
+ * parallelism innermost, data parallelism at stride T, pipeline stages at stride T x dp). The
+ * ring runs on NVLink when all k sit in one node (stride x (k - 1) < gpus_per_node and the
+ * group is node-aligned), on the network otherwise. n: bytes each GPU contributes (all-reduce,
+ * reduce-scatter input) or ends with (all-gather output). */
+typedef enum { TS_COLL_ALLREDUCE, TS_COLL_REDUCE_SCATTER, TS_COLL_ALLGATHER } ts_collective;
+double ts_hw_group_bw(const ts_hardware *h, int stride, int k);
+double ts_hw_collective_s(const ts_hardware *h, ts_collective kind, int stride, int k, double n);
+/* Point-to-point send of n bytes between GPUs a and b. */
+double ts_hw_p2p_s(const ts_hardware *h, int a, int b, double n);
+/* Bytes per parameter held on one GPU for weights, gradients and Adam state under ZeRO stage z
+ * over dp replicas (16 bytes at z = 0; z = 1: 4 + 12/dp; z = 2: 2 + 14/dp; z = 3: 16/dp). */
+double ts_zero_bytes_per_param(int zero, int dp);
 void ts_layer_cost_of(const ts_layer *l, const ts_hardware *h, const ts_cost_opts *o, int first_dev,
                       ts_layer_cost *c);
 /* Forward seconds of a token slice of len tokens after prefix tokens, for one layer of a model
@@ -187,6 +233,10 @@ typedef struct {
     /* quantisation: largest span allowed (0 = 64) */
     int max_span;
     bool recompute, infer;
+    /* zero by default: selective recomputation, sequence parallelism, ZeRO stage over dp
+     * replicas and the GEMM-shape efficiency, as in ts_cost_opts */
+    bool selective, seqpar, gemm_shape;
+    int zero, dp;
 } ts_derive_opts;
 
 typedef struct {

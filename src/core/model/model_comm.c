@@ -1,0 +1,52 @@
+/* The communication costs of the cost model: ring collectives inside a node (NVLink) or across
+ * nodes (the network), point-to-point sends, and the bytes ZeRO leaves on a GPU (formulas and
+ * sources in models/README.md). */
+#include "ts_model.h"
+
+double ts_hw_link_bw(const ts_hardware *h, int a, int b)
+{
+    bool same = a / h->gpus_per_node == b / h->gpus_per_node;
+    return (same ? h->nvlink_gbs : h->internode_gbs) * 1e9;
+}
+
+double ts_hw_allreduce_s(const ts_hardware *h, int first, int T, double n)
+{
+    if (T <= 1 || n <= 0)
+        return 0;
+    /* A ring is as fast as its slowest link: NVLink inside one node, the network otherwise. */
+    double bw = ts_hw_link_bw(h, first, first + T - 1);
+    return 2.0 * (T - 1) / T * n / bw;
+}
+
+double ts_hw_group_bw(const ts_hardware *h, int stride, int k)
+{
+    long span = (long)(stride > 0 ? stride : 1) * (k > 0 ? k : 1);
+    /* node-aligned groups: inside one node exactly when the group's span fits in it */
+    bool one = span <= h->gpus_per_node;
+    return (one ? h->nvlink_gbs : h->internode_gbs) * 1e9;
+}
+
+double ts_hw_collective_s(const ts_hardware *h, ts_collective kind, int stride, int k, double n)
+{
+    if (k <= 1 || n <= 0)
+        return 0;
+    /* a ring all-reduce is a reduce-scatter and an all-gather, each (k - 1)/k of the bytes */
+    double steps = kind == TS_COLL_ALLREDUCE ? 2.0 : 1.0;
+    return steps * (k - 1) / k * n / ts_hw_group_bw(h, stride, k);
+}
+
+double ts_hw_p2p_s(const ts_hardware *h, int a, int b, double n)
+{
+    return a == b || n <= 0 ? 0 : n / ts_hw_link_bw(h, a, b);
+}
+
+double ts_zero_bytes_per_param(int zero, int dp)
+{
+    double k = dp > 1 ? dp : 1;
+    switch (zero) {
+    case 1: return 4 + 12 / k;
+    case 2: return 2 + 14 / k;
+    case 3: return 16 / k;
+    default: return TS_BYTES_PER_PARAM_TRAIN;
+    }
+}
