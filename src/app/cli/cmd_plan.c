@@ -1,6 +1,7 @@
-/* tessel plan: for a model on D GPUs, every strategy that applies at every pipeline size that
- * divides D (data-parallel replicas for the rest), each derived, searched with `auto` at
- * N = G / (b x replicas), simulated, and ranked by iteration time in real units. */
+/* tessel plan: for a model on D GPUs, the plan space (T, sequence parallelism, P, strategy,
+ * virtual stages, ZeRO, recomputation, micro-batch size) searched with the cost model and bound
+ * pruning, then the best plans with a pipeline derived, searched with `auto` at N and simulated;
+ * ranked by iteration time in real units. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -16,191 +17,160 @@
 #include "ts_results.h"
 
 #ifdef TS_HAVE_SOLVER
-typedef struct {
-    const char *model, *hw, *dir, *out, *strategies;
-    ts_plan_req r;
-    double eff;
-    bool json, csv, progress;
-} ts_plan_args;
-
 static int ts_plan_help(void)
 {
     printf("usage: tessel plan --model NAME --hardware H --gpus D --global-batch G\n"
-           "                   --micro-batch-size b [--tensor-parallel T] [--strategies LIST]\n"
-           "                   [--infer] [--recompute] [--time-limit S] [--efficiency f]\n"
-           "                   [-o DIR] [--json] [--csv] [--progress] [--models-dir DIR]\n\n"
-           "Ranks parallel plans for a model on D GPUs: every strategy the model lists (or LIST,\n"
-           "comma-separated) at every pipeline size P that divides D (P/T >= 2 stages), with D/P\n"
-           "data-parallel replicas. Each plan's placement is derived (models/), searched with\n"
-           "`auto` at N = G / (b x replicas) micro-batches within the derived memory, simulated,\n"
-           "and converted to seconds, samples/s, model TFLOP/s per GPU and MFU, peak GB per GPU\n"
-           "(activations, weights and optimizer state), bubble rate and the gap to the lower\n"
-           "bound. The data-parallel gradient all-reduce is added to the iteration time.\n\n"
-           "  --time-limit S      seconds per search (default 3)\n"
-           "  --infer             inference: latency per micro-batch and throughput\n"
-           "  -o DIR              each plan's placement, schedule, SVG and Chrome trace, and\n"
-           "                      plans.json\n"
+           "                   [--micro-batch-size b] [--tensor-parallel T] [--pipeline P]\n"
+           "                   [--virtual-stages v] [--zero Z] [--recompute MODE]\n"
+           "                   [--sequence-parallel on|off] [--tp-across-nodes]\n"
+           "                   [--strategies LIST] [--precision bf16|fp8] [--infer]\n"
+           "                   [--top K] [--search-top K] [--explain] [--time-limit S]\n"
+           "                   [--efficiency f] [-o DIR] [--json] [--csv] [--progress]\n"
+           "                   [--models-dir DIR]\n\n"
+           "Searches the parallel plans of a model on D GPUs: tensor parallelism T (powers of\n"
+           "two within a node), sequence parallelism, pipeline size P, the strategy and its\n"
+           "virtual stages, D / (T P) data-parallel replicas with ZeRO stage 0-3, recomputation\n"
+           "(none, selective, full, or adaptive: per stage, the least that fits) and the\n"
+           "micro-batch size b (N = G / (b x replicas)). Each is auto unless fixed by its flag.\n"
+           "The cost model (models/README.md) times every plan; a plan whose lower bound is not\n"
+           "below the best kept is pruned. The best plans with a pipeline are then derived as\n"
+           "placements and searched with `auto` at N; a searched schedule replaces the closed\n"
+           "form when it is faster.\n\n"
+           "  --recompute MODE    none, selective, full or adaptive (default: all three tried)\n"
+           "  --top K             plans shown and kept (default 10)\n"
+           "  --search-top K      plans whose schedule is searched (default 3; 0: none)\n"
+           "  --explain           the best plan's iteration time broken down\n"
+           "  --time-limit S      seconds per schedule search (default 3)\n"
+           "  --precision fp8     the profile's FP8 peak for compute (memory as bf16)\n"
+           "  -o DIR              plans.json, breakdown.svg, and each searched plan's\n"
+           "                      placement, schedule, SVG and Chrome trace\n"
            "  --json, --csv       the ranking for programs\n"
            "  --progress          progress on stderr even when it is not a terminal\n\n"
            "Exit status: 0 some plan fits, 1 none fits, 2 bad request.\n");
     return -1;
 }
 
-static int ts_plan_parse(int argc, char **argv, ts_plan_args *a)
+static int ts_plan_word(const char *flag, const char *arg, const char *const *words, int *out)
 {
-    static const struct option opts[] = {{"model", required_argument, 0, 'm'},
-                                         {"hardware", required_argument, 0, 'H'},
-                                         {"gpus", required_argument, 0, 'g'},
-                                         {"global-batch", required_argument, 0, 'G'},
-                                         {"micro-batch-size", required_argument, 0, 'b'},
-                                         {"tensor-parallel", required_argument, 0, 'T'},
-                                         {"strategies", required_argument, 0, 'S'},
-                                         {"infer", no_argument, 0, 'i'},
-                                         {"recompute", no_argument, 0, 'r'},
-                                         {"time-limit", required_argument, 0, 't'},
-                                         {"efficiency", required_argument, 0, 'e'},
-                                         {"output", required_argument, 0, 'o'},
-                                         {"json", no_argument, 0, 'j'},
-                                         {"csv", no_argument, 0, 'c'},
-                                         {"progress", no_argument, 0, 'p'},
-                                         {"models-dir", required_argument, 0, 'd'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    const char *cmd = "plan";
+    for (int i = 0; words[i]; i++)
+        if (!strcmp(arg, words[i])) {
+            *out = i;
+            return 0;
+        }
+    return ts_cli_usage_error("plan", "%s: unknown value '%s'", flag, arg);
+}
+
+/* Integer flags: where each goes and its range. */
+static int ts_plan_int(ts_plan_args *a, int c, const char *arg)
+{
+    static const struct {
+        int c;
+        const char *flag;
+        long lo, hi;
+    } f[] = {{'g', "--gpus", 1, 65536},        {'b', "--micro-batch-size", 1, 4096},
+             {'T', "--tensor-parallel", 1, 4096}, {'P', "--pipeline", 1, 1024},
+             {'v', "--virtual-stages", 1, 64},  {'z', "--zero", 0, 3},
+             {'k', "--top", 1, 1000},           {'K', "--search-top", 0, 100}};
+    int *dst[] = {&a->r.gpus,  &a->sp.b,    &a->sp.T, &a->sp.P,
+                  &a->sp.v,    &a->sp.zero, &a->top,  &a->search_top};
     long v;
-    int c;
-    while ((c = ts_cli_getopt(cmd, argc, argv, "o:h", opts)) != -1) {
-        switch (c) {
-        case -2: return 2;
-        case 'h': return ts_plan_help();
-        case 'm': a->model = optarg; break;
-        case 'H': a->hw = optarg; break;
-        case 'S': a->strategies = optarg; break;
-        case 'd': a->dir = optarg; break;
-        case 'o': a->out = optarg; break;
-        case 'i': a->r.infer = true; break;
-        case 'r': a->r.recompute = true; break;
-        case 'j': a->json = true; break;
-        case 'c': a->csv = true; break;
-        case 'p': a->progress = true; break;
-        case 't':
-            if (ts_cli_parse_double(cmd, "--time-limit", optarg, TS_TIME_LIMIT_MIN,
-                                    TS_TIME_LIMIT_MAX, &a->r.time_limit))
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        if (f[i].c == c) {
+            if (ts_cli_parse_long("plan", f[i].flag, arg, f[i].lo, f[i].hi, &v))
                 return 2;
-            break;
-        case 'e':
-            if (ts_cli_parse_double(cmd, "--efficiency", optarg, 0.01, 1, &a->eff))
-                return 2;
-            break;
-        case 'G':
-            if (ts_cli_parse_long(cmd, "--global-batch", optarg, 1, 100000000, &a->r.global))
-                return 2;
-            break;
-        default: {
-            int *dst = c == 'g' ? &a->r.gpus : c == 'b' ? &a->r.b : c == 'T' ? &a->r.T : NULL;
-            if (!dst)
-                return ts_cli_usage_error(cmd, "unexpected option");
-            if (ts_cli_parse_long(cmd,
-                                  c == 'g'   ? "--gpus"
-                                  : c == 'b' ? "--micro-batch-size"
-                                             : "--tensor-parallel",
-                                  optarg, 1, 4096, &v))
-                return 2;
-            *dst = (int)v;
+            *dst[i] = (int)v;
+            return 0;
         }
-        }
+    return ts_cli_usage_error("plan", "unexpected option");
+}
+
+static int ts_plan_opt(ts_plan_args *a, int c)
+{
+    static const char *const rc[] = {"none", "selective", "full", "adaptive", NULL};
+    static const char *const onoff[] = {"off", "on", NULL};
+    static const char *const prec[] = {"bf16", "fp8", NULL};
+    const char *cmd = "plan";
+    switch (c) {
+    case 'm': a->model = optarg; return 0;
+    case 'H': a->hw = optarg; return 0;
+    case 'S': a->strategies = optarg; return 0;
+    case 'd': a->dir = optarg; return 0;
+    case 'o': a->out = optarg; return 0;
+    case 'i': a->r.infer = true; return 0;
+    case 'j': a->json = true; return 0;
+    case 'c': a->csv = true; return 0;
+    case 'p': a->progress = true; return 0;
+    case 'x': a->explain = true; return 0;
+    case 'X': a->sp.tp_across_nodes = true; return 0;
+    case 'r': return ts_plan_word("--recompute", optarg, rc, &a->sp.recompute) ? 2 : 0;
+    case 'q': return ts_plan_word("--sequence-parallel", optarg, onoff, &a->sp.seqpar) ? 2 : 0;
+    case 'F': return ts_plan_word("--precision", optarg, prec, &a->fp8) ? 2 : 0;
+    case 't':
+        return ts_cli_parse_double(cmd, "--time-limit", optarg, TS_TIME_LIMIT_MIN,
+                                   TS_TIME_LIMIT_MAX, &a->r.time_limit)
+                   ? 2
+                   : 0;
+    case 'e': return ts_cli_parse_double(cmd, "--efficiency", optarg, 0.01, 1, &a->eff) ? 2 : 0;
+    case 'G':
+        return ts_cli_parse_long(cmd, "--global-batch", optarg, 1, 100000000, &a->r.global) ? 2
+                                                                                           : 0;
+    default: return ts_plan_int(a, c, optarg);
     }
-    if (optind < argc)
-        return ts_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-    if (!a->model || !a->hw || !a->r.gpus || !a->r.global || !a->r.b)
-        return ts_cli_usage_error(cmd, "--model, --hardware, --gpus, --global-batch and "
-                                       "--micro-batch-size are all required");
-    if (a->r.global % a->r.b)
+}
+
+static int ts_plan_check_args(ts_plan_args *a)
+{
+    const char *cmd = "plan";
+    if (!a->model || !a->hw || !a->r.gpus || !a->r.global)
+        return ts_cli_usage_error(cmd, "--model, --hardware, --gpus and --global-batch are all "
+                                       "required");
+    if (a->sp.b && a->r.global % a->sp.b)
         return ts_cli_usage_error(cmd,
                                   "the global batch %ld is not a multiple of the micro-batch "
                                   "size %d",
-                                  a->r.global, a->r.b);
-    if (a->r.gpus % a->r.T)
+                                  a->r.global, a->sp.b);
+    if (a->sp.T && a->r.gpus % a->sp.T)
         return ts_cli_usage_error(cmd, "%d GPUs are not a multiple of tensor parallelism %d",
-                                  a->r.gpus, a->r.T);
-    if ((a->json && a->csv))
+                                  a->r.gpus, a->sp.T);
+    if (a->sp.P && a->r.gpus % (a->sp.P * (a->sp.T ? a->sp.T : 1)))
+        return ts_cli_usage_error(cmd, "%d GPUs are not a multiple of pipeline %d x tensor "
+                                  "parallelism %d", a->r.gpus, a->sp.P, a->sp.T ? a->sp.T : 1);
+    if (a->json && a->csv)
         return ts_cli_usage_error(cmd, "--json and --csv exclude each other");
     return 0;
 }
 
-/* The plans to try: strategies x pipeline sizes, each with its N (ts_plan_list). */
-static int ts_plan_plans(const ts_plan_args *a, ts_plan **out, int *count)
+static int ts_plan_parse(int argc, char **argv, ts_plan_args *a)
 {
-    char buf[512];
-    const char *names[64];
-    int ns = 0;
-    if (a->strategies) {
-        snprintf(buf, sizeof buf, "%s", a->strategies);
-        for (char *t = strtok(buf, ","); t && ns < 64; t = strtok(NULL, ","))
-            names[ns++] = t;
+    static const struct option opts[] = {
+        {"model", required_argument, 0, 'm'},        {"hardware", required_argument, 0, 'H'},
+        {"gpus", required_argument, 0, 'g'},         {"global-batch", required_argument, 0, 'G'},
+        {"micro-batch-size", required_argument, 0, 'b'},
+        {"tensor-parallel", required_argument, 0, 'T'},
+        {"pipeline", required_argument, 0, 'P'},     {"virtual-stages", required_argument, 0, 'v'},
+        {"zero", required_argument, 0, 'z'},         {"recompute", required_argument, 0, 'r'},
+        {"sequence-parallel", required_argument, 0, 'q'},
+        {"tp-across-nodes", no_argument, 0, 'X'},    {"strategies", required_argument, 0, 'S'},
+        {"precision", required_argument, 0, 'F'},    {"infer", no_argument, 0, 'i'},
+        {"top", required_argument, 0, 'k'},          {"search-top", required_argument, 0, 'K'},
+        {"explain", no_argument, 0, 'x'},            {"time-limit", required_argument, 0, 't'},
+        {"efficiency", required_argument, 0, 'e'},   {"output", required_argument, 0, 'o'},
+        {"json", no_argument, 0, 'j'},               {"csv", no_argument, 0, 'c'},
+        {"progress", no_argument, 0, 'p'},           {"models-dir", required_argument, 0, 'd'},
+        {"help", no_argument, 0, 'h'},               {0, 0, 0, 0}};
+    int c;
+    while ((c = ts_cli_getopt("plan", argc, argv, "o:h", opts)) != -1) {
+        if (c == -2)
+            return 2;
+        if (c == 'h')
+            return ts_plan_help();
+        int rc = ts_plan_opt(a, c);
+        if (rc)
+            return rc;
     }
-    ts_err e = {0};
-    int rc = ts_plan_list(&a->r, a->strategies ? names : NULL, ns, out, count, &e);
-    if (rc == TS_EINPUT)
-        return ts_cli_usage_error("plan", "%s", e.msg);
-    return rc ? 3 : 0;
-}
-
-static void ts_plan_print(const ts_plan_args *a, const ts_plan *pl, int n)
-{
-    const ts_plan_req *r = &a->r;
-    printf("%s on %d x %s: global batch %ld, micro-batch %d, tensor parallelism %d, %s\n",
-           r->m->name, r->gpus, r->h->name, r->global, r->b, r->T,
-           r->infer       ? "inference"
-           : r->recompute ? "training, recomputation"
-                          : "training");
-    printf("%-4s %-12s %-9s %5s %9s %10s %8s %6s %8s %7s %6s %s%s\n", "rank", "strategy",
-           "pipe x dp", "N", "iter s", "samples/s", "TFLOP/s", "MFU", "peak GB", "bubble", "gap",
-           r->infer ? "latency s " : "", "kept");
-    for (int i = 0, k = 1; i < n; i++) {
-        const ts_plan *x = &pl[i];
-        if (!x->ok)
-            continue;
-        char shape[32], lat[32] = "";
-        snprintf(shape, sizeof shape, "%dx%d", x->pipe, x->replicas);
-        if (r->infer)
-            snprintf(lat, sizeof lat, "%9.4f ", x->latency_s);
-        printf("%-4d %-12s %-9s %5d %9.3f %10.2f %8.1f %5.1f%% %8.1f %6.1f%% %5.1f%% %s%s%s\n", k++,
-               x->strategy, shape, x->N, x->iter_s, x->samples_s, x->tflops_gpu, 100 * x->mfu,
-               x->peak_gb, 100 * x->bubble, 100 * x->gap, lat, x->source,
-               x->timed_out ? " (time limit)" : "");
-    }
-    for (int i = 0; i < n; i++)
-        if (!pl[i].ok)
-            printf("does not fit: %s on %d GPU pipelines x %d: %s\n", pl[i].strategy, pl[i].pipe,
-                   pl[i].replicas, pl[i].reason);
-}
-
-static json_t *ts_plans_json(const ts_plan_args *a, const ts_plan *pl, int n)
-{
-    const ts_plan_req *r = &a->r;
-    json_t *arr = json_array();
-    for (int i = 0; i < n; i++)
-        json_array_append_new(arr, ts_plan_json(&pl[i]));
-    return json_pack("{ss ss si sI si si sb sb sf so}", "model", r->m->name, "hardware", r->h->name,
-                     "gpus", r->gpus, "global_batch", (json_int_t)r->global, "micro_batch_size",
-                     r->b, "tensor_parallel", r->T, "infer", r->infer, "recompute", r->recompute,
-                     "time_limit_s", r->time_limit, "plans", arr);
-}
-
-static void ts_plan_csv(const ts_plan *pl, int n)
-{
-    printf("strategy,pipeline_gpus,replicas,micro_batches,fits,iteration_s,samples_per_s,"
-           "tflops_per_gpu,mfu,peak_memory_gb,bubble_rate,gap_to_lower_bound,latency_s,kept\n");
-    for (int i = 0; i < n; i++) {
-        const ts_plan *x = &pl[i];
-        if (x->ok)
-            printf("%s,%d,%d,%d,1,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s\n", x->strategy,
-                   x->pipe, x->replicas, x->N, x->iter_s, x->samples_s, x->tflops_gpu, x->mfu,
-                   x->peak_gb, x->bubble, x->gap, x->latency_s, x->source);
-        else
-            printf("%s,%d,%d,%d,0,,,,,,,,,\n", x->strategy, x->pipe, x->replicas, x->N);
-    }
+    if (optind < argc)
+        return ts_cli_usage_error("plan", "unexpected argument '%s'", argv[optind]);
+    return ts_plan_check_args(a);
 }
 
 static int ts_plan_outdir(const ts_plan_args *a, const ts_plan *pl, int n)
@@ -211,9 +181,12 @@ static int ts_plan_outdir(const ts_plan_args *a, const ts_plan *pl, int n)
         return 3;
     }
     for (int i = 0; i < n; i++)
-        if (pl[i].ok && ts_plan_write(&pl[i], a->out, &e))
+        if (pl[i].ok && pl[i].searched && ts_plan_write(&pl[i], a->out, &e))
             return ts_cli_report("plan", &e);
     char path[4200];
+    snprintf(path, sizeof path, "%s/breakdown.svg", a->out);
+    if (ts_plan_breakdown_svg(pl, n, path, &e))
+        return ts_cli_report("plan", &e);
     snprintf(path, sizeof path, "%s/plans.json", a->out);
     json_t *j = ts_plans_json(a, pl, n);
     int rc = ts_json_write_file(j, path, &e) ? ts_cli_report("plan", &e) : 0;
@@ -221,47 +194,108 @@ static int ts_plan_outdir(const ts_plan_args *a, const ts_plan *pl, int n)
     return rc;
 }
 
-/* Evaluates every plan, with progress on stderr: plans done / total and the best so far. */
-static int ts_plan_run(const ts_plan_args *a, ts_plan *pl, int n)
+static void ts_plan_progress(void *ud, long done, long total, double best)
+{
+    (void)total;
+    (void)ud;
+    fprintf(stderr, "[plan] %ld plans costed, best %.3f s\n", done, best);
+}
+
+/* The space search, then the schedule search of the best plans with a pipeline, each skipped
+ * when its lower bound is not below the best iteration time found (bound pruning). */
+static int ts_plan_run(ts_plan_args *a, ts_plan **out, int *count)
 {
     bool show = a->progress || isatty(2);
-    int best = -1;
-    for (int i = 0; i < n; i++) {
-        if (pl[i].N && ts_plan_eval(&a->r, &pl[i]) < 0)
-            return 3;
-        if (pl[i].ok && (best < 0 || pl[i].iter_s < pl[best].iter_s))
-            best = i;
-        if (!show)
-            continue;
-        fprintf(stderr, "[plan] %d/%d done", i + 1, n);
-        if (best >= 0)
-            fprintf(stderr, ", best %.3f s (%s, %d GPU pipelines)", pl[best].iter_s,
-                    pl[best].strategy, pl[best].pipe);
-        fprintf(stderr, "\n");
+    ts_err e = {0};
+    ts_plan_found *f = NULL;
+    int nf = 0;
+    char buf[512];
+    const char *names[64];
+    if (a->strategies) {
+        snprintf(buf, sizeof buf, "%s", a->strategies);
+        for (char *t = strtok(buf, ","); t && a->sp.nstrategies < 64; t = strtok(NULL, ","))
+            names[a->sp.nstrategies++] = t;
+        a->sp.strategies = names;
     }
+    a->sp.keep = a->top;
+    a->sp.progress = show ? ts_plan_progress : NULL;
+    int rc = ts_plan_space_search(&a->r, &a->sp, &f, &nf, &a->st, &e);
+    if (rc)
+        return rc == TS_EINPUT ? ts_cli_usage_error("plan", "%s", e.msg) : 3;
+    ts_plan *pl = calloc((size_t)nf + 1, sizeof *pl);
+    if (!pl) {
+        free(f);
+        return 3;
+    }
+    double best = 0;
+    for (int i = 0; i < nf; i++) {
+        ts_plan_from_found(&a->r, &f[i], &pl[i]);
+        if (f[i].cost.closed_form && (best == 0 || pl[i].iter_s < best))
+            best = pl[i].iter_s;
+    }
+    free(f);
+    *out = pl;
+    *count = nf;
+    for (int i = 0; i < nf && a->searched < a->search_top; i++) {
+        ts_plan *x = &pl[i];
+        if (x->cfg.P < 2)
+            continue;
+        if (best > 0 && x->cost.lower_bound_s + x->cost.dp_s + x->cost.zero_s +
+                                x->cost.optimizer_s >= best) {
+            a->search_pruned++;
+            continue;
+        }
+        a->searched++;
+        if (show)
+            fprintf(stderr, "[plan] schedule search %d/%d: %s\n", a->searched, a->search_top,
+                    x->cfg.strategy);
+        if (ts_plan_eval(&a->r, x) < 0)
+            return 3;
+        if (x->searched && (best == 0 || x->iter_s < best))
+            best = x->iter_s;
+    }
+    /* a bound is no time: plans without a closed form that were not searched do not rank */
+    for (int i = 0; i < nf; i++)
+        if (!pl[i].searched && !pl[i].cost.closed_form) {
+            pl[i].ok = false;
+            if (!pl[i].reason[0])
+                snprintf(pl[i].reason, sizeof pl[i].reason,
+                         "no closed form and not searched (bound %.3f s)",
+                         pl[i].cost.lower_bound_s);
+        }
+    return 0;
+}
+
+static int ts_plan_load(ts_plan_args *a, const char *dir, ts_model **m, ts_hardware *h)
+{
+    char path[4200];
+    ts_err e = {0};
+    if (ts_model_path(dir, a->model, false, path, sizeof path, &e) ||
+        ts_model_load(path, 0, m, &e) || ts_model_path(dir, a->hw, true, path, sizeof path, &e) ||
+        ts_hardware_load(path, h, &e))
+        return ts_cli_report("plan", &e);
+    if (a->fp8) {
+        if (h->peak_fp8_tflops <= 0)
+            return ts_cli_usage_error("plan", "--precision fp8: %s gives no peak_fp8_tflops",
+                                      h->name);
+        h->peak_tflops = h->peak_fp8_tflops;
+    }
+    if (a->eff > 0)
+        h->efficiency = a->eff;
     return 0;
 }
 
 static int ts_plan_main(ts_plan_args *a)
 {
-    const char *dir = ts_cli_models_dir(a->dir);
-    char path[4200];
-    ts_err e = {0};
     ts_model *m = NULL;
     ts_hardware h = {0};
     ts_plan *pl = NULL;
     int n = 0, rc;
-    if (ts_model_path(dir, a->model, false, path, sizeof path, &e) ||
-        ts_model_load(path, 0, &m, &e) || ts_model_path(dir, a->hw, true, path, sizeof path, &e) ||
-        ts_hardware_load(path, &h, &e)) {
-        rc = ts_cli_report("plan", &e);
+    if ((rc = ts_plan_load(a, ts_cli_models_dir(a->dir), &m, &h)))
         goto done;
-    }
-    if (a->eff > 0)
-        h.efficiency = a->eff;
     a->r.m = m;
     a->r.h = &h;
-    if ((rc = ts_plan_plans(a, &pl, &n)) || (rc = ts_plan_run(a, pl, n)))
+    if ((rc = ts_plan_run(a, &pl, &n)))
         goto done;
     ts_plan_rank(pl, n);
     if (a->json)
@@ -270,6 +304,8 @@ static int ts_plan_main(ts_plan_args *a)
         ts_plan_csv(pl, n);
     else
         ts_plan_print(a, pl, n);
+    if (a->explain && !a->json && !a->csv && n > 0 && pl[0].ok)
+        ts_plan_explain(&pl[0]);
     if (a->out && (rc = ts_plan_outdir(a, pl, n)))
         goto done;
     rc = n > 0 && pl[0].ok ? 0 : 1;
@@ -295,8 +331,10 @@ int ts_cmd_plan(int argc, char **argv)
     return 2;
 #else
     ts_plan_args a = {0};
-    a.r.T = 1;
     a.r.time_limit = 3;
+    a.sp.zero = a.sp.recompute = a.sp.seqpar = -1;
+    a.top = 10;
+    a.search_top = 3;
     int rc = ts_plan_parse(argc, argv, &a);
     if (rc)
         return rc < 0 ? 0 : rc;

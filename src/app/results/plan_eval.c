@@ -17,26 +17,36 @@ static void ts_plan_source(ts_plan *pl, const ts_search_stats *st)
 
 int ts_plan_eval(const ts_plan_req *r, ts_plan *pl)
 {
+    const ts_plan_cfg *c = &pl->cfg;
     /* With two replicas (chimera) a placement micro-batch is one micro-batch per direction. */
-    const ts_strategy_info *si = ts_strategy_find(pl->strategy);
+    const ts_strategy_info *si = ts_strategy_find(c->strategy);
     bool two = si && si->replicas == 2;
-    int n = two ? pl->N / 2 : pl->N;
-    if (n < 1 || (two && pl->N % 2)) {
+    int n = two ? c->N / 2 : c->N;
+    if (n < 1 || (two && c->N % 2)) {
         snprintf(pl->reason, sizeof pl->reason, "%s needs an even micro-batch count, got %d",
-                 pl->strategy, pl->N);
+                 c->strategy, c->N);
+        pl->ok = false;
         return 0;
     }
-    ts_derive_opts o = {.strategy = pl->strategy,
-                        .gpus = pl->pipe,
-                        .b = r->b,
-                        .T = r->T,
-                        .nmicros = pl->N,
-                        .recompute = r->recompute,
-                        .infer = r->infer};
+    /* The derivation takes one recomputation for all stages: the most any stage uses. */
+    const int *k = pl->cost.stages_rc;
+    ts_derive_opts o = {.strategy = c->strategy,
+                        .gpus = c->T * c->P,
+                        .b = c->b,
+                        .T = c->T,
+                        .chunks = c->v > 1 ? c->v : 0,
+                        .nmicros = c->N,
+                        .recompute = k[TS_RC_FULL] > 0,
+                        .infer = r->infer,
+                        .selective = k[TS_RC_SELECTIVE] > 0,
+                        .seqpar = c->seqpar,
+                        .gemm_shape = true,
+                        .zero = c->zero,
+                        .dp = c->dp};
     ts_derive_info in;
     ts_err e = {0};
     if (ts_model_derive(r->m, r->h, &o, &pl->p, &in, &e)) {
-        snprintf(pl->reason, sizeof pl->reason, "%s", e.msg);
+        snprintf(pl->reason, sizeof pl->reason, "derivation: %s", e.msg);
         return e.code == TS_ESYS ? -1 : 0;
     }
     ts_search_opts so;
@@ -54,12 +64,10 @@ int ts_plan_eval(const ts_plan_req *r, ts_plan *pl)
         ts_plan_source(pl, &st);
         rc = ts_results_at(s, n, &pl->s, &m, &e);
     }
-    if (rc == TS_OK) {
+    if (rc == TS_OK)
         ts_plan_figures(r, pl, &m, &in);
-        pl->ok = true;
-    } else {
+    else
         snprintf(pl->reason, sizeof pl->reason, "search: %s", e.msg[0] ? e.msg : "failed");
-    }
     ts_metrics_free(&m);
     ts_schedule_free(s);
     ts_derive_info_clear(&in);

@@ -3,6 +3,7 @@
 #define TS_MODEL_INTERNAL_H
 
 #include "ts_model.h"
+#include "ts_plan.h"
 
 typedef struct {
     const char *kind, *name, *branch;
@@ -98,3 +99,23 @@ int ts_build_terapipe(ts_dctx *c, ts_derive_info *info, ts_err *e);
 /* Quantises the real-unit blocks into a placement and fills info's units and capacity. */
 int ts_d_quantise(ts_dctx *c, const char *name, ts_placement **out, ts_derive_info *info,
                   ts_err *e);
+
+/* The cost model's per-layer tables for plans at one (T, b, sequence parallelism): each layer's
+ * cost under each recomputation (none, selective, full; weights at 16 bytes per parameter), its
+ * forward's tensor-parallel collective seconds, its parameters per GPU and the forward FLOPs a
+ * recomputation redoes per micro-batch (transformer blocks only, as Megatron-LM counts them). */
+typedef struct {
+    int n, T, b;
+    bool seqpar;
+    ts_layer_cost *lc[3];
+    double *tp, *params, *redo[3];
+    /* the sum over layers of their time without recomputation, per micro-batch */
+    double work;
+} ts_plan_tables;
+int ts_plan_tables_make(const ts_plan_req *r, int T, int b, bool seqpar, ts_plan_tables *t,
+                        ts_err *e);
+void ts_plan_tables_free(ts_plan_tables *t);
+/* One plan from the tables: 0, the refusal kind + 1 (why filled), or -1 when its lower bound is
+ * not below prune_above (model_plan_cost.c). */
+int ts_plan_cost_with(const ts_plan_req *r, const ts_plan_tables *t, const ts_plan_cfg *c,
+                      double prune_above, ts_plan_cost *out, char *why, size_t len);

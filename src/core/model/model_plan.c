@@ -15,46 +15,6 @@ void ts_plan_clear(ts_plan *pl)
     pl->s = NULL;
 }
 
-int ts_plan_list(const ts_plan_req *r, const char *const *names, int nnames, ts_plan **out,
-                 int *count, ts_err *e)
-{
-    const ts_model *m = r->m;
-    const char *use[64];
-    int ns = 0;
-    for (int i = 0; i < nnames && ns < 64; i++) {
-        if (!ts_model_has_strategy(m, names[i]))
-            return ts_fail(e, TS_EINPUT,
-                           "strategy '%s' does not apply to model '%s' (see `tessel model %s`)",
-                           names[i], m->name, m->name);
-        use[ns++] = names[i];
-    }
-    for (int i = 0; !names && i < m->nstrategies && ns < 64; i++)
-        use[ns++] = m->strategies[i];
-    int D = r->gpus, T = r->T, n = 0;
-    ts_plan *pl = calloc((size_t)(ns * 32 + 1), sizeof *pl);
-    if (!pl)
-        return ts_fail(e, TS_ESYS, "plan: out of memory");
-    for (int i = 0; i < ns; i++)
-        for (int pipe = D; pipe >= T && n < ns * 32; pipe--) {
-            if (D % pipe || pipe % T || (pipe / T < 2 && D / T >= 2))
-                continue;
-            ts_plan *x = &pl[n++];
-            snprintf(x->strategy, sizeof x->strategy, "%s", use[i]);
-            x->pipe = pipe;
-            x->replicas = D / pipe;
-            long per = (long)r->b * x->replicas;
-            x->N = r->global % per ? 0 : (int)(r->global / per);
-            if (!x->N)
-                snprintf(x->reason, sizeof x->reason,
-                         "the global batch %ld does not split into "
-                         "micro-batches of %d over %d replicas",
-                         r->global, r->b, x->replicas);
-        }
-    *out = pl;
-    *count = n;
-    return TS_OK;
-}
-
 /* Seconds of one micro-batch from its first start to its last end, the longest over all. */
 static double ts_plan_latency(const ts_schedule *s, double unit)
 {
@@ -79,16 +39,19 @@ static double ts_plan_latency(const ts_schedule *s, double unit)
     return best;
 }
 
-/* Gradient all-reduce across the data-parallel replicas: each GPU's bf16 gradients (2 bytes per
- * parameter it holds), a ring over the replicas; NVLink when they all sit in one node. Counted
- * after the pipeline, not overlapped with it. */
-static double ts_plan_dp_seconds(const ts_plan_req *r, const ts_plan *pl, double state_max)
+void ts_plan_from_found(const ts_plan_req *r, const ts_plan_found *f, ts_plan *pl)
 {
-    if (pl->replicas <= 1 || r->infer)
-        return 0;
-    double grad = state_max / TS_BYTES_PER_PARAM_TRAIN * 2;
-    double bw = (r->gpus <= r->h->gpus_per_node ? r->h->nvlink_gbs : r->h->internode_gbs) * 1e9;
-    return 2.0 * (pl->replicas - 1) / pl->replicas * grad / bw;
+    memset(pl, 0, sizeof *pl);
+    pl->cfg = f->cfg;
+    pl->cost = f->cost;
+    pl->ok = true;
+    pl->iter_s = f->cost.iter_s;
+    pl->samples_s = r->global / pl->iter_s;
+    pl->tflops_gpu = f->cost.model_flops / pl->iter_s / r->gpus / 1e12;
+    pl->counted_tflops_gpu = f->cost.counted_flops / pl->iter_s / r->gpus / 1e12;
+    pl->mfu = pl->tflops_gpu / r->h->peak_tflops;
+    pl->peak_gb = f->cost.peak_bytes / 1e9;
+    snprintf(pl->source, sizeof pl->source, "%s", f->cost.closed_form ? "formula" : "bound");
 }
 
 void ts_plan_figures(const ts_plan_req *r, ts_plan *pl, const ts_metrics *m,
@@ -96,22 +59,32 @@ void ts_plan_figures(const ts_plan_req *r, ts_plan *pl, const ts_metrics *m,
 {
     const ts_placement *p = pl->p;
     double unit = in->time_unit_s, usable = (r->h->hbm_gb - r->h->workspace_gb) * 1e9;
+    ts_plan_cost *c = &pl->cost;
+    pl->searched = true;
     pl->time_unit_s = unit;
     pl->makespan = m->makespan;
     pl->lower_bound = m->lower_bound;
-    pl->dp_s = ts_plan_dp_seconds(r, pl, in->static_bytes_max);
-    pl->iter_s = m->makespan * unit + pl->dp_s;
+    double rest = c->dp_s + c->zero_s + c->optimizer_s;
+    pl->searched_s = m->makespan * unit + rest;
+    if (!c->closed_form || pl->searched_s < c->iter_s) {
+        /* the searched schedule times the plan: its pipeline less the critical stage's work */
+        c->bubble_s = m->makespan * unit - (c->compute_s + c->tp_s + c->p2p_s);
+        c->iter_s = c->compute_s + c->tp_s + c->p2p_s + c->bubble_s + rest;
+        c->closed_form = false;
+    } else {
+        snprintf(pl->source, sizeof pl->source, "formula");
+    }
+    pl->iter_s = c->iter_s;
     pl->samples_s = r->global / pl->iter_s;
-    double F = ts_model_fwd_flops(r->m), rounds = r->m->recycles;
-    /* Backward = 2 forwards. */
-    double per_sample = r->infer ? F * rounds : F * (rounds + 2);
-    pl->tflops_gpu = per_sample * r->global / pl->iter_s / r->gpus / 1e12;
+    pl->tflops_gpu = c->model_flops / pl->iter_s / r->gpus / 1e12;
+    pl->counted_tflops_gpu = c->counted_flops / pl->iter_s / r->gpus / 1e12;
     pl->mfu = pl->tflops_gpu / r->h->peak_tflops;
-    pl->peak_gb = 0;
+    double peak = 0;
     for (int d = 0; d < p->ndevs; d++) {
         double u = in->memory_unit_dev[d], state = usable - u * (double)in->capacity;
-        pl->peak_gb = fmax(pl->peak_gb, (state + m->peak[d] * u) / 1e9);
+        peak = fmax(peak, (state + m->peak[d] * u) / 1e9 + r->h->workspace_gb);
     }
+    pl->peak_gb = fmax(pl->peak_gb, peak);
     pl->bubble = m->bubble_rate;
     pl->gap = m->lower_bound > 0 ? (double)m->makespan / m->lower_bound - 1 : 0;
     pl->latency_s = ts_plan_latency(pl->s, unit);
@@ -129,24 +102,60 @@ static int ts_plan_cmp(const void *x, const void *y)
 
 void ts_plan_rank(ts_plan *pl, int n)
 {
-    qsort(pl, (size_t)n, sizeof *pl, ts_plan_cmp);
+    /* insertion sort: stable, and n is a few dozen */
+    for (int i = 1; i < n; i++) {
+        ts_plan x = pl[i];
+        int j = i;
+        while (j > 0 && ts_plan_cmp(&pl[j - 1], &x) > 0) {
+            pl[j] = pl[j - 1];
+            j--;
+        }
+        pl[j] = x;
+    }
+}
+
+static json_t *ts_plan_breakdown_json(const ts_plan_cost *c)
+{
+    return json_pack("{sf sf sf sf sf sf sf}", "compute_s", c->compute_s, "tensor_parallel_s",
+                     c->tp_s, "pipeline_p2p_s", c->p2p_s, "bubble_s", c->bubble_s,
+                     "data_parallel_s", c->dp_s, "zero_gather_s", c->zero_s, "optimizer_s",
+                     c->optimizer_s);
 }
 
 json_t *ts_plan_json(const ts_plan *pl)
 {
-    json_t *j = json_pack("{ss si si si sb}", "strategy", pl->strategy, "pipeline_gpus", pl->pipe,
-                          "replicas", pl->replicas, "micro_batches", pl->N, "fits", pl->ok);
+    const ts_plan_cfg *c = &pl->cfg;
+    char name[96];
+    ts_plan_name(c, name, sizeof name);
+    json_t *j = json_pack("{ss ss si si si si si si si sb ss si sb}", "name", name, "strategy",
+                          c->strategy, "tensor_parallel", c->T, "pipeline", c->P,
+                          "virtual_stages", c->v, "replicas", c->dp, "zero", c->zero,
+                          "micro_batch_size", c->b, "micro_batches", c->N, "sequence_parallel",
+                          c->seqpar, "recompute", ts_recompute_name(c->recompute),
+                          "pipeline_gpus", c->T * c->P, "fits", pl->ok);
     if (!pl->ok) {
         json_object_set_new(j, "reason", json_string(pl->reason));
         return j;
     }
-    json_t *f = json_pack("{sf sf sf sf sf sf sf sf sf sf sI sI ss sb sf}", "iteration_s",
-                          pl->iter_s, "dp_allreduce_s", pl->dp_s, "samples_per_s", pl->samples_s,
-                          "tflops_per_gpu", pl->tflops_gpu, "mfu", pl->mfu, "peak_memory_gb",
-                          pl->peak_gb, "bubble_rate", pl->bubble, "gap_to_lower_bound", pl->gap,
-                          "latency_s", pl->latency_s, "time_unit_s", pl->time_unit_s, "makespan",
-                          (json_int_t)pl->makespan, "lower_bound", (json_int_t)pl->lower_bound,
-                          "kept", pl->source, "timed_out", pl->timed_out, "search_s", pl->search_s);
+    const ts_plan_cost *k = &pl->cost;
+    json_t *f = json_pack("{sf sf sf sf sf sf sf ss sb s{si si si}}", "iteration_s", pl->iter_s,
+                          "samples_per_s", pl->samples_s, "tflops_per_gpu", pl->tflops_gpu,
+                          "counted_tflops_per_gpu", pl->counted_tflops_gpu, "mfu", pl->mfu,
+                          "peak_memory_gb", pl->peak_gb, "lower_bound_s", k->lower_bound_s,
+                          "kept", pl->source, "searched", pl->searched, "stages_recompute",
+                          "none", k->stages_rc[0], "selective", k->stages_rc[1], "full",
+                          k->stages_rc[2]);
+    json_object_set_new(f, "breakdown", ts_plan_breakdown_json(k));
+    if (pl->searched) {
+        json_t *s = json_pack("{sf sf sf sf sf sI sI sb sf}", "searched_s", pl->searched_s,
+                              "bubble_rate", pl->bubble, "gap_to_lower_bound", pl->gap,
+                              "latency_s", pl->latency_s, "time_unit_s", pl->time_unit_s,
+                              "makespan", (json_int_t)pl->makespan, "lower_bound",
+                              (json_int_t)pl->lower_bound, "timed_out", pl->timed_out,
+                              "search_s", pl->search_s);
+        json_object_update(f, s);
+        json_decref(s);
+    }
     json_object_update(j, f);
     json_decref(f);
     return j;

@@ -1,8 +1,11 @@
-/* Parallel plans of a model on a cluster (strategy x pipeline size x data-parallel replicas), in
- * real units: which plans there are, the figures of one evaluated plan (iteration time in
- * seconds, the data-parallel all-reduce, latency, throughput, MFU, peak memory), their JSON and
- * their ranking. Shared by `tessel plan`, the explorer and any other front end; the evaluation
- * itself (derive, search, measure) is ts_plan_eval in the results module, above the solver. */
+/* Parallel plans of a model on a cluster, in real units. A plan fixes tensor parallelism T
+ * (sequence parallelism on or off), the pipeline size P, the strategy and its virtual stages v,
+ * the data-parallel replicas dp = D / (T P) with a ZeRO stage, the recomputation (per stage when
+ * adaptive) and the micro-batch size b (N = G / (b dp) micro-batches). ts_plan_cost_eval gives one
+ * plan's iteration time from the cost model, broken down so that the parts add up to it;
+ * ts_plan_space_search enumerates the space with bound pruning and keeps the best; the schedule
+ * search of a plan's derived placement (derive, search, measure) is ts_plan_eval in the results
+ * module, above the solver. Formulas and sources: models/README.md. */
 #ifndef TS_PLAN_H
 #define TS_PLAN_H
 
@@ -10,33 +13,119 @@
 #include "ts_model.h"
 #include "ts_schedule.h"
 
-typedef struct {
-    const ts_model *m;
-    const ts_hardware *h;
-    int gpus, T, b;
-    /* G: samples per iteration. */
-    long global;
-    bool infer, recompute;
-    /* Seconds per search. */
-    double time_limit;
-} ts_plan_req;
+/* Recomputation of a plan: none, selective (attention core), full, or adaptive (per stage, the
+ * least of the three that fits: the stages with more micro-batches in flight recompute more,
+ * after AdaPipe). */
+typedef enum { TS_RC_NONE, TS_RC_SELECTIVE, TS_RC_FULL, TS_RC_ADAPTIVE } ts_recompute_mode;
+const char *ts_recompute_name(int mode);
 
 typedef struct {
     char strategy[24];
-    /* GPUs per pipeline (stages x T) */
-    int pipe;
-    /* Data-parallel copies: gpus / pipe. */
-    int replicas;
-    /* Micro-batches per pipeline per iteration: G / (b x replicas); 0 when none. */
-    int N;
+    int T, P, v, dp, zero, b, N;
+    bool seqpar;
+    /* ts_recompute_mode */
+    int recompute;
+} ts_plan_cfg;
+
+/* Where the iteration time goes (seconds): the critical stage's N micro-batches of compute,
+ * tensor-parallel collectives and pipeline sends, the bubble (the rest of the pipeline's time),
+ * the data-parallel gradient reduction and ZeRO's gathers not hidden behind the backward, and the
+ * optimizer step. They add up to iter_s. */
+typedef struct {
+    double compute_s, tp_s, p2p_s, bubble_s, dp_s, zero_s, optimizer_s;
+    double iter_s;
+    /* N x the critical stage's time, no bubble and nothing else: a lower bound on the pipeline */
+    double lower_bound_s;
+    /* the most any GPU holds: weights, gradients, optimizer state, activations, workspace */
+    double peak_bytes;
+    /* the strategy's schedule has a closed form (1f1b, gpipe, interleaved, zb, or one stage);
+     * otherwise iter_s is the bound plus the rest and only a schedule search times it */
+    bool closed_form;
+    /* stages with each recomputation (none, selective, full) */
+    int stages_rc[3];
+    /* FLOPs per iteration: the model's (3 forwards: forward and backward), and with the
+     * recomputed forward FLOPs of transformer blocks added, as Megatron-LM counts them */
+    double model_flops, counted_flops;
+} ts_plan_cost;
+
+/* Why a plan was refused. */
+typedef enum {
+    TS_REFUSE_BATCH,
+    TS_REFUSE_MEMORY,
+    TS_REFUSE_STAGES,
+    TS_REFUSE_CHUNKS,
+    TS_REFUSE_TWO_WAY,
+    TS_REFUSE_SEARCH,
+    TS_REFUSE_KINDS
+} ts_refuse_kind;
+const char *ts_refuse_name(int kind);
+
+typedef struct {
+    const ts_model *m;
+    const ts_hardware *h;
+    int gpus;
+    /* G: samples per iteration. */
+    long global;
+    bool infer;
+    /* Seconds per schedule search. */
+    double time_limit;
+} ts_plan_req;
+
+/* One plan's iteration time and memory. 0 and out filled; or the refusal kind + 1 with why. */
+int ts_plan_cost_eval(const ts_plan_req *r, const ts_plan_cfg *c, ts_plan_cost *out, char *why,
+                      size_t len);
+
+/* The space to search: 0 (or -1 where 0 is a value) is auto. */
+typedef struct {
+    int T, P, v, b;
+    /* -1 auto */
+    int zero, recompute, seqpar;
+    /* T may exceed one node */
+    bool tp_across_nodes;
+    /* strategies (NULL: every one the model lists) */
+    const char *const *strategies;
+    int nstrategies;
+    /* plans kept, best first */
+    int keep;
+    /* called every 4096 plans */
+    void (*progress)(void *ud, long done, long total, double best_s);
+    void *ud;
+} ts_plan_space;
+
+typedef struct {
+    long evaluated, pruned, refused, total;
+    long refused_by[TS_REFUSE_KINDS];
+    /* one example reason per kind */
+    char example[TS_REFUSE_KINDS][240];
+} ts_plan_stats;
+
+typedef struct {
+    ts_plan_cfg cfg;
+    ts_plan_cost cost;
+} ts_plan_found;
+
+/* Enumerates the space and keeps the best sp->keep plans by iter_s (ties by the order of
+ * enumeration, so the answer depends on nothing but the input). A plan whose lower bound is not
+ * below the keep-th best found is pruned before its memory and communication are costed.
+ * TS_EINPUT when a strategy does not apply or a fixed value is impossible. */
+int ts_plan_space_search(const ts_plan_req *r, const ts_plan_space *sp, ts_plan_found **out,
+                         int *count, ts_plan_stats *st, ts_err *e);
+
+/* A plan as ranked and printed: its configuration, the cost model's figures, and, when its
+ * placement was derived and searched, the schedule's. */
+typedef struct {
+    ts_plan_cfg cfg;
+    ts_plan_cost cost;
     bool ok;
     /* Why it does not fit. */
     char reason[400];
     /* real units */
-    double iter_s, dp_s, samples_s, tflops_gpu, mfu, peak_gb, bubble, gap, latency_s;
-    double time_unit_s, search_s;
+    double iter_s, samples_s, tflops_gpu, counted_tflops_gpu, mfu, peak_gb;
+    /* searched: the schedule's figures */
+    bool searched;
+    double searched_s, bubble, gap, latency_s, time_unit_s, search_s;
     long makespan, lower_bound;
-    /* What auto kept. */
+    /* What auto kept, or "formula" when the closed form is the faster. */
     char source[48];
     bool timed_out;
     /* The derived placement (owned). */
@@ -45,19 +134,19 @@ typedef struct {
     ts_schedule *s;
 } ts_plan;
 
-/* The plans to try: each strategy of names[0..nnames) (every strategy of the model when names
- * is NULL) at every pipeline size that divides r->gpus, each with its N (0 and a reason when the
- * global batch does not split). TS_EINPUT when a name is not one of the model's strategies. */
-int ts_plan_list(const ts_plan_req *r, const char *const *names, int nnames, ts_plan **out,
-                 int *count, ts_err *e);
-/* Fills the figures of pl (whose p and s are set) from the metrics of its schedule at N and what
- * the derivation found. */
+/* A plan from a found one: figures from the cost model. */
+void ts_plan_from_found(const ts_plan_req *r, const ts_plan_found *f, ts_plan *pl);
+/* Adds the figures of pl's searched schedule (p and s set) at N: the iteration time is the faster
+ * of the searched schedule (plus the data-parallel, ZeRO and optimizer parts) and the closed
+ * form; the breakdown's bubble takes the difference so that the parts still add up. */
 void ts_plan_figures(const ts_plan_req *r, ts_plan *pl, const ts_metrics *m,
                      const ts_derive_info *in);
-/* Ranks plans: those that fit first, by iteration time (a stable order for ties is not kept). */
+/* Ranks plans: those that fit first, by iteration time (stable). */
 void ts_plan_rank(ts_plan *pl, int n);
 void ts_plan_clear(ts_plan *pl);
 /* The plan's figures as JSON. */
 json_t *ts_plan_json(const ts_plan *pl);
+/* A plan's name in files and tables: STRATEGY-tT-pP[-vV]-zZ-RC-bB[-sp]. */
+void ts_plan_name(const ts_plan_cfg *c, char *out, size_t len);
 
 #endif

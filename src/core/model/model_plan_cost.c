@@ -1,0 +1,311 @@
+/* One plan's iteration time and memory from the cost model (models/README.md, "Plans"): the
+ * layers cut into P x v chunks, each stage's time per micro-batch (compute, tensor-parallel
+ * collectives, pipeline sends), its memory (weights, gradients and optimizer state by ZeRO stage,
+ * activations by recomputation and micro-batches in flight, workspace), the strategy's schedule
+ * in closed form, and the data-parallel reduction, ZeRO's gathers and the optimizer step. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "model_internal.h"
+
+/* bf16 gradients and weights on the wire */
+#define TS_WIRE_BYTES 2.0
+/* Adam's step reads and writes 16 bytes of state per parameter */
+#define TS_OPT_BYTES 32.0
+#define TS_PLAN_MAX_CHUNKS 1024
+
+typedef struct {
+    /* seconds per micro-batch: forward, backward halves, tensor-parallel part, sends */
+    double f, bg, wg, tp, p2p;
+    /* bytes: parameters held, activations per micro-batch, recomputation working set */
+    double params, act, work, inflight;
+    int rc;
+} ts_pstage;
+
+/* Chunk boundaries: cut[k] is the first layer of chunk k (cut[S] = n); each chunk closes where
+ * the running time crosses its share of the total, leaving a layer for every later chunk. */
+static void ts_plan_cut(const ts_plan_tables *t, int S, int *cut)
+{
+    int n = t->n, k = 1;
+    double run = 0, share = t->work / S;
+    cut[0] = 0;
+    for (int i = 0; i < n && k < S; i++) {
+        const ts_layer_cost *c = &t->lc[TS_RC_NONE][i];
+        double w = c->fwd_s + c->bgrad_s + c->wgrad_s;
+        run += w;
+        int left = n - (i + 1);
+        /* the boundary nearest the share: more than half of layer i lies before it */
+        bool reach = run - w / 2 >= k * share;
+        if ((left == S - k || reach) && left >= S - k)
+            cut[k++] = i + 1;
+    }
+    cut[S] = n;
+}
+
+static double ts_plan_inflight(const ts_plan_cfg *c, int s)
+{
+    double P = c->P, v = c->v, N = c->N;
+    if (!strcmp(c->strategy, "gpipe"))
+        return N;
+    if (!strcmp(c->strategy, "interleaved") && v > 1)
+        /* Megatron's interleaved warm-up, (P - s - 1) 2 + (v - 1) P + 1 chunks of 1/v each */
+        return fmin(N * v, (P - s - 1) * 2 + (v - 1) * P + 1) / v;
+    if (!strcmp(c->strategy, "chimera"))
+        return fmin(N, (P + 1) / 2.0);
+    return fmin(N, P - s);
+}
+
+/* Stage s's sums under recomputation rc. */
+static void ts_plan_stage(const ts_plan_req *r, const ts_plan_tables *t, const ts_plan_cfg *c,
+                          const int *cut, int s, int rc, ts_pstage *x)
+{
+    memset(x, 0, sizeof *x);
+    x->rc = rc;
+    double link = ts_hw_p2p_s(r->h, 0, c->T * c->dp, 1);
+    for (int ch = s; ch < c->P * c->v; ch += c->P) {
+        for (int i = cut[ch]; i < cut[ch + 1]; i++) {
+            const ts_layer_cost *lc = &t->lc[rc][i];
+            x->f += lc->fwd_s;
+            x->bg += lc->bgrad_s;
+            x->wg += lc->wgrad_s;
+            x->tp += t->tp[i] * (r->infer ? 1 : rc == TS_RC_FULL ? 3 : 2);
+            x->params += t->params[i];
+            x->act += lc->act_bytes;
+            if (rc == TS_RC_FULL)
+                x->work = fmax(x->work, t->lc[TS_RC_NONE][i].act_bytes);
+        }
+        /* a chunk's output forward and its gradient backward, split by T with sequence
+         * parallelism; none after the model's last chunk */
+        if (c->P > 1 && ch + 1 < c->P * c->v) {
+            double bytes = t->lc[rc][cut[ch + 1] - 1].out_bytes / (c->seqpar ? c->T : 1);
+            x->p2p += bytes * link * (r->infer ? 1 : 2);
+        }
+    }
+    x->inflight = ts_plan_inflight(c, s);
+}
+
+static double ts_plan_stage_bytes(const ts_plan_req *r, const ts_plan_cfg *c, const ts_pstage *x)
+{
+    const ts_strategy_info *si = ts_strategy_find(c->strategy);
+    double per = r->infer ? TS_BYTES_PER_PARAM_INFER : ts_zero_bytes_per_param(c->zero, c->dp);
+    double stat = x->params * per * (si ? si->replicas : 1);
+    return stat + x->inflight * x->act + x->work + r->h->workspace_gb * 1e9;
+}
+
+/* Each stage's recomputation: the plan's, or under adaptive the least that fits. */
+static int ts_plan_stages(const ts_plan_req *r, const ts_plan_tables *t, const ts_plan_cfg *c,
+                          const int *cut, ts_pstage *st, ts_plan_cost *out, char *why,
+                          size_t len)
+{
+    double hbm = r->h->hbm_gb * 1e9;
+    out->peak_bytes = 0;
+    for (int s = 0; s < c->P; s++) {
+        int lo = c->recompute == TS_RC_ADAPTIVE ? TS_RC_NONE : c->recompute;
+        int hi = c->recompute == TS_RC_ADAPTIVE ? TS_RC_FULL : c->recompute;
+        if (r->infer)
+            lo = hi = TS_RC_NONE;
+        double need = 0;
+        int rc = lo;
+        for (; rc <= hi; rc++) {
+            ts_plan_stage(r, t, c, cut, s, rc, &st[s]);
+            need = ts_plan_stage_bytes(r, c, &st[s]);
+            if (need <= hbm)
+                break;
+        }
+        if (rc > hi) {
+            snprintf(why, len,
+                     "stage %d needs %.1f GB per GPU (%.1f GB weights and optimizer state, "
+                     "%.1f micro-batches of %.2f GB activations), more than %.0f GB",
+                     s, need / 1e9,
+                     st[s].params * ts_zero_bytes_per_param(c->zero, c->dp) / 1e9,
+                     st[s].inflight, st[s].act / 1e9, r->h->hbm_gb);
+            return TS_REFUSE_MEMORY + 1;
+        }
+        out->stages_rc[rc]++;
+        out->peak_bytes = fmax(out->peak_bytes, need);
+    }
+    return 0;
+}
+
+static double ts_st_time(const ts_pstage *x)
+{
+    return x->f + x->bg + x->wg + x->p2p;
+}
+
+/* The pipeline's time in closed form from each stage's time per micro-batch t_s: one stage
+ * N t; 1F1B and GPipe N t_max + (sum t_s - t_max) (Alpa's form); interleaving divides the fill
+ * and drain by v (Narayanan et al.); zero-bubble (ZB-H1) scales them by (F + B - W) / (F + B + W)
+ * (Qi et al.). Other strategies: N t_max, a bound that only a schedule search makes a time. */
+static double ts_plan_pipe(const ts_plan_cfg *c, const ts_pstage *st, int crit, bool *closed)
+{
+    double tmax = ts_st_time(&st[crit]), sum = 0, N = c->N;
+    for (int s = 0; s < c->P; s++)
+        sum += ts_st_time(&st[s]);
+    double fill = sum - tmax;
+    *closed = true;
+    if (c->P == 1 || !strcmp(c->strategy, "1f1b") || !strcmp(c->strategy, "gpipe"))
+        return N * tmax + fill;
+    if (!strcmp(c->strategy, "interleaved"))
+        return N * tmax + fill / c->v;
+    if (!strcmp(c->strategy, "zb")) {
+        const ts_pstage *x = &st[crit];
+        double all = x->f + x->bg + x->wg;
+        return N * tmax + fill * (all > 0 ? fmax(0, x->f + x->bg - x->wg) / all : 1);
+    }
+    *closed = false;
+    return N * tmax;
+}
+
+/* After the pipeline, stage s's exposed tail: the gradient reduction over its dp replicas (an
+ * all-reduce, or with ZeRO a reduce-scatter, per micro-batch from stage 2), ZeRO's gathers of
+ * the updated weights (1, 2) or of the weights before every forward and backward (3), and the
+ * optimizer step. The reduction hides behind the backward where the schedule leaves room: the
+ * stage's last micro-batch's backward (bucketed overlap) and, in closed-form schedules, the idle
+ * tail while earlier stages finish (s backward times in 1F1B). */
+static void ts_plan_tail(const ts_plan_req *r, const ts_plan_cfg *c, const ts_pstage *x, int s,
+                         bool closed, double *dp_s, double *zero_s, double *opt_s)
+{
+    *dp_s = *zero_s = *opt_s = 0;
+    if (r->infer)
+        return;
+    double g = x->params * TS_WIRE_BYTES, N = c->N, bw = x->bg + x->wg;
+    double hide = bw + (closed ? s * bw : 0);
+    if (c->zero <= 1) {
+        ts_collective k = c->zero ? TS_COLL_REDUCE_SCATTER : TS_COLL_ALLREDUCE;
+        *dp_s = fmax(0, ts_hw_collective_s(r->h, k, c->T, c->dp, g) - hide);
+    } else {
+        double rs = ts_hw_collective_s(r->h, TS_COLL_REDUCE_SCATTER, c->T, c->dp, g);
+        *dp_s = N * fmax(0, rs - bw);
+    }
+    double ag = ts_hw_collective_s(r->h, TS_COLL_ALLGATHER, c->T, c->dp, g);
+    if (c->zero == 1 || c->zero == 2)
+        *zero_s = ag;
+    else if (c->zero == 3)
+        *zero_s = N * (fmax(0, ag - x->f) + fmax(0, ag - bw));
+    double held = x->params / (c->zero >= 1 && c->dp > 1 ? c->dp : 1);
+    *opt_s = held * TS_OPT_BYTES / (r->h->hbm_gbs * 1e9);
+}
+
+static void ts_plan_flops(const ts_plan_req *r, const ts_plan_tables *t, const ts_plan_cfg *c,
+                          const int *cut, const ts_pstage *st, ts_plan_cost *out)
+{
+    double F = ts_model_fwd_flops(r->m), rounds = r->m->recycles > 0 ? r->m->recycles : 1;
+    out->model_flops = (r->infer ? F * rounds : F * (rounds + 2)) * r->global;
+    double redo = 0;
+    for (int s = 0; s < c->P && !r->infer; s++)
+        for (int ch = s; ch < c->P * c->v; ch += c->P)
+            for (int i = cut[ch]; i < cut[ch + 1]; i++)
+                redo += t->redo[st[s].rc][i];
+    /* redo is per micro-batch of b samples on one of T GPUs' shares: per sample, the model's */
+    out->counted_flops = out->model_flops + redo / c->b * r->global;
+}
+
+static int ts_plan_check(const ts_plan_req *r, const ts_plan_tables *t, const ts_plan_cfg *c,
+                         char *why, size_t len)
+{
+    if (c->N < 1) {
+        snprintf(why, len, "the global batch %ld does not split into micro-batches of %d over %d "
+                 "replicas", r->global, c->b, c->dp);
+        return TS_REFUSE_BATCH + 1;
+    }
+    if (c->P * c->v > t->n || c->P * c->v > TS_PLAN_MAX_CHUNKS) {
+        snprintf(why, len, "%d stages x %d virtual stages exceed the model's %d layers", c->P,
+                 c->v, t->n);
+        return TS_REFUSE_STAGES + 1;
+    }
+    if (c->v > 1 && strcmp(c->strategy, "interleaved")) {
+        snprintf(why, len, "%s has one model chunk per stage (virtual stages: interleaved)",
+                 c->strategy);
+        return TS_REFUSE_CHUNKS + 1;
+    }
+    const ts_strategy_info *si = ts_strategy_find(c->strategy);
+    if (si && si->replicas == 2 && (c->N % 2 || c->P % 2)) {
+        snprintf(why, len, "%s needs an even micro-batch count and stage count, got %d and %d",
+                 c->strategy, c->N, c->P);
+        return TS_REFUSE_TWO_WAY + 1;
+    }
+    return 0;
+}
+
+int ts_plan_cost_with(const ts_plan_req *r, const ts_plan_tables *t, const ts_plan_cfg *c,
+                      double prune_above, ts_plan_cost *out, char *why, size_t len)
+{
+    memset(out, 0, sizeof *out);
+    int bad = ts_plan_check(r, t, c, why, len);
+    if (bad)
+        return bad;
+    /* no stage can beat an even share of the work */
+    if (prune_above > 0 && c->N * t->work / c->P >= prune_above)
+        return -1;
+    int cut[TS_PLAN_MAX_CHUNKS + 1];
+    ts_pstage st[TS_PLAN_MAX_CHUNKS];
+    st[0] = (ts_pstage){0};
+    ts_plan_cut(t, c->P * c->v, cut);
+    if ((bad = ts_plan_stages(r, t, c, cut, st, out, why, len)))
+        return bad;
+    int crit = 0;
+    for (int s = 1; s < c->P; s++)
+        if (ts_st_time(&st[s]) > ts_st_time(&st[crit]))
+            crit = s;
+    const ts_pstage *x = &st[crit];
+    out->lower_bound_s = c->N * ts_st_time(x);
+    if (prune_above > 0 && out->lower_bound_s >= prune_above)
+        return -1;
+    double pipe = ts_plan_pipe(c, st, crit, &out->closed_form);
+    double worst = -1;
+    for (int s = 0; s < c->P; s++) {
+        double d, z, o;
+        ts_plan_tail(r, c, &st[s], s, out->closed_form, &d, &z, &o);
+        if (d + z + o > worst) {
+            worst = d + z + o;
+            out->dp_s = d;
+            out->zero_s = z;
+            out->optimizer_s = o;
+        }
+    }
+    out->tp_s = c->N * x->tp;
+    out->p2p_s = c->N * x->p2p;
+    out->compute_s = c->N * (x->f + x->bg + x->wg - x->tp);
+    out->bubble_s = pipe - out->lower_bound_s;
+    out->iter_s = out->compute_s + out->tp_s + out->p2p_s + out->bubble_s + out->dp_s +
+                  out->zero_s + out->optimizer_s;
+    ts_plan_flops(r, t, c, cut, st, out);
+    return 0;
+}
+
+int ts_plan_cost_eval(const ts_plan_req *r, const ts_plan_cfg *c, ts_plan_cost *out, char *why,
+                      size_t len)
+{
+    ts_plan_tables t;
+    ts_err e = {0};
+    if (ts_plan_tables_make(r, c->T, c->b, c->seqpar, &t, &e)) {
+        snprintf(why, len, "%s", e.msg);
+        return TS_REFUSE_KINDS + 1;
+    }
+    int rc = ts_plan_cost_with(r, &t, c, 0, out, why, len);
+    ts_plan_tables_free(&t);
+    return rc;
+}
+
+const char *ts_recompute_name(int mode)
+{
+    static const char *const names[] = {"none", "selective", "full", "adaptive"};
+    return mode >= 0 && mode < 4 ? names[mode] : "?";
+}
+
+const char *ts_refuse_name(int kind)
+{
+    static const char *const names[] = {"batch does not split", "over memory",
+                                        "more stages than layers", "virtual stages",
+                                        "two-way pipeline", "derivation or search"};
+    return kind >= 0 && kind < TS_REFUSE_KINDS ? names[kind] : "?";
+}
+
+void ts_plan_name(const ts_plan_cfg *c, char *out, size_t len)
+{
+    char v[16] = "";
+    if (c->v > 1)
+        snprintf(v, sizeof v, "-v%d", c->v);
+    snprintf(out, len, "%s-t%d-p%d%s-z%d-%s-b%d%s", c->strategy, c->T, c->P, v, c->zero,
+             ts_recompute_name(c->recompute), c->b, c->seqpar ? "-sp" : "");
+}

@@ -1,0 +1,62 @@
+/* The per-layer tables a plan's cost reads (ts_plan_tables of model_internal.h): one per
+ * (T, b, sequence parallelism), shared by every plan of the search that has them. */
+#include <stdlib.h>
+#include <string.h>
+#include "model_internal.h"
+
+void ts_plan_tables_free(ts_plan_tables *t)
+{
+    for (int k = 0; k < 3; k++) {
+        free(t->lc[k]);
+        free(t->redo[k]);
+    }
+    free(t->tp);
+    free(t->params);
+    memset(t, 0, sizeof *t);
+}
+
+int ts_plan_tables_make(const ts_plan_req *r, int T, int b, bool seqpar, ts_plan_tables *t,
+                        ts_err *e)
+{
+    const ts_model *m = r->m;
+    int n = m->nlayers;
+    memset(t, 0, sizeof *t);
+    t->n = n;
+    t->T = T;
+    t->b = b;
+    t->seqpar = seqpar;
+    bool ok = true;
+    for (int k = 0; k < 3; k++) {
+        t->lc[k] = calloc((size_t)n, sizeof(ts_layer_cost));
+        t->redo[k] = calloc((size_t)n, sizeof(double));
+        ok = ok && t->lc[k] && t->redo[k];
+    }
+    t->tp = calloc((size_t)n, sizeof(double));
+    t->params = calloc((size_t)n, sizeof(double));
+    if (!ok || !t->tp || !t->params) {
+        ts_plan_tables_free(t);
+        return ts_fail(e, TS_ESYS, "plan: out of memory");
+    }
+    for (int k = 0; k < 3; k++) {
+        ts_cost_opts o = {.b = b,
+                          .T = T,
+                          .recompute = k == TS_RC_FULL,
+                          .infer = r->infer,
+                          .selective = k == TS_RC_SELECTIVE,
+                          .seqpar = seqpar,
+                          .gemm_shape = true};
+        for (int i = 0; i < n; i++)
+            ts_layer_cost_of(&m->layers[i], r->h, &o, 0, &t->lc[k][i]);
+    }
+    for (int i = 0; i < n; i++) {
+        const ts_layer *l = &m->layers[i];
+        t->tp[i] = l->allreduces * ts_hw_allreduce_s(r->h, 0, T, l->ar_bytes * b);
+        t->params[i] = l->params / T;
+        bool block = l->gemm_tokens > 0;
+        t->redo[TS_RC_FULL][i] = block ? l->fwd_flops * b : 0;
+        t->redo[TS_RC_SELECTIVE][i] = block ? l->attn_flops * b : 0;
+        const ts_layer_cost *c = &t->lc[TS_RC_NONE][i];
+        t->work += c->fwd_s + c->bgrad_s + c->wgrad_s;
+    }
+    return TS_OK;
+}
