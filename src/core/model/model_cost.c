@@ -57,22 +57,41 @@ static double ts_layer_act(const ts_layer *l, const ts_cost_opts *o, double T)
     return o->seqpar ? (whole + split) / T : whole + split / T;
 }
 
+/* The shape model's seconds per FLOP at micro-batch b on T GPUs: the fraction of peak large GEMMs
+ * reach (gemm_efficiency) times the layer's GEMM-shape factor. */
+static double ts_shape_flops(const ts_layer *l, const ts_hardware *h, int b, int T)
+{
+    double e = h->gemm_efficiency > 0 ? h->gemm_efficiency : h->efficiency;
+    return h->peak_tflops * 1e12 * e * ts_layer_gemm_factor(l, h, b, T);
+}
+
 void ts_layer_cost_of(const ts_layer *l, const ts_hardware *h, const ts_cost_opts *o, int first_dev,
                       ts_layer_cost *c)
 {
     double b = o->b, T = o->T > 0 ? o->T : 1;
-    double eff = o->gemm_shape ? ts_layer_gemm_factor(l, h, o->b, (int)T) : 1;
-    double comp = l->fwd_flops * b / (ts_hw_flops(h) * eff * T);
+    double fl = o->gemm_shape ? ts_shape_flops(l, h, o->b, (int)T) : ts_hw_flops(h);
+    double comp = l->fwd_flops * b / (fl * T);
     double ar = l->allreduces * ts_hw_allreduce_s(h, first_dev, (int)T, l->ar_bytes * b);
-    c->fwd_s = comp + ar;
+    /* The shape model adds the memory-bound element-wise work (norms, activations, softmax,
+     * dropout): each stored activation byte written once and read once at HBM bandwidth in the
+     * forward, twice that in the backward. */
+    double elem = 0, elem_core = 0;
+    if (o->gemm_shape) {
+        ts_cost_opts plain = {.b = 1, .T = o->T, .seqpar = o->seqpar};
+        double bw = (h->hbm_gbs > 0 ? h->hbm_gbs : 2000) * 1e9;
+        elem = 2 * ts_layer_act(l, &plain, T) * b / bw;
+        plain.selective = true;
+        elem_core = fmax(0, elem - 2 * ts_layer_act(l, &plain, T) * b / bw);
+    }
+    c->fwd_s = comp + elem + ar;
     /* Backward is twice the forward's FLOPs: the input gradient and the weight gradient, one
      * forward's worth each; the all-reduces of the forward recur in the input-gradient half.
      * Full recomputation repeats the forward (with its all-reduces), selective only the
      * attention core. */
-    double redo = o->recompute ? comp + ar
-                  : o->selective ? l->attn_flops * b / (ts_hw_flops(h) * T)
+    double redo = o->recompute ? comp + elem + ar
+                  : o->selective ? l->attn_flops * b / (fl * T) + elem_core
                                  : 0;
-    c->bgrad_s = comp + ar + redo;
+    c->bgrad_s = comp + 2 * elem + ar + redo;
     c->wgrad_s = comp;
     c->out_bytes = l->out_bytes * b;
     if (o->infer) {

@@ -220,7 +220,7 @@ static int ts_hardware_from_doc(json_t *j, const char *path, ts_hardware *h, ts_
     static const char *const keys[] = {
         "format",     "name",          "source",        "peak_bf16_tflops", "efficiency", "hbm_gb",
         "nvlink_gbs", "internode_gbs", "gpus_per_node", "workspace_gb",     "comment",
-        "hbm_gbs",    "sms",           "peak_fp8_tflops", NULL};
+        "hbm_gbs",    "sms",           "peak_fp8_tflops", "gemm_efficiency", NULL};
     const char *name, *src = "";
     long gpn, sms = 108;
     h->efficiency = 0.5;
@@ -249,6 +249,7 @@ static int ts_hardware_from_doc(json_t *j, const char *path, ts_hardware *h, ts_
     if (ts_jnum(j, "efficiency", path, 0.01, 1, &h->efficiency, e) ||
         ts_jnum(j, "workspace_gb", path, 0, 1e4, &h->workspace_gb, e) ||
         ts_jnum(j, "hbm_gbs", path, 1, 1e6, &h->hbm_gbs, e) ||
+        ts_jnum(j, "gemm_efficiency", path, 0.01, 1, &h->gemm_efficiency, e) ||
         ts_jnum(j, "peak_fp8_tflops", path, 0, 1e7, &h->peak_fp8_tflops, e) ||
         ts_jint_opt(j, "sms", path, 1, 100000, 108, &sms, e))
         goto done;

@@ -19,27 +19,57 @@ typedef struct {
     double f, bg, wg, tp, p2p;
     /* bytes: parameters held, activations per micro-batch, recomputation working set */
     double params, act, work, inflight;
+    /* the largest layer's parameters (ZeRO-3 gathers one while prefetching the next) */
+    double maxp;
     int rc;
 } ts_pstage;
 
-/* Chunk boundaries: cut[k] is the first layer of chunk k (cut[S] = n); each chunk closes where
- * the running time crosses its share of the total, leaving a layer for every later chunk. */
+static double ts_plan_w(const ts_plan_tables *t, int i)
+{
+    const ts_layer_cost *c = &t->lc[TS_RC_NONE][i];
+    return c->fwd_s + c->bgrad_s + c->wgrad_s;
+}
+
+/* Greedy chunks of at most limit each, cutting also where the layers left are as many as the
+ * chunks left; the chunk count, or S + 1 when more than S are needed. */
+static int ts_plan_pack(const ts_plan_tables *t, int S, double limit, int *cut)
+{
+    int k = 0;
+    double run = 0;
+    cut[0] = 0;
+    for (int i = 0; i < t->n; i++) {
+        double w = ts_plan_w(t, i);
+        bool open = i > cut[k];
+        if (open && (run + w > limit || t->n - i == S - (k + 1))) {
+            if (k + 1 >= S)
+                return S + 1;
+            cut[++k] = i;
+            run = 0;
+        }
+        run += w;
+    }
+    cut[S] = t->n;
+    return k + 1;
+}
+
+/* Chunk boundaries: cut[k] is the first layer of chunk k (cut[S] = n), the largest chunk as
+ * small as it can be (bisection on the limit, greedy packing). */
 static void ts_plan_cut(const ts_plan_tables *t, int S, int *cut)
 {
-    int n = t->n, k = 1;
-    double run = 0, share = t->work / S;
-    cut[0] = 0;
-    for (int i = 0; i < n && k < S; i++) {
-        const ts_layer_cost *c = &t->lc[TS_RC_NONE][i];
-        double w = c->fwd_s + c->bgrad_s + c->wgrad_s;
-        run += w;
-        int left = n - (i + 1);
-        /* the boundary nearest the share: more than half of layer i lies before it */
-        bool reach = run - w / 2 >= k * share;
-        if ((left == S - k || reach) && left >= S - k)
-            cut[k++] = i + 1;
+    double lo = 0, hi = t->work;
+    for (int i = 0; i < t->n; i++)
+        lo = fmax(lo, ts_plan_w(t, i));
+    lo = fmax(lo, t->work / S);
+    if (ts_plan_pack(t, S, lo, cut) <= S)
+        hi = lo;
+    for (int it = 0; it < 40 && hi - lo > 1e-9 * hi; it++) {
+        double mid = (lo + hi) / 2;
+        if (ts_plan_pack(t, S, mid, cut) <= S)
+            hi = mid;
+        else
+            lo = mid;
     }
-    cut[S] = n;
+    ts_plan_pack(t, S, hi * (1 + 1e-12), cut);
 }
 
 static double ts_plan_inflight(const ts_plan_cfg *c, int s)
@@ -70,6 +100,7 @@ static void ts_plan_stage(const ts_plan_req *r, const ts_plan_tables *t, const t
             x->wg += lc->wgrad_s;
             x->tp += t->tp[i] * (r->infer ? 1 : rc == TS_RC_FULL ? 3 : 2);
             x->params += t->params[i];
+            x->maxp = fmax(x->maxp, t->params[i]);
             x->act += lc->act_bytes;
             if (rc == TS_RC_FULL)
                 x->work = fmax(x->work, t->lc[TS_RC_NONE][i].act_bytes);
@@ -89,6 +120,8 @@ static double ts_plan_stage_bytes(const ts_plan_req *r, const ts_plan_cfg *c, co
     const ts_strategy_info *si = ts_strategy_find(c->strategy);
     double per = r->infer ? TS_BYTES_PER_PARAM_INFER : ts_zero_bytes_per_param(c->zero, c->dp);
     double stat = x->params * per * (si ? si->replicas : 1);
+    if (c->zero == 3 && c->dp > 1 && !r->infer)
+        stat += 2 * x->maxp * TS_WIRE_BYTES;
     return stat + x->inflight * x->act + x->work + r->h->workspace_gb * 1e9;
 }
 

@@ -82,6 +82,8 @@ typedef struct {
     int gpus_per_node;
     /* margin kept free (allocator, buffers, kernels' workspace) */
     double workspace_gb;
+    /* the fraction of peak large GEMMs reach, for the GEMM-shape model (0: efficiency) */
+    double gemm_efficiency;
     /* HBM bandwidth, GB/s (the optimizer step and the GEMM roofline read it; default 2000) */
     double hbm_gbs;
     /* streaming multiprocessors (GEMM wave quantisation; default 108) */
