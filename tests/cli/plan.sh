@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# tessel plan: a small ranking (JSON and -o DIR files), the figures' relations (samples/s =
-# G / iteration, MFU = TFLOP/s / peak), and bad requests (exit 2) and a request nothing fits (1).
+# tessel plan: the ranking (JSON and -o DIR files), the figures' relations (samples/s =
+# G / iteration, MFU = TFLOP/s / peak, the breakdown adding up to the iteration time, in JSON and
+# in --explain), the counts of the space search, plans that fit only with ZeRO or recomputation,
+# T chosen without --tensor-parallel, the same answer twice, and bad requests (exit 2) and a
+# request nothing fits (1).
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 tessel=$1; tests=$2
@@ -12,7 +15,8 @@ fi
 p() { "$tessel" plan --models-dir "$models" "$@"; }
 
 p --model gpt3-1.3b --hardware a100-80gb --gpus 4 --global-batch 16 --micro-batch-size 1 \
-  --strategies 1f1b,zb,interleaved --time-limit 1 --json -o "$tmp/out" >"$tmp/p.json" 2>"$tmp/p.err"
+  --strategies 1f1b,zb,interleaved --tensor-parallel 1 --pipeline 2 --top 200 --search-top 3 \
+  --time-limit 1 --json -o "$tmp/out" >"$tmp/p.json" 2>"$tmp/p.err"
 check_rc "plan json" 0 $?
 python3 - "$tmp/p.json" "$tmp/out" <<'PY'
 import json, os, sys
@@ -20,35 +24,90 @@ j = json.load(open(sys.argv[1])); out = sys.argv[2]
 ok = [x for x in j["plans"] if x["fits"]]
 assert len(ok) >= 3, "fewer than 3 plans fit"
 assert [x["iteration_s"] for x in ok] == sorted(x["iteration_s"] for x in ok), "not ranked"
-assert {x["strategy"] for x in ok} == {"1f1b", "zb", "interleaved"}
+assert {x["strategy"] for x in ok} == {"1f1b", "zb", "interleaved"}, {x["strategy"] for x in ok}
+c = j["counts"]
+assert c["space"] == c["evaluated"] + c["pruned"] + c["refused"], c
+assert c["searched"] == 3, c
+searched = [x for x in ok if x["searched"]]
+assert len(searched) == 3, len(searched)
 for x in ok:
     assert abs(x["samples_per_s"] - 16 / x["iteration_s"]) < 1e-6 * x["samples_per_s"]
     assert abs(x["mfu"] - x["tflops_per_gpu"] / 312) < 1e-9
     assert x["micro_batches"] * x["replicas"] == 16
-    assert x["makespan"] >= x["lower_bound"] > 0
+    assert x["pipeline"] == 2 and x["tensor_parallel"] == 1
     assert 0 < x["peak_memory_gb"] <= 80
-    assert abs(x["iteration_s"] - x["makespan"] * x["time_unit_s"] - x["dp_allreduce_s"]) < 1e-9
-    base = os.path.join(out, "%s-p%d" % (x["strategy"], x["pipeline_gpus"]))
+    parts = sum(x["breakdown"].values())
+    assert abs(parts - x["iteration_s"]) <= 1e-9 * x["iteration_s"], (parts, x["iteration_s"])
+    assert x["lower_bound_s"] <= x["iteration_s"] * (1 + 1e-9)
+for x in searched:
+    assert x["makespan"] >= x["lower_bound"] > 0
+    assert x["iteration_s"] <= x["searched_s"] * (1 + 1e-12)
     for ext in (".placement.json", ".schedule.json", ".svg", ".trace.json"):
-        assert os.path.getsize(base + ext) > 0, base + ext
+        assert os.path.getsize(os.path.join(out, x["name"] + ext)) > 0, x["name"] + ext
 assert json.load(open(os.path.join(out, "plans.json")))["plans"] == j["plans"]
+assert open(os.path.join(out, "breakdown.svg")).read().count("<rect") >= 7 * 3
 PY
-check_status $? "ranking, figures and files of the plan"
+check_status $? "ranking, figures, counts and files of the plans"
 for f in "$tmp"/out/*.schedule.json; do
   "$tessel" validate "$f" >/dev/null; check_rc "$(basename "$f") validates" 0 $?
 done
-p --model gpt3-1.3b --hardware a100-80gb --gpus 2 --global-batch 4 --micro-batch-size 1 \
-  --strategies 1f1b --time-limit 1 --infer >"$tmp/i.txt"; check_rc "plan infer" 0 $?
-grep -q "latency s" "$tmp/i.txt"; check_status $? "inference table has latency"
+
+# --explain: the parts printed add up to the iteration time printed (to the printed digits)
+p --model gpt3-13b --hardware a100-80gb --gpus 16 --global-batch 64 --search-top 0 --explain \
+  >"$tmp/x.txt"; check_rc "plan --explain" 0 $?
+python3 - "$tmp/x.txt" <<'PY'
+import re, sys
+t = open(sys.argv[1]).read().split("\n\n")[-1]
+total = float(re.search(r": ([0-9.]+) s per iteration", t).group(1))
+parts = [float(m) for m in re.findall(r"^  [a-zA-Z][^\n]*?\s([0-9.]+) s\s+[0-9.]+%$", t, re.M)]
+assert len(parts) == 7, parts
+assert abs(sum(parts) - total) <= 4e-4, (sum(parts), total)
+PY
+check_status $? "--explain parts add up"
+
+# GPT-3 13B on 16 A100-80GB: a pipeline of 2 fits with ZeRO or recomputation, not without
+p --model gpt3-13b --hardware a100-80gb --gpus 16 --global-batch 64 --pipeline 2 \
+  --search-top 0 --json >"$tmp/13.json"; check_rc "13B pipeline 2" 0 $?
+python3 - "$tmp/13.json" <<'PY'
+import json, sys
+ok = [x for x in json.load(open(sys.argv[1]))["plans"] if x["fits"]]
+assert ok and all(x["pipeline"] == 2 for x in ok)
+assert all(x["zero"] > 0 or x["recompute"] != "none" for x in ok)
+PY
+check_status $? "13B pipeline-2 plans need ZeRO or recomputation"
+p --model gpt3-13b --hardware a100-80gb --gpus 16 --global-batch 64 --pipeline 2 --zero 0 \
+  --recompute none --tensor-parallel 1 --search-top 0 >"$tmp/13n.txt"
+check_rc "13B pipeline 2 without ZeRO or recomputation fits nothing" 1 $?
+grep -q "refused, over memory" "$tmp/13n.txt"; check_status $? "refusal reason printed"
+
+# GPT-3 175B on 64 GPUs: T chosen by the search
+p --model gpt3-175b --hardware a100-80gb --gpus 64 --global-batch 256 --search-top 0 \
+  --json >"$tmp/175.json"; check_rc "175B on 64 without --tensor-parallel" 0 $?
+python3 -c "import json,sys; x=json.load(open(sys.argv[1]))['plans'][0]; assert x['fits'] and x['tensor_parallel'] > 1, x" \
+  "$tmp/175.json"; check_status $? "175B's T > 1"
+p --model gpt3-175b --hardware a100-80gb --gpus 64 --global-batch 256 --search-top 0 \
+  --json >"$tmp/175b.json"
+cmp -s "$tmp/175.json" "$tmp/175b.json"; check_status $? "the same answer twice"
+
+p --model gpt3-1.3b --hardware a100-80gb --gpus 2 --global-batch 4 --strategies 1f1b \
+  --time-limit 1 --infer >"$tmp/i.txt"; check_rc "plan infer" 0 $?
+grep -q "inference" "$tmp/i.txt"; check_status $? "inference table"
 
 bad() { # bad RC NEEDLE ARGS...
   local rc=$1 needle=$2; shift 2
   err=$(p "$@" 2>&1 >/dev/null); check_rc "plan $*" "$rc" $?
   [[ "$err" == *"$needle"* ]]; check_status $? "message of $*" "expected: $needle" "got: $err"
+  # one line of message (usage errors add the usual "Try 'tessel plan --help'." hint)
+  [[ $rc != 2 || $(grep -vc "^Try 'tessel plan --help'" <<<"$err") == 1 ]]
+  check_status $? "one line for $*" "got: $err"
 }
 bad 2 "not a multiple of the micro-batch" --model gpt3-13b --hardware a100-80gb --gpus 8 --global-batch 10 --micro-batch-size 4
 bad 2 "No such file" --model no-such --hardware a100-80gb --gpus 8 --global-batch 8 --micro-batch-size 1
 bad 2 "no-such-gpu" --model gpt3-13b --hardware no-such-gpu --gpus 8 --global-batch 8 --micro-batch-size 1
 bad 2 "does not apply" --model gpt3-13b --hardware a100-80gb --gpus 8 --global-batch 8 --micro-batch-size 1 --strategies kshape
+bad 2 "unknown value 'most'" --model gpt3-13b --hardware a100-80gb --gpus 8 --global-batch 8 --recompute most
+bad 2 "peak_fp8_tflops" --model gpt3-13b --hardware a100-80gb --gpus 8 --global-batch 8 --precision fp8
+bad 2 "not a multiple of pipeline 3" --model gpt3-13b --hardware a100-80gb --gpus 8 --global-batch 8 --pipeline 3
+bad 2 "--zero" --model gpt3-13b --hardware a100-80gb --gpus 8 --global-batch 8 --zero 4
 bad 1 "no plan fits" --model gpt3-175b --hardware a100-40gb --gpus 8 --global-batch 8 --micro-batch-size 1 --strategies 1f1b
 harness_end
