@@ -36,7 +36,8 @@ static int ts_plan_help(void)
            "below the best kept is pruned. The best plans with a pipeline are then derived as\n"
            "placements and searched with `auto` at N; a searched schedule replaces the closed\n"
            "form when it is faster.\n\n"
-           "  --recompute MODE    none, selective, full or adaptive (default: all three tried)\n"
+           "  --recompute MODE    none, selective, full or adaptive (default: all three tried;\n"
+           "                      --recompute alone: full)\n"
            "  --top K             plans shown and kept (default 10)\n"
            "  --search-top K      plans whose schedule is searched (default 3; 0: none)\n"
            "  --explain           the best plan's iteration time broken down\n"
@@ -148,7 +149,7 @@ static int ts_plan_parse(int argc, char **argv, ts_plan_args *a)
         {"micro-batch-size", required_argument, 0, 'b'},
         {"tensor-parallel", required_argument, 0, 'T'},
         {"pipeline", required_argument, 0, 'P'},     {"virtual-stages", required_argument, 0, 'v'},
-        {"zero", required_argument, 0, 'z'},         {"recompute", required_argument, 0, 'r'},
+        {"zero", required_argument, 0, 'z'},         {"recompute", optional_argument, 0, 'r'},
         {"sequence-parallel", required_argument, 0, 'q'},
         {"tp-across-nodes", no_argument, 0, 'X'},    {"strategies", required_argument, 0, 'S'},
         {"precision", required_argument, 0, 'F'},    {"infer", no_argument, 0, 'i'},
@@ -164,6 +165,11 @@ static int ts_plan_parse(int argc, char **argv, ts_plan_args *a)
             return 2;
         if (c == 'h')
             return ts_plan_help();
+        /* --recompute alone (as before: full), --recompute MODE or --recompute=MODE */
+        if (c == 'r' && !optarg) {
+            bool word = optind < argc && argv[optind][0] != '-';
+            optarg = word ? argv[optind++] : "full";
+        }
         int rc = ts_plan_opt(a, c);
         if (rc)
             return rc;

@@ -66,9 +66,18 @@ void ts_plan_figures(const ts_plan_req *r, ts_plan *pl, const ts_metrics *m,
     pl->lower_bound = m->lower_bound;
     double rest = c->dp_s + c->zero_s + c->optimizer_s;
     pl->searched_s = m->makespan * unit + rest;
+    /* the derived placement's own bound holds for the searched schedule */
+    c->lower_bound_s = fmin(c->lower_bound_s, m->lower_bound * unit);
     if (!c->closed_form || pl->searched_s < c->iter_s) {
-        /* the searched schedule times the plan: its pipeline less the critical stage's work */
-        c->bubble_s = m->makespan * unit - (c->compute_s + c->tp_s + c->p2p_s);
+        /* the searched schedule times the plan: its pipeline less the critical stage's work;
+         * when the derived stages are lighter than the closed form's, that work shrinks to fit */
+        double pipe = m->makespan * unit, work = c->compute_s + c->tp_s + c->p2p_s;
+        if (work > pipe && work > 0) {
+            c->compute_s *= pipe / work;
+            c->tp_s *= pipe / work;
+            c->p2p_s *= pipe / work;
+        }
+        c->bubble_s = pipe - (c->compute_s + c->tp_s + c->p2p_s);
         c->iter_s = c->compute_s + c->tp_s + c->p2p_s + c->bubble_s + rest;
         c->closed_form = false;
     } else {
