@@ -105,12 +105,13 @@ static void ts_plan_stage(const ts_plan_req *r, const ts_plan_tables *t, const t
             if (rc == TS_RC_FULL)
                 x->work = fmax(x->work, t->lc[TS_RC_NONE][i].act_bytes);
         }
-        /* a chunk's output forward and its gradient backward, split by T with sequence
-         * parallelism; none after the model's last chunk */
-        if (c->P > 1 && ch + 1 < c->P * c->v) {
-            double bytes = t->lc[rc][cut[ch + 1] - 1].out_bytes / (c->seqpar ? c->T : 1);
-            x->p2p += bytes * link * (r->infer ? 1 : 2);
-        }
+        /* a chunk sends its output forward (but the model's last) and the gradient of its
+         * input backward (but the first), split by T with sequence parallelism */
+        double split = c->seqpar ? c->T : 1;
+        if (c->P > 1 && ch + 1 < c->P * c->v)
+            x->p2p += t->lc[rc][cut[ch + 1] - 1].out_bytes / split * link;
+        if (c->P > 1 && ch > 0 && !r->infer)
+            x->p2p += t->lc[rc][cut[ch] - 1].out_bytes / split * link;
     }
     x->inflight = ts_plan_inflight(c, s);
 }
