@@ -90,7 +90,8 @@ static void ts_try_inner(ts_psearch *s, const ts_plan_tables *t, ts_plan_cfg c,
             if (c.P * c.v > t->n && !sp->v)
                 break;
             int zlo = sp->zero >= 0 ? sp->zero : 0, zhi = sp->zero >= 0 ? sp->zero : 3;
-            if (c.dp == 1 && sp->zero < 0)
+            /* nothing to shard over one replica, nor in inference */
+            if ((c.dp == 1 || s->r->infer) && sp->zero < 0)
                 zhi = 0;
             for (c.zero = zlo; c.zero <= zhi; c.zero++)
                 for (int k = 0; k < (sp->recompute >= 0 ? 1 : 3); k++) {

@@ -132,7 +132,10 @@ typedef struct {
     /* ZeRO stage 0..3 over dp data-parallel replicas (dp 0 or 1: nothing to shard over):
      * 1 shards the optimizer state, 2 also the gradients, 3 also the weights */
     int zero, dp;
-    /* compute efficiency by GEMM shape (ts_gemm_efficiency) instead of the flat profile one */
+    /* the GEMM-shape model (what `tessel plan` uses): FLOPs at peak x gemm_efficiency x
+     * ts_layer_gemm_factor instead of the flat efficiency, plus the element-wise work (each
+     * stored activation byte written and read once at HBM bandwidth in the forward, twice that
+     * in the backward) */
     bool gemm_shape;
 } ts_cost_opts;
 
@@ -158,7 +161,7 @@ typedef struct {
 
 /* achievable FLOP/s */
 double ts_hw_flops(const ts_hardware *h);
-/* The fraction of h->efficiency an (m x k) by (k x n) GEMM reaches: wave quantisation of
+/* The fraction of the large-GEMM rate (gemm_efficiency) an (m x k) by (k x n) GEMM reaches: wave quantisation of
  * 128 x 128 output tiles over the GPU's SMs, tiles / (ceil(tiles / SMs) x SMs), times the
  * roofline factor min(1, intensity / (peak / HBM bandwidth)), intensity = 2mnk / (2 (mk + kn +
  * mn)) bytes in bf16 (the curve and its source: models/README.md). In (0, 1]. */
@@ -173,8 +176,8 @@ double ts_hw_link_bw(const ts_hardware *h, int a, int b);
 double ts_hw_allreduce_s(const ts_hardware *h, int first, int T, double n);
 /* Collectives over k GPUs at a stride (GPU g, g + stride, ...; Megatron's order puts tensor
  * parallelism innermost, data parallelism at stride T, pipeline stages at stride T x dp). The
- * ring runs on NVLink when all k sit in one node (stride x (k - 1) < gpus_per_node and the
- * group is node-aligned), on the network otherwise. n: bytes each GPU contributes (all-reduce,
+ * ring runs on NVLink when the group's span, stride x k, fits in one node (groups are
+ * node-aligned), on the network otherwise. n: bytes each GPU contributes (all-reduce,
  * reduce-scatter input) or ends with (all-gather output). */
 typedef enum { TS_COLL_ALLREDUCE, TS_COLL_REDUCE_SCATTER, TS_COLL_ALLGATHER } ts_collective;
 double ts_hw_group_bw(const ts_hardware *h, int stride, int k);
