@@ -80,11 +80,11 @@ static void ts_try_inner(ts_psearch *s, const ts_plan_tables *t, ts_plan_cfg c,
     const ts_plan_space *sp = s->sp;
     static const int rcs[] = {TS_RC_ADAPTIVE, TS_RC_SELECTIVE, TS_RC_FULL};
     for (int i = 0; i < ns; i++) {
-        /* one stage: the strategies are the same plan */
-        if (c.P == 1 && i > 0 && !sp->strategies)
+        /* one stage is no pipeline: every strategy is the same plan, named "no-pipeline" */
+        if (c.P == 1 && i > 0)
             break;
-        snprintf(c.strategy, sizeof c.strategy, "%s", names[i]);
-        bool inter = !strcmp(names[i], "interleaved");
+        snprintf(c.strategy, sizeof c.strategy, "%s", c.P == 1 ? "no-pipeline" : names[i]);
+        bool inter = !strcmp(c.strategy, "interleaved");
         int vlo = sp->v ? sp->v : inter && c.P > 1 ? 2 : 1, vhi = sp->v ? sp->v : inter ? 8 : 1;
         for (c.v = vlo; c.v <= vhi; c.v++) {
             if (c.P * c.v > t->n && !sp->v)
