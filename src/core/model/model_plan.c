@@ -1,5 +1,5 @@
-/* Parallel plans in real units: the list of plans to try, one evaluated plan's figures converted
- * back to seconds, GB and FLOP/s (iteration time, data-parallel all-reduce, latency, MFU), its
+/* Parallel plans in real units: a plan's figures from the cost model, then from its searched
+ * schedule (iteration time, latency, MFU, peak memory) with the breakdown kept adding up, its
  * JSON, and the ranking by iteration time. */
 #include <math.h>
 #include <stdio.h>
