@@ -1,6 +1,6 @@
 /* The plan space's cost model and search (ts_plan.h): a plan's breakdown adds up to its
  * iteration time; the closed forms order as their formulas say (interleaving shrinks the bubble,
- * one stage has none); ZeRO and recomputation lower the memory they should; bound pruning keeps
+ * one stage has none); refusals (stages, memory, heads); ZeRO and recomputation lower the memory they should; bound pruning keeps
  * the answer of a search that prunes almost nothing; the counts add up. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -103,6 +103,10 @@ static void test_breakdown_and_forms(void **state)
     c = (ts_plan_cfg){.strategy = "1f1b", .T = 8, .P = 2, .v = 1, .b = 1,
                       .recompute = TS_RC_NONE};
     cost(&f, c, TS_REFUSE_MEMORY + 1);
+    /* 96 heads do not split over 64 GPUs */
+    c.T = 64;
+    c.P = 1;
+    cost(&f, c, TS_REFUSE_HEADS + 1);
     teardown(&f);
 }
 

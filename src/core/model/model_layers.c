@@ -57,6 +57,7 @@ static int ts_transformer(const ts_section *s, const char *where, ts_layer *l, t
     l->gemm_hq = hq;
     l->gemm_f = f;
     l->gemm_nm = nm;
+    l->heads = (int)a;
     l->attn_flops = l->slice_attn * S * S;
     if (!strcmp(s->kind, "decoder") && s->cross_seq > 0) {
         double c = s->cross_seq; /* cross-attention over the encoder's output */

@@ -252,6 +252,12 @@ static int ts_plan_check(const ts_plan_req *r, const ts_plan_tables *t, const ts
                  c->strategy);
         return TS_REFUSE_CHUNKS + 1;
     }
+    for (int i = 0; i < r->m->nlayers; i++)
+        if (r->m->layers[i].heads % c->T) {
+            snprintf(why, len, "tensor parallelism %d does not divide layer %s's %d heads", c->T,
+                     r->m->layers[i].name, r->m->layers[i].heads);
+            return TS_REFUSE_HEADS + 1;
+        }
     const ts_strategy_info *si = ts_strategy_find(c->strategy);
     if (si && si->replicas == 2 && (c->N % 2 || c->P % 2)) {
         snprintf(why, len, "%s needs an even micro-batch count and stage count, got %d and %d",
@@ -331,7 +337,8 @@ const char *ts_refuse_name(int kind)
 {
     static const char *const names[] = {"batch does not split", "over memory",
                                         "more stages than layers", "virtual stages",
-                                        "two-way pipeline", "derivation or search"};
+                                        "two-way pipeline", "heads do not split",
+                                        "derivation or search"};
     return kind >= 0 && kind < TS_REFUSE_KINDS ? names[kind] : "?";
 }
 

@@ -46,6 +46,8 @@ typedef struct {
     /* GEMM shape of a transformer-like block (0 elsewhere): tokens per sample, hidden h, query
      * width h_q, feed-forward f and its matrix count; the efficiency curve reads them. */
     double gemm_tokens, gemm_h, gemm_hq, gemm_f, gemm_nm;
+    /* attention heads (0 elsewhere): tensor parallelism splits them, so T must divide them */
+    int heads;
     /* forward FLOPs per sample of the attention core (QK^T and AV), which selective
      * recomputation repeats */
     double attn_flops;

@@ -55,6 +55,7 @@ typedef enum {
     TS_REFUSE_STAGES,
     TS_REFUSE_CHUNKS,
     TS_REFUSE_TWO_WAY,
+    TS_REFUSE_HEADS,
     TS_REFUSE_SEARCH,
     TS_REFUSE_KINDS
 } ts_refuse_kind;
