@@ -753,7 +753,8 @@ function restoreFromHash() {
     state.file = st.f || 'placement.json';
     state.origin = st.o || { type: 'link' };
     fromPlacementJson(st.p);
-    state.loadedJson = st.u ? JSON.stringify(placementJson()) : '';
+    // An edited placement stays edited: no JSON equals the marker.
+    state.loadedJson = st.u ? JSON.stringify(placementJson()) : (st.o && st.o.type !== 'link' ? '(edited)' : '');
     $('file-open').value = '';
     showNotice('restored from the link: the placement and knobs it holds (results are computed anew)');
     afterLoad();

@@ -553,6 +553,6 @@ class TsTimeline {
 function tsFmtTime(s) {
   if (Math.abs(s) >= 10) return s.toFixed(1) + ' s';
   if (Math.abs(s) >= 1) return s.toFixed(2) + ' s';
-  return (s * 1e3).toFixed(s * 1e3 >= 100 ? 0 : 1) + ' ms';
+  return (s * 1e3).toFixed(1) + ' ms';
 }
 function tsFmtGB(bytes) { return (bytes / 1e9).toFixed(2) + ' GB'; }
