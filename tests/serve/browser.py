@@ -213,6 +213,7 @@ def cycle_then_search(pg):
     greyed = pg.js("return ['summary-box', 'timeline-box'].map(i => document.getElementById(i).classList.contains('stale'))")
     assert greyed == [True, True], greyed
     assert "previous" in pg.text("summary-stale"), pg.text("summary-stale")
+    assert "done" not in pg.text("job-status"), pg.text("job-status")
     pg.shot("main", "cycle-then-search.png")
     pg.js("document.querySelector('#edges tbody tr:last-child button').click()")
     pg.checked()

@@ -373,6 +373,10 @@ async function act(button, panels, fn) {
   const m = $(button + '-msg');
   m.textContent = ''; m.className = 'act-msg';
   m.dataset.state = 'running';
+  // The job line speaks of the job now starting, never of an older one.
+  const js = $('job-status');
+  js.textContent = ''; js.className = 'msg';
+  delete js.dataset.state;
   try {
     const text = await fn();
     m.className = 'act-msg ok';

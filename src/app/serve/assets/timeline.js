@@ -116,12 +116,13 @@ class TsTimeline {
       this.win = this.full.slice();
     this.overCache = null;
     this.legendFor = null;
+    this.tip.hidden = true;
     this.draw();
   }
 
   setMode(m) { this.mode = m; this.legendFor = null; this.draw(); }
 
-  clear() { this.tracks = []; this.full = [0, 1]; this.win = [0, 1]; this.overCache = null; this.legendFor = null; this.draw(); }
+  clear() { this.tip.hidden = true; this.tracks = []; this.full = [0, 1]; this.win = [0, 1]; this.overCache = null; this.legendFor = null; this.draw(); }
 
   plotW() { return Math.max(50, this.main.width - TS_GUTTER - TS_RIGHT); }
   x(t) { return TS_GUTTER + (t - this.win[0]) * this.plotW() / (this.win[1] - this.win[0]); }
@@ -221,6 +222,8 @@ class TsTimeline {
       ctx.beginPath(); ctx.moveTo(x, y - 4); ctx.lineTo(x, y); ctx.stroke();
       let lab = String(Math.round(s));
       if (this.units) lab += ' · ' + tsFmtTime(s * this.units.time_s);
+      // a label centred on a tick near the gutter would run into the axis title
+      ctx.textAlign = x - ctx.measureText(lab).width / 2 < TS_GUTTER ? 'left' : 'center';
       ctx.fillText(lab, x, y - 7);
     }
     ctx.textAlign = 'left';
