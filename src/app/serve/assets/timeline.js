@@ -177,11 +177,12 @@ class TsTimeline {
   rowLayout() {
     const D = this.tracks.reduce((s, t) => s + t.devs.length, 0);
     const rowH = D <= 8 ? 26 : D <= 16 ? 18 : D <= 40 ? 12 : 7;
-    const gap = this.tracks.length > 1 ? 16 : 0;
+    // Stacked schedules: each under a line of its own that names it.
+    const gap = this.tracks.length > 1 ? 15 : 0;
     const rows = [];
     let y = TS_AXIS;
     this.tracks.forEach((t, ti) => {
-      if (ti) y += gap;
+      y += gap;
       t.devs.forEach((dev, d) => { rows.push({ track: t, ti, d, dev, y, h: rowH - 2 }); y += rowH; });
     });
     return { rows, height: y + 4, rowH };
@@ -251,13 +252,15 @@ class TsTimeline {
     for (let ti = 0; ti < this.tracks.length; ti++) {
       const rs = lay.rows.filter((r) => r.ti === ti);
       this.shadeRepetend(ctx, this.tracks[ti], rs[0].y, rs[rs.length - 1].y + rs[rs.length - 1].h);
-      if (this.tracks.length > 1) {
-        ctx.fillStyle = '#234'; ctx.font = 'bold 11px sans-serif'; ctx.textAlign = 'left';
-        ctx.fillText(this.tracks[ti].label, 4, rs[0].y - 4);
-      }
     }
     // Density: per row and pixel column, the busy share and the colour of the largest share.
-    const img = ctx.createImageData(pw, H), px = img.data;
+    // One pixel buffer reused across draws (a zoom step allocates nothing large).
+    if (!this.img || this.img.width !== pw || this.img.height !== H) {
+      this.img = ctx.createImageData(pw, H);
+      this.px32 = new Uint32Array(this.img.data.buffer);
+    }
+    const img = this.img, px32 = this.px32;
+    let pxUsed = false;
     let dense = 0, boxes = 0, labels = 0;
     const cov = new Float32Array(pw), top = new Float32Array(pw), col = new Int32Array(pw);
     const lbl = lay.rowH >= 12;
@@ -296,13 +299,14 @@ class TsTimeline {
         }
       }
       if (!rowDense) continue;
+      if (!pxUsed) { px32.fill(0); pxUsed = true; }
+      const y0 = Math.max(0, Math.floor(y)), y1 = Math.min(H, Math.floor(y + h));
       for (let q = 0; q < pw; q++) {
         if (col[q] < 0) continue;
         const rgb = this.colour(track, col[q]), al = Math.round(255 * Math.min(1, 0.25 + 0.75 * cov[q]));
-        for (let yy = Math.max(0, Math.floor(y)); yy < Math.min(H, Math.floor(y + h)); yy++) {
-          const o = 4 * (yy * pw + q);
-          px[o] = rgb[0]; px[o + 1] = rgb[1]; px[o + 2] = rgb[2]; px[o + 3] = al;
-        }
+        // little-endian RGBA as one 32-bit word
+        const v = ((al << 24) | (rgb[2] << 16) | (rgb[1] << 8) | rgb[0]) >>> 0;
+        for (let yy = y0; yy < y1; yy++) px32[yy * pw + q] = v;
       }
     }
     if (dense) {
@@ -318,6 +322,13 @@ class TsTimeline {
     ctx.textBaseline = 'alphabetic';
     ctx.clearRect(0, 0, W, TS_AXIS);
     this.axis(ctx, TS_AXIS - 2, W);
+    if (this.tracks.length > 1)
+      for (let ti = 0; ti < this.tracks.length; ti++) {
+        const r0 = lay.rows.find((r) => r.ti === ti);
+        ctx.fillStyle = '#fff'; ctx.fillRect(0, r0.y - 14, W, 13);
+        ctx.fillStyle = '#234'; ctx.font = 'bold 11px sans-serif'; ctx.textAlign = 'left';
+        ctx.fillText('ABCD'[ti] + ': ' + this.tracks[ti].label, 4, r0.y - 4);
+      }
     this.stats.drawMode = dense ? (boxes ? 'mixed' : 'density') : 'boxes';
     this.stats.boxes = boxes; this.stats.dense = dense; this.stats.labels = labels;
   }
