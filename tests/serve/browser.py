@@ -152,8 +152,20 @@ def search_and_measure(pg):
     assert ("makespan %d," % makespan) in info, info
     pg.js("document.querySelector('input[name=tl][value=planned]').click()")
     pg.url_agrees()
-    print("vshape/4, memory 4: lazy search makespan %d (CLI %d), LB %d (CLI %d), label optimal"
-          % (makespan, ref["makespan"], lb, bound["lower_bound"]))
+    # A new N redraws the timeline at it; the summary, computed at 128, says it is for N = 128.
+    pg.set("k-n", "64")
+    pg.wait("return document.getElementById('view-info').dataset.n === '64'", "the timeline at N = 64")
+    got = pg.js("return [document.getElementById('summary-box').classList.contains('stale'),"
+                " document.getElementById('summary-stale').textContent,"
+                " document.getElementById('timeline-box').classList.contains('stale'), tsTimeline.full[1]]")
+    assert got[0] and "N = 128" in got[1] and not got[2] and got[3] < makespan, got
+    pg.url_agrees()
+    pg.set("k-n", "128")
+    pg.wait("return document.getElementById('view-info').dataset.n === '128' && "
+            "!document.getElementById('summary-box').classList.contains('stale')", "N back at 128")
+    print("vshape/4, memory 4: lazy search makespan %d (CLI %d), LB %d (CLI %d), label optimal; "
+          "N = 64 redraws the timeline (ends at %d) and greys the summary" % (
+              makespan, ref["makespan"], lb, bound["lower_bound"], got[3]))
     return makespan
 
 
@@ -233,7 +245,15 @@ def cycle_then_search(pg):
     # Back to the state the result was for: it is current again.
     pg.wait("return !document.getElementById('summary-box').classList.contains('stale')", "the result to be current")
     pg.url_agrees()
-    print("cycle then Search: \"%s\" beside Search; summary and timeline greyed" % msg)
+    pg.set("k-memory", "abc")
+    assert pg.job("search") == "failed"
+    mmsg = pg.text("search-msg")
+    assert mmsg.startswith("cannot search: request: field 'memory'"), mmsg
+    assert pg.js("return document.getElementById('summary-box').classList.contains('stale')")
+    pg.set("k-memory", "4")
+    pg.checked()
+    print("cycle then Search: \"%s\" beside Search; summary and timeline greyed; memory abc: \"%s\""
+          % (msg, mmsg))
 
 
 def per_device_memory(pg):

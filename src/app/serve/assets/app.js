@@ -125,7 +125,8 @@ function panelDiff(name, old, now) {
 }
 
 function setPanel(name, key) {
-  state.keys[name] = key;
+  // a copy: the timeline's N follows the knob, the summary's stays where it was computed
+  state.keys[name] = Object.assign({}, key);
   const el = $(PANELS[name]);
   el.classList.remove('stale');
   delete el.dataset.stale;
