@@ -554,7 +554,7 @@ async function baseline() {
 // ---- compare: the rows `tessel compare` prints, from the same results code ----
 
 const CMP_COLS = [['best', ''], ['method', 'method'], ['k', 'k'], ['period', 'period'], ['makespan', 'makespan'],
-  ['ratio', '/LB'], ['bubbles', 'bubble'], ['peak', 'peak memory'], ['fits', 'fits'], ['seconds', 'seconds'], ['status', 'status']];
+  ['ratio', '/LB'], ['bubbles', 'bubble'], ['peak', 'peak memory'], ['fits', 'fits'], ['seconds', 'seconds'], ['status', 'status'], ['label', '']];
 
 async function compare() {
   await act('compare', ['compare'], async () => {
@@ -595,9 +595,16 @@ function drawCompare(r, key) {
       makespan: ok ? String(row.makespan) : '-', ratio: ok ? row.ratio.toFixed(3) : '-',
       bubbles: ok ? (100 * row.bubble_rate).toFixed(2) + '%' : '-', peak: ok ? row.peak_memory.join(' ') : '-',
       fits: ok && hasMem ? (row.fits ? 'yes' : 'no') : '-', seconds: row.seconds.toFixed(2), status: row.status,
-      ms: ok ? uTime(row.makespan) : '-', gb: ok ? uMemList(row.peak_memory) : '-',
+      ms: ok ? uTime(row.makespan) : '-', gb: ok ? uMemList(row.peak_memory) : '-', label: '',
     };
     for (const [c] of cols) { const td = tr.insertCell(); td.textContent = val[c]; td.className = 'c-' + c; }
+    // greedy, time limit, optimal: the status's word as a badge
+    if (row.label && row.label !== 'no schedule') {
+      const b = document.createElement('span');
+      b.className = 'label ' + row.label.replace(' ', '-');
+      b.textContent = row.label;
+      tr.querySelector('.c-label').appendChild(b);
+    }
     if (row.label) tr.dataset.label = row.label;
     if (row.schedule) tr.addEventListener('click', () => {
       tb.querySelectorAll('tr.selected').forEach((t) => t.classList.remove('selected'));
