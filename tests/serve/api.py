@@ -114,8 +114,9 @@ def check_answers(srv, p):
 
 
 # The keys the explorer adds to `tessel search --json` for its summary line (TS_RESULTS_PAGE_KEYS
-# in src/app/results/ts_results.h); `output` is the command line's alone (-o).
-PAGE_KEYS = {"ratio", "fits", "seconds", "memory_searched"}
+# in src/app/results/ts_results.h), and the one-word label the worker adds from the record
+# (greedy, time limit, optimal, not proven optimal); `output` is the command line's alone (-o).
+PAGE_KEYS = {"ratio", "fits", "seconds", "memory_searched", "label"}
 
 
 def check_record_keys(srv, p):
@@ -245,6 +246,34 @@ def check_models(srv):
           % (len(got["blocks"]), got["capacity"]))
 
 
+def check_issue28(srv, p):
+    """What the page's canvas timeline and compare table read (issue 28): a view without its SVG
+    carries every instance; a compare row's bound is the command line's, within the memory; the
+    what-if sweeps the time limit; a model for the device sweep must be an object."""
+    st, b = srv.request("POST", "/api/baseline", {"placement": p, "kind": "1f1b", "micro_batches": 16})
+    assert st == 200, b
+    st, v = srv.request("POST", "/api/view", {"schedule": b["schedule"], "svg": False})
+    assert st == 200 and v["svg"] is None and len(v["entries"]) == 3 * 8 * 16, st
+    assert [x["id"] for x in v["blocks"]][:2] == ["F0", "F1"] and v["blocks"][0]["devices"] == [0]
+    m8 = builtin(srv, "mshape", 8)
+    st, j = srv.request("POST", "/api/jobs", {"job": "compare", "placement": m8, "memory": 8,
+                                              "methods": ["1f1b"], "time_limit": 10})
+    res = wait_job(srv, j["id"])["result"]
+    rc, out, _ = cli(TESSEL, "compare", "--placement", "mshape", "--ndevs", "8", "--memory", "8",
+                     "--methods", "1f1b", "--csv")
+    want = out.splitlines()[1].split(",")
+    assert res["lower_bound"] == int(want[9]) == res["rows"][0]["lower_bound"], (res, want)
+    assert res["rows"][0]["from"] == "baseline" and res["bound_term"] == "pauses", res
+    st, j = srv.request("POST", "/api/jobs", {"job": "whatif", "placement": p, "knob": "time_limit",
+                                              "values": [1, 2], "memory": 4})
+    pts = wait_job(srv, j["id"])["result"]["points"]
+    assert [x["status"] for x in pts] == ["ok", "ok"], pts
+    expect_error(srv, "POST", "/api/jobs", {"job": "whatif", "knob": "ndevs", "values": [4],
+                                            "model": 3}, 400, "field 'model' must be an object")
+    print("issue 28: view entries %d, compare bound %d (%s) as the CLI's, what-if over the time "
+          "limit" % (len(v["entries"]) // 3, res["lower_bound"], res["bound_term"]))
+
+
 def main():
     srv = Server(TESSEL, "--max-searches", "1")
     try:
@@ -253,6 +282,7 @@ def main():
         check_cli_message(srv, p)
         check_answers(srv, p)
         check_record_keys(srv, p)
+        check_issue28(srv, p)
         check_models(srv)
         check_jobs(srv)
         fuzz(srv, p)

@@ -106,7 +106,7 @@ static int ts_api_trace(const ts_api_request *rq, json_t **out)
     return *out ? 200 : ts_api_error(out, 500, "trace: out of memory");
 }
 
-json_t *ts_api_view(const ts_schedule *u, ts_err *e); /* view.c */
+json_t *ts_api_view(const ts_schedule *u, bool with_svg, ts_err *e); /* view.c */
 
 static int ts_api_view_route(const ts_api_request *rq, json_t **out)
 {
@@ -114,7 +114,7 @@ static int ts_api_view_route(const ts_api_request *rq, json_t **out)
     ts_err e = {0};
     if (ts_schedule_at(rq->schedule, rq->micro_batches, rq->replayed, &u, &e))
         return ts_api_error(out, 422, e.msg);
-    *out = ts_api_view(u, &e);
+    *out = ts_api_view(u, !rq->no_svg, &e);
     ts_schedule_free(u);
     return *out ? 200 : ts_api_error(out, 500, e.msg);
 }

@@ -134,39 +134,53 @@ int ts_api_models(json_t **out)
     return 200;
 }
 
-/* The placement `tessel placement --model M --hardware H --gpus D --strategy S` writes, with
- * the derivation's figures; a refusal carries the core's message, as the command line prints. */
-int ts_api_model_placement(const ts_api_request *rq, json_t **out)
+int ts_serve_model_derive(const ts_api_request *rq, int gpus, ts_placement **p, ts_derive_info *in,
+                          char *msg, size_t len)
 {
     const ts_serve_asset *ma = ts_model_find(ts_serve_models, rq->model);
     const ts_serve_asset *ha = ts_model_find(ts_serve_hardware, rq->hardware);
-    char names[512], msg[700];
+    char names[512];
+    *p = NULL;
+    memset(in, 0, sizeof *in);
     if (!ma || !ha) {
         ts_model_names(ma ? ts_serve_hardware : ts_serve_models, names, sizeof names);
-        snprintf(msg, sizeof msg, "unknown %s '%s' (known: %s)", ma ? "hardware" : "model",
+        snprintf(msg, len, "unknown %s '%s' (known: %s)", ma ? "hardware" : "model",
                  ma ? rq->hardware : rq->model, names);
-        return ts_model_error(out, 400, msg);
+        return 400;
     }
     ts_err e = {0};
     ts_model *m = NULL;
     ts_hardware h = {0};
-    ts_placement *p = NULL;
-    ts_derive_info in = {0};
     ts_derive_opts o = rq->dopts;
     o.strategy = rq->strategy;
+    o.gpus = gpus;
     int st = 200;
     if (ts_model_parse((const char *)ma->data, ma->size, ma->path + 1, 0, &m, &e) ||
         ts_hardware_parse((const char *)ha->data, ha->size, ha->path + 1, &h, &e))
-        st = ts_model_error(out, 500, e.msg);
-    else if (ts_model_derive(m, &h, &o, &p, &in, &e))
-        st = ts_model_error(out, e.code == TS_ESYS ? 500 : 400, e.msg);
-    else
-        *out = json_pack("{s:o, s:{s:i, s:f, s:f, s:I}}", "placement", ts_placement_to_json(p),
-                         "info", "stages", in.stages, "time_unit_s", in.time_unit_s,
-                         "capacity_bytes", in.capacity_bytes, "capacity", (json_int_t)in.capacity);
-    ts_placement_free(p);
-    ts_derive_info_clear(&in);
+        st = 500;
+    else if (ts_model_derive(m, &h, &o, p, in, &e))
+        st = e.code == TS_ESYS ? 500 : 400;
+    if (st != 200)
+        snprintf(msg, len, "%s", e.msg);
     ts_model_free(m);
     ts_hardware_clear(&h);
+    return st;
+}
+
+/* The placement `tessel placement --model M --hardware H --gpus D --strategy S` writes, with
+ * the derivation's figures; a refusal carries the core's message, as the command line prints. */
+int ts_api_model_placement(const ts_api_request *rq, json_t **out)
+{
+    ts_placement *p;
+    ts_derive_info in;
+    char msg[700];
+    int st = ts_serve_model_derive(rq, rq->dopts.gpus, &p, &in, msg, sizeof msg);
+    if (st != 200)
+        return ts_model_error(out, st, msg);
+    *out = json_pack("{s:o, s:{s:i, s:f, s:f, s:I}}", "placement", ts_placement_to_json(p), "info",
+                     "stages", in.stages, "time_unit_s", in.time_unit_s, "capacity_bytes",
+                     in.capacity_bytes, "capacity", (json_int_t)in.capacity);
+    ts_placement_free(p);
+    ts_derive_info_clear(&in);
     return st;
 }

@@ -125,6 +125,10 @@ static int ts_api_schedule(json_t *o, ts_api_request *rq, ts_err *e)
     if (strcmp(tl, "planned") && strcmp(tl, "replayed"))
         return ts_fail(e, TS_EINPUT, "request: field 'timeline' must be planned or replayed");
     rq->replayed = !strcmp(tl, "replayed");
+    bool svg = true;
+    if (ts_api_bool(o, "svg", &svg, e))
+        return TS_EINPUT;
+    rq->no_svg = !svg;
     return TS_OK;
 }
 
@@ -168,14 +172,17 @@ static int ts_api_values(json_t *o, ts_api_request *rq, ts_err *e)
     size_t i;
     if (ts_api_str(o, "knob", rq->knob, sizeof rq->knob, e))
         return TS_EINPUT;
-    if (strcmp(rq->knob, "memory") && strcmp(rq->knob, "n") && strcmp(rq->knob, "ndevs"))
-        return ts_fail(e, TS_EINPUT, "request: field 'knob' must be memory, n or ndevs");
+    if (strcmp(rq->knob, "memory") && strcmp(rq->knob, "n") && strcmp(rq->knob, "ndevs") &&
+        strcmp(rq->knob, "time_limit"))
+        return ts_fail(e, TS_EINPUT,
+                       "request: field 'knob' must be memory, n, time_limit or ndevs");
     if (!json_is_array(v) || json_array_size(v) < 1 || json_array_size(v) > TS_API_MAX_VALUES)
         return ts_fail(e, TS_EINPUT, "request: field 'values' must be a list of 1 to %d numbers",
                        TS_API_MAX_VALUES);
-    long hi = !strcmp(rq->knob, "memory") ? TS_MAX_MEMORY
-              : !strcmp(rq->knob, "n")    ? TS_API_MAX_N
-                                          : TS_MAX_DEVS;
+    long hi = !strcmp(rq->knob, "memory")       ? TS_MAX_MEMORY
+              : !strcmp(rq->knob, "n")          ? TS_API_MAX_N
+              : !strcmp(rq->knob, "time_limit") ? (long)TS_TIME_LIMIT_MAX
+                                                : TS_MAX_DEVS;
     json_array_foreach(v, i, it)
     {
         char what[32];
@@ -212,7 +219,7 @@ static int ts_api_job_body(json_t *o, ts_api_request *rq, ts_err *e)
 {
     static const char *const keys[] = {
         "job",     "placement", "file", "memory", "micro_batches", "method", "time_limit",
-        "nmicros", "methods",   "knob", "values", "builtin",       NULL};
+        "nmicros", "methods",   "knob", "values", "builtin",       "model",  NULL};
     char job[16] = "";
     double tl = 10.0;
     json_t *t = json_object_get(o, "time_limit");
@@ -248,6 +255,16 @@ static int ts_api_job_body(json_t *o, ts_api_request *rq, ts_err *e)
     if (rq->job == TS_JOB_WHATIF) {
         if (ts_api_values(o, rq, e))
             return TS_EINPUT;
+        json_t *model = json_object_get(o, "model");
+        /* Over the device count: a built-in re-made, or a model re-derived, at each value. */
+        if (!strcmp(rq->knob, "ndevs") && model) {
+            if (!json_is_object(model))
+                return ts_fail(e, TS_EINPUT,
+                               "request: field 'model' must be an object {model, hardware, "
+                               "gpus, strategy}");
+            rq->whatif_model = true;
+            return ts_api_model_body(model, rq, e);
+        }
         if (!strcmp(rq->knob, "ndevs"))
             return ts_api_builtin(json_object_get(o, "builtin"), rq, false, e);
     }
@@ -260,7 +277,7 @@ static int ts_api_body(json_t *o, ts_api_request *rq, ts_err *e)
     static const char *const kbuiltin[] = {"name", "ndevs", "infer", "chunks", NULL};
     static const char *const kcheck[] = {"placement", "file", "memory", "micro_batches", NULL};
     static const char *const kbase[] = {"placement", "file", "kind", "micro_batches", NULL};
-    static const char *const kview[] = {"schedule", "micro_batches", "timeline", NULL};
+    static const char *const kview[] = {"schedule", "micro_batches", "timeline", "svg", NULL};
     if (ts_api_str(o, "file", rq->file, sizeof rq->file, e) ||
         ts_api_int(o, "micro_batches", 1, TS_API_MAX_N, 128, &rq->micro_batches, e))
         return TS_EINPUT;

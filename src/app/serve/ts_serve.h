@@ -63,11 +63,13 @@ typedef struct {
     int nmicros; /* lazy's k, 0 = search it */
     char kind[24]; /* baseline kind */
     bool replayed; /* view/trace: replayed (as early as each device's order allows) */
+    bool no_svg; /* view: leave the SVG out (the page draws from the entries) */
     ts_job_kind job;
     long job_id;
     char builtin[48]; /* builtin, and what-if over the device count */
     ts_builtin_opts bopts;
-    char knob[16]; /* what-if: memory, n, ndevs */
+    char knob[16]; /* what-if: memory, n, time_limit, ndevs */
+    bool whatif_model; /* what-if over ndevs: of the model in model/hardware/strategy/dopts */
     int nvalues;
     long values[TS_API_MAX_VALUES];
     int nmethods; /* compare: methods and baselines, in order */
@@ -91,6 +93,11 @@ int ts_api_model_body(json_t *o, ts_api_request *rq, ts_err *e);
 /* GET /api/models and POST /api/model-placement over the embedded descriptions (models.c). */
 int ts_api_models(json_t **out);
 int ts_api_model_placement(const ts_api_request *rq, json_t **out);
+/* The placement of rq's model on `gpus` GPUs (what /api/model-placement answers; the what-if over
+ * the device count of a model). Returns 200 with *p and *in (the caller's to free), or the HTTP
+ * status of a refusal with its message in msg. */
+int ts_serve_model_derive(const ts_api_request *rq, int gpus, ts_placement **p, ts_derive_info *in,
+                          char *msg, size_t len);
 
 typedef struct ts_jobs ts_jobs;
 

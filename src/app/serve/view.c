@@ -1,11 +1,12 @@
 /* What the page's timeline and memory panels draw for one schedule: the core renderer's SVG, the
  * schedule's figures and whether it is valid, and each device's live memory over time. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "ts_render.h"
 #include "ts_serve.h"
 
-json_t *ts_api_view(const ts_schedule *u, ts_err *e);
+json_t *ts_api_view(const ts_schedule *u, bool with_svg, ts_err *e);
 
 typedef struct {
     long step;
@@ -80,13 +81,64 @@ static json_t *ts_view_svg(const ts_schedule *u, ts_err *e)
     return s;
 }
 
-json_t *ts_api_view(const ts_schedule *u, ts_err *e)
+/* Every instance as three integers (block index, micro-batch, start step), in the schedule's
+ * order: the page's timeline draws these on a canvas at any N (an SVG of 65,536 boxes is tens of
+ * megabytes and slow to zoom). */
+static json_t *ts_view_entries(const ts_schedule *u)
+{
+    json_t *a = json_array();
+    for (int i = 0; a && i < u->nentries; i++) {
+        const ts_entry *x = &u->entries[i];
+        json_array_append_new(a, json_integer(x->block));
+        json_array_append_new(a, json_integer(x->micro));
+        json_array_append_new(a, json_integer(x->step));
+    }
+    return a;
+}
+
+/* The blocks as the timeline names and colours them: id, kind, span, memory, devices. */
+static json_t *ts_view_blocks(const ts_placement *p)
+{
+    json_t *a = json_array();
+    for (int b = 0; a && b < p->nblocks; b++) {
+        const ts_block *k = &p->blocks[b];
+        json_t *devs = json_array();
+        for (int d = 0; d < p->ndevs; d++)
+            if (ts_block_on(k, d))
+                json_array_append_new(devs, json_integer(d));
+        json_array_append_new(a, json_pack("{s:s, s:s, s:I, s:I, s:o}", "id", k->id, "kind",
+                                           ts_kind_name(k->kind), "span", (json_int_t)k->span,
+                                           "memory", (json_int_t)k->memory, "devices", devs));
+    }
+    return a;
+}
+
+/* The repetend window of the schedule on show and how often it repeats in it, or null. */
+static json_t *ts_view_repetend(const ts_schedule *u)
+{
+    if (!u->has_repetend)
+        return json_null();
+    int repeats = u->nmicros - u->rep.k + 1;
+    return json_pack("{s:I, s:I, s:I, s:i, s:i}", "start", (json_int_t)u->rep.start, "end",
+                     (json_int_t)u->rep.end, "period", (json_int_t)u->rep.period, "k", u->rep.k,
+                     "repeats", repeats > 0 ? repeats : 0);
+}
+
+/* The parts of a view that the canvas timeline draws from. */
+static void ts_view_add_timeline(json_t *j, const ts_schedule *u)
+{
+    json_object_set_new(j, "entries", ts_view_entries(u));
+    json_object_set_new(j, "blocks", ts_view_blocks(u->placement));
+    json_object_set_new(j, "repetend", ts_view_repetend(u));
+}
+
+json_t *ts_api_view(const ts_schedule *u, bool with_svg, ts_err *e)
 {
     ts_metrics m;
     ts_err ve = {0};
     ts_validate_opts vo = {0};
     int valid = ts_schedule_validate(u, &vo, &ve) == TS_OK;
-    json_t *svg = ts_view_svg(u, e);
+    json_t *svg = with_svg ? ts_view_svg(u, e) : json_null();
     if (!svg)
         return NULL;
     if (ts_schedule_metrics(u, &m)) {
@@ -104,6 +156,8 @@ json_t *ts_api_view(const ts_schedule *u, ts_err *e)
         (json_int_t)m.first, "last", (json_int_t)m.last, "peak_memory", peak, "valid", valid,
         "message", valid ? "" : ve.msg, "memory", ts_view_memory(u));
     ts_metrics_free(&m);
+    if (j)
+        ts_view_add_timeline(j, u);
     if (!j)
         ts_fail(e, TS_ESYS, "view: out of memory");
     return j;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "ts_baseline.h"
+#include "ts_bound.h"
 #include "ts_clock.h"
 #include "ts_json.h"
 #include "ts_results.h"
@@ -106,6 +107,20 @@ static int ts_wsearch(ts_wctx *w, const ts_api_request *rq, const ts_placement *
                              rq->has_memory ? rq->nmemory : 0, out, summary, e);
 }
 
+/* The one word the page shows beside a search's figures, from its record: "greedy" (full's
+ * schedule for a problem too large for the solver, not a search result), "time limit" (cut by
+ * it, the best found), "optimal" (meets the lower bound) or "not proven optimal", as `tessel
+ * search` and `tessel compare` say. */
+static void ts_wlabel(json_t *sum)
+{
+    json_t *secs = json_object_get(sum, "search_seconds");
+    const char *l = json_object_get(secs, "too_large")                ? "greedy"
+                    : json_is_true(json_object_get(sum, "timed_out")) ? "time limit"
+                    : json_is_true(json_object_get(sum, "optimal"))   ? "optimal"
+                                                                      : "not proven optimal";
+    json_object_set_new(sum, "label", json_string(l));
+}
+
 static void ts_wjob_search(ts_wctx *w, const ts_api_request *rq)
 {
     ts_schedule *s;
@@ -116,6 +131,7 @@ static void ts_wjob_search(ts_wctx *w, const ts_api_request *rq)
         ts_wline(w, 'E', json_pack("{s:s, s:i}", "error", e.msg, "code", e.code));
         return;
     }
+    ts_wlabel(sum);
     ts_wline(w, 'R', json_pack("{s:o, s:o}", "summary", sum, "schedule", ts_schedule_to_json(s)));
     ts_schedule_free(s);
 }
@@ -138,6 +154,63 @@ static void ts_wrow(ts_wctx *w, const ts_api_request *rq, const char *name, ts_c
     ts_compare_row_run(&o, name, r);
 }
 
+/* The table's one lower bound, as `tessel compare` takes it: at N, within the capacities (the
+ * list as given, one per device). */
+static void ts_wbound(const ts_api_request *rq, ts_bound *lb)
+{
+    const ts_placement *p = rq->placement;
+    long *cap = rq->has_memory ? malloc((size_t)p->ndevs * sizeof(long)) : NULL;
+    for (int d = 0; cap && d < p->ndevs; d++)
+        cap[d] = rq->memory[rq->nmemory > 1 ? d : 0];
+    ts_bound_compute(p, rq->micro_batches, cap, lb);
+    free(cap);
+}
+
+/* "greedy", "time limit", "optimal", "no schedule" or "": the row's status in one word. */
+static const char *ts_wrow_label(const ts_compare_row *r)
+{
+    if (!r->ok)
+        return "no schedule";
+    if (r->greedy)
+        return "greedy";
+    if (!strncmp(r->status, "timed out", 9))
+        return "time limit";
+    return strstr(r->status, "optimal") ? "optimal" : "";
+}
+
+/* A row as `tessel compare --csv` has it: the table's bound and the ratio to it (the summary's
+ * own bound ignores the memory), k and period only with a repetend (the record says 0 without),
+ * "from" (the CSV's source column: search, greedy, baseline, file; "source" is the record's key
+ * for a kept schedule), best, and fits only when there is a capacity to fit. */
+static json_t *ts_wrow_json(const ts_compare_row *r, bool has_memory)
+{
+    json_t *row = ts_compare_row_json(r);
+    if (!row)
+        return NULL;
+    json_object_del(row, "k");
+    json_object_del(row, "period");
+    if (r->k > 0)
+        json_object_set_new(row, "k", json_integer(r->k));
+    if (r->period > 0)
+        json_object_set_new(row, "period", json_integer(r->period));
+    json_object_set_new(row, "from",
+                        json_string(r->greedy   ? "greedy"
+                                    : r->search ? "search"
+                                    : r->file   ? "file"
+                                                : "baseline"));
+    json_object_set_new(row, "best", json_boolean(r->best));
+    json_object_set_new(row, "label", json_string(ts_wrow_label(r)));
+    if (r->ok) {
+        json_object_set_new(row, "lower_bound", json_integer(r->lower_bound));
+        json_object_set_new(
+            row, "ratio",
+            json_real(r->lower_bound > 0 ? (double)r->makespan / r->lower_bound : 0.0));
+        if (!has_memory)
+            json_object_set_new(row, "fits", json_null());
+    }
+    return row;
+}
+
 static void ts_wjob_compare(ts_wctx *w, const ts_api_request *rq)
 {
     const char *names[TS_API_MAX_METHODS + 16];
@@ -155,21 +228,24 @@ static void ts_wjob_compare(ts_wctx *w, const ts_api_request *rq)
     }
     ts_compare_row *rows = calloc((size_t)n + 1, sizeof *rows);
     json_t *arr = json_array();
-    long lb = ts_lower_bound(rq->placement, rq->micro_batches);
+    ts_bound lb;
+    ts_wbound(rq, &lb);
     w->parts = n;
     for (int i = 0; rows && i < n; i++) {
         w->part = i;
         ts_wrow(w, rq, names[i], &rows[i]);
     }
-    int best = rows ? ts_compare_finish(rows, n, lb) : -1;
+    int best = rows ? ts_compare_finish(rows, n, lb.value) : -1;
     for (int i = 0; rows && i < n; i++) {
-        json_array_append_new(arr, ts_compare_row_json(&rows[i]));
+        json_array_append_new(arr, ts_wrow_json(&rows[i], rq->has_memory));
         ts_compare_row_clear(&rows[i]);
     }
     free(rows);
     ts_wline(w, 'R',
-             json_pack("{s:o, s:I, s:I}", "rows", arr, "best", (json_int_t)best, "lower_bound",
-                       (json_int_t)lb));
+             json_pack("{s:o, s:I, s:I, s:s, s:o}", "rows", arr, "best", (json_int_t)best,
+                       "lower_bound", (json_int_t)lb.value, "bound_term",
+                       ts_bound_term_name(lb.binding), "memory_searched",
+                       rq->has_memory ? json_integer(ts_wmemory(rq)) : json_string("none")));
 }
 
 /* One what-if point: the search's makespan against LB at the point's knob value. */
@@ -186,6 +262,20 @@ static json_t *ts_wpoint(ts_wctx *w, const ts_api_request *rq, long v)
         q.memory = &mem;
     } else if (!strcmp(rq->knob, "n")) {
         n = (int)v;
+    } else if (!strcmp(rq->knob, "time_limit")) {
+        q.time_limit = (double)v;
+    } else if (rq->whatif_model) {
+        ts_derive_info in;
+        char msg[700];
+        if (ts_serve_model_derive(rq, (int)v, &owned, &in, msg, sizeof msg) != 200)
+            return json_pack("{s:I, s:s}", "value", (json_int_t)v, "status", msg);
+        /* Each GPU count has its own capacity in its own units: the one the derivation states. */
+        mem = in.capacity;
+        q.has_memory = in.capacity > 0;
+        q.nmemory = 1;
+        q.memory = &mem;
+        q.placement = owned;
+        ts_derive_info_clear(&in);
     } else {
         ts_builtin_opts bo = rq->bopts;
         bo.ndevs = (int)v;

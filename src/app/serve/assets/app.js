@@ -1,5 +1,11 @@
 // Tessel explorer: the page's logic. Every figure comes from the server's JSON API (the core
-// library and the solver); this file only edits the placement, calls the API and draws.
+// library, the solver and the results module that `tessel compare` and `tessel search --json`
+// print from); this file edits the placement, calls the API and draws.
+//
+// One state: the placement in the editor and the knobs. Every result on the page (summary,
+// timeline, compare table, what-if chart) remembers the state it was computed for; when the state
+// moves away from it, the result is greyed and says for which state it was. Loading a placement
+// clears every result and resets the knobs it implies. The URL's hash always holds the state.
 'use strict';
 
 const $ = (id) => document.getElementById(id);
@@ -7,8 +13,13 @@ const state = {
   info: null,
   file: 'placement.json',     // names the placement in messages, as a file name does on the CLI
   placement: { name: 'untitled', ndevs: 1, blocks: [], edges: [] },
+  origin: { type: 'none' },   // builtin {name, ndevs, infer, chunks}, model {...}, file {name}, link
+  loadedJson: '',             // the placement as loaded: an unedited one may sweep its device count
   schedule: null,             // the schedule on show (a search result, baseline or compare row)
+  scheduleLabel: '',
   view: null,                 // the last /api/view answer
+  pinned: null,               // {schedule, label, view}: stacked below the one on show
+  keys: {},                   // panel -> the state its result was computed for
   job: null,                  // id of the running search, compare or what-if
   checkTimer: 0,
 };
@@ -27,6 +38,19 @@ async function api(path, body) {
 }
 
 function setStatus(t) { $('status').textContent = t; }
+function esc(s) { return String(s).replace(/[<&>"]/g, (c) => ({ '<': '&lt;', '&': '&amp;', '>': '&gt;', '"': '&quot;' }[c])); }
+
+// ---- units of a model-derived placement: steps in ms, memory units in GB ----
+
+function units() {
+  const u = state.placement.units;
+  if (!u || !u.time_s) return null;
+  const mb = Array.isArray(u.memory_bytes) && u.memory_bytes.length === Number(state.placement.ndevs) ? u.memory_bytes : null;
+  return { time_s: u.time_s, memory_bytes: mb };
+}
+function uTime(steps) { const u = units(); return u && typeof steps === 'number' ? tsFmtTime(steps * u.time_s) : ''; }
+function uMem(m, d) { const u = units(); return u && u.memory_bytes && typeof m === 'number' ? tsFmtGB(m * u.memory_bytes[d || 0]) : ''; }
+function uMemList(list) { const u = units(); return u && u.memory_bytes && list ? list.map((m, d) => (m * u.memory_bytes[d] / 1e9).toFixed(2)).join(' ') + ' GB' : ''; }
 
 // ---- the placement as a file (tessel-placement/1) and as the editor's state ----
 
@@ -34,7 +58,7 @@ function intOrText(s) { return /^\s*-?\d+\s*$/.test(s) ? parseInt(s, 10) : s; }
 
 function placementJson() {
   const p = state.placement;
-  return {
+  const j = {
     format: 'tessel-placement/1', name: p.name, ndevs: intOrText(String(p.ndevs)),
     blocks: p.blocks.map((b) => ({
       id: b.id, kind: b.kind, span: intOrText(String(b.span)), memory: intOrText(String(b.memory)),
@@ -47,15 +71,12 @@ function placementJson() {
       return o;
     }),
   };
+  // A derived placement's capacity and units travel with it while its device count stands.
+  if (p.capacity !== undefined && String(p.ndevs) === String(p.unitsNdevs)) j.capacity = p.capacity;
+  if (p.units && String(p.ndevs) === String(p.unitsNdevs)) j.units = p.units;
+  return j;
 }
 window.tsPlacementJson = placementJson;
-
-// A new placement starts with an empty timeline: the old one drew another placement.
-function clearResults() {
-  state.schedule = null;
-  state.view = null;
-  for (const id of ['summary', 'timeline', 'memory', 'view-info']) $(id).textContent = '';
-}
 
 function fromPlacementJson(j) {
   const edges = [];
@@ -69,22 +90,115 @@ function fromPlacementJson(j) {
     name: j.name || 'untitled', ndevs: j.ndevs,
     blocks: (j.blocks || []).map((b) => ({ id: b.id, kind: b.kind, span: b.span, memory: b.memory,
       devices: (b.devices || []).join(',') })),
-    edges,
+    edges, capacity: j.capacity, units: j.units, unitsNdevs: j.ndevs,
   };
   renderEditor();
-  scheduleCheck();
+}
+
+// ---- one state: what every result was computed for ----
+
+function memoryText() { return $('k-memory').value.trim().replace(/\s+/g, ''); }
+
+function snapshot() {
+  return { placement: JSON.stringify(placementJson()), memory: memoryText(), n: $('k-n').value.trim(),
+    method: $('k-method').value, time: $('k-time').value.trim() };
+}
+
+// What moved between the state a result was computed for and the page's state now.
+function differences(old, now, ignoreN) {
+  const d = [];
+  if (old.placement !== now.placement) d.push('another placement');
+  if (old.memory !== now.memory) d.push(`memory ${old.memory || 'none'}`);
+  if (!ignoreN && old.n !== now.n) d.push(`N = ${old.n}`);
+  if (old.method !== now.method) d.push(`method ${old.method}`);
+  if (old.time !== now.time) d.push(`time limit ${old.time} s`);
+  return d;
+}
+
+const PANELS = { summary: 'summary-box', timeline: 'timeline-box', compare: 'compare-box', whatif: 'whatif-box' };
+// Which knobs a panel's result depends on (the what-if sweeps one of them, compare ignores the method).
+function panelDiff(name, old, now) {
+  const d = differences(old, now, name === 'timeline').filter((x) =>
+    !(name === 'compare' && x.startsWith('method')) &&
+    !(name === 'whatif' && old.sweep && x.startsWith(old.sweep)));
+  return d;
+}
+
+function setPanel(name, key) {
+  // a copy: the timeline's N follows the knob, the summary's stays where it was computed
+  state.keys[name] = Object.assign({}, key);
+  const el = $(PANELS[name]);
+  el.classList.remove('stale');
+  delete el.dataset.stale;
+  $(name + '-stale').hidden = true;
+}
+
+function clearPanel(name) {
+  delete state.keys[name];
+  const el = $(PANELS[name]);
+  el.classList.remove('stale');
+  delete el.dataset.stale;
+  $(name + '-stale').hidden = true;
+  if (name === 'summary') { $('summary').textContent = ''; $('mem-notice').hidden = true; }
+  if (name === 'timeline') {
+    state.schedule = null; state.view = null; state.pinned = null;
+    $('view-info').textContent = ''; $('tl-window').textContent = '';
+    tl.clear(); $('tl-unstack').hidden = true;
+  }
+  if (name === 'compare') {
+    $('compare-table').tBodies[0].textContent = ''; $('compare-table').tHead.rows[0].textContent = '';
+    $('compare-head').textContent = ''; $('compare-notice').hidden = true;
+  }
+  if (name === 'whatif') $('whatif-chart').textContent = '';
+}
+
+function greyPanel(name, text) {
+  const el = $(PANELS[name]);
+  if (!state.keys[name] && name !== 'summary') return;
+  el.classList.add('stale');
+  el.dataset.stale = '1';
+  $(name + '-stale').textContent = text;
+  $(name + '-stale').hidden = false;
+}
+
+// Greys every result whose state is not the page's, and says which state it belongs to.
+function updateStale() {
+  const now = snapshot();
+  for (const name of Object.keys(PANELS)) {
+    const key = state.keys[name];
+    if (!key) continue;
+    const d = panelDiff(name, key, now);
+    if (!d.length) { setPanel(name, key); continue; }
+    greyPanel(name, d[0] === 'another placement'
+      ? 'for the previous placement: the editor has changed since (run it again for this one)'
+      : `for the previous knobs: ${d.join(', ')} (run it again for the knobs now)`);
+  }
+  updateWhatifChoices();
+  updateUnits();
+  scheduleUrl();
+}
+
+function clearAllResults() {
+  for (const name of Object.keys(PANELS)) clearPanel(name);
+  for (const id of ['search-msg', 'baseline-msg', 'compare-msg', 'whatif-msg', 'bi-load-msg', 'md-load-msg']) {
+    $(id).textContent = ''; $(id).className = 'act-msg';
+  }
+  $('job-status').textContent = ''; $('job-status').className = 'msg';
+  delete $('job-status').dataset.state;
 }
 
 // ---- editor ----
 
-function cell(obj, key, cls) {
+function cell(obj, key, unit) {
   const td = document.createElement('td');
   const inp = document.createElement('input');
   inp.value = obj[key];
   inp.dataset.field = key;
-  if (cls) inp.className = cls;
-  inp.addEventListener('input', () => { obj[key] = inp.value; scheduleCheck(); });
+  const size = () => { if (key === 'devices' || key === 'id') inp.style.width = Math.max(4, String(inp.value).length + 1) + 'ch'; };
+  size();
+  inp.addEventListener('input', () => { obj[key] = inp.value; size(); edited(); });
   td.appendChild(inp);
+  if (unit) { const s = document.createElement('span'); s.className = 'unit'; s.dataset.unit = key; td.appendChild(s); }
   return td;
 }
 
@@ -94,7 +208,7 @@ function kindCell(b) {
   s.dataset.field = 'kind';
   for (const k of ['forward', 'backward', 'other']) s.add(new Option(k, k));
   s.value = b.kind;
-  s.addEventListener('change', () => { b.kind = s.value; scheduleCheck(); });
+  s.addEventListener('change', () => { b.kind = s.value; edited(); });
   td.appendChild(s);
   return td;
 }
@@ -105,7 +219,7 @@ function removeCell(list, i) {
   bt.textContent = '×';
   bt.className = 'small';
   bt.title = 'remove';
-  bt.addEventListener('click', () => { list.splice(i, 1); renderEditor(); scheduleCheck(); });
+  bt.addEventListener('click', () => { list.splice(i, 1); renderEditor(); edited(); });
   td.appendChild(bt);
   return td;
 }
@@ -121,7 +235,7 @@ function renderEditor() {
     const tr = bt.insertRow();
     tr.dataset.block = b.id;
     tr.dataset.index = i;
-    tr.append(cell(b, 'id'), kindCell(b), cell(b, 'span'), cell(b, 'memory'), cell(b, 'devices'),
+    tr.append(cell(b, 'id'), kindCell(b), cell(b, 'span', true), cell(b, 'memory', true), cell(b, 'devices'),
       removeCell(p.blocks, i));
   });
   p.edges.forEach((e, i) => {
@@ -129,6 +243,36 @@ function renderEditor() {
     tr.dataset.index = i;
     tr.append(cell(e, 'from'), cell(e, 'to'), cell(e, 'delay'), cell(e, 'distance'), removeCell(p.edges, i));
   });
+  updateUnits();
+}
+
+// ms beside spans, GB beside memory (on the block's first device), for a derived placement.
+function updateUnits() {
+  const rows = $('blocks').tBodies[0].rows;
+  state.placement.blocks.forEach((b, i) => {
+    const tr = rows[i];
+    if (!tr) return;
+    const d = parseInt(String(b.devices).split(',')[0], 10) || 0;
+    const s = tr.querySelector('[data-unit=span]'), m = tr.querySelector('[data-unit=memory]');
+    if (s) s.textContent = uTime(intOrText(String(b.span)));
+    if (m) m.textContent = uMem(intOrText(String(b.memory)), d);
+  });
+  const mem = memoryKnob(), u = units();
+  let t = '';
+  if (u && u.memory_bytes && mem !== 'none') {
+    const caps = Array.isArray(mem) ? mem : u.memory_bytes.map(() => mem);
+    if (caps.every((c) => typeof c === 'number')) {
+      const gb = caps.map((c, d) => c * u.memory_bytes[d] / 1e9);
+      t = `= ${Math.min(...gb).toFixed(2)}–${Math.max(...gb).toFixed(2)} GB per GPU (units differ per GPU)`;
+    }
+  }
+  $('k-memory-unit').textContent = t;
+}
+
+function edited() {
+  scheduleCheck();
+  updateSource();
+  updateStale();
 }
 
 function clearFieldMessages() {
@@ -166,10 +310,18 @@ function showFieldMessage(msg) {
 }
 
 function memoryKnob() {
-  const s = $('k-memory').value.trim();
+  const s = memoryText();
   if (s === '' || s === 'none') return 'none';
   const parts = s.split(',').map((x) => intOrText(x.trim()));
   return parts.length === 1 ? parts[0] : parts;
+}
+
+// The capacities as given, one per device (null: none).
+function capacityList(memText, ndevs) {
+  if (!memText || memText === 'none') return null;
+  const parts = memText.split(',').map((x) => parseInt(x, 10));
+  if (parts.some((x) => isNaN(x))) return null;
+  return parts.length === 1 ? Array(ndevs).fill(parts[0]) : parts;
 }
 
 function knobs() {
@@ -185,6 +337,7 @@ function scheduleCheck() {
   state.checkTimer = setTimeout(() => { state.checkTimer = 0; check(); }, 150);
 }
 
+// Returns null when the state checks, or the one-line message.
 async function check() {
   const seq = state.checkSeq = (state.checkSeq || 0) + 1;
   const k = knobs();
@@ -198,23 +351,54 @@ async function check() {
   try {
     const r = await api('/api/check', { placement: placementJson(), file: state.file,
       memory: k.memory, micro_batches: k.micro_batches });
-    if (!done()) return true;
+    if (!done()) return null;
     msg.className = 'msg ok';
+    const lbu = uTime(r.lower_bound);
     msg.textContent = `${r.nblocks} blocks, ${r.nedges} edges on ${r.ndevs} devices; ` +
-      `load ${r.load.join(' ')}; LB(${r.micro_batches}) = ${r.lower_bound}`;
+      `load ${r.load.join(' ')}; LB(${r.micro_batches}) = ${r.lower_bound}` + (lbu ? ` (${lbu})` : '');
     msg.dataset.lb = r.lower_bound;
-    return true;
+    return null;
   } catch (e) {
-    if (!done()) return false;
+    if (!done()) return e.message;
     msg.className = 'msg err';
     msg.textContent = e.message;
     delete msg.dataset.lb;
     showFieldMessage(e.message);
-    return false;
+    return e.message;
   }
 }
 
-// ---- jobs: search, compare, what-if (worker processes on the server) ----
+// ---- actions: each reports next to its button; a failure greys what it would have replaced ----
+
+async function act(button, panels, fn) {
+  const m = $(button + '-msg');
+  m.textContent = ''; m.className = 'act-msg';
+  m.dataset.state = 'running';
+  // The job line speaks of the job now starting, never of an older one.
+  const js = $('job-status');
+  js.textContent = ''; js.className = 'msg';
+  delete js.dataset.state;
+  try {
+    const text = await fn();
+    m.className = 'act-msg ok';
+    m.textContent = text || '';
+    m.dataset.state = 'done';
+  } catch (e) {
+    m.className = e.cancelled ? 'act-msg warn' : 'act-msg err';
+    m.textContent = e.message;
+    m.dataset.state = e.cancelled ? 'cancelled' : 'failed';
+    for (const p of panels) {
+      if (p === 'summary' && state.keys.summary) greyPanel(p, `not updated: ${button} failed (${e.message}); below is the previous result`);
+      else if (state.keys[p]) greyPanel(p, `not updated: ${button} failed; below is the previous result`);
+    }
+  }
+}
+
+// The state must check before anything runs: its message then goes beside the button too.
+async function mustCheck(what) {
+  const err = await check();
+  if (err) throw new Error(`cannot ${what}: ${err}`);
+}
 
 function progressText(j) {
   const p = j.progress;
@@ -234,32 +418,31 @@ function setBusy(on) {
   $('cancel').disabled = !on;
 }
 
-async function runJob(body, onDone) {
-  if (!(await check())) return;
+// Runs a job to its end; returns its result or throws its one-line message.
+async function runJob(body) {
   const st = $('job-status');
-  let id;
-  try {
-    id = (await api('/api/jobs', Object.assign({ placement: placementJson(), file: state.file }, knobs(), body))).id;
-  } catch (e) { st.className = 'msg err'; st.textContent = e.message; return; }
+  const id = (await api('/api/jobs', Object.assign({ placement: placementJson(), file: state.file }, knobs(), body))).id;
   state.job = id;
   setBusy(true);
   st.className = 'msg';
   st.dataset.state = 'running';
-  for (;;) {
-    await new Promise((res) => setTimeout(res, 150));
-    if (state.job !== id) return;
-    let j;
-    try { j = await api(`/api/jobs/${id}`); } catch (e) {
-      st.className = 'msg err'; st.textContent = e.message; state.job = null; setBusy(false); break;
+  try {
+    for (;;) {
+      await new Promise((res) => setTimeout(res, 150));
+      if (state.job !== id) {
+        const e = new Error(`${body.job} cancelled`); e.cancelled = true; throw e;
+      }
+      const j = await api(`/api/jobs/${id}`);
+      st.textContent = progressText(j);
+      if (j.state === 'running') continue;
+      st.dataset.state = j.state;
+      if (j.state === 'done') { st.className = 'msg ok'; return j.result; }
+      st.className = 'msg err';
+      const e = new Error(`${j.job} ${j.state}: ${j.error || ''}`); e.cancelled = j.state === 'cancelled'; throw e;
     }
-    st.textContent = progressText(j);
-    if (j.state === 'running') continue;
-    st.dataset.state = j.state;
-    state.job = null;
+  } finally {
+    if (state.job === id) state.job = null;
     setBusy(false);
-    if (j.state === 'done') { st.className = 'msg ok'; await onDone(j.result); }
-    else { st.className = 'msg err'; st.textContent = `${j.job} ${j.state}: ${j.error || ''}`; }
-    break;
   }
 }
 
@@ -267,7 +450,6 @@ async function cancelJob() {
   const id = state.job;
   if (!id) return;
   state.job = null;
-  setBusy(false);
   const st = $('job-status');
   try {
     const j = await api(`/api/jobs/${id}/cancel`, {});
@@ -279,156 +461,163 @@ async function cancelJob() {
 
 function fmt(x, d) { return typeof x === 'number' ? (d ? x.toFixed(d) : String(x)) : '–'; }
 
-function showSummary(s, label) {
-  $('summary').innerHTML = '';
-  const t = document.createElement('span');
-  t.innerHTML = `${label.replace(/[<&]/g, '')}, as run (replayed): makespan <b id="makespan">${s.makespan}</b> at N = ${s.micro_batches}, ` +
-    `LB <b id="lower-bound">${s.lower_bound}</b> (ratio ${fmt(s.ratio, 3)}), bubble rate ` +
-    `${fmt(s.bubble_rate * 100, 1)}%, peak memory ${s.peak_memory.join(' ')}` +
-    (s.fits === false ? ' — <b>does not fit</b>' : '') +
-    (s.period ? `, period ${s.period}, k ${s.k}` : '') +
-    (s.seconds !== undefined ? `, ${fmt(s.seconds, 2)} s` : '');
-  $('summary').appendChild(t);
+// The per-device memory as given against what the search was held to: the solver takes one
+// capacity, so a list is searched at its smallest entry. Said, never done silently.
+function memoryNotice(searched, key) {
+  const list = capacityList(key.memory, Number(state.placement.ndevs));
+  if (!list || typeof searched !== 'number' || list.every((c) => c === searched)) return '';
+  return `The search held every device to ${searched}, the smallest of the capacities as given ` +
+    `(${key.memory}): the solver takes one capacity for all devices. "fits", the bound and the ` +
+    `memory chart use the list as given.`;
 }
 
-async function showSchedule(schedule, summary, label) {
+function showSummary(s, label, key) {
+  const labelWord = s.label ? ` <span id="result-label" class="label ${esc(s.label).replace(' ', '-')}">${esc(s.label)}</span>` : '';
+  const mu = uTime(s.makespan), lu = uTime(s.lower_bound);
+  $('summary').innerHTML = `<span>${esc(label)}${labelWord}, as run (replayed): makespan <b id="makespan">${s.makespan}</b>` +
+    (mu ? ` <span class="unit" id="makespan-unit">${mu}</span>` : '') + ` at N = ${s.micro_batches}, ` +
+    `LB <b id="lower-bound">${s.lower_bound}</b>` + (lu ? ` <span class="unit">${lu}</span>` : '') +
+    ` (ratio ${fmt(s.ratio, 3)}), bubble rate ${fmt(s.bubble_rate * 100, 2)}%, peak memory <span id="peak">${s.peak_memory.join(' ')}</span>` +
+    (uMemList(s.peak_memory) ? ` <span class="unit" id="peak-unit">(${uMemList(s.peak_memory)})</span>` : '') +
+    `, memory ${esc(key.memory || 'none')}` +
+    (s.fits === false ? ' — <b>does not fit</b>' : '') +
+    (s.period ? `, period ${s.period}, k ${s.k}` : '') +
+    (s.seconds !== undefined ? `, ${fmt(s.seconds, 2)} s` : '') + '</span>';
+  const n = memoryNotice(s.memory_searched, key);
+  $('mem-notice').textContent = n;
+  $('mem-notice').hidden = !n;
+  setPanel('summary', key);
+}
+
+async function showSchedule(schedule, summary, label, key) {
   state.schedule = schedule;
-  if (summary) showSummary(summary, label);
+  state.scheduleLabel = label;
+  state.scheduleKey = key;
+  if (summary) showSummary(summary, label, key);
   await refreshView();
+  setPanel('timeline', key);
+  updateStale();
 }
 
 function timelineKind() { return document.querySelector('input[name="tl"]:checked').value; }
 
-async function refreshView() {
+async function viewOf(schedule) {
+  return api('/api/view', { schedule, micro_batches: intOrText($('k-n').value), timeline: timelineKind(), svg: false });
+}
+
+// Draws the schedule on show (and the stacked one) at the knobs' N.
+async function refreshView(keepWindow) {
   if (!state.schedule) return;
+  const vi = $('view-info');
   try {
-    const v = await api('/api/view', { schedule: state.schedule,
-      micro_batches: intOrText($('k-n').value), timeline: timelineKind() });
+    const v = await viewOf(state.schedule);
     state.view = v;
-    const box = $('timeline');
-    box.innerHTML = v.svg.replace(/^<\?xml[^>]*>\s*/, '');
-    const svg = box.querySelector('svg');
-    svg.dataset.w = svg.getAttribute('width');
-    svg.dataset.h = svg.getAttribute('height');
-    svg.dataset.makespan = v.makespan;
-    applyZoom();
-    applyIds();
-    drawMemory(v);
-    const vi = $('view-info');
-    vi.className = v.valid ? 'msg' : 'msg err';
-    vi.textContent = `${timelineKind()} timeline: makespan ${v.makespan}, LB ${v.lower_bound}, ` +
-      `bubble rate ${fmt(v.bubble_rate * 100, 1)}%, peak memory ${v.peak_memory.join(' ')}` +
-      (v.valid ? ', valid' : ` — invalid: ${v.message}`);
-  } catch (e) { $('timeline').textContent = e.message; }
-}
-
-function applyZoom() {
-  const svg = $('timeline').querySelector('svg');
-  const z = Math.pow(2, parseFloat($('zoom').value));
-  $('zoom-val').textContent = Math.round(z * 100) + '%';
-  if (!svg) return;
-  const w = parseFloat(svg.dataset.w), h = parseFloat(svg.dataset.h);
-  if (!svg.getAttribute('viewBox')) svg.setAttribute('viewBox', `0 0 ${w} ${h}`);
-  svg.setAttribute('width', w * z);
-  svg.setAttribute('height', h * z);
-}
-
-// Box labels are micro-batches; with the toggle they read block/micro-batch (the tooltip always
-// gives block, micro-batch and steps).
-function applyIds() {
-  const on = $('show-ids').checked;
-  for (const g of $('timeline').querySelectorAll('g.inst')) {
-    for (const t of g.querySelectorAll('text')) {
-      if (t.dataset.micro === undefined) t.dataset.micro = t.textContent;
-      t.textContent = on ? `${g.dataset.block}/${g.dataset.micro}` : t.dataset.micro;
+    const tracks = [{ view: v, label: state.scheduleLabel, edges: tsEdgesOf(state.schedule.placement) }];
+    if (state.pinned) {
+      state.pinned.view = await viewOf(state.pinned.schedule);
+      tracks.push({ view: state.pinned.view, label: state.pinned.label, edges: tsEdgesOf(state.pinned.schedule.placement) });
     }
-  }
-}
-
-const NS = 'http://www.w3.org/2000/svg';
-function svgEl(tag, attrs, text) {
-  const e = document.createElementNS(NS, tag);
-  for (const k in attrs) e.setAttribute(k, attrs[k]);
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
-
-// Each device's live memory over time (a step line) against its capacity (dashed).
-function drawMemory(v) {
-  const box = $('memory');
-  box.textContent = '';
-  const D = v.ndevs, rowH = 46, left = 60, W = 900;
-  const cap = v.memory.capacity || (Array.isArray(memoryKnob()) ? memoryKnob()
-    : (typeof memoryKnob() === 'number' ? Array(D).fill(memoryKnob()) : null));
-  const t0 = v.first, t1 = Math.max(v.last, v.first + 1);
-  const x = (s) => left + (W - left - 10) * (s - t0) / (t1 - t0);
-  const svg = svgEl('svg', { width: W, height: D * rowH + 24, class: 'memory-chart' });
-  svg.appendChild(svgEl('text', { x: 4, y: 14, 'font-size': 12 }, 'live memory per device (dashed: capacity)'));
-  v.memory.devices.forEach((pts, d) => {
-    const top = 20 + d * rowH, h = rowH - 8;
-    const peak = Math.max(1, ...pts.map((p) => p[1]), cap ? cap[d] : 0);
-    const y = (l) => top + h - h * Math.max(0, l) / peak;
-    svg.appendChild(svgEl('text', { x: 4, y: top + h / 2 + 4, 'font-size': 11 }, `dev ${d}`));
-    svg.appendChild(svgEl('rect', { x: left, y: top, width: W - left - 10, height: h, fill: '#f6f6f6' }));
-    let path = `M${x(t0)},${y(0)}`, level = 0;
-    for (const [s, l] of pts) { path += ` H${x(s)} V${y(l)}`; level = l; }
-    path += ` H${x(t1)}`;
-    svg.appendChild(svgEl('path', { d: path, fill: 'none', stroke: '#2a6db0', 'stroke-width': 1.5, class: 'mem-line' }));
-    if (cap) svg.appendChild(svgEl('line', { x1: left, x2: W - 10, y1: y(cap[d]), y2: y(cap[d]),
-      stroke: '#c00', 'stroke-dasharray': '4 3' }));
-    svg.appendChild(svgEl('title', {}, `device ${d}: peak ${Math.max(0, ...pts.map((p) => p[1]))}` +
-      (cap ? `, capacity ${cap[d]}` : '') + `, ends at ${level}`));
-  });
-  box.appendChild(svg);
+    const key = state.scheduleKey || snapshot();
+    tl.setData(tracks, units(), capacityList(key.memory, v.ndevs), keepWindow);
+    vi.className = v.valid ? 'msg' : 'msg err';
+    const mu = uTime(v.makespan);
+    vi.textContent = `${timelineKind()} timeline of ${state.scheduleLabel} at N = ${v.micro_batches}: makespan ${v.makespan}` +
+      (mu ? ` (${mu})` : '') + `, LB ${v.lower_bound}, bubble rate ${fmt(v.bubble_rate * 100, 2)}%, ` +
+      `peak memory ${v.peak_memory.join(' ')}` + (v.valid ? ', valid' : ` — invalid: ${v.message}`) +
+      (state.pinned ? `; below: ${state.pinned.label}, makespan ${state.pinned.view.makespan}` : '');
+    vi.dataset.n = v.micro_batches;
+    if (state.keys.timeline) state.keys.timeline.n = $('k-n').value.trim();
+  } catch (e) { vi.className = 'msg err'; vi.textContent = e.message; tl.clear(); }
 }
 
 async function search() {
-  await runJob({ job: 'search' }, async (r) => {
-    await showSchedule(r.schedule, r.summary, `${r.summary.method} search`);
+  await act('search', ['summary', 'timeline'], async () => {
+    await mustCheck('search');
+    const key = snapshot();
+    const r = await runJob({ job: 'search' });
+    await showSchedule(r.schedule, r.summary, `${r.summary.method} search`, key);
+    return `done, ${fmt(r.summary.seconds, 2)} s`;
   });
 }
 
 async function baseline() {
-  if (!(await check())) return;
-  const st = $('job-status');
-  try {
+  await act('baseline', ['summary', 'timeline'], async () => {
+    await mustCheck('build a baseline');
+    const key = snapshot(), kind = $('baseline-kind').value;
     const r = await api('/api/baseline', { placement: placementJson(), file: state.file,
-      kind: $('baseline-kind').value, micro_batches: intOrText($('k-n').value) });
-    st.className = 'msg ok';
-    st.textContent = `baseline ${$('baseline-kind').value} built`;
-    await showSchedule(r.schedule, r.summary, `baseline ${$('baseline-kind').value}`);
-  } catch (e) { st.className = 'msg err'; st.textContent = e.message; }
-}
-
-// ---- compare ----
-
-async function compare() {
-  const list = $('cmp-methods').value.split(',').map((s) => s.trim()).filter((s) => s);
-  const body = { job: 'compare' };
-  if (list.length) body.methods = list;
-  await runJob(body, async (r) => {
-    const tb = $('compare-table').tBodies[0];
-    tb.textContent = '';
-    r.rows.forEach((row, i) => {
-      const tr = tb.insertRow();
-      tr.dataset.method = row.method;
-      if (i === r.best) tr.classList.add('best');
-      const cells = [row.method + (i === r.best ? ' ★' : ''), fmt(row.k), fmt(row.period), fmt(row.makespan),
-        fmt(row.lower_bound), fmt(row.ratio, 3), row.bubble_rate !== undefined ? fmt(row.bubble_rate * 100, 1) + '%' : '–',
-        row.peak_memory ? row.peak_memory.join(' ') : '–', row.fits === undefined ? '–' : (row.fits ? 'yes' : 'no'),
-        fmt(row.seconds, 2), row.status];
-      const names = ['method', 'k', 'period', 'makespan', 'lb', 'ratio', 'bubbles', 'peak', 'fits', 'seconds', 'status'];
-      cells.forEach((c, k) => { const td = tr.insertCell(); td.textContent = c; td.className = 'c-' + names[k]; });
-      if (row.schedule) tr.addEventListener('click', () => {
-        tb.querySelectorAll('tr.selected').forEach((t) => t.classList.remove('selected'));
-        tr.classList.add('selected');
-        showSchedule(row.schedule, row, row.method);
-      });
-    });
+      kind, micro_batches: intOrText($('k-n').value) });
+    await showSchedule(r.schedule, r.summary, `baseline ${kind}`, key);
+    return `${kind} built`;
   });
 }
 
-// ---- what-if ----
+// ---- compare: the rows `tessel compare` prints, from the same results code ----
+
+const CMP_COLS = [['best', ''], ['method', 'method'], ['k', 'k'], ['period', 'period'], ['makespan', 'makespan'],
+  ['ratio', '/LB'], ['bubbles', 'bubble'], ['peak', 'peak memory'], ['fits', 'fits'], ['seconds', 'seconds'], ['status', 'status'], ['label', '']];
+
+async function compare() {
+  await act('compare', ['compare'], async () => {
+    await mustCheck('compare');
+    const key = snapshot();
+    const list = $('cmp-methods').value.split(',').map((s) => s.trim()).filter((s) => s);
+    const body = { job: 'compare' };
+    if (list.length) body.methods = list;
+    const r = await runJob(body);
+    drawCompare(r, key);
+    setPanel('compare', key);
+    updateStale();
+    return `${r.rows.length} rows`;
+  });
+}
+
+function drawCompare(r, key) {
+  const u = units(), p = state.placement;
+  const mem = key.memory && key.memory !== 'none' ? key.memory : 'unlimited';
+  $('compare-head').textContent = `placement ${p.name}, ${p.ndevs} devices, N = ${key.n} micro-batches, ` +
+    `memory ${mem}, lower bound ${r.lower_bound} (${r.bound_term})` + (u ? ` = ${uTime(r.lower_bound)}` : '');
+  const cols = CMP_COLS.slice();
+  if (u) cols.splice(5, 0, ['ms', 'makespan (time)']);
+  if (u && u.memory_bytes) cols.splice(cols.findIndex((c) => c[0] === 'peak') + 1, 0, ['gb', 'peak GB']);
+  const head = $('compare-table').tHead.rows[0];
+  head.textContent = '';
+  for (const [, t] of cols) { const th = document.createElement('th'); th.textContent = t; head.appendChild(th); }
+  const tb = $('compare-table').tBodies[0];
+  tb.textContent = '';
+  const hasMem = key.memory && key.memory !== 'none';
+  r.rows.forEach((row) => {
+    const tr = tb.insertRow();
+    tr.dataset.method = row.method;
+    if (row.best) tr.classList.add('best');
+    const ok = row.makespan !== undefined;
+    const val = {
+      best: row.best ? '*' : '', method: row.method, k: row.k ? String(row.k) : '-', period: row.period ? String(row.period) : '-',
+      makespan: ok ? String(row.makespan) : '-', ratio: ok ? row.ratio.toFixed(3) : '-',
+      bubbles: ok ? (100 * row.bubble_rate).toFixed(2) + '%' : '-', peak: ok ? row.peak_memory.join(' ') : '-',
+      fits: ok && hasMem ? (row.fits ? 'yes' : 'no') : '-', seconds: row.seconds.toFixed(2), status: row.status,
+      ms: ok ? uTime(row.makespan) : '-', gb: ok ? uMemList(row.peak_memory) : '-', label: '',
+    };
+    for (const [c] of cols) { const td = tr.insertCell(); td.textContent = val[c]; td.className = 'c-' + c; }
+    // greedy, time limit, optimal: the status's word as a badge
+    if (row.label && row.label !== 'no schedule') {
+      const b = document.createElement('span');
+      b.className = 'label ' + row.label.replace(' ', '-');
+      b.textContent = row.label;
+      tr.querySelector('.c-label').appendChild(b);
+    }
+    if (row.label) tr.dataset.label = row.label;
+    if (row.schedule) tr.addEventListener('click', () => {
+      tb.querySelectorAll('tr.selected').forEach((t) => t.classList.remove('selected'));
+      tr.classList.add('selected');
+      showSchedule(row.schedule, row, row.method, key);
+    });
+  });
+  const n = memoryNotice(r.memory_searched, key);
+  $('compare-notice').textContent = n ? n.replace('The search', 'Every search') : '';
+  $('compare-notice').hidden = !n;
+}
+
+// ---- what-if: sweeps the placement in the editor ----
 
 function parseValues(s) {
   const out = [];
@@ -440,13 +629,49 @@ function parseValues(s) {
   return out;
 }
 
+function unedited() { return state.loadedJson !== '' && JSON.stringify(placementJson()) === state.loadedJson; }
+
+// The device count can be swept only where the placement can be re-made at another count: an
+// unedited built-in (re-made) or model placement (re-derived).
+function updateWhatifChoices() {
+  const o = state.origin, opt = $('wi-knob').querySelector('option[value=ndevs]');
+  const can = unedited() && (o.type === 'builtin' || o.type === 'model');
+  opt.disabled = !can;
+  opt.textContent = !can ? 'devices (only an unedited built-in or model)'
+    : o.type === 'builtin' ? `devices (built-in ${o.name}, re-made at each count)`
+      : `GPUs (${o.model} re-derived at each count)`;
+  if (!can && $('wi-knob').value === 'ndevs') $('wi-knob').value = 'memory';
+  const k = $('wi-knob').value;
+  $('wi-hint').textContent = k === 'ndevs'
+    ? (o.type === 'builtin' ? `re-makes ${o.name} at each device count; the other knobs as they stand`
+      : `re-derives ${o.model} on ${o.hardware} at each GPU count, each with the capacity its derivation states`)
+    : `sweeps the placement in the editor (${state.placement.name}${unedited() ? '' : ', as edited'}) over ${k === 'n' ? 'N' : k === 'time_limit' ? 'the time limit' : 'the memory'}; the other knobs as they stand` +
+      (can ? '' : '. A sweep over the device count needs an unedited built-in or model placement');
+}
+
 async function whatif() {
-  const knob = $('wi-knob').value;
-  const body = { job: 'whatif', knob, values: parseValues($('wi-values').value) };
-  if (knob === 'ndevs')
-    body.builtin = { name: $('bi-name').value, infer: $('bi-infer').checked,
-      chunks: parseInt($('bi-chunks').value, 10) || 0 };
-  await runJob(body, async (r) => drawWhatif(r));
+  await act('whatif', ['whatif'], async () => {
+    const knob = $('wi-knob').value;
+    if (knob !== 'ndevs') await mustCheck('sweep');
+    const key = Object.assign(snapshot(), { sweep: { memory: 'memory', n: 'N', time_limit: 'time limit', ndevs: '' }[knob] });
+    const body = { job: 'whatif', knob, values: parseValues($('wi-values').value) };
+    const o = state.origin;
+    if (knob === 'ndevs' && o.type === 'builtin') body.builtin = { name: o.name, infer: o.infer, chunks: o.chunks };
+    if (knob === 'ndevs' && o.type === 'model') body.model = { model: o.model, hardware: o.hardware, gpus: o.gpus, strategy: o.strategy };
+    const r = await runJob(body);
+    drawWhatif(r);
+    setPanel('whatif', key);
+    updateStale();
+    return `${r.points.length} points`;
+  });
+}
+
+const NS = 'http://www.w3.org/2000/svg';
+function svgEl(tag, attrs, text) {
+  const e = document.createElementNS(NS, tag);
+  for (const k in attrs) e.setAttribute(k, attrs[k]);
+  if (text !== undefined) e.textContent = text;
+  return e;
 }
 
 // Makespan (solid) and LB (dashed) against the knob's values; a red dot at the bottom is a
@@ -463,9 +688,10 @@ function drawWhatif(r) {
   const y1 = Math.max(...ok.map((p) => p.makespan), y0 + 1) * 1.03;
   const x = (v) => L + (W - L - 16) * (v - x0) / (x1 - x0);
   const y = (v) => T + (H - T - B) * (1 - (v - y0) / (y1 - y0));
-  const knob = r.knob === 'n' ? 'N' : r.knob === 'ndevs' ? 'devices' : 'memory per device';
+  const knob = { n: 'N', ndevs: state.origin.type === 'model' ? 'GPUs' : 'devices', time_limit: 'time limit (s)', memory: 'memory per device' }[r.knob];
+  const perDevs = r.knob === 'ndevs';
   svg.appendChild(svgEl('text', { x: L, y: 15, 'font-size': 12, 'font-weight': 'bold' },
-    `makespan (solid) and LB (dashed) against ${knob}`));
+    `makespan (solid) and LB (dashed) against ${knob}` + (units() && !perDevs ? ' (steps of ' + uTime(1) + ')' : '')));
   for (let k = 0; k <= 4; k++) {
     const v = y0 + (y1 - y0) * k / 4;
     svg.appendChild(svgEl('text', { x: L - 6, y: y(v) + 4, 'font-size': 11, 'text-anchor': 'end' }, Math.round(v)));
@@ -482,14 +708,16 @@ function drawWhatif(r) {
     const has = p.makespan !== undefined;
     const c = svgEl('circle', { cx: x(p.value), cy: has ? y(p.makespan) : H - B, r: 4,
       fill: has ? '#2a6db0' : '#c00', class: has ? 'pt' : 'pt none' });
-    c.appendChild(svgEl('title', {}, has ? `${knob} ${p.value}: makespan ${p.makespan}, LB ${p.lower_bound}, ` +
-      `ratio ${p.ratio.toFixed(3)}${p.fits === false ? ', does not fit' : ''}` : `${knob} ${p.value}: ${p.status}`));
+    const mu = !perDevs && has ? uTime(p.makespan) : '';
+    c.appendChild(svgEl('title', {}, has ? `${knob} ${p.value}: makespan ${p.makespan}${mu ? ' (' + mu + ')' : ''}, LB ${p.lower_bound}, ` +
+      `ratio ${p.ratio.toFixed(3)}${p.fits === false ? ', does not fit' : ''}` +
+      (typeof p.memory_searched === 'number' ? `, memory ${p.memory_searched}` : '') : `${knob} ${p.value}: ${p.status}`));
     svg.appendChild(c);
   }
   box.appendChild(svg);
 }
 
-// ---- keep and share ----
+// ---- keep and share: the URL's hash is the state, always ----
 
 function download(name, text, type) {
   const a = document.createElement('a');
@@ -503,13 +731,27 @@ function download(name, text, type) {
 function b64(s) { return btoa(unescape(encodeURIComponent(s))); }
 function unb64(s) { return decodeURIComponent(escape(atob(s))); }
 
-function shareLink() {
-  const st = { p: placementJson(), k: { memory: $('k-memory').value, n: $('k-n').value,
-    method: $('k-method').value, time: $('k-time').value } };
-  const url = location.origin + location.pathname + '#s=' + b64(JSON.stringify(st));
+function stateForUrl() {
+  return { p: placementJson(), f: state.file, o: state.origin, u: unedited(),
+    k: { memory: $('k-memory').value, n: $('k-n').value, method: $('k-method').value, time: $('k-time').value } };
+}
+window.tsUrlState = () => { const m = location.hash.match(/#s=([A-Za-z0-9+/=]+)/); return m ? JSON.parse(unb64(m[1])) : null; };
+window.tsPageState = () => JSON.parse(JSON.stringify(stateForUrl()));
+
+function writeUrl() {
+  clearTimeout(state.urlTimer);
+  state.urlTimer = 0;
+  if (!state.ready) return;
+  const url = location.origin + location.pathname + '#s=' + b64(JSON.stringify(stateForUrl()));
+  state.lastHash = url.slice(url.indexOf('#'));
+  if (location.hash !== state.lastHash) history.replaceState(null, '', url);
   $('share-url').value = url;
-  history.replaceState(null, '', url);
-  return url;
+  delete document.body.dataset.urlPending;
+}
+function scheduleUrl() {
+  clearTimeout(state.urlTimer);
+  document.body.dataset.urlPending = '1';
+  state.urlTimer = setTimeout(writeUrl, 120);
 }
 
 function restoreFromHash() {
@@ -517,9 +759,17 @@ function restoreFromHash() {
   if (!m) return false;
   try {
     const st = JSON.parse(unb64(m[1]));
+    clearAllResults();
     $('k-memory').value = st.k.memory; $('k-n').value = st.k.n;
     $('k-method').value = st.k.method; $('k-time').value = st.k.time;
+    state.file = st.f || 'placement.json';
+    state.origin = st.o || { type: 'link' };
     fromPlacementJson(st.p);
+    // An edited placement stays edited: no JSON equals the marker.
+    state.loadedJson = st.u ? JSON.stringify(placementJson()) : (st.o && st.o.type !== 'link' ? '(edited)' : '');
+    $('file-open').value = '';
+    showNotice('restored from the link: the placement and knobs it holds (results are computed anew)');
+    afterLoad();
     return true;
   } catch (e) { setStatus('the link holds no readable state: ' + e.message); return false; }
 }
@@ -531,48 +781,98 @@ async function downloadTrace() {
   download('trace.json', JSON.stringify(t), 'application/json');
 }
 
+async function downloadSvg() {
+  if (!state.schedule) return;
+  const v = await api('/api/view', { schedule: state.schedule, micro_batches: intOrText($('k-n').value),
+    timeline: timelineKind(), svg: true });
+  download('timeline.svg', v.svg, 'image/svg+xml');
+}
+
+// ---- loading: a built-in, a model, a file, a link ----
+
+function showNotice(t) { $('load-notice').textContent = t; $('load-notice').hidden = !t; }
+
+function updateSource() {
+  const o = state.origin;
+  let t = o.type === 'builtin' ? `built-in ${o.name}, ${o.ndevs} devices`
+    : o.type === 'model' ? `derived ${o.model} on ${o.gpus} x ${o.hardware}, ${o.strategy}`
+      : o.type === 'file' ? `file ${o.name}` : o.type === 'link' ? 'from a link' : '';
+  if (t && state.loadedJson && !unedited()) t += ' (edited)';
+  $('source').textContent = t;
+  $('file-label').textContent = o.type === 'file' ? `(${o.name} is open)` : '';
+}
+
+function afterLoad() {
+  updateSource();
+  scheduleCheck();
+  updateStale();
+  writeUrl();
+}
+
+// Every load starts from a clean page: no result of another placement stays, and the knobs that
+// the placement implies are reset (and the page says so).
+function loaded(pj, origin, file) {
+  clearAllResults();
+  state.origin = origin;
+  state.file = file;
+  fromPlacementJson(pj);
+  state.loadedJson = JSON.stringify(placementJson());
+  if (origin.type !== 'file') $('file-open').value = '';
+  let note;
+  if (pj.capacity !== undefined) {
+    $('k-memory').value = String(pj.capacity);
+    const u = units();
+    note = `memory set to ${pj.capacity}, the capacity the placement states per device` +
+      (u && u.memory_bytes ? ` (${uMemList(u.memory_bytes.map(() => pj.capacity))} on GPUs 0..${pj.ndevs - 1})` : '');
+  } else if (origin.type === 'builtin') {
+    $('k-memory').value = String(pj.ndevs);
+    note = `memory set to ${pj.ndevs}, the device count (a built-in states no capacity; 1F1B's peak on vshape)`;
+  } else {
+    $('k-memory').value = 'none';
+    note = `memory set to none: ${file} states no capacity (set one to hold the search to it)`;
+  }
+  showNotice(note);
+  afterLoad();
+}
+
 function openFile(file) {
   const rd = new FileReader();
   rd.onload = () => {
-    try {
-      state.file = file.name;
-      clearResults();
-      fromPlacementJson(JSON.parse(rd.result));
-    } catch (e) {
+    let j;
+    try { j = JSON.parse(rd.result); } catch (e) {
+      clearAllResults();
       $('check-msg').className = 'msg err';
       $('check-msg').textContent = `${file.name}: not JSON: ${e.message}`;
+      return;
     }
+    loaded(j, { type: 'file', name: file.name }, file.name);
+    setStatus(`opened ${file.name}`);
   };
   rd.readAsText(file);
 }
 
-// ---- start ----
-
 async function loadBuiltin() {
-  try {
-    const r = await api('/api/builtin', { name: $('bi-name').value, ndevs: intOrText($('bi-ndevs').value),
-      infer: $('bi-infer').checked, chunks: parseInt($('bi-chunks').value, 10) || 0 });
-    state.file = 'placement.json';
-    clearResults();
-    fromPlacementJson(r.placement);
-    setStatus(`loaded ${$('bi-name').value} on ${$('bi-ndevs').value} devices`);
-  } catch (e) { setStatus(e.message); }
+  await act('bi-load', [], async () => {
+    const o = { type: 'builtin', name: $('bi-name').value, ndevs: intOrText($('bi-ndevs').value),
+      infer: $('bi-infer').checked, chunks: parseInt($('bi-chunks').value, 10) || 0 };
+    const r = await api('/api/builtin', { name: o.name, ndevs: o.ndevs, infer: o.infer, chunks: o.chunks });
+    loaded(r.placement, o, 'placement.json');
+    setStatus(`loaded ${o.name} on ${o.ndevs} devices`);
+    return '';
+  });
 }
 
 // A placement derived from a model description (as `tessel placement --model` does); its
-// capacity per GPU, when stated, becomes the memory knob.
+// capacity per GPU becomes the memory knob.
 async function loadModel() {
-  const body = { model: $('md-model').value, hardware: $('md-hw').value,
-    gpus: intOrText($('md-gpus').value), strategy: $('md-strategy').value };
-  try {
-    const r = await api('/api/model-placement', body);
-    state.file = 'placement.json';
-    clearResults();
-    if (r.placement.capacity !== undefined) $('k-memory').value = String(r.placement.capacity);
-    fromPlacementJson(r.placement);
-    setStatus(`derived ${body.model} on ${body.gpus} x ${body.hardware}, ${body.strategy}` +
-      (r.placement.capacity !== undefined ? `: capacity ${r.placement.capacity} per GPU` : ''));
-  } catch (e) { setStatus(e.message); }
+  await act('md-load', [], async () => {
+    const o = { type: 'model', model: $('md-model').value, hardware: $('md-hw').value,
+      gpus: intOrText($('md-gpus').value), strategy: $('md-strategy').value };
+    const r = await api('/api/model-placement', { model: o.model, hardware: o.hardware, gpus: o.gpus, strategy: o.strategy });
+    loaded(r.placement, o, 'placement.json');
+    setStatus(`derived ${o.model} on ${o.gpus} x ${o.hardware}, ${o.strategy}: a step is ${tsFmtTime(r.info.time_unit_s)}`);
+    return '';
+  });
 }
 
 // The model picker shows only when the server embeds model descriptions.
@@ -595,32 +895,64 @@ async function initModels() {
   $('md-row').hidden = false;
 }
 
+// ---- start ----
+
+const tl = new TsTimeline($('tl'), { onDraw: (t) => {
+  $('tl-window').textContent = t.tracks.length ? `steps ${Math.round(t.win[0])}–${Math.round(t.win[1])} of ` +
+    `${t.full[0]}–${t.full[1]}` + (units() ? ` (${uTime(t.win[1] - t.win[0])} shown)` : '') + `; ${t.stats.drawMode}` : '';
+} });
+window.tsTimeline = tl;
+
+function wireTimeline() {
+  document.querySelectorAll('input[name="tl"]').forEach((r) => r.addEventListener('change', () => refreshView(true)));
+  $('tl-colour').addEventListener('change', () => tl.setMode($('tl-colour').value));
+  $('tl-in').addEventListener('click', () => tl.zoom(0.5));
+  $('tl-out').addEventListener('click', () => tl.zoom(2));
+  $('tl-fit').addEventListener('click', () => tl.setWindow(tl.full[0], tl.full[1]));
+  $('tl-stack').addEventListener('click', () => {
+    if (!state.schedule) return;
+    state.pinned = { schedule: state.schedule, label: state.scheduleLabel };
+    $('tl-unstack').hidden = false;
+    $('view-info').textContent = `${state.scheduleLabel} is kept: the next schedule you show is stacked above it on one time axis`;
+  });
+  $('tl-unstack').addEventListener('click', () => { state.pinned = null; $('tl-unstack').hidden = true; refreshView(true); });
+}
+
 function wire() {
   $('bi-load').addEventListener('click', loadBuiltin);
   $('bi-name').addEventListener('change', () => {
     const b = state.info.builtins.find((x) => x.name === $('bi-name').value);
     $('bi-desc').textContent = b ? `${b.description} (${b.min_devs}–${b.max_devs} devices)` : '';
   });
-  $('pl-name').addEventListener('input', () => { state.placement.name = $('pl-name').value; });
-  $('pl-ndevs').addEventListener('input', () => { state.placement.ndevs = $('pl-ndevs').value; scheduleCheck(); });
+  $('pl-name').addEventListener('input', () => { state.placement.name = $('pl-name').value; edited(); });
+  $('pl-ndevs').addEventListener('input', () => { state.placement.ndevs = $('pl-ndevs').value; edited(); });
   $('add-block').addEventListener('click', () => {
     state.placement.blocks.push({ id: 'X' + state.placement.blocks.length, kind: 'forward', span: 1, memory: 0, devices: '0' });
-    renderEditor(); scheduleCheck();
+    renderEditor(); edited();
   });
   $('add-edge').addEventListener('click', () => {
     const b = state.placement.blocks;
     state.placement.edges.push({ from: b.length ? b[0].id : '', to: b.length > 1 ? b[1].id : '', delay: 0, distance: 0 });
-    renderEditor(); scheduleCheck();
+    renderEditor(); edited();
   });
-  for (const id of ['k-memory', 'k-n']) $(id).addEventListener('input', scheduleCheck);
+  for (const id of ['k-memory', 'k-n', 'k-time']) $(id).addEventListener('input', () => { scheduleCheck(); updateStale(); });
+  $('k-method').addEventListener('change', updateStale);
+  // A new N redraws the timeline at it (the schedule unrolls to any N); the figures computed at
+  // the old N are greyed until run again.
+  $('k-n').addEventListener('input', () => {
+    clearTimeout(state.nTimer);
+    state.nTimer = setTimeout(() => {
+      const n = parseInt($('k-n').value, 10);
+      if (state.schedule && n > 0 && String(n) === $('k-n').value.trim()) refreshView(true).then(updateStale);
+    }, 250);
+  });
+  $('wi-knob').addEventListener('change', updateWhatifChoices);
   $('search').addEventListener('click', search);
   $('cancel').addEventListener('click', cancelJob);
   $('baseline').addEventListener('click', baseline);
   $('compare').addEventListener('click', compare);
   $('whatif').addEventListener('click', whatif);
-  document.querySelectorAll('input[name="tl"]').forEach((r) => r.addEventListener('change', refreshView));
-  $('zoom').addEventListener('input', applyZoom);
-  $('show-ids').addEventListener('change', applyIds);
+  wireTimeline();
   $('file-open').addEventListener('change', (ev) => { if (ev.target.files[0]) openFile(ev.target.files[0]); });
   const ed = $('editor');
   ed.addEventListener('dragover', (ev) => { ev.preventDefault(); ed.classList.add('dropping'); });
@@ -631,9 +963,10 @@ function wire() {
   });
   $('dl-placement').addEventListener('click', () => download(state.file, JSON.stringify(placementJson(), null, 1), 'application/json'));
   $('dl-schedule').addEventListener('click', () => state.schedule && download('schedule.json', JSON.stringify(state.schedule, null, 1), 'application/json'));
-  $('dl-svg').addEventListener('click', () => state.view && download('timeline.svg', state.view.svg, 'image/svg+xml'));
+  $('dl-svg').addEventListener('click', downloadSvg);
   $('dl-trace').addEventListener('click', downloadTrace);
-  $('share').addEventListener('click', shareLink);
+  $('share').addEventListener('click', () => { writeUrl(); $('share-url').select(); });
+  window.addEventListener('hashchange', () => { if (location.hash !== state.lastHash) restoreFromHash(); });
 }
 
 async function init() {
@@ -645,6 +978,7 @@ async function init() {
   for (const b of state.info.baselines) $('baseline-kind').add(new Option(b.name, b.name));
   $('bi-name').value = 'vshape';
   $('bi-name').dispatchEvent(new Event('change'));
+  state.ready = true;
   if (!restoreFromHash()) await loadBuiltin();
   await initModels();
   setStatus('ready');
