@@ -120,10 +120,18 @@ void ts_budget_init(ts_budget *b, double seconds)
 {
     b->start = ts_clock_now();
     b->deadline = seconds > 0 ? b->start + seconds : 0;
+    b->cancel = NULL;
+}
+
+static bool ts_budget_cancelled(const ts_budget *b)
+{
+    return b->cancel && *b->cancel;
 }
 
 double ts_budget_left(const ts_budget *b)
 {
+    if (ts_budget_cancelled(b))
+        return 0;
     if (b->deadline <= 0)
         return 1e9;
     double left = b->deadline - ts_clock_now();
@@ -132,7 +140,7 @@ double ts_budget_left(const ts_budget *b)
 
 bool ts_budget_over(const ts_budget *b)
 {
-    return b->deadline > 0 && ts_clock_now() >= b->deadline;
+    return ts_budget_cancelled(b) || (b->deadline > 0 && ts_clock_now() >= b->deadline);
 }
 
 double ts_budget_call(const ts_budget *b, double cap)
@@ -154,6 +162,7 @@ void ts_ctx_begin(ts_search_ctx *c, const ts_placement *p, const ts_search_opts 
     c->st = st ? st : &c->local;
     ts_search_stats_reset(c->st);
     ts_budget_init(&c->budget, o->time_limit);
+    c->budget.cancel = o->cancel;
     c->last_progress = -1;
 }
 

@@ -13,10 +13,12 @@
 
 /* ---- time ---------------------------------------------------------------------------------- */
 
-/* A wall-clock budget on the one clock (ts_clock_now). deadline <= 0: none. */
+/* A wall-clock budget on the one clock (ts_clock_now). deadline <= 0: none. A budget copied from
+ * the search's carries its cancel flag (ts_search_opts.cancel): once set, the budget is over. */
 typedef struct {
     double start;
     double deadline;
+    const volatile int *cancel;
 } ts_budget;
 
 void ts_budget_init(ts_budget *b, double seconds);

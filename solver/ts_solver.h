@@ -117,6 +117,10 @@ typedef struct {
     /* may be NULL */
     void (*progress)(void *ud, const ts_search_progress *p);
     void *progress_ud;
+    /* May be NULL. Another thread sets *cancel to non-zero to stop the search: every check of the
+     * time limit then answers "over" (a solver call under way runs to its own timeout first), and
+     * the search returns what it has, marked timed_out. The caller owns the flag; one per search. */
+    const volatile int *cancel;
 } ts_search_opts;
 
 /* Every option at its default (method lazy, no memory limit, no progress). */

@@ -13,7 +13,7 @@
 #include "ts_solver.h"
 
 /* No deadline: the memory bound runs to its end. */
-static const ts_budget mt_none = {0, 0};
+static const ts_budget mt_none = {0, 0, NULL};
 
 static ts_placement *mt_builtin(const char *name, int ndevs, bool infer)
 {

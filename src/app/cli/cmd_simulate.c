@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "ts_results.h"
 
 /* --scale BLOCK=F, repeatable: slows or speeds one block in the replay. */
 static int ts_parse_scale(const char *cmd, const char *arg, const ts_placement *p, double *scale)
@@ -24,39 +25,6 @@ static int ts_parse_scale(const char *cmd, const char *arg, const ts_placement *
     if (b < 0)
         return ts_cli_usage_error(cmd, "--scale: unknown block '%s'", id);
     return ts_cli_parse_double(cmd, "--scale", eq + 1, 0.0, 1e6, &scale[b]);
-}
-
-/* The lower bound of what is replayed: the bound of a copy of the placement whose spans carry the
- * --scale factors and whose edges between different devices carry --comm-delay. Durations are
- * counted in 1/q units so that factors such as 1.5 stay exact (q shrinks where a span would not
- * fit an int) and rounded down, so that the result stays a lower bound. */
-static double ts_sim_lower_bound(const ts_placement *p, int n, const double *scale, double comm)
-{
-    for (double q = 1000; q >= 1; q /= 10) {
-        ts_placement *c = ts_placement_clone(p);
-        if (!c)
-            return -1;
-        int fits = 1;
-        for (int b = 0; b < c->nblocks && fits; b++) {
-            double v = floor(p->blocks[b].span * scale[b] * q);
-            fits = v <= INT_MAX;
-            c->blocks[b].span = fits ? (int)v : 0;
-        }
-        for (int i = 0; i < c->nedges && fits; i++) {
-            const ts_edge *x = &p->edges[i];
-            const ts_block *a = &p->blocks[x->src], *b = &p->blocks[x->dst];
-            int same = a->ndevices == b->ndevices &&
-                       !memcmp(a->devices, b->devices, (size_t)a->ndevices * sizeof(int));
-            double v = floor((x->delay + (same ? 0.0 : comm)) * q);
-            fits = v <= INT_MAX;
-            c->edges[i].delay = fits ? (int)v : 0;
-        }
-        long lb = fits ? ts_lower_bound(c, n) : -1;
-        ts_placement_free(c);
-        if (fits)
-            return lb < 0 ? -1 : (double)lb / q;
-    }
-    return -1;
 }
 
 /* What the command line asked for. */
@@ -200,7 +168,7 @@ int ts_cmd_simulate(int argc, char **argv)
     } else {
         double lb = (double)m.lower_bound;
         if (a.nscale || a.so.comm_delay > 0)
-            lb = ts_sim_lower_bound(s->placement, s->nmicros, scale, a.so.comm_delay);
+            lb = ts_results_sim_lower_bound(s->placement, s->nmicros, scale, a.so.comm_delay);
         ts_simulate_print(path, s, &a, &r, &m, lb);
     }
 out:

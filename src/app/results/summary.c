@@ -1,5 +1,9 @@
 /* The schedule summary: a schedule measured at N micro-batches (unrolled or cut, then replayed as
- * early as each device's order allows) and its figures as JSON, the same for every front end. */
+ * early as each device's order allows) and its figures as JSON, the same for every front end;
+ * and the lower bound of a replay with scaled spans and communication delays. */
+#include <limits.h>
+#include <math.h>
+#include <string.h>
 #include "ts_results.h"
 
 int ts_results_at(const ts_schedule *s, int n, ts_schedule **at, ts_metrics *m, ts_err *e)
@@ -67,4 +71,37 @@ json_t *ts_results_summary(const ts_schedule *s, int n, const long *cap, int nca
     if (!j)
         ts_fail(e, TS_ESYS, "schedule: out of memory");
     return j;
+}
+
+/* The lower bound of what is replayed: the bound of a copy of the placement whose spans carry the
+ * --scale factors and whose edges between different devices carry --comm-delay. Durations are
+ * counted in 1/q units so that factors such as 1.5 stay exact (q shrinks where a span would not
+ * fit an int) and rounded down, so that the result stays a lower bound. */
+double ts_results_sim_lower_bound(const ts_placement *p, int n, const double *scale, double comm)
+{
+    for (double q = 1000; q >= 1; q /= 10) {
+        ts_placement *c = ts_placement_clone(p);
+        if (!c)
+            return -1;
+        int fits = 1;
+        for (int b = 0; b < c->nblocks && fits; b++) {
+            double v = floor(p->blocks[b].span * scale[b] * q);
+            fits = v <= INT_MAX;
+            c->blocks[b].span = fits ? (int)v : 0;
+        }
+        for (int i = 0; i < c->nedges && fits; i++) {
+            const ts_edge *x = &p->edges[i];
+            const ts_block *a = &p->blocks[x->src], *b = &p->blocks[x->dst];
+            int same = a->ndevices == b->ndevices &&
+                       !memcmp(a->devices, b->devices, (size_t)a->ndevices * sizeof(int));
+            double v = floor((x->delay + (same ? 0.0 : comm)) * q);
+            fits = v <= INT_MAX;
+            c->edges[i].delay = fits ? (int)v : 0;
+        }
+        long lb = fits ? ts_lower_bound(c, n) : -1;
+        ts_placement_free(c);
+        if (fits)
+            return lb < 0 ? -1 : (double)lb / q;
+    }
+    return -1;
 }

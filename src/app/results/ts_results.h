@@ -37,6 +37,11 @@ void ts_results_fit_json(json_t *j, const ts_metrics *m, int ndevs, const long *
  * with e set on failure. */
 json_t *ts_results_summary(const ts_schedule *s, int n, const long *cap, int ncap, ts_err *e);
 
+/* The lower bound of a replay (`tessel simulate --scale/--comm-delay`): the bound of a copy of p
+ * whose spans carry the factors scale[b] and whose edges between different devices carry comm
+ * on top of their delay; -1 when it cannot be computed. */
+double ts_results_sim_lower_bound(const ts_placement *p, int n, const double *scale, double comm);
+
 /* ---- search record (record.c) --------------------------------------------------------------- */
 
 #ifdef TS_HAVE_SOLVER
