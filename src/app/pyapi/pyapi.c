@@ -76,7 +76,8 @@ int ts_py_call(const char *op, const char *request, const ts_py_hooks *hooks, ch
     const ts_py_hooks *h = hooks ? hooks : &none;
     int rc = o->run(req, h, &reply, &e);
     json_decref(req);
-    if (rc == 0 && h->cancel && *h->cancel) {
+    /* A cancelled search answers with what it had, or with no answer: either way, cancelled. */
+    if ((rc == 0 || rc == TS_ENOANSWER) && h->cancel && *h->cancel) {
         json_decref(reply);
         rc = ts_py_fail(&e, TS_PY_CANCELLED, "cancelled");
     } else if (rc == 0 && !reply) {

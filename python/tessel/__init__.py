@@ -1,0 +1,27 @@
+"""tessel: Tessel-C's schedule search, baselines, bounds, views and plans from Python.
+
+Every call runs the C library in this process (the same functions as the `tessel` command, the
+same answers), releases the GIL while it runs, and raises a TesselError carrying the command
+line's one-line message when it fails::
+
+    import tessel
+    p = tessel.Placement.from_builtin("vshape", 4)
+    s = tessel.search(p, memory=4)
+    s.makespan        # 524, at N = 128
+    s.svg()           # the picture (a notebook shows s itself)
+"""
+
+from ._errors import Cancelled, InvalidInput, NoAnswer, SystemFailure, TesselError
+from ._lib import Progress, library_path, version
+from .api import (CancelToken, baseline, baselines, compare, model, placement_from_model, plan,
+                  search)
+from .placement import Placement, placements
+from .schedule import Schedule
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Placement", "Schedule", "CancelToken", "Progress", "search", "baseline", "baselines",
+    "compare", "model", "placement_from_model", "plan", "placements", "library_path", "version",
+    "TesselError", "NoAnswer", "InvalidInput", "SystemFailure", "Cancelled",
+]

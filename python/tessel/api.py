@@ -1,0 +1,134 @@
+"""The calls: search, baseline, compare, model, placement_from_model and plan, each the command
+of that name run in this process by the C library."""
+
+import ctypes
+
+from . import _lib
+from .placement import Placement
+from .schedule import Schedule
+
+
+class CancelToken:
+    """Cancels a search from another thread: pass it as search(..., cancel=token) and call
+    token.cancel(); the search stops at its next check of the time limit (a solver call under
+    way runs to its own timeout first) and raises Cancelled. One token per search."""
+
+    def __init__(self):
+        self._flag = ctypes.c_int(0)
+
+    def cancel(self):
+        self._flag.value = 1
+
+    @property
+    def cancelled(self):
+        return bool(self._flag.value)
+
+
+def _keys(**kw):
+    """Keyword arguments as the request's keys: the command line's flag names."""
+    return {k.replace("_", "-"): v for k, v in kw.items() if v is not None}
+
+
+def _placement(p):
+    if not isinstance(p, Placement):
+        raise TypeError("expected a tessel.Placement, got %s" % type(p).__name__)
+    return p.request()
+
+
+_NONE = object()
+
+
+def search(placement, memory=_NONE, n=None, method="auto", time_limit=None, k=None,
+           accept=None, per_period=None, progress=None, cancel=None):
+    """`tessel search`: a schedule of placement within memory units per device (None: no
+    limit; left out: the capacity the placement states), summarised at n micro-batches (default
+    128). method: auto (default), lazy, fast, full or modulo. progress(Progress) is called
+    during the search; cancel is a CancelToken. Returns a Schedule whose bytes are those of
+    `tessel search -o FILE` for the same request."""
+    req = _placement(placement)
+    req.update(_keys(method=method, **{"micro_batches": n, "time_limit": time_limit,
+                                       "nmicros": k, "accept": accept,
+                                       "per_period": per_period}))
+    if memory is not _NONE:
+        req["memory"] = memory
+    reply = _lib.call("search", req, progress=progress, cancel=cancel)
+    return Schedule(reply["schedule"], reply["summary"], where="search")
+
+
+def baseline(kind, placement, n=128):
+    """`tessel baseline KIND`: the hand-made schedule of n micro-batches by its published rule."""
+    req = _placement(placement)
+    req.update(kind=kind, n=n)
+    reply = _lib.call("baseline", req)
+    return Schedule(reply["schedule"], reply["summary"], where=kind)
+
+
+def baselines():
+    """The baseline kinds and what each fits (`tessel baseline --list`)."""
+    return _lib.call("baseline", {})["baselines"]
+
+
+def compare(placement, memory, n=128, methods=None, time_limit=60, as_frame=None):
+    """`tessel compare --csv` as rows: every baseline that fits, then every search method (or
+    the names in methods), measured at n micro-batches; one dict per row with the CSV's columns.
+    A pandas DataFrame when pandas is installed (as_frame=None) or asked for (True)."""
+    req = _placement(placement)
+    req.update(_keys(memory=memory, micro_batches=n, time_limit=time_limit))
+    req["memory"] = memory
+    if methods is not None:
+        req["methods"] = list(methods)
+    rows = _lib.call("compare", req)["rows"]
+    if as_frame is False:
+        return rows
+    try:
+        import pandas
+    except ImportError:
+        if as_frame:
+            raise
+        return rows
+    return pandas.DataFrame(rows)
+
+
+def model(name, hardware=None, micro_batch_size=None, tensor_parallel=None, seq=None,
+          recompute=False, models_dir=None):
+    """`tessel model NAME --json`: the model's layers (and, on hardware, their times and
+    memory)."""
+    return _lib.call("model", _keys(name=name, hardware=hardware,
+                                    micro_batch_size=micro_batch_size,
+                                    tensor_parallel=tensor_parallel, seq=seq,
+                                    recompute=recompute, models_dir=models_dir))
+
+
+def placement_from_model(model, hardware, gpus, strategy, micro_batch_size=None,
+                         tensor_parallel=None, seq=None, chunks=None, micro_batches=None,
+                         slices=None, max_span=None, recompute=False, infer=False,
+                         efficiency=None, workspace_gb=None, models_dir=None):
+    """`tessel placement --model ...`: the placement derived from a model on gpus GPUs of a
+    hardware profile by a strategy; its .info is the derivation's summary (--json)."""
+    reply = _lib.call("placement_from_model", _keys(
+        model=model, hardware=hardware, gpus=gpus, strategy=strategy,
+        micro_batch_size=micro_batch_size, tensor_parallel=tensor_parallel, seq=seq,
+        chunks=chunks, micro_batches=micro_batches, slices=slices, max_span=max_span,
+        recompute=recompute, infer=infer, efficiency=efficiency, workspace_gb=workspace_gb,
+        models_dir=models_dir))
+    return Placement._reply(reply, info=reply["summary"])
+
+
+def plan(model, hardware, gpus, global_batch, micro_batch_size, tensor_parallel=None,
+         strategies=None, infer=False, recompute=False, time_limit=None, efficiency=None,
+         models_dir=None):
+    """`tessel plan --json`: the parallel plans of a model on gpus GPUs, ranked (fitting plans
+    first, by iteration time); each plan that fits carries its Placement and Schedule."""
+    req = _keys(model=model, hardware=hardware, gpus=gpus, global_batch=global_batch,
+                micro_batch_size=micro_batch_size, tensor_parallel=tensor_parallel,
+                infer=infer, recompute=recompute, time_limit=time_limit,
+                efficiency=efficiency, models_dir=models_dir)
+    if strategies is not None:
+        req["strategies"] = list(strategies)
+    reply = _lib.call("plan", req)
+    for p in reply["plans"]:
+        pj, st = p.pop("placement_json", None), p.pop("schedule_text", None)
+        if pj is not None:
+            p["placement"] = Placement(_dict=pj)
+            p["schedule"] = Schedule(st, where=p.get("strategy", "plan"))
+    return reply

@@ -1,0 +1,132 @@
+"""Placements: the blocks of one micro-batch and their dependencies, as the C library reads and
+checks them (tessel-placement/1). A Placement holds the library's own dict of it."""
+
+import copy
+import json
+
+from . import _lib
+
+FORMAT = "tessel-placement/1"
+
+
+def _block(b):
+    """A block given as a dict, or as a tuple (id, span, memory, devices[, kind])."""
+    if isinstance(b, dict):
+        return dict(b)
+    items = list(b)
+    if len(items) not in (4, 5):
+        raise TypeError("a block is a dict or (id, span, memory, devices[, kind]), got %r" % (b,))
+    d = {"id": items[0], "span": items[1], "memory": items[2], "devices": list(items[3])}
+    if len(items) == 5:
+        d["kind"] = items[4]
+    return d
+
+
+def _edge(x):
+    """An edge given as (from, to), (from, to, delay[, distance]) or a dict."""
+    if isinstance(x, dict):
+        return dict(x)
+    items = list(x)
+    if len(items) == 2:
+        return items
+    if len(items) in (3, 4):
+        e = {"from": items[0], "to": items[1], "delay": items[2]}
+        if len(items) == 4:
+            e["distance"] = items[3]
+        return e
+    raise TypeError("an edge is (from, to[, delay[, distance]]) or a dict, got %r" % (x,))
+
+
+class Placement:
+    """A placement checked by the library.
+
+    Build one from Python with blocks and edges (or chains)::
+
+        Placement("two", ndevs=2,
+                  blocks=[("F0", 1, 1, [0], "forward"), ("F1", 1, 1, [1], "forward"),
+                          ("B1", 2, -1, [1], "backward"), ("B0", 2, -1, [0], "backward")],
+                  chains=[["F0", "F1", "B1", "B0"]])
+
+    or take a built-in (from_builtin), a file (from_file) or a dict (from_dict).
+    """
+
+    def __init__(self, name="placement", ndevs=1, blocks=(), edges=(), chains=(), capacity=None,
+                 *, _dict=None, info=None):
+        if _dict is None:
+            d = {"format": FORMAT, "name": name, "ndevs": ndevs,
+                 "blocks": [_block(b) for b in blocks]}
+            if edges:
+                d["edges"] = [_edge(x) for x in edges]
+            if chains:
+                d["chains"] = [list(c) for c in chains]
+            if capacity is not None:
+                d["capacity"] = capacity
+            _dict = _lib.call("placement", {"placement": d, "where": name})["placement"]
+        self._dict = _dict
+        # what the derivation found, for a placement derived from a model
+        self.info = info
+        self.warning = None
+
+    @classmethod
+    def _reply(cls, reply, info=None):
+        p = cls(_dict=reply["placement"], info=info)
+        p.warning = reply.get("warning")
+        return p
+
+    @classmethod
+    def from_builtin(cls, name, ndevs, infer=False, chunks=None):
+        """A built-in placement (`tessel placements`), as --placement NAME --ndevs D."""
+        return cls._reply(_lib.call("placement", {"builtin": name, "ndevs": ndevs,
+                                                  "infer": bool(infer), "chunks": chunks}))
+
+    @classmethod
+    def from_file(cls, path):
+        """A placement file (tessel-placement/1)."""
+        return cls._reply(_lib.call("placement", {"file": str(path)}))
+
+    @classmethod
+    def from_dict(cls, d, where="placement"):
+        """A placement given as the dict of a placement file; where names it in messages."""
+        return cls._reply(_lib.call("placement", {"placement": d, "where": where}))
+
+    def to_dict(self):
+        """The placement as the dict of a tessel-placement/1 file."""
+        return copy.deepcopy(self._dict)
+
+    def save(self, path):
+        with open(path, "w") as f:
+            json.dump(self._dict, f, indent=1)
+            f.write("\n")
+
+    @property
+    def name(self):
+        return self._dict["name"]
+
+    @property
+    def ndevs(self):
+        return self._dict["ndevs"]
+
+    @property
+    def blocks(self):
+        return copy.deepcopy(self._dict["blocks"])
+
+    def request(self):
+        """The request keys that name this placement."""
+        return {"placement": self._dict, "where": self.name}
+
+    def bound(self, n, memory=None):
+        """LB(n), within memory when given: the dict of `tessel bound --json` (lower_bound, the
+        term that binds, every term, the load per device)."""
+        return _lib.call("bound", dict(self.request(), n=n, memory=memory))
+
+    def __eq__(self, other):
+        return isinstance(other, Placement) and self._dict == other._dict
+
+    def __repr__(self):
+        return "Placement(%r, ndevs=%d, blocks=%d)" % (self.name, self.ndevs,
+                                                       len(self._dict["blocks"]))
+
+
+def placements():
+    """The built-in placements: name, description, device counts, whether they take chunks."""
+    return _lib.call("placements", {})["placements"]

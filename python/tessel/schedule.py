@@ -1,0 +1,120 @@
+"""Schedules: the text of a tessel-schedule/1 file (the bytes `tessel search -o FILE` writes)
+with what the library measured of it, and the views and checks of the command line on it."""
+
+import json
+import os
+import tempfile
+
+from . import _lib
+from .placement import Placement
+
+
+class Schedule:
+    """A schedule. `record` is what the command line prints with --json for the call that made
+    it (`tessel search --json`: method, the search's statistics and the figures at N; `tessel
+    baseline --json`); `makespan` and `bound` are its figures at N."""
+
+    def __init__(self, text, record=None, where="schedule"):
+        self.text = text
+        self._where = where
+        self._record = record
+
+    @classmethod
+    def load(cls, path):
+        """A schedule file, as it is."""
+        with open(path) as f:
+            return cls(f.read(), where=str(path))
+
+    def _req(self, **kw):
+        req = {"schedule": self.text, "where": self._where}
+        req.update({k.replace("_", "-"): v for k, v in kw.items() if v is not None})
+        return req
+
+    @property
+    def record(self):
+        """The --json record of the call that made it; for a loaded file, its summary at its
+        own micro-batches (micro_batches, makespan, bubble_rate, lower_bound, peak_memory, load,
+        ratio, fits)."""
+        if self._record is None:
+            self._record = self.summary()
+        return self._record
+
+    @property
+    def makespan(self):
+        return self.record["makespan"]
+
+    @property
+    def bound(self):
+        """The lower bound LB(N) at the record's N."""
+        return self.record["lower_bound"]
+
+    @property
+    def micro_batches(self):
+        return self.record["micro_batches"]
+
+    def summary(self, n=None):
+        """Its figures at n micro-batches (default: its own), unrolled or cut and replayed as
+        early as each device's order allows: `tessel compare`'s measure."""
+        return _lib.call("summary", self._req(at=n))
+
+    def to_dict(self):
+        return json.loads(self.text)
+
+    @property
+    def placement(self):
+        return Placement.from_dict(self.to_dict()["placement"], where=self._where)
+
+    def simulate(self, n=None, scale=None, noise=0.0, seed=1, comm_delay=0.0):
+        """`tessel simulate --json`: replays each device's order with the spans as durations,
+        scale {block id: factor}, seeded noise and a delay on edges between devices."""
+        return _lib.call("simulate", self._req(n=n, scale=scale, noise=noise, seed=seed,
+                                               comm_delay=comm_delay))
+
+    def validate(self, n=None, monotone=False, ignore_memory=False):
+        """`tessel validate`: the figures of a valid schedule; raises NoAnswer with the first
+        violation otherwise."""
+        req = self._req(n=n)
+        req.update(monotone=monotone, ignore_memory=ignore_memory)
+        return _lib.call("validate", req)
+
+    def save(self, path):
+        """Writes the file, byte for byte what `tessel search -o` writes."""
+        with open(path, "w", newline="") as f:
+            f.write(self.text)
+
+    def _export(self, fmt, path, n):
+        if path is not None:
+            _lib.call("export", self._req(format=fmt, path=str(path), n=n))
+            with open(path) as f:
+                return f.read()
+        fd, tmp = tempfile.mkstemp(prefix="tessel-", suffix=".out")
+        os.close(fd)
+        try:
+            _lib.call("export", self._req(format=fmt, path=tmp, n=n))
+            with open(tmp) as f:
+                return f.read()
+        finally:
+            os.unlink(tmp)
+
+    def to_pytorch_csv(self, path=None, n=None):
+        """`tessel export --pytorch`: torch.distributed.pipelining's action CSV, as text (and
+        written to path when given)."""
+        return self._export("pytorch", path, n)
+
+    def to_python_tessel(self, path=None, n=None):
+        """`tessel export --python`: the Python Tessel's saved schedule, as a dict (and written
+        to path when given)."""
+        return json.loads(self._export("python", path, n))
+
+    def svg(self, n=None, scale=None, title=None):
+        """`tessel render`: the SVG timeline (an invalid schedule is drawn too)."""
+        return _lib.call("render", self._req(n=n, scale=scale, title=title))["svg"]
+
+    def _repr_svg_(self):
+        return self.svg()
+
+    def __repr__(self):
+        r = self._record or {}
+        return "Schedule(%s, makespan=%s, lower_bound=%s)" % (
+            r.get("method") or r.get("baseline") or self._where, r.get("makespan"),
+            r.get("lower_bound"))
