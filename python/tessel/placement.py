@@ -10,16 +10,15 @@ FORMAT = "tessel-placement/1"
 
 
 def _block(b):
-    """A block given as a dict, or as a tuple (id, span, memory, devices[, kind])."""
+    """A block given as a dict, or as a tuple (id, kind, span, memory, devices) in the order of a
+    placement file's keys."""
     if isinstance(b, dict):
         return dict(b)
     items = list(b)
-    if len(items) not in (4, 5):
-        raise TypeError("a block is a dict or (id, span, memory, devices[, kind]), got %r" % (b,))
-    d = {"id": items[0], "span": items[1], "memory": items[2], "devices": list(items[3])}
-    if len(items) == 5:
-        d["kind"] = items[4]
-    return d
+    if len(items) != 5:
+        raise TypeError("a block is a dict or (id, kind, span, memory, devices), got %r" % (b,))
+    return {"id": items[0], "kind": items[1], "span": items[2], "memory": items[3],
+            "devices": list(items[4])}
 
 
 def _edge(x):
@@ -43,8 +42,8 @@ class Placement:
     Build one from Python with blocks and edges (or chains)::
 
         Placement("two", ndevs=2,
-                  blocks=[("F0", 1, 1, [0], "forward"), ("F1", 1, 1, [1], "forward"),
-                          ("B1", 2, -1, [1], "backward"), ("B0", 2, -1, [0], "backward")],
+                  blocks=[("F0", "forward", 1, 1, [0]), ("F1", "forward", 1, 1, [1]),
+                          ("B1", "backward", 2, -1, [1]), ("B0", "backward", 2, -1, [0])],
                   chains=[["F0", "F1", "B1", "B0"]])
 
     or take a built-in (from_builtin), a file (from_file) or a dict (from_dict).

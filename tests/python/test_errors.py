@@ -1,0 +1,108 @@
+"""Bad input raises the exception of the command line's exit status with the command line's
+one-line message: the same words as the first line `tessel` prints on stderr."""
+
+import os
+
+import pytest
+
+import tessel
+
+BAD = ["dup_id.json", "cycle.json", "device_range.json", "span_zero.json", "truncated_p.json",
+       "wrong_format.json", "edge_unknown.json", "unknown_kind.json"]
+
+
+@pytest.mark.parametrize("name", BAD)
+def test_bad_placement_file(cli, tests_dir, name):
+    path = os.path.join(tests_dir, "bad", name)
+    status, line = cli.first_error_line("bound", path, "-n", 4)
+    with pytest.raises(tessel.TesselError) as exc:
+        tessel.Placement.from_file(path)
+    assert exc.value.status == status == 2
+    assert isinstance(exc.value, tessel.InvalidInput) and isinstance(exc.value, ValueError)
+    assert str(exc.value) == line.replace("tessel bound:", "tessel placement:", 1)
+    with pytest.raises(tessel.InvalidInput) as exc:
+        tessel.Placement.from_file(path).bound(4)
+    assert str(exc.value) == line.replace("tessel bound:", "tessel placement:", 1)
+
+
+def test_bad_placement_dict_names_its_place():
+    with pytest.raises(tessel.InvalidInput) as exc:
+        tessel.Placement("mine", ndevs=2, blocks=[("F0", "forward", 1, 1, [0]),
+                                                  ("F1", "forward", 0, 1, [1])],
+                         edges=[("F0", "F1")])
+    assert str(exc.value).startswith("tessel placement: mine: block 'F1': ")
+    assert "'span' must be between 1" in str(exc.value)
+    with pytest.raises(tessel.InvalidInput, match="unknown block 'F9'"):
+        tessel.Placement("mine", ndevs=1, blocks=[("F0", "forward", 1, 1, [0])],
+                         edges=[("F0", "F9")])
+
+
+def test_unknown_builtin(cli):
+    status, line = cli.first_error_line("search", "--placement", "nope", "--ndevs", 4,
+                                        "--memory", 4)
+    with pytest.raises(tessel.InvalidInput) as exc:
+        tessel.Placement.from_builtin("nope", 4)
+    assert exc.value.status == status
+    assert str(exc.value) == line.replace("tessel search:", "tessel placement:")
+
+
+@pytest.mark.parametrize("kw,args", [
+    ({"n": 0}, ["-n", 0]),
+    ({"method": "best"}, ["--method", "best"]),
+    ({"time_limit": -1}, ["--time-limit", -1]),
+    ({"per_period": 99}, ["--per-period", 99]),
+])
+def test_search_keywords_out_of_range(cli, kw, args):
+    status, line = cli.first_error_line("search", "--placement", "vshape", "--ndevs", 4,
+                                        "--memory", 4, *args)
+    with pytest.raises(tessel.InvalidInput) as exc:
+        tessel.search(tessel.Placement.from_builtin("vshape", 4), memory=4, **kw)
+    assert exc.value.status == status == 2
+    assert str(exc.value) == line
+
+
+def test_no_schedule_within_memory(cli):
+    args = ("--placement", "vshape", "--ndevs", 4, "--memory", 0, "--method", "lazy")
+    status, line = cli.first_error_line("search", *args)
+    with pytest.raises(tessel.NoAnswer) as exc:
+        tessel.search(tessel.Placement.from_builtin("vshape", 4), memory=0, method="lazy")
+    assert exc.value.status == status == 1
+    assert str(exc.value) == line
+
+
+def test_invalid_schedule(cli, tests_dir):
+    path = os.path.join(tests_dir, "bad", "overlap.json")
+    status, line = cli.first_error_line("validate", path)
+    with pytest.raises(tessel.NoAnswer) as exc:
+        tessel.Schedule.load(path).validate()
+    assert exc.value.status == status == 1
+    assert str(exc.value) == line
+
+
+def test_baseline_that_does_not_fit(cli):
+    status, line = cli.first_error_line("baseline", "chimera", "--placement", "vshape",
+                                        "--ndevs", 4)
+    with pytest.raises(tessel.TesselError) as exc:
+        tessel.baseline("chimera", tessel.Placement.from_builtin("vshape", 4))
+    assert exc.value.status == status
+    assert str(exc.value) == line
+
+
+def test_missing_model(cli):
+    status, line = cli.first_error_line("model", "no-such-model")
+    with pytest.raises(tessel.TesselError) as exc:
+        tessel.model("no-such-model")
+    assert exc.value.status == status
+    assert str(exc.value) == line
+
+
+def test_wrong_types_never_crash():
+    p = tessel.Placement.from_builtin("vshape", 4)
+    with pytest.raises(tessel.InvalidInput, match="--memory expects an integer"):
+        tessel.search(p, memory="four")
+    with pytest.raises(tessel.InvalidInput, match="--micro-batches expects an integer"):
+        tessel.search(p, memory=4, n=1.5)
+    with pytest.raises(TypeError):
+        tessel.search({"not": "a placement"}, memory=4)
+    with pytest.raises(tessel.InvalidInput):
+        tessel.Schedule("{not json").validate()
