@@ -64,8 +64,7 @@ int ts_py_call(const char *op, const char *request, const ts_py_hooks *hooks, ch
         return ts_py_reply(TS_EINPUT, "python", NULL, &e, out);
     }
     json_t *req = NULL;
-    if (ts_json_parse(request ? request : "", request ? strlen(request) : 0, "request", &req,
-                      &e))
+    if (ts_json_parse(request ? request : "", request ? strlen(request) : 0, "request", &req, &e))
         return ts_py_reply(TS_EINPUT, o->cmd, NULL, &e, out);
     if (!json_is_object(req)) {
         json_decref(req);

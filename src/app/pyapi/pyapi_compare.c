@@ -53,11 +53,14 @@ static int ts_py_cmp_names(json_t *req, char names[][TS_COMPARE_NAME], bool *lis
 static json_t *ts_py_cmp_row(const ts_placement *p, long n, bool has_memory, long memory,
                              const ts_compare_row *r)
 {
-    const char *source = r->greedy ? "greedy" : r->search ? "search" : r->file ? "file" : "baseline";
-    json_t *j = json_pack("{ss si si so ss ss}", "placement", p->name, "ndevs", p->ndevs,
-                          "micro_batches", (int)n, "memory",
-                          has_memory ? json_integer(memory) : json_string("none"), "method",
-                          r->method, "source", source);
+    const char *source = r->greedy   ? "greedy"
+                         : r->search ? "search"
+                         : r->file   ? "file"
+                                     : "baseline";
+    json_t *j =
+        json_pack("{ss si si so ss ss}", "placement", p->name, "ndevs", p->ndevs, "micro_batches",
+                  (int)n, "memory", has_memory ? json_integer(memory) : json_string("none"),
+                  "method", r->method, "source", source);
     if (!j)
         return NULL;
     json_object_set_new(j, "k", r->k > 0 ? json_integer(r->k) : json_null());
@@ -107,8 +110,8 @@ int ts_py_op_compare(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e)
     double limit;
     bool given, has_memory, listed;
     char names[TS_PY_CMP_MAX][TS_COMPARE_NAME];
-    if (ts_py_long(req, "micro-batches", "--micro-batches", 1, 100000, TS_DEFAULT_MICRO_BATCHES,
-                   &n, e) ||
+    if (ts_py_long(req, "micro-batches", "--micro-batches", 1, 100000, TS_DEFAULT_MICRO_BATCHES, &n,
+                   e) ||
         ts_py_double(req, "time-limit", "--time-limit", TS_TIME_LIMIT_MIN, TS_TIME_LIMIT_MAX, 60,
                      &limit, e) ||
         ts_py_memory(req, &given, &has_memory, &memory, e))
@@ -122,8 +125,13 @@ int ts_py_op_compare(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e)
     int rc = ts_py_placement(req, &p, NULL, 0, e);
     if (rc)
         return rc;
-    ts_compare_opts o = {.p = p, .n = (int)n, .has_memory = has_memory, .memory = memory,
-                         .cap = &memory, .ncap = has_memory ? 1 : 0, .time_limit = limit};
+    ts_compare_opts o = {.p = p,
+                         .n = (int)n,
+                         .has_memory = has_memory,
+                         .memory = memory,
+                         .cap = &memory,
+                         .ncap = has_memory ? 1 : 0,
+                         .time_limit = limit};
     ts_compare_row rows[TS_PY_CMP_MAX];
     ts_bound lb;
     int nrows = ts_py_cmp_run(&o, names, nnames, listed, rows, &lb);

@@ -23,8 +23,8 @@ int ts_py_models_dir(json_t *req, const char **dir, ts_err *e)
     return 0;
 }
 
-int ts_py_model_load(const char *dir, const char *name, long seq, const char *hw,
-                            ts_model **m, ts_hardware *h, ts_err *e)
+int ts_py_model_load(const char *dir, const char *name, long seq, const char *hw, ts_model **m,
+                     ts_hardware *h, ts_err *e)
 {
     char path[4200];
     ts_err le = {0};

@@ -27,10 +27,10 @@ int ts_py_op_placements(json_t *req, const ts_py_hooks *h, json_t **out, ts_err 
     json_t *list = json_array();
     for (int i = 0; list && i < ts_builtin_count(); i++) {
         const ts_builtin_info *b = ts_builtin_at(i);
-        json_array_append_new(list, json_pack("{ss ss si si si sb}", "name", b->name,
-                                              "description", b->description, "min_devs",
-                                              b->min_devs, "max_devs", b->max_devs, "step_devs",
-                                              b->step_devs, "chunks", b->chunks));
+        json_array_append_new(list, json_pack("{ss ss si si si sb}", "name", b->name, "description",
+                                              b->description, "min_devs", b->min_devs, "max_devs",
+                                              b->max_devs, "step_devs", b->step_devs, "chunks",
+                                              b->chunks));
     }
     *out = json_pack("{so}", "placements", list);
     return 0;

@@ -86,8 +86,9 @@ int ts_py_op_placement_model(json_t *req, const ts_py_hooks *hk, json_t **out, t
         ts_py_long(req, "seq", "--seq", 1, 10000000, 0, &seq, e) || ts_py_derive_opts(req, &o, e))
         return TS_EINPUT;
     if (!model || !hw || !o.gpus || !o.strategy)
-        return ts_py_fail(e, TS_EINPUT, "--model, --hardware, --gpus and --strategy are all "
-                                        "required with --model");
+        return ts_py_fail(e, TS_EINPUT,
+                          "--model, --hardware, --gpus and --strategy are all "
+                          "required with --model");
     ts_model *m;
     ts_hardware h = {0};
     ts_placement *p = NULL;

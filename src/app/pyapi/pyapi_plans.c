@@ -22,8 +22,9 @@ static int ts_py_plan_req(json_t *req, ts_plan_req *r, ts_err *e)
         return TS_EINPUT;
     r->gpus = (int)g, r->b = (int)b, r->T = (int)T;
     if (!r->gpus || !r->global || !r->b)
-        return ts_py_fail(e, TS_EINPUT, "--model, --hardware, --gpus, --global-batch and "
-                                        "--micro-batch-size are all required");
+        return ts_py_fail(e, TS_EINPUT,
+                          "--model, --hardware, --gpus, --global-batch and "
+                          "--micro-batch-size are all required");
     if (r->global % r->b)
         return ts_py_fail(e, TS_EINPUT,
                           "the global batch %ld is not a multiple of the micro-batch size %d",
@@ -112,8 +113,9 @@ int ts_py_op_plan(json_t *req, const ts_py_hooks *hk, json_t **out, ts_err *e)
         ts_py_plan_names(req, names, 64, &nnames, e))
         return TS_EINPUT;
     if (!model || !hw)
-        return ts_py_fail(e, TS_EINPUT, "--model, --hardware, --gpus, --global-batch and "
-                                        "--micro-batch-size are all required");
+        return ts_py_fail(e, TS_EINPUT,
+                          "--model, --hardware, --gpus, --global-batch and "
+                          "--micro-batch-size are all required");
     if (ts_py_plan_req(req, &r, e))
         return TS_EINPUT;
     ts_model *m;

@@ -125,8 +125,9 @@ int ts_py_placement(json_t *req, ts_placement **out, char *warning, size_t wlen,
     else if (obj)
         rc = ts_placement_from_json(obj, where ? where : "placement", out, &le);
     else
-        return ts_py_fail(e, TS_EINPUT, "no placement: give a placement file or --placement NAME "
-                                        "--ndevs D");
+        return ts_py_fail(e, TS_EINPUT,
+                          "no placement: give a placement file or --placement NAME "
+                          "--ndevs D");
     if (rc)
         return ts_py_fail(e, le.code ? le.code : rc, "%s", le.msg);
     ts_err we = {0};

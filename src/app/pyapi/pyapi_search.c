@@ -84,8 +84,9 @@ int ts_py_op_search(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e)
         return rc;
     if (!given && !p->has_capacity) {
         ts_placement_free(p);
-        return ts_py_fail(e, TS_EINPUT, "--memory is required: a per-device capacity, or none "
-                                        "(a placement file may state its own capacity)");
+        return ts_py_fail(e, TS_EINPUT,
+                          "--memory is required: a per-device capacity, or none "
+                          "(a placement file may state its own capacity)");
     }
     if (!given) {
         so.has_memory = true;
@@ -108,8 +109,8 @@ static json_t *ts_py_baseline_list(void)
     for (int i = 0; list && i < ts_baseline_count(); i++) {
         char fits[512];
         ts_baseline_fits_text(ts_baseline_at(i), fits, sizeof fits);
-        json_array_append_new(list, json_pack("{ss ss}", "name", ts_baseline_at(i)->name, "fits",
-                                              fits));
+        json_array_append_new(list,
+                              json_pack("{ss ss}", "name", ts_baseline_at(i)->name, "fits", fits));
     }
     return json_pack("{so}", "baselines", list);
 }
