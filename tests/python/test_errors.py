@@ -106,3 +106,11 @@ def test_wrong_types_never_crash():
         tessel.search({"not": "a placement"}, memory=4)
     with pytest.raises(tessel.InvalidInput):
         tessel.Schedule("{not json").validate()
+
+
+def test_a_message_stays_one_line():
+    # a value quoted in the message has its control characters written \xNN, as the CLI does
+    with pytest.raises(tessel.InvalidInput) as exc:
+        tessel.search(tessel.Placement.from_builtin("vshape", 4), memory=4, method="la\nzy")
+    assert "\n" not in str(exc.value)
+    assert "unknown method 'la\\x0azy'" in str(exc.value)

@@ -30,6 +30,21 @@ static const ts_py_op ts_py_ops[] = {
 };
 #define TS_PY_NOPS (int)(sizeof ts_py_ops / sizeof ts_py_ops[0])
 
+/* "tessel CMD: msg" with every control character written \xNN, as the command line writes them:
+ * a message that quotes the caller's value stays one line. */
+static char *ts_py_message(const char *cmd, const char *msg)
+{
+    size_t len = strlen(cmd) + 4 * strlen(msg) + 16;
+    char *out = malloc(len);
+    if (!out)
+        return NULL;
+    size_t at = (size_t)snprintf(out, len, "tessel %s: ", cmd);
+    for (const unsigned char *c = (const unsigned char *)msg; *c; c++)
+        at += (size_t)(*c < 0x20 || *c == 0x7f ? snprintf(out + at, len - at, "\\x%02x", *c)
+                                               : snprintf(out + at, len - at, "%c", *c));
+    return out;
+}
+
 /* The reply string: the message line, or the reply object as compact JSON. */
 static int ts_py_reply(int rc, const char *cmd, json_t *reply, const ts_err *e, char **out)
 {
@@ -43,10 +58,7 @@ static int ts_py_reply(int rc, const char *cmd, json_t *reply, const ts_err *e, 
     const char *msg = e->msg[0] ? e->msg : "failed";
     if (rc == TS_ESYS && !e->msg[0])
         msg = "out of memory";
-    size_t len = strlen(cmd) + strlen(msg) + 16;
-    *out = malloc(len);
-    if (*out)
-        snprintf(*out, len, "tessel %s: %s", cmd, msg);
+    *out = ts_py_message(cmd, msg);
     return rc;
 }
 
