@@ -79,8 +79,8 @@ int ts_py_call(const char *op, const char *request, const ts_py_hooks *hooks, ch
     if (ts_json_parse(request ? request : "", request ? strlen(request) : 0, "request", &req, &e))
         return ts_py_reply(TS_EINPUT, o->cmd, NULL, &e, out);
     if (!json_is_object(req)) {
-        json_decref(req);
         ts_py_fail(&e, TS_EINPUT, "request: expected an object, got %s", ts_jtype(req));
+        json_decref(req);
         return ts_py_reply(TS_EINPUT, o->cmd, NULL, &e, out);
     }
     json_t *reply = NULL;
