@@ -114,15 +114,21 @@ def placement_from_model(model, hardware, gpus, strategy, micro_batch_size=None,
     return Placement._reply(reply, info=reply["summary"])
 
 
-def plan(model, hardware, gpus, global_batch, micro_batch_size, tensor_parallel=None,
-         strategies=None, infer=False, recompute=False, time_limit=None, efficiency=None,
-         models_dir=None):
-    """`tessel plan --json`: the parallel plans of a model on gpus GPUs, ranked (fitting plans
-    first, by iteration time); each plan that fits carries its Placement and Schedule."""
+def plan(model, hardware, gpus, global_batch, micro_batch_size=None, tensor_parallel=None,
+         pipeline=None, virtual_stages=None, zero=None, recompute=None, sequence_parallel=None,
+         tp_across_nodes=False, strategies=None, precision=None, infer=False, top=None,
+         search_top=None, time_limit=None, efficiency=None, models_dir=None):
+    """`tessel plan --json`: the plan space of a model on gpus GPUs searched with the cost model
+    (tensor parallelism, pipeline, strategy, virtual stages, ZeRO, recomputation none, selective,
+    full or adaptive, micro-batch size: each auto unless given), the best plans with a pipeline
+    searched for their schedule, ranked (fitting plans first, by iteration time). Each searched
+    plan that fits carries its Placement and Schedule."""
     req = _keys(model=model, hardware=hardware, gpus=gpus, global_batch=global_batch,
                 micro_batch_size=micro_batch_size, tensor_parallel=tensor_parallel,
-                infer=infer, recompute=recompute, time_limit=time_limit,
-                efficiency=efficiency, models_dir=models_dir)
+                pipeline=pipeline, virtual_stages=virtual_stages, zero=zero, recompute=recompute,
+                sequence_parallel=sequence_parallel, tp_across_nodes=tp_across_nodes,
+                precision=precision, infer=infer, top=top, search_top=search_top,
+                time_limit=time_limit, efficiency=efficiency, models_dir=models_dir)
     if strategies is not None:
         req["strategies"] = list(strategies)
     reply = _lib.call("plan", req)
@@ -130,5 +136,5 @@ def plan(model, hardware, gpus, global_batch, micro_batch_size, tensor_parallel=
         pj, st = p.pop("placement_json", None), p.pop("schedule_text", None)
         if pj is not None:
             p["placement"] = Placement(_dict=pj)
-            p["schedule"] = Schedule(st, where=p.get("strategy", "plan"))
+            p["schedule"] = Schedule(st, where=p.get("name", "plan"))
     return reply

@@ -152,15 +152,25 @@ def test_compare_frame_when_pandas_is_there():
     assert isinstance(df, pandas.DataFrame) and list(df["method"]) == ["1f1b"]
 
 
-def test_plan_ranks_with_files():
-    r = tessel.plan("gpt3-1.3b", "a100-40gb", gpus=4, global_batch=16, micro_batch_size=1,
-                    strategies=["1f1b"], time_limit=1)
-    ok = [p for p in r["plans"] if p["fits"]]
-    assert ok, "no plan fits"
-    best = ok[0]
+def test_plan_ranks_with_files(cli):
+    args = dict(gpus=4, global_batch=16, micro_batch_size=1, strategies=["1f1b"], time_limit=1,
+                tensor_parallel=1, recompute="none", zero=0)
+    r = tessel.plan("gpt3-1.3b", "a100-40gb", **args)
+    want = json.loads(cli.run("plan", "--model", "gpt3-1.3b", "--hardware", "a100-40gb",
+                              "--gpus", 4, "--global-batch", 16, "--micro-batch-size", 1,
+                              "--strategies", "1f1b", "--time-limit", 1, "--tensor-parallel", 1,
+                              "--recompute", "none", "--zero", 0, "--json").stdout)
+    # the same plans, in the same order (the cost model decides the ranking here)
+    assert [p["name"] for p in r["plans"]] == [p["name"] for p in want["plans"]]
+    assert r["counts"]["space"] == want["counts"]["space"]
+    searched = [p for p in r["plans"] if p["fits"] and p.get("searched")]
+    assert searched, "no plan was searched"
+    best = searched[0]
     assert isinstance(best["placement"], tessel.Placement)
     assert best["schedule"].validate()["valid"]
     assert best["schedule"].makespan == best["makespan"]
+    with pytest.raises(tessel.InvalidInput, match="--recompute: unknown value 'some'"):
+        tessel.plan("gpt3-1.3b", "a100-40gb", gpus=4, global_batch=16, recompute="some")
 
 
 def test_library_version():

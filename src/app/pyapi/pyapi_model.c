@@ -94,7 +94,7 @@ int ts_py_op_model(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e)
     int rc = ts_py_model_load(dir, name, seq, hw, &m, &hwd, e);
     if (rc)
         return rc;
-    ts_cost_opts co = {(int)b, (int)T, rec, false};
+    ts_cost_opts co = {.b = (int)b, .T = (int)T, .recompute = rec};
     *out = ts_py_model_json(m, hw ? &hwd : NULL, &co);
     ts_model_free(m);
     ts_hardware_clear(&hwd);
