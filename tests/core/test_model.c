@@ -208,7 +208,12 @@ static void test_stage_dp_brute(void **state)
             cap[s] = urand(&seed, 2, 12);
             inf[s] = S - s;
         }
-        ts_stage_problem p = {n, S, 1 + t % 12, cost, stat, act, send, cap, inf};
+        /* every third problem caps the first stage's static bytes (a parameter limit) */
+        double scap[TEST_MAX_STAGES];
+        for (int s = 0; s < S; s++)
+            scap[s] = s == 0 ? urand(&seed, 0.5, 6) : 1e300;
+        ts_stage_problem p = {n, S, 1 + t % 12, cost, stat, act, send, cap, inf,
+                              t % 3 == 0 ? scap : NULL};
         int cut[TEST_MAX_STAGES], bcut[TEST_MAX_STAGES];
         double obj = -1;
         ts_err e = {0};
@@ -327,8 +332,8 @@ static void test_derive_every_strategy(void **state)
 static void test_strategy_registry(void **state)
 {
     (void)state;
-    const char *models[] = {"gpt3-1.3b",  "gpt3-13b", "mt5",       "swin-l",
-                            "alphafold2", "flava",    "llava-13b", "gpt3-175b"};
+    const char *models[] = {"gpt3-1.3b", "gpt3-13b",  "mt5",       "swin-l",     "alphafold2",
+                            "flava",     "llava-13b", "gpt3-175b", "paper-mt5-8"};
     assert_true(ts_strategy_count() >= 10);
     for (int i = 0; i < ts_strategy_count(); i++) {
         const ts_strategy_info *st = ts_strategy_at(i);

@@ -22,14 +22,16 @@ static int ts_mp_help(void)
         "                        [--micro-batch-size b] [--seq s] [--tensor-parallel T]\n"
         "                        [--chunks v] [--micro-batches N] [--slices K] [--max-span M]\n"
         "                        [--recompute] [--infer] [--efficiency f] [--workspace-gb g]\n"
-        "                        [--models-dir DIR] [-o FILE] [--json]\n\n"
+        "                        [--param-bytes B] [--first-stage-param-cap-gb G]\n"
+        "                        [--comm overlap|sync] [--models-dir DIR] [-o FILE] [--json]\n\n"
         "Derives a placement from a model (models/NAME.json) on D GPUs (models/hardware/H.json):\n"
         "the stage DP cuts the layers into stages of T GPUs each (D = T x stages), the strategy\n"
         "places them, spans are times and memory is activation bytes, both quantised to the\n"
         "units stated in the file, and the capacity per GPU (HBM less weights, optimizer state\n"
         "and workspace) is written for `tessel search`.\n\n"
         "  --strategy S         1f1b, interleaved, zb, chimera, mshape, nnshape, kshape, mllm,\n"
-        "                       alphafold, terapipe (the model lists those that apply)\n"
+        "                       alphafold, terapipe, tp, nnshape-eager (the model lists those\n"
+        "                       that apply)\n"
         "  --micro-batch-size b samples per micro-batch (default 1)\n"
         "  --tensor-parallel T  GPUs per stage (default 1)\n"
         "  --chunks v           interleaved: model chunks per GPU (default 2)\n"
@@ -40,6 +42,14 @@ static int ts_mp_help(void)
         "  --infer              inference: forward blocks only, no activations kept\n"
         "  --efficiency f       achievable fraction of peak FLOP/s (default: the profile's)\n"
         "  --workspace-gb g     memory kept free per GPU (default: the profile's)\n"
+        "  --param-bytes B      training bytes per parameter (default 16: mixed-precision Adam;\n"
+        "                       8: fp16 weights, gradients and Adam state)\n"
+        "  --first-stage-param-cap-gb G  the first stage holds at most G GiB of weights and\n"
+        "                       optimizer state per GPU (a parameter limit, as in the Tessel\n"
+        "                       authors' 1F1B baseline)\n"
+        "  --comm overlap|sync  overlap: sharded blocks' collectives and sends run beside other\n"
+        "                       blocks; sync: both on the critical path (default: collectives in\n"
+        "                       the block, sends as edge delays)\n"
         "  -o, --output FILE    write the placement there (default stdout)\n"
         "  --json               the derivation summary as JSON (on stdout; needs -o)\n");
     return 0;
@@ -62,6 +72,9 @@ static int ts_mp_parse(int argc, char **argv, ts_mp_args *a)
                                          {"infer", no_argument, 0, 'i'},
                                          {"efficiency", required_argument, 0, 'e'},
                                          {"workspace-gb", required_argument, 0, 'w'},
+                                         {"param-bytes", required_argument, 0, 'P'},
+                                         {"first-stage-param-cap-gb", required_argument, 0, 'C'},
+                                         {"comm", required_argument, 0, 'c'},
                                          {"models-dir", required_argument, 0, 'd'},
                                          {"output", required_argument, 0, 'o'},
                                          {"json", no_argument, 0, 'j'},
@@ -92,6 +105,25 @@ static int ts_mp_parse(int argc, char **argv, ts_mp_args *a)
         case 'w':
             if (ts_cli_parse_double(cmd, "--workspace-gb", optarg, 0, 1e4, &a->ws))
                 return 2;
+            continue;
+        case 'P':
+            if (ts_cli_parse_double(cmd, "--param-bytes", optarg, 0.5, 64, &a->o.param_bytes))
+                return 2;
+            continue;
+        case 'C':
+            if (ts_cli_parse_double(cmd, "--first-stage-param-cap-gb", optarg, 0.001, 1e6,
+                                    &a->o.first_stage_param_cap))
+                return 2;
+            /* GiB, as the authors' limit (their planner compares with GB * 1024^3) */
+            a->o.first_stage_param_cap *= 1073741824.0;
+            continue;
+        case 'c':
+            if (!strcmp(optarg, "overlap"))
+                a->o.comm = TS_COMM_OVERLAP;
+            else if (!strcmp(optarg, "sync"))
+                a->o.comm = TS_COMM_SYNC;
+            else
+                return ts_cli_usage_error(cmd, "--comm takes overlap or sync, not '%s'", optarg);
             continue;
         case 's':
             if (ts_cli_parse_long(cmd, "--seq", optarg, 1, 10000000, &a->seq))

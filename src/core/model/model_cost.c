@@ -100,7 +100,9 @@ void ts_layer_cost_of(const ts_layer *l, const ts_hardware *h, const ts_cost_opt
         c->bgrad_s = c->wgrad_s = 0;
         return;
     }
-    c->static_bytes = l->params * ts_zero_bytes_per_param(o->zero, o->dp) / T;
+    c->static_bytes =
+        l->params *
+        (o->param_bytes > 0 ? o->param_bytes : ts_zero_bytes_per_param(o->zero, o->dp)) / T;
     c->act_bytes = ts_layer_act(l, o, T) * b;
 }
 

@@ -38,6 +38,9 @@ static int ts_derive_check(const ts_model *m, const ts_hardware *h, const ts_der
      * it), against all the GPUs' memory. */
     double need = 0, per = o->infer ? TS_BYTES_PER_PARAM_INFER
                                     : ts_zero_bytes_per_param(o->zero, o->dp);
+    /* the paper's setups: a fixed count of bytes per parameter (--param-bytes) */
+    if (!o->infer && o->param_bytes > 0)
+        per = o->param_bytes;
     for (int i = 0; i < m->nlayers; i++)
         need += m->layers[i].params * per;
     need *= st->replicas;
@@ -110,6 +113,7 @@ int ts_model_derive(const ts_model *m, const ts_hardware *h, const ts_derive_opt
     c.R = 1;
     c.co = (ts_cost_opts){o->b,         o->T,      o->recompute, o->infer,     o->selective,
                           o->seqpar,    o->zero,   o->dp,        o->gemm_shape};
+    c.co.param_bytes = o->param_bytes;
     c.lc = calloc((size_t)m->nlayers, sizeof(ts_layer_cost));
     c.lsh = calloc((size_t)m->nlayers, sizeof(ts_layer_cost));
     c.stat = calloc((size_t)c.D, sizeof(double));
@@ -127,6 +131,8 @@ int ts_model_derive(const ts_model *m, const ts_hardware *h, const ts_derive_opt
     rc = c.st->build(&c, info, e);
     if (!rc)
         rc = ts_derive_fits(&c, info, e);
+    if (!rc)
+        ts_d_comm(&c);
     if (!rc) {
         char name[200];
         snprintf(name, sizeof name, "%s-%s-%dgpu%s", m->name, o->strategy, c.D,

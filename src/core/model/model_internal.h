@@ -33,6 +33,8 @@ typedef struct {
     int owner;
     /* the share of the owner's memory it frees */
     double frac;
+    /* seconds of t that are a collective over its devices (sharded blocks), for ts_d_comm */
+    double comm;
 } ts_rblock;
 
 typedef struct {
@@ -96,6 +98,15 @@ int ts_build_nnshape(ts_dctx *c, ts_derive_info *info, ts_err *e);
 int ts_build_kshape(ts_dctx *c, ts_derive_info *info, ts_err *e);
 /* model_terapipe.c */
 int ts_build_terapipe(ts_dctx *c, ts_derive_info *info, ts_err *e);
+/* model_paper.c: the Tessel authors' setups: full tensor parallelism (tp), and one chain of
+ * stages behind sharded embeddings, the decoder's right after the first stage (nnshape-eager;
+ * mshape of a model without an output layer) */
+int ts_build_tp(ts_dctx *c, ts_derive_info *info, ts_err *e);
+int ts_build_eager(ts_dctx *c, ts_derive_info *info, ts_err *e);
+/* Seconds of collectives in a sharded block of layers [j, i) (forward or backward). */
+double ts_d_collective_s(const ts_dctx *c, bool fwd, int j, int i);
+/* Applies the derive options' communication mode (ts_comm_mode) to the real-unit blocks. */
+void ts_d_comm(ts_dctx *c);
 /* Quantises the real-unit blocks into a placement and fills info's units and capacity. */
 int ts_d_quantise(ts_dctx *c, const char *name, ts_placement **out, ts_derive_info *info,
                   ts_err *e);

@@ -12,11 +12,11 @@ int ts_d_partition(ts_dctx *c, const int *items, int n, int S, double cap_less, 
                    ts_inflight mode, int *cut, ts_err *e)
 {
     const ts_hardware *h = c->h;
-    double *buf = calloc((size_t)(4 * n + 2 * S), sizeof(double));
+    double *buf = calloc((size_t)(4 * n + 3 * S), sizeof(double));
     if (!buf)
         return ts_fail(e, TS_ESYS, "out of memory");
     double *cost = buf, *stat = buf + n, *act = buf + 2 * n, *send = buf + 3 * n;
-    double *cap = buf + 4 * n, *inf = cap + S;
+    double *cap = buf + 4 * n, *inf = cap + S, *scap = inf + S;
     double bw = (c->S * c->T > h->gpus_per_node ? h->internode_gbs : h->nvlink_gbs) * 1e9;
     for (int k = 0; k < n; k++) {
         const ts_layer_cost *x = &c->lc[items[k]];
@@ -36,7 +36,21 @@ int ts_d_partition(ts_dctx *c, const int *items, int n, int S, double cap_less, 
             inf[s] = ceil(((Sd - s % Sd - 1) * 2.0 + (v - 1) * Sd + 1) / v);
     }
     int N = c->o->nmicros > 0 ? c->o->nmicros : 2 * S;
-    ts_stage_problem p = {n, S, N, cost, stat, act, send, cap, inf};
+    /* A parameter limit on the first stage (the Tessel authors' 1F1B baseline): the others may
+     * hold whatever fits. */
+    for (int s = 0; s < S; s++)
+        scap[s] = s == 0 && c->o->first_stage_param_cap > 0 ? c->o->first_stage_param_cap : HUGE_VAL;
+    ts_stage_problem p = {n, S, N, cost, stat, act, send, cap, inf, scap};
+    if (n > 0 && stat[0] > scap[0]) {
+        int rc = ts_fail(e, TS_ENOANSWER,
+                       "%s (%s): its first layer %s alone holds %.1f GB of weights and optimizer "
+                       "state per GPU, over the first stage's parameter cap of %.1f GB; use more "
+                       "tensor parallelism",
+                       c->m->name, c->o->strategy, c->m->layers[items[0]].name, stat[0] / 1e9,
+                       scap[0] / 1e9);
+        free(buf);
+        return rc;
+    }
     ts_err e2 = {0};
     int rc = ts_stage_partition(&p, cut, NULL, &e2);
     if (rc == TS_ENOANSWER) {
@@ -52,10 +66,12 @@ int ts_d_partition(ts_dctx *c, const int *items, int n, int S, double cap_less, 
             rc = ts_fail(e, TS_ENOANSWER,
                          "%s (%s, micro-batch size %d): no cut of %d layers into %d stages fits "
                          "%.1f GB per stage; the layers hold %.1f GB of weights%s and %.1f GB of "
-                         "activations per micro-batch in all; use more GPUs, tensor parallelism, "
-                         "a smaller micro-batch or --recompute",
+                         "activations per micro-batch in all%s; use more GPUs, tensor "
+                         "parallelism, a smaller micro-batch or --recompute",
                          c->m->name, c->o->strategy, c->o->b, n, S, cap[0] / 1e9, st / 1e9,
-                         c->o->infer ? "" : " and optimizer state", ac / 1e9);
+                         c->o->infer ? "" : " and optimizer state", ac / 1e9,
+                         c->o->first_stage_param_cap > 0 ? ", the first stage's weights capped"
+                                                         : "");
         }
     }
     if (rc && rc != TS_ENOANSWER)

@@ -28,6 +28,7 @@ int ts_d_block(ts_dctx *c, const char *id, ts_kind kind, double t, double mem, i
     b->ndev = ndev;
     b->owner = owner;
     b->frac = frac;
+    b->comm = 0;
     return c->nb++;
 }
 
@@ -239,8 +240,11 @@ int ts_d_sharded(ts_dctx *c, const char *id, bool fwd, int j, int i, int owner)
     }
     if (fwd)
         ts_d_static(c, 0, c->D, stat);
-    return ts_d_block(c, id, fwd ? TS_KIND_FORWARD : TS_KIND_BACKWARD, t, fwd ? act : 0, 0, c->D,
-                      fwd ? -1 : owner, 1);
+    int x = ts_d_block(c, id, fwd ? TS_KIND_FORWARD : TS_KIND_BACKWARD, t, fwd ? act : 0, 0, c->D,
+                       fwd ? -1 : owner, 1);
+    if (x >= 0)
+        c->b[x].comm = ts_d_collective_s(c, fwd, j, i);
+    return x;
 }
 
 double ts_d_sharded_static(const ts_dctx *c, int j, int i)

@@ -26,6 +26,8 @@ static bool ts_seg_fits(const ts_stage_dp *d, int s, int j, int i)
 {
     const ts_stage_problem *p = d->p;
     double mem = d->ps[i] - d->ps[j] + p->inflight[s] * (d->pa[i] - d->pa[j]);
+    if (p->stat_cap && d->ps[i] - d->ps[j] > p->stat_cap[s])
+        return false;
     return mem <= p->cap[s];
 }
 
@@ -175,7 +177,7 @@ double ts_stage_objective(const ts_stage_problem *p, const int *cut)
         }
         if (s < p->S - 1)
             t += p->send[i - 1];
-        if (st + p->inflight[s] * ac > p->cap[s])
+        if (st + p->inflight[s] * ac > p->cap[s] || (p->stat_cap && st > p->stat_cap[s]))
             return -1;
         sum += t;
         mx = t > mx ? t : mx;

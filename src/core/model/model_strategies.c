@@ -259,6 +259,9 @@ static int ts_build_mshape(ts_dctx *c, ts_derive_info *info, ts_err *e)
 {
     const ts_model *m = c->m;
     int L = m->nlayers;
+    /* Without an output layer (the Tessel authors' GPT) only the embedding is sharded. */
+    if (L >= 2 && !strcmp(m->layers[0].kind, "embedding") && strcmp(m->layers[L - 1].kind, "head"))
+        return ts_build_eager(c, info, e);
     if (L < 3 || strcmp(m->layers[0].kind, "embedding") || strcmp(m->layers[L - 1].kind, "head"))
         return ts_fail(e, TS_EINPUT,
                        "mshape needs a model that starts with an embedding and "
@@ -293,6 +296,8 @@ static const ts_strategy_info ts_strategies[] = {
     {.name = "mllm", .build = ts_build_mllm, .replicas = 1},
     {.name = "alphafold", .build = ts_build_alphafold, .replicas = 1},
     {.name = "terapipe", .build = ts_build_terapipe, .replicas = 1},
+    {.name = "tp", .build = ts_build_tp, .replicas = 1},
+    {.name = "nnshape-eager", .build = ts_build_eager, .replicas = 1},
 };
 
 int ts_strategy_count(void)

@@ -139,6 +139,8 @@ typedef struct {
      * stored activation byte written and read once at HBM bandwidth in the forward, twice that
      * in the backward) */
     bool gemm_shape;
+    /* training bytes per parameter (weights, gradients, optimizer state); 0: ZeRO's count */
+    double param_bytes;
 } ts_cost_opts;
 
 typedef struct {
@@ -209,6 +211,8 @@ typedef struct {
     const double *cap;
     /* S entries */
     const double *inflight;
+    /* S entries or NULL: a cap on each stage's static bytes alone (a parameter limit) */
+    const double *stat_cap;
 } ts_stage_problem;
 int ts_stage_partition(const ts_stage_problem *p, int *cut, double *objective, ts_err *e);
 /* The objective of one partition (or -1 when it breaks memory): shared with the tests' brute
@@ -244,7 +248,21 @@ typedef struct {
      * replicas and the GEMM-shape efficiency, as in ts_cost_opts */
     bool selective, seqpar, gemm_shape;
     int zero, dp;
+    /* training bytes per parameter (0: 16, mixed-precision Adam; 8: fp16 weights, gradients and
+     * Adam state, as the Tessel authors' scripts ran) */
+    double param_bytes;
+    /* bytes of weights and optimizer state the first stage may hold per GPU (0: no cap) */
+    double first_stage_param_cap;
+    /* communication: TS_COMM_DEFAULT, TS_COMM_OVERLAP or TS_COMM_SYNC (ts_comm_mode) */
+    int comm;
 } ts_derive_opts;
+
+/* How a placement's communication meets its compute (model_paper.c). DEFAULT: a collective
+ * inside a block's span, a send between stages as an edge delay. OVERLAP: a sharded block's
+ * collective and every send are edge delays, run while the devices compute other blocks.
+ * SYNC: both on the critical path: the collective inside the span, the send added to the
+ * sending block's span. */
+typedef enum { TS_COMM_DEFAULT = 0, TS_COMM_OVERLAP = 1, TS_COMM_SYNC = 2 } ts_comm_mode;
 
 typedef struct {
     /* one span step */
