@@ -39,6 +39,9 @@ typedef struct {
     long *cost, *next; /* DP rows, P entries each */
     char *busy; /* per device, P cells: arcs of the multi-device blocks */
     long combos;
+    /* calls of ts_enumerate: arcs that collide prune whole subtrees before any leaf, so the
+     * leaves alone neither bound the effort nor reach the deadline check */
+    long nodes;
     bool all_over; /* every placement so far exceeds capacity somewhere */
     const ts_budget *budget; /* the search's: past it, nothing is proven */
     bool cut;
@@ -153,6 +156,13 @@ static void ts_enumerate(ts_bctx *c, int i)
 {
     if (!c->all_over || c->combos > TS_BOUND_MAX_COMBOS || c->cut)
         return;
+    /* an effort cap in nodes (deterministic) and the deadline every 4096 nodes: cut, nothing
+     * proven */
+    if (++c->nodes > 64 * TS_BOUND_MAX_COMBOS ||
+        ((c->nodes & 4095) == 0 && ts_budget_over(c->budget))) {
+        c->cut = true;
+        return;
+    }
     if (i == c->nm) {
         /* one placement's check costs far more than reading the clock */
         if (ts_budget_over(c->budget)) {

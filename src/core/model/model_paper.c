@@ -195,6 +195,11 @@ int ts_build_eager(ts_dctx *c, ts_derive_info *info, ts_err *e)
         less += ts_d_sharded_static(c, g.k2, g.k2 + 1) - ts_tied_static(c, g.k2);
     if (g.hd >= 0)
         less += ts_d_sharded_static(c, g.hd, g.hd + 1) - ts_tied_static(c, g.hd);
+    /* The sharded blocks' stored activations sit beside every stage's, one set per micro-batch
+     * in flight (at most S under 1F1B's order). */
+    double act = c->lsh[0].act_bytes + (g.k2 >= 0 ? c->lsh[g.k2].act_bytes : 0) +
+                 (g.hd >= 0 ? c->lsh[g.hd].act_bytes : 0);
+    less += c->S * act;
     if (!rc)
         rc = ts_d_partition(c, g.items, g.n, c->S, less, 1, TS_INFLIGHT_1F1B, g.cut, e);
     if (!rc) {
