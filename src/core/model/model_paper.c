@@ -93,8 +93,8 @@ static int ts_eager_layers(ts_dctx *c, ts_eager *g, ts_err *e)
         g->hd = L - 1;
     if (strcmp(m->layers[0].kind, "embedding") || (nn && g->k2 < 0))
         return ts_fail(e, TS_EINPUT, "%s needs a model that starts with an embedding%s ('%s' %s)",
-                       c->o->strategy, nn ? " and has a second one (the decoder's)" : "",
-                       m->name, nn ? "does not have them" : "does not");
+                       c->o->strategy, nn ? " and has a second one (the decoder's)" : "", m->name,
+                       nn ? "does not have them" : "does not");
     if (!nn)
         g->k2 = -1;
     if (nn && c->S < 2)
@@ -109,7 +109,8 @@ static int ts_eager_layers(ts_dctx *c, ts_eager *g, ts_err *e)
         if (i != g->k2 && i != g->hd)
             g->items[g->n++] = i;
     if (g->n < c->S)
-        return ts_fail(e, TS_EINPUT, "%s: %d layers between the sharded blocks, fewer than %d stages",
+        return ts_fail(e, TS_EINPUT,
+                       "%s: %d layers between the sharded blocks, fewer than %d stages",
                        c->o->strategy, g->n, c->S);
     return TS_OK;
 }

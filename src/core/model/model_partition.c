@@ -39,15 +39,16 @@ int ts_d_partition(ts_dctx *c, const int *items, int n, int S, double cap_less, 
     /* A parameter limit on the first stage (the Tessel authors' 1F1B baseline): the others may
      * hold whatever fits. */
     for (int s = 0; s < S; s++)
-        scap[s] = s == 0 && c->o->first_stage_param_cap > 0 ? c->o->first_stage_param_cap : HUGE_VAL;
+        scap[s] =
+            s == 0 && c->o->first_stage_param_cap > 0 ? c->o->first_stage_param_cap : HUGE_VAL;
     ts_stage_problem p = {n, S, N, cost, stat, act, send, cap, inf, scap};
     if (n > 0 && stat[0] > scap[0]) {
         int rc = ts_fail(e, TS_ENOANSWER,
-                       "%s (%s): its first layer %s alone holds %.1f GB of weights and optimizer "
-                       "state per GPU, over the first stage's parameter cap of %.1f GB; use more "
-                       "tensor parallelism",
-                       c->m->name, c->o->strategy, c->m->layers[items[0]].name, stat[0] / 1e9,
-                       scap[0] / 1e9);
+                         "%s (%s): its first layer %s alone holds %.1f GB of weights and optimizer "
+                         "state per GPU, over the first stage's parameter cap of %.1f GB; use more "
+                         "tensor parallelism",
+                         c->m->name, c->o->strategy, c->m->layers[items[0]].name, stat[0] / 1e9,
+                         scap[0] / 1e9);
         free(buf);
         return rc;
     }
