@@ -112,8 +112,7 @@ int ts_model_derive(const ts_model *m, const ts_hardware *h, const ts_derive_opt
     c.S = o->gpus / o->T;
     c.R = 1;
     c.co = (ts_cost_opts){o->b,         o->T,      o->recompute, o->infer,     o->selective,
-                          o->seqpar,    o->zero,   o->dp,        o->gemm_shape};
-    c.co.param_bytes = o->param_bytes;
+                          o->seqpar,    o->zero,   o->dp,        o->gemm_shape, o->param_bytes};
     c.lc = calloc((size_t)m->nlayers, sizeof(ts_layer_cost));
     c.lsh = calloc((size_t)m->nlayers, sizeof(ts_layer_cost));
     c.stat = calloc((size_t)c.D, sizeof(double));
