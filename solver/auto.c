@@ -64,7 +64,7 @@ typedef struct {
 typedef struct {
     ts_search_ctx *c;
     int n; /* N */
-    long *cap; /* per device, or NULL */
+    const long *cap; /* per device (the context's), or NULL */
     long bound; /* the lower bound at N within the memory */
     ts_auto_cand pool[TS_AUTO_POOL]; /* best first; makespan 0: empty */
     ts_err why; /* the first search's refusal: auto's own when nothing fits */
@@ -386,23 +386,20 @@ int ts_search_auto(const ts_placement *p, const ts_search_opts *o, ts_schedule *
 {
     ts_search_ctx c;
     ts_search_opts local = *o;
+    char mem[64] = "without a memory limit";
     if (local.time_limit <= 0)
         local.time_limit = TS_AUTO_DEFAULT_LIMIT;
     /* the caller's summary and file at N come after: auto searches for its share */
     local.time_limit *= ts_finish_share(p, &local);
-    ts_ctx_begin(&c, p, &local, st);
+    int rc = ts_ctx_begin(&c, p, &local, st, e);
     *out = NULL;
+    if (rc)
+        return ts_ctx_end(&c, rc, NULL);
     ts_auto a = {0};
     a.c = &c;
     a.min_memory = -1;
     a.n = o->micro_batches > 0 ? o->micro_batches : TS_DEFAULT_MICRO_BATCHES;
-    if (o->has_memory) {
-        a.cap = malloc((size_t)p->ndevs * sizeof(long));
-        if (!a.cap)
-            return ts_ctx_end(&c, ts_fail(e, TS_ESYS, "auto: out of memory"), NULL);
-        for (int d = 0; d < p->ndevs; d++)
-            a.cap[d] = o->memory;
-    }
+    a.cap = c.cap;
     double t0 = ts_clock_now();
     a.bound = ts_bound_value(p, a.n, a.cap);
     t0 = ts_ctx_lap(&c, TS_PHASE_BOUNDS, t0);
@@ -414,10 +411,11 @@ int ts_search_auto(const ts_placement *p, const ts_search_opts *o, ts_schedule *
     t0 = ts_ctx_lap(&c, TS_PHASE_SEARCHES, t0);
     ts_auto_improve(&a);
     ts_ctx_lap(&c, TS_PHASE_IMPROVE, t0);
-    int rc = TS_OK;
-    char mem[48] = "without a memory limit";
-    if (o->has_memory)
-        snprintf(mem, sizeof mem, "within memory %ld", o->memory);
+    if (o->has_memory) {
+        char caps[48];
+        snprintf(mem, sizeof mem, "within memory %s",
+                 ts_search_memory_text(o, p->ndevs, caps, sizeof caps));
+    }
     c.st->min_memory = a.min_memory;
     if (!a.pool[0].at && a.why.code)
         rc = ts_fail(e, a.why.code, "%s", a.why.msg);
@@ -430,6 +428,5 @@ int ts_search_auto(const ts_placement *p, const ts_search_opts *o, ts_schedule *
     c.st->timed_out = (ts_ctx_over(&c) || a.improve_cut) && !c.st->optimal;
     for (int k = 0; k < TS_AUTO_POOL; k++)
         ts_auto_cand_free(&a.pool[k]);
-    free(a.cap);
     return ts_ctx_end(&c, rc, *out);
 }

@@ -13,6 +13,7 @@
 #define TS_SOLVER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include "ts_fold.h"
 #include "ts_methods.h"
 #include "ts_schedule.h"
@@ -109,8 +110,11 @@ typedef struct {
     ts_method method;
     /* false: unconstrained */
     bool has_memory;
-    /* per-device capacity (uniform) */
+    /* the capacity of every device; with memory_per_device, the largest of them */
     long memory;
+    /* NULL: every device holds `memory`; otherwise device d holds memory_per_device[d] (ndevs
+     * entries, the caller's array, which must outlive the search): ts_search_opts_memory */
+    const long *memory_per_device;
 #define TS_X_OPT_FIELD(f, t, def, lo, hi, sh, flag, help) t f;
     TS_SEARCH_OPTIONS(TS_X_OPT_FIELD)
 #undef TS_X_OPT_FIELD
@@ -127,6 +131,19 @@ typedef struct {
 void ts_search_opts_init(ts_search_opts *o);
 /* Sets option id to v (converted to its type); -1 when v is outside its range. */
 int ts_search_opts_set(ts_search_opts *o, ts_search_option_id id, double v);
+/* Holds the search to capacity cap[d] on device d (ndevs entries, kept by pointer: the caller's
+ * array must outlive the search; equal entries make a uniform capacity, kept by value). */
+void ts_search_opts_memory(ts_search_opts *o, const long *cap, int ndevs);
+/* Device d's capacity under o (o->has_memory). */
+static inline long ts_search_cap(const ts_search_opts *o, int d)
+{
+    return o->memory_per_device ? o->memory_per_device[d] : o->memory;
+}
+/* The capacities as a user writes them: "4", or "9,4,4,4,4,4" per device (cut with "..." when
+ * longer than buf). "none" without a memory limit. Returns buf. */
+const char *ts_search_memory_text(const ts_search_opts *o, int ndevs, char *buf, size_t len);
+/* The capacities as a record writes them: "none", a number, or one number per device. */
+json_t *ts_search_memory_json(const ts_search_opts *o, int ndevs);
 
 /* ---- statistics ---------------------------------------------------------------------------- */
 

@@ -101,7 +101,7 @@ static void test_random_placements(void **state)
         ts_budget_init(&b, 10);
         long floor_cap = 0;
         bool exact = false;
-        assert_int_equal(ts_memory_floor(p, -1, &b, &floor_cap, &exact, &e), TS_OK);
+        assert_int_equal(ts_memory_floor(p, NULL, &b, &floor_cap, &exact, &e), TS_OK);
         bool has_memory = iter % 4 != 3;
         long cap = floor_cap + rint_(&seed, 0, 2);
 
