@@ -174,10 +174,93 @@ static void test_random_placements(void **state)
     assert_true(compared >= 10);
 }
 
+/* Each device's peak when one micro-batch runs alone with its blocks started at start. */
+static void solo_peaks(const ts_placement *p, const long *start, long *peak)
+{
+    for (int d = 0; d < p->ndevs; d++) {
+        long level = 0;
+        peak[d] = 0;
+        /* the blocks of d in start order: memory applies when a block starts */
+        for (long t = 0, left = 1; left; t++) {
+            left = 0;
+            for (int b = 0; b < p->nblocks; b++) {
+                if (!ts_block_on(&p->blocks[b], d) || start[b] < t)
+                    continue;
+                left |= start[b] > t;
+                if (start[b] == t && (level += p->blocks[b].memory) > peak[d])
+                    peak[d] = level;
+            }
+        }
+    }
+}
+
+/* A capacity per device: on random placements, each device's capacity is what one micro-batch
+ * at a time needs there (in the memory-minimal order) plus 0 to 2. Every method's schedule keeps
+ * each device within its own capacity (validated with the capacities, for several N), records
+ * them, and lazy always finds one (one micro-batch at a time fits by construction). */
+static void test_random_per_device(void **state)
+{
+    (void)state;
+    uint64_t seed = 20261202;
+    static const ts_method methods[] = {TS_METHOD_LAZY, TS_METHOD_FAST, TS_METHOD_MODULO,
+                                        TS_METHOD_FULL, TS_METHOD_AUTO};
+    int found[5] = {0}, uneven = 0;
+    for (int iter = 0; iter < 30; iter++) {
+        ts_placement *p = random_placement(&seed);
+        ts_err e = {0};
+        ts_budget b;
+        ts_budget_init(&b, 10);
+        long floor_cap = 0, start[8], peak[3], cap[3], at[3];
+        bool exact = false;
+        assert_int_equal(ts_memory_floor_order(p, NULL, &b, &floor_cap, &exact, start, &e), TS_OK);
+        solo_peaks(p, start, peak);
+        for (int d = 0; d < p->ndevs; d++)
+            cap[d] = peak[d] + rint_(&seed, 0, 2);
+        bool same = true;
+        for (int d = 1; d < p->ndevs; d++)
+            same = same && cap[d] == cap[0];
+        uneven += !same;
+        for (int i = 0; i < 5; i++) {
+            ts_search_opts o;
+            ts_search_opts_init(&o);
+            o.method = methods[i];
+            ts_search_opts_memory(&o, cap, p->ndevs);
+            o.micro_batches = 4;
+            o.time_limit = 5;
+            ts_schedule *s = NULL;
+            ts_search_stats st;
+            ts_err_clear(&e);
+            int rc = ts_search(p, &o, &s, &st, &e);
+            if (methods[i] == TS_METHOD_LAZY && rc)
+                fail_msg("iter %d lazy within its per-device capacities: %s", iter, e.msg);
+            if (rc) {
+                assert_null(s);
+                continue;
+            }
+            found[i]++;
+            assert_true(s->has_memory);
+            for (int d = 0; d < p->ndevs; d++)
+                assert_int_equal(s->memory[d], cap[d]);
+            assert_int_equal(tu_valid_range(s, 1, s->nmicros + 4), 0);
+            assert_true(tu_makespan(s, 4, at) > 0);
+            for (int d = 0; d < p->ndevs; d++)
+                if (at[d] > cap[d])
+                    fail_msg("iter %d %s: device %d peaks at %ld, capacity %ld", iter,
+                             ts_method_name(methods[i]), d, at[d], cap[d]);
+            ts_schedule_free(s);
+        }
+        ts_placement_free(p);
+    }
+    assert_true(uneven >= 10);
+    for (int i = 0; i < 5; i++)
+        assert_true(found[i] >= 10);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_placements),
+        cmocka_unit_test(test_random_per_device),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -72,17 +72,18 @@ static ts_method ts_wmethod(const char *name)
     return m;
 }
 
+/* The largest capacity of a request (its one capacity, or the largest of a per-device list). */
 static long ts_wmemory(const ts_api_request *rq)
 {
     long m = rq->memory[0];
     for (int i = 1; i < rq->nmemory; i++)
-        if (rq->memory[i] < m)
+        if (rq->memory[i] > m)
             m = rq->memory[i];
     return m;
 }
 
-/* The search options of a request. The search takes one capacity: the smallest of a per-device
- * list (fits is judged per device). */
+/* The search options of a request: one capacity for every device, or a per-device list (whose
+ * length the request's parser checked against the placement). */
 static void ts_wopts(ts_wctx *w, const ts_api_request *rq, const char *method, int n,
                      ts_search_opts *so)
 {
@@ -90,6 +91,8 @@ static void ts_wopts(ts_wctx *w, const ts_api_request *rq, const char *method, i
     so->method = ts_wmethod(method);
     so->has_memory = rq->has_memory;
     so->memory = rq->has_memory ? ts_wmemory(rq) : 0;
+    if (rq->has_memory && rq->nmemory > 1)
+        ts_search_opts_memory(so, rq->memory, rq->nmemory);
     so->micro_batches = n;
     so->time_limit = rq->time_limit;
     so->progress = ts_wprogress;
