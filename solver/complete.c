@@ -286,6 +286,16 @@ static int ts_complete_check(const ts_schedule *s, int k, ts_err *e)
     return TS_OK;
 }
 
+/* TS_ENOANSWER: the warm-up or cool-down of a repetend does not fit the capacities. */
+static int ts_phase_refusal(ts_err *e, const char *phase, int k, const long *cap, int ndevs,
+                            bool proven)
+{
+    char mem[64];
+    return ts_fail(e, TS_ENOANSWER, "the %s of this repetend (k = %d) does not fit memory %s%s",
+                   phase, k, ts_caps_text(cap, ndevs, mem, sizeof mem),
+                   proven ? "" : " within the time limit");
+}
+
 int ts_complete(const ts_placement *p, const ts_rep *rep, const ts_complete_opts *o,
                 ts_schedule **out, ts_complete_stats *st, ts_err *e)
 {
@@ -337,7 +347,6 @@ int ts_complete(const ts_placement *p, const ts_rep *rep, const ts_complete_opts
     long max_terms = o->time_limit > 0 ? TS_IMODEL_MAX_TERMS_TIMED : TS_IMODEL_MAX_TERMS;
     double t0 = ts_clock_now();
     ts_memspec wm = ts_memspec_fill(o->cap, D, NULL, level + D);
-    char mem[64];
     ts_phase_res wr = {.start = wstart};
     ts_budget pb;
     ts_budget_init(&pb, ts_budget_call(&b, TS_COMPLETE_PHASE_CAP) + 1e-3); /* never 0: "none" */
@@ -345,10 +354,7 @@ int ts_complete(const ts_placement *p, const ts_rep *rep, const ts_complete_opts
         goto out;
     st->warmup_seconds = ts_clock_now() - t0;
     if (!wr.feasible) {
-        rc = ts_fail(e, TS_ENOANSWER,
-                     "the warm-up of this repetend (k = %d) does not fit memory %s%s", k,
-                     ts_caps_text(o->cap, D, mem, sizeof mem),
-                     wr.optimal ? "" : " within the time limit");
+        rc = ts_phase_refusal(e, "warm-up", k, o->cap, D, wr.optimal);
         goto out;
     }
     t0 = ts_clock_now();
@@ -359,10 +365,7 @@ int ts_complete(const ts_placement *p, const ts_rep *rep, const ts_complete_opts
         goto out;
     st->cooldown_seconds = ts_clock_now() - t0;
     if (!cr.feasible) {
-        rc = ts_fail(e, TS_ENOANSWER,
-                     "the cool-down of this repetend (k = %d) does not fit memory %s%s", k,
-                     ts_caps_text(o->cap, D, mem, sizeof mem),
-                     cr.optimal ? "" : " within the time limit");
+        rc = ts_phase_refusal(e, "cool-down", k, o->cap, D, cr.optimal);
         goto out;
     }
     st->warmup_steps = wr.steps;
