@@ -12,6 +12,7 @@
 #include <string.h>
 #include "ts_baseline.h"
 #include "ts_bound.h"
+#include "ts_exact.h"
 #include "ts_improve.h"
 #include "ts_shard.h"
 #include "ts_search_ctx.h"
@@ -70,6 +71,7 @@ typedef struct {
     ts_err why; /* the first search's refusal: auto's own when nothing fits */
     long min_memory; /* the smallest feasible capacity a search reported, -1 */
     bool improve_cut; /* the time limit, not the effort, ended an improvement slice */
+    bool exact_proven; /* the exact search proved the best makespan minimal */
 } ts_auto;
 
 static void ts_auto_cand_free(ts_auto_cand *x)
@@ -353,6 +355,32 @@ static void ts_auto_improve(ts_auto *a)
     }
 }
 
+/* The exact search at N on small instance counts (exact.c), below the best so far, for an
+ * effort in Z3 resource units that the time limit sets: a shorter schedule joins the pool, and a
+ * refusal of every shorter makespan proves the best optimal. */
+static void ts_auto_exact(ts_auto *a)
+{
+    ts_search_ctx *c = a->c;
+    ts_auto_cand *x = &a->pool[0];
+    if (!x->at || x->makespan <= a->bound || !ts_exact_affordable(c->p, a->n) || ts_ctx_over(c))
+        return;
+    ts_exact_opts eo = {a->n, a->cap, a->bound, x->makespan,
+                        (long)(TS_EXACT_EFFORT_PER_SECOND * c->o->time_limit), &c->budget};
+    ts_exact_res r;
+    ts_schedule *s = NULL, *at;
+    ts_err e = {0};
+    if (ts_exact_search(c->p, &eo, &s, &r, &e) == TS_OK && r.run) {
+        c->st->exact = r.proven ? "proven" : r.timed_out ? "timed out" : "cut";
+        c->st->exact_effort = r.effort;
+        a->improve_cut = a->improve_cut || r.timed_out;
+        long mk = s ? ts_auto_measure(a, s, &at) : -1;
+        if (mk >= 0)
+            ts_auto_offer(a, at, NULL, mk, "exact", NULL);
+        a->exact_proven = r.proven && a->pool[0].makespan <= r.best;
+    }
+    ts_schedule_free(s);
+}
+
 /* What auto returns: the repetend schedule as its method found it when that is the winner
  * unchanged and unrolls to N; the schedule at N otherwise. Fills the statistics. */
 static ts_schedule *ts_auto_finish(ts_auto *a)
@@ -376,7 +404,7 @@ static ts_schedule *ts_auto_finish(ts_auto *a)
     st->source = x->source;
     st->improved = x->improved;
     /* proven for this N and memory only when the bound is met */
-    st->optimal = x->makespan <= a->bound;
+    st->optimal = x->makespan <= a->bound || a->exact_proven;
     st->gap_to_bound = a->bound > 0 ? (double)(x->makespan - a->bound) / (double)a->bound : 0;
     return out;
 }
@@ -410,7 +438,9 @@ int ts_search_auto(const ts_placement *p, const ts_search_opts *o, ts_schedule *
     ts_auto_folds_run(&a);
     t0 = ts_ctx_lap(&c, TS_PHASE_SEARCHES, t0);
     ts_auto_improve(&a);
-    ts_ctx_lap(&c, TS_PHASE_IMPROVE, t0);
+    t0 = ts_ctx_lap(&c, TS_PHASE_IMPROVE, t0);
+    ts_auto_exact(&a);
+    ts_ctx_lap(&c, TS_PHASE_EXACT, t0);
     if (o->has_memory) {
         char caps[48];
         snprintf(mem, sizeof mem, "within memory %s",

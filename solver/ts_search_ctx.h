@@ -92,6 +92,15 @@ double ts_budget_call(const ts_budget *b, double cap);
  * in memory and cubic in time): above, refused */
 #define TS_MPLAN_MAX_PAIRS 100000L
 
+/* The exact search at N (exact.c): the sizes it takes, and its effort in Z3 resource units
+ * (rlimit) per second of the time limit (auto). Measured on the small-N set
+ * (tests/bench/quality.sh QUALITY_SETS=small): see there for what it proves. */
+#define TS_EXACT_MAX_MICROS 16
+#define TS_EXACT_MAX_DEVS 8
+#define TS_EXACT_MAX_INSTANCES 256
+#define TS_EXACT_MAX_TERMS 200000L
+#define TS_EXACT_EFFORT_PER_SECOND 300000L
+
 /* ---- the context --------------------------------------------------------------------------- */
 
 typedef struct {

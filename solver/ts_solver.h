@@ -84,7 +84,8 @@ extern const ts_search_option ts_search_options[TS_OPT_COUNT];
     X(FALLBACK, "fallback")                                                                        \
     X(BASELINES, "baselines")                                                                      \
     X(SEARCHES, "searches")                                                                        \
-    X(IMPROVE, "improve")
+    X(IMPROVE, "improve")                                                                          \
+    X(EXACT, "exact")
 
 typedef enum {
 #define TS_X_PHASE_ID(id, name) TS_PHASE_##id,
@@ -154,7 +155,8 @@ json_t *ts_search_memory_json(const ts_search_opts *o, int ndevs);
     X(period, long, "period", INT, 0, "repetend period (0 for full)")                              \
     X(bubbles, long, "bubbles_per_repetend", INT, 0, "period - max load; 0: optimal steady state") \
     X(optimal, bool, "optimal", BOOL, false,                                                       \
-      "proven: the makespan at N meets the lower bound within the memory")                         \
+      "proven: the makespan at N meets the lower bound within the memory, or (auto) the exact "    \
+      "search refused every shorter one")                                                          \
     X(period_optimal, bool, "period_optimal", BOOL, false,                                         \
       "proven within the method's class: smallest period of a repetend with one micro-batch per "  \
       "period (lazy, modulo), minimum makespan of monotone schedules (full)")                      \
@@ -173,7 +175,12 @@ json_t *ts_search_memory_json(const ts_search_opts *o, int ndevs);
     X(source, const char *, "source", TEXT, NULL, "auto: the baseline or method it kept")          \
     X(improved, bool, "improved", BOOL, false, "auto: the improvement phase shortened it")         \
     X(improve_moves, long, "improve_moves", COUNT, -1,                                             \
-      "auto: moves its improvement phase tried (a count, the same on any machine)")
+      "auto: moves its improvement phase tried (a count, the same on any machine)")                \
+    X(exact, const char *, "exact", TEXT, NULL,                                                    \
+      "auto: the exact search at N (small instance counts): proven (nothing shorter exists), "     \
+      "cut (its effort ran out), timed out (its clock did); null when not run")                    \
+    X(exact_effort, long, "exact_effort", COUNT, -1,                                               \
+      "auto: Z3 resource units the exact search spent (the same on any machine)")
 
 typedef struct {
 #define TS_X_STAT_FIELD(f, t, key, kind, init, doc) t f;
