@@ -10,6 +10,7 @@
 #include <string.h>
 #include "solver_testutil.h"
 #include "ts_encode.h"
+#include "ts_exact.h"
 
 static uint64_t rnd(uint64_t *s)
 {
@@ -256,11 +257,128 @@ static void test_random_per_device(void **state)
         assert_true(found[i] >= 10);
 }
 
+/* Brute force on a tiny placement of single-device blocks: every combination of device orders
+ * of n micro-batches, each replayed as early as its orders allow (for fixed orders the earliest
+ * starts minimise the makespan, and memory depends on the orders alone), kept when it validates
+ * within cap. The shortest makespan, or -1 when nothing fits. */
+static long brute_force(const ts_placement *p, int n, const long *cap)
+{
+    int ni = p->nblocks * n, D = p->ndevs, cnt[3] = {0}, pos[12], perm[3][12], idx[3][12];
+    for (int x = 0; x < ni; x++)
+        idx[p->blocks[x % p->nblocks].devices[0]][cnt[p->blocks[x % p->nblocks].devices[0]]++] = x;
+    long best = -1;
+    for (int d = 0; d < D; d++)
+        for (int i = 0; i < cnt[d]; i++)
+            perm[d][i] = i;
+    for (;;) {
+        ts_schedule *s = ts_schedule_new(p, n);
+        ts_schedule_set_memory(s, cap);
+        for (int d = 0; d < D; d++)
+            for (int i = 0; i < cnt[d]; i++)
+                pos[idx[d][perm[d][i]]] = i;
+        for (int x = 0; x < ni; x++)
+            ts_schedule_add(s, x % p->nblocks, x / p->nblocks, pos[x]);
+        ts_err e = {0};
+        ts_validate_opts vo = {0};
+        long first, last;
+        if (ts_schedule_tighten(s, &e) == TS_OK && ts_schedule_validate(s, &vo, &e) == TS_OK) {
+            ts_schedule_span(s, &first, &last);
+            if (best < 0 || last - first < best)
+                best = last - first;
+        }
+        ts_schedule_free(s);
+        /* next combination: the devices' permutations as the digits of one counter */
+        int d = 0;
+        for (; d < D; d++) {
+            int *a = perm[d], k = cnt[d], i = k - 2;
+            while (i >= 0 && a[i] >= a[i + 1])
+                i--;
+            if (i >= 0) {
+                int j = k - 1;
+                while (a[j] <= a[i])
+                    j--;
+                int t = a[i];
+                a[i] = a[j];
+                a[j] = t;
+                for (int l = i + 1, r = k - 1; l < r; l++, r--)
+                    t = a[l], a[l] = a[r], a[r] = t;
+                break;
+            }
+            for (int l = 0; l < k; l++) /* wrapped: back to the first, carry on */
+                a[l] = l;
+        }
+        if (d == D)
+            return best;
+    }
+}
+
+/* The exact search's proof against brute force: on tiny random placements (two devices, blocks
+ * on one device each, two micro-batches, a capacity per device), whatever it proves minimal is
+ * the brute-force optimum, a better schedule it returns validates, and from an incumbent above
+ * the optimum it reaches the optimum. */
+static void test_exact_against_brute_force(void **state)
+{
+    (void)state;
+    uint64_t seed = 77;
+    int proven = 0, improved = 0, checked = 0;
+    for (int iter = 0; iter < 60; iter++) {
+        int nb = rint_(&seed, 2, 4), n = 2;
+        ts_placement *p = ts_placement_new("tiny", 2);
+        for (int i = 0; i < nb; i++) {
+            char id[8];
+            snprintf(id, sizeof id, "b%d", i);
+            int dev = i < 2 ? i : rint_(&seed, 0, 1), mem = i < 2 ? rint_(&seed, 0, 2) : 0;
+            ts_placement_add_block(p, id, TS_KIND_FORWARD, rint_(&seed, 1, 3), mem, 1, &dev);
+            if (i > 0)
+                ts_placement_add_edge(p, rint_(&seed, 0, i - 1), i, rint_(&seed, 0, 1), 0);
+        }
+        /* each device frees what it allocates, in its last block */
+        for (int d = 0; d < 2; d++) {
+            int net = 0, last = -1;
+            for (int i = 0; i < nb; i++)
+                if (p->blocks[i].devices[0] == d)
+                    net += p->blocks[i].memory, last = i;
+            if (last >= 0 && net > 0)
+                p->blocks[last].memory -= net;
+        }
+        long cap[2] = {rint_(&seed, 1, 4), rint_(&seed, 1, 4)};
+        long opt = brute_force(p, n, cap);
+        ts_budget b;
+        ts_budget_init(&b, 30);
+        ts_exact_opts eo = {n, cap, 0, opt >= 0 ? opt + rint_(&seed, 0, 3) : 40, 50000000L, &b};
+        ts_schedule *better = NULL;
+        ts_exact_res r;
+        ts_err e = {0};
+        assert_int_equal(ts_exact_search(p, &eo, &better, &r, &e), TS_OK);
+        assert_true(r.run);
+        checked++;
+        if (r.proven) {
+            proven++;
+            /* nothing shorter than best: the optimum, or nothing at all below the incumbent */
+            if (opt >= 0)
+                assert_int_equal(r.best, opt);
+            else
+                assert_false(r.improved);
+        }
+        if (better) {
+            improved++;
+            assert_int_equal(tu_valid_range(better, n, n), 0);
+            assert_true(r.best >= opt && opt >= 0);
+            ts_schedule_free(better);
+        }
+        ts_placement_free(p);
+    }
+    assert_int_equal(checked, 60);
+    assert_true(proven >= 55);
+    assert_true(improved >= 10);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_placements),
         cmocka_unit_test(test_random_per_device),
+        cmocka_unit_test(test_exact_against_brute_force),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
