@@ -355,6 +355,38 @@ static void ts_auto_improve(ts_auto *a)
     }
 }
 
+/* The large-neighbourhood step on the drain of the best schedule (ts_exact_drain): its last 32,
+ * 64, then 128 instances freed and solved exactly behind the rest, each step kept when it
+ * shortens the makespan, for half the exact search's effort. */
+static void ts_auto_drain(ts_auto *a)
+{
+    static const int sizes[] = {32, 64, 128};
+    ts_search_ctx *c = a->c;
+    long effort = (long)(TS_EXACT_EFFORT_PER_SECOND * c->o->time_limit) / 6;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0] && !ts_auto_done(a); i++) {
+        ts_auto_cand *x = &a->pool[0];
+        ts_exact_opts eo = {a->n, a->cap, a->bound, x->makespan, effort, &c->budget};
+        ts_exact_res r;
+        ts_schedule *s = NULL, *at = NULL;
+        ts_err e = {0};
+        if (!x->at || ts_exact_drain(x->at, sizes[i], &eo, &s, &r, &e) != TS_OK)
+            r.run = false;
+        if (r.run)
+            c->st->exact_effort = (c->st->exact_effort < 0 ? 0 : c->st->exact_effort) + r.effort;
+        a->improve_cut = a->improve_cut || (r.run && r.timed_out);
+        long mk = s ? ts_auto_measure(a, s, &at) : -1;
+        ts_schedule_free(s);
+        if (mk >= 0 && mk < x->makespan) {
+            ts_schedule_free(x->at);
+            x->at = at;
+            x->makespan = mk;
+            x->improved = true;
+        } else {
+            ts_schedule_free(at);
+        }
+    }
+}
+
 /* The exact search at N on small instance counts (exact.c), below the best so far, for an
  * effort in Z3 resource units that the time limit sets: a shorter schedule joins the pool, and a
  * refusal of every shorter makespan proves the best optimal. */
@@ -371,7 +403,7 @@ static void ts_auto_exact(ts_auto *a)
     ts_err e = {0};
     if (ts_exact_search(c->p, &eo, &s, &r, &e) == TS_OK && r.run) {
         c->st->exact = r.proven ? "proven" : r.timed_out ? "timed out" : "cut";
-        c->st->exact_effort = r.effort;
+        c->st->exact_effort = (c->st->exact_effort < 0 ? 0 : c->st->exact_effort) + r.effort;
         a->improve_cut = a->improve_cut || r.timed_out;
         long mk = s ? ts_auto_measure(a, s, &at) : -1;
         if (mk >= 0)
@@ -439,6 +471,7 @@ int ts_search_auto(const ts_placement *p, const ts_search_opts *o, ts_schedule *
     t0 = ts_ctx_lap(&c, TS_PHASE_SEARCHES, t0);
     ts_auto_improve(&a);
     t0 = ts_ctx_lap(&c, TS_PHASE_IMPROVE, t0);
+    ts_auto_drain(&a);
     ts_auto_exact(&a);
     ts_ctx_lap(&c, TS_PHASE_EXACT, t0);
     if (o->has_memory) {

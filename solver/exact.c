@@ -1,4 +1,6 @@
-/* The exact search at N: every instance of N micro-batches in one Z3 model (as `full` builds it),
+/* The exact search at N, and its large-neighbourhood step on the drain.
+ *
+ * The exact search: every instance of N micro-batches in one Z3 model (as `full` builds it),
  * searched below an incumbent's makespan with a deterministic effort, so that `optimal` can come
  * from a proof and not only from meeting the lower bound.
  *
@@ -161,6 +163,129 @@ int ts_exact_search(const ts_placement *p, const ts_exact_opts *o, ts_schedule *
         rc = ts_fail(e, TS_ESYS, "solver: out of memory");
 out:
     ts_iset_free(&s);
+    free(inst);
+    free(start);
+    free(level);
+    return rc;
+}
+
+/* ---- the drain: a large-neighbourhood step ------------------------------------------------- */
+
+/* The free set of the drain: the last instances by start, at most max, from a step t0 on (so
+ * that every instance before is fixed); returns the index of the first free entry of s (sorted
+ * by step), or s->nentries when none can be freed (the whole schedule or nothing). */
+static int ts_drain_first(const ts_schedule *s, int max)
+{
+    int n = s->nentries, i = n - max < 1 ? 1 : n - max;
+    while (i < n && s->entries[i].step == s->entries[i - 1].step)
+        i++;
+    return i;
+}
+
+/* Each free instance's release: its devices' last fixed end, and every fixed input's end plus
+ * its lag (index: (block, micro) -> entry). Raised into s->est, then carried along the arcs. */
+static void ts_drain_release(const ts_schedule *sc, int nfixed, const int *index, ts_iset *s)
+{
+    const ts_placement *p = sc->placement;
+    for (int x = 0; x < s->n; x++) {
+        const ts_block *b = &p->blocks[s->inst[x].block];
+        for (int f = 0; f < nfixed; f++) {
+            const ts_entry *en = &sc->entries[f];
+            const ts_block *fb = &p->blocks[en->block];
+            for (int i = 0; i < b->ndevices; i++)
+                if (ts_block_on(fb, b->devices[i]) && en->step + fb->span > s->est[x])
+                    s->est[x] = en->step + fb->span;
+        }
+        for (int ei = 0; ei < p->nedges; ei++) {
+            const ts_edge *ed = &p->edges[ei];
+            int m = s->inst[x].micro - ed->distance;
+            if (ed->dst != s->inst[x].block || m < 0)
+                continue;
+            int f = index[(size_t)ed->src * (size_t)sc->nmicros + (size_t)m];
+            long need = f >= 0 && f < nfixed
+                            ? sc->entries[f].step + p->blocks[ed->src].span + ed->delay
+                            : 0;
+            if (need > s->est[x])
+                s->est[x] = need;
+        }
+    }
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int a = 0; a < s->narcs; a++)
+            if (s->est[s->arcs[a].x] + s->arcs[a].lag > s->est[s->arcs[a].y]) {
+                s->est[s->arcs[a].y] = s->est[s->arcs[a].x] + s->arcs[a].lag;
+                changed = true;
+            }
+    }
+}
+
+/* The schedule with the free instances (entries nfixed.. of sc) at start. */
+static ts_schedule *ts_drain_compose(const ts_schedule *sc, int nfixed, const long *start)
+{
+    ts_schedule *out = ts_schedule_clone(sc);
+    if (!out)
+        return NULL;
+    for (int x = nfixed; x < sc->nentries; x++)
+        out->entries[x].step = start[x - nfixed];
+    ts_schedule_clear_repetend(out);
+    ts_schedule_sort(out);
+    ts_schedule_normalize(out);
+    return out;
+}
+
+int ts_exact_drain(const ts_schedule *in, int max_free, const ts_exact_opts *o,
+                   ts_schedule **better, ts_exact_res *r, ts_err *e)
+{
+    const ts_placement *p = in->placement;
+    *better = NULL;
+    memset(r, 0, sizeof *r);
+    r->best = o->hi;
+    ts_schedule *sc = ts_schedule_clone(in);
+    if (sc) {
+        ts_schedule_sort(sc);
+        ts_schedule_normalize(sc);
+    }
+    int n = in->nentries, *index = sc ? ts_schedule_index(sc) : NULL;
+    ts_inst *inst = malloc((size_t)n * sizeof *inst + 1);
+    long *start = malloc((size_t)n * sizeof *start + 1);
+    long *level = calloc(2 * (size_t)p->ndevs + 1, sizeof *level);
+    ts_iset s = {0};
+    int rc = TS_OK, first = sc ? ts_drain_first(sc, max_free) : n, k = n - first;
+    if (!sc || !index || !inst || !start || !level) {
+        rc = ts_fail(e, TS_ESYS, "solver: out of memory");
+        goto out;
+    }
+    if (k == 0)
+        goto out;
+    long lo = o->lo;
+    for (int x = 0; x < first; x++) { /* what the fixed part holds and how long it runs */
+        const ts_block *b = &p->blocks[sc->entries[x].block];
+        for (int i = 0; i < b->ndevices; i++)
+            level[b->devices[i]] += b->memory;
+        lo = sc->entries[x].step + b->span > lo ? sc->entries[x].step + b->span : lo;
+    }
+    for (int x = 0; x < k; x++)
+        inst[x] = (ts_inst){sc->entries[first + x].block, sc->entries[first + x].micro};
+    if ((rc = ts_iset_build(p, k, inst, false, &s, e)))
+        goto out;
+    ts_drain_release(sc, first, index, &s);
+    if (ts_imodel_size(&s) > TS_EXACT_MAX_TERMS)
+        goto out;
+    ts_memspec ms = ts_memspec_fill(o->cap, p->ndevs, level, level + p->ndevs);
+    ts_imodel m;
+    if ((rc = ts_imodel_build(&m, &s, &ms, true, e)))
+        goto out;
+    r->run = true;
+    ts_exact_opts so = *o;
+    so.lo = lo;
+    rc = ts_exact_run(&m, &so, start, r, e);
+    ts_imodel_free(&m);
+    if (rc == TS_OK && r->improved && !(*better = ts_drain_compose(sc, first, start)))
+        rc = ts_fail(e, TS_ESYS, "solver: out of memory");
+out:
+    ts_iset_free(&s);
+    ts_schedule_free(sc);
+    free(index);
     free(inst);
     free(start);
     free(level);

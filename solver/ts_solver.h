@@ -180,7 +180,8 @@ json_t *ts_search_memory_json(const ts_search_opts *o, int ndevs);
       "auto: the exact search at N (small instance counts): proven (nothing shorter exists), "     \
       "cut (its effort ran out), timed out (its clock did); null when not run")                    \
     X(exact_effort, long, "exact_effort", COUNT, -1,                                               \
-      "auto: Z3 resource units the exact search spent (the same on any machine)")
+      "auto: Z3 resource units the exact search and the drain's steps spent (the same on any "    \
+      "machine)")
 
 typedef struct {
 #define TS_X_STAT_FIELD(f, t, key, kind, init, doc) t f;
