@@ -93,4 +93,29 @@ check_eq "compare: the capacities in the CSV" "9 3 3 3 3 3" \
 import csv, sys
 print(next(csv.DictReader(open(sys.argv[1])))['memory'])" "$tmp/cmp.csv")"
 
+# --- a sweep's memory axis may hold a list of one per device
+# (a placement file of a spec is found from the spec's folder: give it whole)
+abs_pl=$(cd "$(dirname "$pl")" && pwd)/$(basename "$pl")
+cat >"$tmp/sweep.json" <<JSON
+{"format": "tessel-sweep/1", "name": "caps",
+ "grid": [{"placements": ["$abs_pl"], "memory": [4, [9, 3, 3, 3, 3, 3]], "methods": ["fast"],
+           "micro_batches": [16]}],
+ "points": [{"placement": "vshape", "ndevs": 4, "memory": [6, 4, 4, 2], "method": "fast"}]}
+JSON
+"$tessel" sweep "$tmp/sweep.json" --dry-run >"$tmp/ids" 2>"$tmp/err"
+check_rc "sweep with capacity lists: dry run" 0 $?
+check_eq "sweep ids name the lists" \
+  "uneven6_placement-d6-train-m9_3_3_3_3_3-fast-n16 vshape-d4-train-m6_4_4_2-fast" \
+  "$(grep -o '[a-z0-9_.-]*-m[0-9]*_[0-9_]*-fast[-n0-9]*' "$tmp/ids" | paste -sd' ')"
+"$tessel" sweep "$tmp/sweep.json" -o "$tmp/sw" --quiet >/dev/null 2>"$tmp/err"
+check_rc "sweep with capacity lists runs" 0 $?
+check_eq "each point within its own capacities" "True True True" "$(python3 -c "
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+caps = lambda r: r['memory'] if isinstance(r['memory'], list) else [r['memory']] * r['ndevs']
+print(' '.join(str(r['status'] == 'ok' and all(p <= c for p, c in zip(r['result']['peak_memory'], caps(r))))
+               for r in sorted(rows, key=lambda r: r['id'])))" "$tmp/sw/results.jsonl")"
+sed 's/\[9, 3, 3, 3, 3, 3\]/[9, 3]/' "$tmp/sweep.json" >"$tmp/sweep-short.json"
+expect_rc 2 "memory lists 2 capacities for 6 devices" sweep "$tmp/sweep-short.json" --dry-run
+
 harness_end
