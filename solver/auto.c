@@ -357,12 +357,16 @@ static void ts_auto_improve(ts_auto *a)
 
 /* The large-neighbourhood step on the drain of the best schedule (ts_exact_drain): its last 32,
  * 64, then 128 instances freed and solved exactly behind the rest, each step kept when it
- * shortens the makespan, for half the exact search's effort. */
+ * shortens the makespan, for half the exact search's effort; only where the exact search cannot
+ * take the whole instance set. */
 static void ts_auto_drain(ts_auto *a)
 {
     static const int sizes[] = {32, 64, 128};
     ts_search_ctx *c = a->c;
     long effort = (long)(TS_EXACT_EFFORT_PER_SECOND * c->o->time_limit) / 6;
+    /* where the exact search takes the whole instance set, it gets the whole effort */
+    if (ts_exact_affordable(c->p, a->n))
+        return;
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0] && !ts_auto_done(a); i++) {
         ts_auto_cand *x = &a->pool[0];
         ts_exact_opts eo = {a->n, a->cap, a->bound, x->makespan, effort, &c->budget};
