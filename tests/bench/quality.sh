@@ -19,8 +19,8 @@
 #    x N in {4, 8, 12} (QUALITY_SMALL_NS), at the tightest memory that works (the floor: one
 #    micro-batch alone) and at D + 2. The proof column says how auto's answer is proven optimal:
 #    `lb` (it meets the lower bound), `exact` (its exact search refused every shorter makespan),
-#    or `-` (not proven; `cut` when the exact search ran out of effort). Only with QUALITY_SETS
-#    naming it.
+#    or `-` (not proven; `cut` when the exact search ran out of effort, `clock` when the time
+#    limit stopped it first: on a loaded machine). Only with QUALITY_SETS naming it.
 # Per case: the lower bound (new, and the old load bound), the best fitting baseline, auto's
 # makespan and wall seconds. Last lines: per set and over all, the cases where auto is worse than
 # the best baseline, where it is strictly better, and the geometric mean of makespan / LB (new
@@ -115,7 +115,8 @@ try:
     src = (a.get("source") or "?") + ("+imp" if a.get("improved") else "")
     proof = ("lb" if amk is not None and amk <= lb else
              "exact" if a.get("exact") == "proven" and a.get("optimal") else
-             "cut" if a.get("exact") else "-")
+             "cut" if a.get("exact") == "cut" else
+             "clock" if a.get("exact") else "-")
     effort = a.get("exact_effort")
 except Exception:
     amk, src, proof, effort = None, "error", "-", None
@@ -196,9 +197,11 @@ def summary(name, sel):
         lbp = sum(x[13] == "lb" for x in sel)
         exp = sum(x[13] == "exact" for x in sel)
         cut = sum(x[13] == "cut" for x in sel)
+        clock = sum(x[13] == "clock" for x in sel)
         print(f"SUMMARY small proofs: optimal proven in {lbp + exp} of {len(sel)} (meets the "
               f"lower bound {lbp}, exact search {exp}); exact search out of effort in {cut}, "
-              f"not run in {len(sel) - lbp - exp - cut}")
+              f"stopped by the time limit in {clock}, not run in "
+              f"{len(sel) - lbp - exp - cut - clock}")
 print()
 for s in ("matrix", "tight", "delay", "v", "small"):
     sub = [x for x in out if x[0] == s]
