@@ -347,11 +347,20 @@ static void test_exact_against_brute_force(void **state)
         ts_budget b;
         ts_budget_init(&b, 30);
         ts_exact_opts eo = {n, cap, 0, opt >= 0 ? opt + rint_(&seed, 0, 3) : 40, 50000000L, &b};
-        ts_schedule *better = NULL;
-        ts_exact_res r;
+        ts_schedule *better = NULL, *again = NULL;
+        ts_exact_res r, r2;
         ts_err e = {0};
         assert_int_equal(ts_exact_search(p, &eo, &better, &r, &e), TS_OK);
         assert_true(r.run);
+        /* the same effort and the same answer a second time (a count, not a clock) */
+        assert_int_equal(ts_exact_search(p, &eo, &again, &r2, &e), TS_OK);
+        assert_int_equal(r2.effort, r.effort);
+        assert_int_equal(r2.best, r.best);
+        assert_int_equal(r2.proven, r.proven);
+        assert_true((again == NULL) == (better == NULL));
+        for (int i = 0; again && i < again->nentries; i++)
+            assert_int_equal(again->entries[i].step, better->entries[i].step);
+        ts_schedule_free(again);
         checked++;
         if (r.proven) {
             proven++;
