@@ -12,6 +12,7 @@
 #include <string.h>
 #include "ts_baseline.h"
 #include "ts_bound.h"
+#include "ts_exact.h"
 #include "ts_improve.h"
 #include "ts_shard.h"
 #include "ts_search_ctx.h"
@@ -64,12 +65,13 @@ typedef struct {
 typedef struct {
     ts_search_ctx *c;
     int n; /* N */
-    long *cap; /* per device, or NULL */
+    const long *cap; /* per device (the context's), or NULL */
     long bound; /* the lower bound at N within the memory */
     ts_auto_cand pool[TS_AUTO_POOL]; /* best first; makespan 0: empty */
     ts_err why; /* the first search's refusal: auto's own when nothing fits */
     long min_memory; /* the smallest feasible capacity a search reported, -1 */
     bool improve_cut; /* the time limit, not the effort, ended an improvement slice */
+    bool exact_proven; /* the exact search proved the best makespan minimal */
 } ts_auto;
 
 static void ts_auto_cand_free(ts_auto_cand *x)
@@ -353,6 +355,68 @@ static void ts_auto_improve(ts_auto *a)
     }
 }
 
+/* The large-neighbourhood step on the drain of the best schedule (ts_exact_drain): its last 32,
+ * 64, then 128 instances freed and solved exactly behind the rest, each step kept when it
+ * shortens the makespan, for half the exact search's effort; only where the exact search cannot
+ * take the whole instance set. */
+static void ts_auto_drain(ts_auto *a)
+{
+    static const int sizes[] = {32, 64, 128};
+    ts_search_ctx *c = a->c;
+    long effort = (long)(TS_EXACT_EFFORT_PER_SECOND * c->o->time_limit) / 6;
+    /* where the exact search takes the whole instance set, it gets the whole effort */
+    if (ts_exact_affordable(c->p, a->n))
+        return;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0] && !ts_auto_done(a); i++) {
+        ts_auto_cand *x = &a->pool[0];
+        ts_exact_opts eo = {a->n, a->cap, a->bound, x->makespan, effort, &c->budget};
+        ts_exact_res r;
+        ts_schedule *s = NULL, *at = NULL;
+        ts_err e = {0};
+        if (!x->at || ts_exact_drain(x->at, sizes[i], &eo, &s, &r, &e) != TS_OK)
+            r.run = false;
+        if (r.run)
+            c->st->exact_effort = (c->st->exact_effort < 0 ? 0 : c->st->exact_effort) + r.effort;
+        a->improve_cut = a->improve_cut || (r.run && r.timed_out);
+        long mk = s ? ts_auto_measure(a, s, &at) : -1;
+        ts_schedule_free(s);
+        if (mk >= 0 && mk < x->makespan) {
+            ts_schedule_free(x->at);
+            x->at = at;
+            x->makespan = mk;
+            x->improved = true;
+        } else {
+            ts_schedule_free(at);
+        }
+    }
+}
+
+/* The exact search at N on small instance counts (exact.c), below the best so far, for an
+ * effort in Z3 resource units that the time limit sets: a shorter schedule joins the pool, and a
+ * refusal of every shorter makespan proves the best optimal. */
+static void ts_auto_exact(ts_auto *a)
+{
+    ts_search_ctx *c = a->c;
+    ts_auto_cand *x = &a->pool[0];
+    if (!x->at || x->makespan <= a->bound || !ts_exact_affordable(c->p, a->n) || ts_ctx_over(c))
+        return;
+    ts_exact_opts eo = {a->n, a->cap, a->bound, x->makespan,
+                        (long)(TS_EXACT_EFFORT_PER_SECOND * c->o->time_limit), &c->budget};
+    ts_exact_res r;
+    ts_schedule *s = NULL, *at;
+    ts_err e = {0};
+    if (ts_exact_search(c->p, &eo, &s, &r, &e) == TS_OK && r.run) {
+        c->st->exact = r.proven ? "proven" : r.timed_out ? "timed out" : "cut";
+        c->st->exact_effort = (c->st->exact_effort < 0 ? 0 : c->st->exact_effort) + r.effort;
+        a->improve_cut = a->improve_cut || r.timed_out;
+        long mk = s ? ts_auto_measure(a, s, &at) : -1;
+        if (mk >= 0)
+            ts_auto_offer(a, at, NULL, mk, "exact", NULL);
+        a->exact_proven = r.proven && a->pool[0].makespan <= r.best;
+    }
+    ts_schedule_free(s);
+}
+
 /* What auto returns: the repetend schedule as its method found it when that is the winner
  * unchanged and unrolls to N; the schedule at N otherwise. Fills the statistics. */
 static ts_schedule *ts_auto_finish(ts_auto *a)
@@ -376,7 +440,7 @@ static ts_schedule *ts_auto_finish(ts_auto *a)
     st->source = x->source;
     st->improved = x->improved;
     /* proven for this N and memory only when the bound is met */
-    st->optimal = x->makespan <= a->bound;
+    st->optimal = x->makespan <= a->bound || a->exact_proven;
     st->gap_to_bound = a->bound > 0 ? (double)(x->makespan - a->bound) / (double)a->bound : 0;
     return out;
 }
@@ -386,23 +450,20 @@ int ts_search_auto(const ts_placement *p, const ts_search_opts *o, ts_schedule *
 {
     ts_search_ctx c;
     ts_search_opts local = *o;
+    char mem[64] = "without a memory limit";
     if (local.time_limit <= 0)
         local.time_limit = TS_AUTO_DEFAULT_LIMIT;
     /* the caller's summary and file at N come after: auto searches for its share */
     local.time_limit *= ts_finish_share(p, &local);
-    ts_ctx_begin(&c, p, &local, st);
+    int rc = ts_ctx_begin(&c, p, &local, st, e);
     *out = NULL;
+    if (rc)
+        return ts_ctx_end(&c, rc, NULL);
     ts_auto a = {0};
     a.c = &c;
     a.min_memory = -1;
     a.n = o->micro_batches > 0 ? o->micro_batches : TS_DEFAULT_MICRO_BATCHES;
-    if (o->has_memory) {
-        a.cap = malloc((size_t)p->ndevs * sizeof(long));
-        if (!a.cap)
-            return ts_ctx_end(&c, ts_fail(e, TS_ESYS, "auto: out of memory"), NULL);
-        for (int d = 0; d < p->ndevs; d++)
-            a.cap[d] = o->memory;
-    }
+    a.cap = c.cap;
     double t0 = ts_clock_now();
     a.bound = ts_bound_value(p, a.n, a.cap);
     t0 = ts_ctx_lap(&c, TS_PHASE_BOUNDS, t0);
@@ -413,11 +474,15 @@ int ts_search_auto(const ts_placement *p, const ts_search_opts *o, ts_schedule *
     ts_auto_folds_run(&a);
     t0 = ts_ctx_lap(&c, TS_PHASE_SEARCHES, t0);
     ts_auto_improve(&a);
-    ts_ctx_lap(&c, TS_PHASE_IMPROVE, t0);
-    int rc = TS_OK;
-    char mem[48] = "without a memory limit";
-    if (o->has_memory)
-        snprintf(mem, sizeof mem, "within memory %ld", o->memory);
+    t0 = ts_ctx_lap(&c, TS_PHASE_IMPROVE, t0);
+    ts_auto_drain(&a);
+    ts_auto_exact(&a);
+    ts_ctx_lap(&c, TS_PHASE_EXACT, t0);
+    if (o->has_memory) {
+        char caps[48];
+        snprintf(mem, sizeof mem, "within memory %s",
+                 ts_search_memory_text(o, p->ndevs, caps, sizeof caps));
+    }
     c.st->min_memory = a.min_memory;
     if (!a.pool[0].at && a.why.code)
         rc = ts_fail(e, a.why.code, "%s", a.why.msg);
@@ -430,6 +495,5 @@ int ts_search_auto(const ts_placement *p, const ts_search_opts *o, ts_schedule *
     c.st->timed_out = (ts_ctx_over(&c) || a.improve_cut) && !c.st->optimal;
     for (int k = 0; k < TS_AUTO_POOL; k++)
         ts_auto_cand_free(&a.pool[k]);
-    free(a.cap);
     return ts_ctx_end(&c, rc, *out);
 }

@@ -161,7 +161,7 @@ static int ts_check_repetend(const ts_placement *p, const int *mids, const long 
     return TS_OK;
 }
 
-int ts_complete_feasible(const ts_placement *p, const int *mids, bool has_memory, long memory,
+int ts_complete_feasible(const ts_placement *p, const int *mids, const long *cap,
                          double time_limit, bool *feasible, bool *unknown, ts_err *e)
 {
     *feasible = true;
@@ -170,14 +170,15 @@ int ts_complete_feasible(const ts_placement *p, const int *mids, bool has_memory
     int rc = ts_check_repetend(p, mids, NULL, 1, &k, e);
     if (rc)
         return rc;
-    if (!has_memory)
+    if (!cap)
         return TS_OK;
     ts_budget b;
     ts_budget_init(&b, time_limit > 0 ? time_limit : TS_COMPLETE_CALL_CAP);
-    size_t cap = (size_t)p->nblocks * (size_t)k + 1;
-    ts_inst *inst = malloc(cap * sizeof *inst);
-    long *start = malloc(cap * sizeof *start);
-    long *level = calloc((size_t)p->ndevs + 1, sizeof *level);
+    size_t room = (size_t)p->nblocks * (size_t)k + 1;
+    ts_inst *inst = malloc(room * sizeof *inst);
+    long *start = malloc(room * sizeof *start);
+    /* the cool-down's level, then the level a phase starts from (ts_memspec_fill) */
+    long *level = calloc(2 * (size_t)p->ndevs + 1, sizeof *level);
     if (!inst || !start || !level) {
         rc = ts_fail(e, TS_ESYS, "solver: out of memory");
         goto out;
@@ -189,7 +190,7 @@ int ts_complete_feasible(const ts_placement *p, const int *mids, bool has_memory
         rc = ts_iset_build(p, n, inst, true, &s, e);
         if (rc)
             goto out;
-        ts_memspec ms = {true, memory, phase == 0 ? NULL : level};
+        ts_memspec ms = ts_memspec_fill(cap, p->ndevs, phase == 0 ? NULL : level, level + p->ndevs);
         ts_phase_res r = {.start = start};
         rc = ts_phase_solve(&s, &ms, false, 0, TS_IMODEL_MAX_TERMS, &b, &r, e);
         ts_iset_free(&s);
@@ -236,8 +237,8 @@ static int ts_complete_compose(const ts_placement *p, const ts_rep *rep, int k,
     ts_schedule *s = ts_schedule_new(p, k);
     if (!s)
         return ts_fail(e, TS_ESYS, "solver: out of memory");
-    if (o->has_memory)
-        ts_schedule_set_uniform_memory(s, o->memory);
+    if (o->cap)
+        ts_schedule_set_memory(s, o->cap);
     int bad = 0;
     for (int x = 0; x < pt->nw && !bad; x++)
         bad = ts_schedule_add(s, pt->winst[x].block, pt->winst[x].micro, pt->wstart[x]);
@@ -285,6 +286,16 @@ static int ts_complete_check(const ts_schedule *s, int k, ts_err *e)
     return TS_OK;
 }
 
+/* TS_ENOANSWER: the warm-up or cool-down of a repetend does not fit the capacities. */
+static int ts_phase_refusal(ts_err *e, const char *phase, int k, const long *cap, int ndevs,
+                            bool proven)
+{
+    char mem[64];
+    return ts_fail(e, TS_ENOANSWER, "the %s of this repetend (k = %d) does not fit memory %s%s",
+                   phase, k, ts_caps_text(cap, ndevs, mem, sizeof mem),
+                   proven ? "" : " within the time limit");
+}
+
 int ts_complete(const ts_placement *p, const ts_rep *rep, const ts_complete_opts *o,
                 ts_schedule **out, ts_complete_stats *st, ts_err *e)
 {
@@ -306,7 +317,8 @@ int ts_complete(const ts_placement *p, const ts_rep *rep, const ts_complete_opts
     size_t cap = (size_t)nb * (size_t)k + 1;
     ts_inst *winst = malloc(cap * sizeof *winst), *cinst = malloc(cap * sizeof *cinst);
     long *wstart = malloc(cap * sizeof *wstart), *cstart = malloc(cap * sizeof *cstart);
-    long *level = calloc((size_t)D + 1, sizeof *level);
+    /* the cool-down's level, then the levels each phase starts from (ts_memspec_fill) */
+    long *level = calloc(3 * (size_t)D + 1, sizeof *level);
     ts_iset ws = {0}, cs = {0};
     ts_schedule *s = NULL;
     if (!winst || !cinst || !wstart || !cstart || !level) {
@@ -334,7 +346,7 @@ int ts_complete(const ts_placement *p, const ts_rep *rep, const ts_complete_opts
     /* Under a time limit a smaller model cap: Z3 overruns its timeout while it takes one in. */
     long max_terms = o->time_limit > 0 ? TS_IMODEL_MAX_TERMS_TIMED : TS_IMODEL_MAX_TERMS;
     double t0 = ts_clock_now();
-    ts_memspec wm = {o->has_memory, o->memory, NULL};
+    ts_memspec wm = ts_memspec_fill(o->cap, D, NULL, level + D);
     ts_phase_res wr = {.start = wstart};
     ts_budget pb;
     ts_budget_init(&pb, ts_budget_call(&b, TS_COMPLETE_PHASE_CAP) + 1e-3); /* never 0: "none" */
@@ -342,22 +354,18 @@ int ts_complete(const ts_placement *p, const ts_rep *rep, const ts_complete_opts
         goto out;
     st->warmup_seconds = ts_clock_now() - t0;
     if (!wr.feasible) {
-        rc = ts_fail(e, TS_ENOANSWER,
-                     "the warm-up of this repetend (k = %d) does not fit memory %ld%s", k,
-                     o->memory, wr.optimal ? "" : " within the time limit");
+        rc = ts_phase_refusal(e, "warm-up", k, o->cap, D, wr.optimal);
         goto out;
     }
     t0 = ts_clock_now();
-    ts_memspec cm = {o->has_memory, o->memory, level};
+    ts_memspec cm = ts_memspec_fill(o->cap, D, level, level + 2 * D);
     ts_phase_res cr = {.start = cstart};
     ts_budget_init(&pb, ts_budget_call(&b, TS_COMPLETE_PHASE_CAP) + 1e-3); /* never 0: "none" */
     if ((rc = ts_phase_solve(&cs, &cm, true, slack, max_terms, &pb, &cr, e)))
         goto out;
     st->cooldown_seconds = ts_clock_now() - t0;
     if (!cr.feasible) {
-        rc = ts_fail(e, TS_ENOANSWER,
-                     "the cool-down of this repetend (k = %d) does not fit memory %ld%s", k,
-                     o->memory, cr.optimal ? "" : " within the time limit");
+        rc = ts_phase_refusal(e, "cool-down", k, o->cap, D, cr.optimal);
         goto out;
     }
     st->warmup_steps = wr.steps;

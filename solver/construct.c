@@ -121,7 +121,7 @@ static long ts_construct_fit(const ts_placement *p, const ts_cstate *c, const ts
 }
 
 bool ts_repetend_construct(const ts_placement *p, const int *chain, const int *mids, long P,
-                           bool has_memory, long cap, const ts_budget *budget, long *start)
+                           const long *cap, const ts_budget *budget, long *start)
 {
     int n = p->nblocks;
     bool ok = false;
@@ -165,7 +165,7 @@ bool ts_repetend_construct(const ts_placement *p, const int *chain, const int *m
             start[ed->dst] + delta * P < start[ed->src] + p->blocks[ed->src].span + ed->delay)
             goto out;
     }
-    if ((has_memory && !ts_window_memory_fits(p, mids, start, cap, level, false)) ||
+    if ((cap && !ts_window_memory_fits(p, mids, start, cap, level, false)) ||
         !ts_construct_covered(p, start, P))
         goto out;
     ok = true;

@@ -31,9 +31,11 @@ static int ts_search_check(const ts_placement *p, const ts_search_opts *o, ts_er
         return e ? e->code : TS_EINPUT;
     if (p->nblocks == 0)
         return ts_fail(e, TS_EINPUT, "search: the placement '%s' has no blocks", p->name);
-    if (o->has_memory && o->memory < 0)
-        return ts_fail(e, TS_EINPUT, "search: the memory capacity must be >= 0, not %ld",
-                       o->memory);
+    for (int d = 0; o->has_memory && d < p->ndevs; d++)
+        if (ts_search_cap(o, d) < 0)
+            return ts_fail(e, TS_EINPUT,
+                           "search: the memory capacity of device %d must be >= 0, not %ld", d,
+                           ts_search_cap(o, d));
     if (o->k < 0 || o->micro_batches < 0)
         return ts_fail(e, TS_EINPUT, "search: k and N must not be negative");
     return o->has_memory ? ts_check_memory_growth(p, e) : TS_OK;

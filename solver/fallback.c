@@ -100,16 +100,16 @@ out:
     return rc;
 }
 
-int ts_sequential_schedule(const ts_placement *p, bool has_memory, long cap, ts_schedule **out,
-                           ts_err *e)
+int ts_sequential_schedule(const ts_placement *p, const long *cap, ts_schedule **out, ts_err *e)
 {
     *out = NULL;
     int n = p->nblocks;
     long *start = malloc((size_t)n * sizeof *start + 1);
     long *compact = calloc((size_t)n + 1, sizeof *compact);
     int *mids = calloc((size_t)n + 1, sizeof *mids);
+    long *unbounded = malloc((size_t)p->ndevs * sizeof *unbounded + 1);
     int rc = TS_OK;
-    if (!start || !compact || !mids) {
+    if (!start || !compact || !mids || !unbounded) {
         rc = ts_fail(e, TS_ESYS, "solver: out of memory");
         goto out;
     }
@@ -117,13 +117,17 @@ int ts_sequential_schedule(const ts_placement *p, bool has_memory, long cap, ts_
     bool exact = false;
     ts_budget b;
     ts_budget_init(&b, 10);
-    rc = ts_memory_floor_order(p, has_memory ? cap : LONG_MAX, &b, &floor_cap, &exact, start, e);
+    /* without a memory limit any order will do: the greedy one (capacities without bound) */
+    for (int d = 0; !cap && d < p->ndevs; d++)
+        unbounded[d] = LONG_MAX / 4;
+    rc = ts_memory_floor_order(p, cap ? cap : unbounded, &b, &floor_cap, &exact, start, e);
     if (rc)
         goto out;
-    if (has_memory && floor_cap > cap) {
-        rc =
-            ts_fail(e, TS_ENOANSWER, "no schedule fits memory %ld: one micro-batch alone needs %ld",
-                    cap, floor_cap);
+    if (cap && floor_cap > ts_caps_max(cap, p->ndevs)) {
+        char mem[64];
+        rc = ts_fail(e, TS_ENOANSWER, "no schedule fits memory %s: one micro-batch alone needs %ld%s",
+                     ts_caps_text(cap, p->ndevs, mem, sizeof mem), floor_cap,
+                     strchr(mem, ',') ? " on the largest, the others kept as far below it" : "");
         goto out;
     }
     if ((rc = ts_sequential_replay(p, start, compact, e)))
@@ -132,20 +136,20 @@ int ts_sequential_schedule(const ts_placement *p, bool has_memory, long cap, ts_
         .start = compact, .period = ts_sequential_period(p, compact), .k = 1, .mids = mids};
     ts_complete_opts co;
     ts_complete_opts_init(&co);
-    co.has_memory = has_memory;
-    co.memory = cap;
+    co.cap = cap;
     rc = ts_complete(p, &rep, &co, out, NULL, e);
 out:
     free(start);
     free(compact);
     free(mids);
+    free(unbounded);
     return rc;
 }
 
-int ts_sequential_fallback(const ts_placement *p, bool has_memory, long cap, long maxload,
-                           ts_schedule **out, ts_search_stats *st, ts_err *e)
+int ts_sequential_fallback(const ts_placement *p, const long *cap, long maxload, ts_schedule **out,
+                           ts_search_stats *st, ts_err *e)
 {
-    int rc = ts_sequential_schedule(p, has_memory, cap, out, e);
+    int rc = ts_sequential_schedule(p, cap, out, e);
     if (rc == TS_OK) {
         st->k = 1;
         st->period = (*out)->rep.period;

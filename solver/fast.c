@@ -241,7 +241,7 @@ static int ts_fast_offsets(const ts_placement *p, const int *chain, const long *
     return 0;
 }
 
-int ts_fast_construct(const ts_placement *p, const int *chain, bool has_memory, long cap,
+int ts_fast_construct(const ts_placement *p, const int *chain, const long *cap,
                       const ts_budget *b, int *mids, long *start, long *period, bool *fits,
                       ts_err *e)
 {
@@ -256,7 +256,7 @@ int ts_fast_construct(const ts_placement *p, const int *chain, bool has_memory, 
         return ts_fail(e, TS_ESYS, "solver: out of memory");
     if (rc)
         return TS_OK;
-    if (!has_memory) {
+    if (!cap) {
         *fits = true;
         return TS_OK;
     }
@@ -322,19 +322,19 @@ static int ts_fast_repair_try(ts_fast *F, const int *cur, long *cstart, long *be
                               ts_err *e)
 {
     const ts_placement *p = F->p;
-    const ts_search_opts *o = F->o;
+    const long *cap = F->c->cap;
     ts_search_stats *st = F->c->st;
     ts_mids_levels(p, cur, F->level);
     for (int d = 0; d < p->ndevs; d++)
-        if (F->level[d] > o->memory)
+        if (F->level[d] > cap[d])
             return TS_OK;
     bool feasible, unknown;
-    int rc = ts_complete_feasible(p, cur, true, o->memory,
+    int rc = ts_complete_feasible(p, cur, cap,
                                   ts_budget_call(&F->c->budget, TS_FAST_CALL_CAP) + 1e-3, &feasible,
                                   &unknown, e);
     if (rc || !feasible)
         return rc;
-    if (!F->rm && (rc = ts_rmodel_new(p, true, o->memory, &F->rm, e)))
+    if (!F->rm && (rc = ts_rmodel_new(p, cap, &F->rm, e)))
         return rc;
     ts_rres r;
     long hi = *bestP == LONG_MAX ? -1 : *bestP - 1;
@@ -402,12 +402,12 @@ out:
  * the repair. *ok: a repetend within memory stands. */
 static int ts_fast_memory(ts_fast *F, bool *ok, ts_err *e)
 {
-    const ts_search_opts *o = F->o;
+    const long *cap = F->c->cap;
     double t0 = ts_clock_now();
     bool feasible = true, unknown = false;
-    *ok = ts_window_memory_fits(F->p, F->mids, F->start, o->memory, F->level, true);
+    *ok = ts_window_memory_fits(F->p, F->mids, F->start, cap, F->level, true);
     int rc = TS_OK;
-    if (*ok && (rc = ts_complete_feasible(F->p, F->mids, true, o->memory,
+    if (*ok && (rc = ts_complete_feasible(F->p, F->mids, cap,
                                           ts_budget_call(&F->c->budget, TS_FAST_CALL_CAP) + 1e-3,
                                           &feasible, &unknown, e)))
         return rc;
@@ -420,14 +420,14 @@ static int ts_fast_memory(ts_fast *F, bool *ok, ts_err *e)
 /* Nothing with these offsets: one micro-batch at a time, if anything fits. */
 static int ts_fast_fallback(ts_fast *F, ts_schedule **out, ts_err *e)
 {
-    const ts_search_opts *o = F->o;
+    const long *cap = F->c->cap;
     ts_search_stats *st = F->c->st;
     long floor_cap;
     bool exact;
-    int rc = ts_memory_floor(F->p, o->memory, &F->c->budget, &floor_cap, &exact, e);
-    if (rc || (rc = ts_floor_refusal(F->p, o->memory, floor_cap, exact, st, e)))
+    int rc = ts_memory_floor(F->p, cap, &F->c->budget, &floor_cap, &exact, e);
+    if (rc || (rc = ts_floor_refusal(F->p, cap, floor_cap, exact, st, e)))
         return rc;
-    if ((rc = ts_sequential_fallback(F->p, true, o->memory, F->maxload, out, st, e)))
+    if ((rc = ts_sequential_fallback(F->p, cap, F->maxload, out, st, e)))
         return rc;
     st->optimal = st->bubbles == 0;
     return TS_OK;
@@ -441,8 +441,7 @@ static int ts_fast_complete(ts_fast *F, ts_schedule **out, ts_err *e)
     ts_rep rep = {.start = F->start, .period = F->P, .k = F->k, .mids = F->mids};
     ts_complete_opts co;
     ts_complete_opts_init(&co);
-    co.has_memory = o->has_memory;
-    co.memory = o->memory;
+    co.cap = F->c->cap;
     co.accept = o->accept;
     co.micro_batches = o->micro_batches;
     co.time_limit = o->time_limit > 0 ? ts_budget_left(&F->c->budget) + 0.001 : 0;
@@ -465,7 +464,7 @@ int ts_search_fast(const ts_placement *p, const ts_search_opts *o, ts_schedule *
                    ts_search_stats *st, ts_err *e)
 {
     ts_search_ctx ctx;
-    ts_ctx_begin(&ctx, p, o, st);
+    int rc = ts_ctx_begin(&ctx, p, o, st, e);
     *out = NULL;
     int n = p->nblocks;
     ts_fast F = {&ctx, p, o, n, ts_placement_max_load(p), NULL, NULL, NULL, NULL, 0, 0, NULL};
@@ -473,9 +472,8 @@ int ts_search_fast(const ts_placement *p, const ts_search_opts *o, ts_schedule *
     F.mids = calloc((size_t)n + 1, sizeof *F.mids);
     F.start = calloc((size_t)n + 1, sizeof *F.start);
     F.level = calloc((size_t)p->ndevs + 1, sizeof *F.level);
-    int rc = TS_OK;
     bool ok = true;
-    if (!F.chain || !F.mids || !F.start || !F.level)
+    if (rc == TS_OK && (!F.chain || !F.mids || !F.start || !F.level))
         rc = ts_fail(e, TS_ESYS, "solver: out of memory");
     if (rc == TS_OK)
         rc = ts_fast_build(&F, e);

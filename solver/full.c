@@ -28,27 +28,28 @@ static int ts_full_minimise(ts_search_ctx *c, const ts_iset *s, const ts_memspec
     ts_imodel_free(&m);
     if (rc)
         return rc;
+    char mem[64];
     if (g == 0)
         res->found = true; /* the greedy schedule at least */
     if (res->found)
         return TS_OK;
     if (res->optimal)
-        return ts_fail(e, TS_ENOANSWER, "no schedule of %d micro-batches of '%s' fits memory %ld",
-                       N, c->p->name, o->memory);
+        return ts_fail(e, TS_ENOANSWER, "no schedule of %d micro-batches of '%s' fits memory %s",
+                       N, c->p->name, ts_caps_text(c->cap, c->p->ndevs, mem, sizeof mem));
     return ts_fail(e, TS_ENOANSWER,
                    "full: no schedule of %d micro-batches of '%s' found within the time limit", N,
                    c->p->name);
 }
 
 /* The schedule of the instances at their starts, normalised to step 0. */
-static int ts_full_schedule(const ts_search_opts *o, const ts_iset *s, int N, const long *start,
+static int ts_full_schedule(const long *cap, const ts_iset *s, int N, const long *start,
                             ts_schedule **out, ts_err *e)
 {
     ts_schedule *sc = ts_schedule_new(s->p, N);
     if (!sc)
         return ts_fail(e, TS_ESYS, "solver: out of memory");
-    if (o->has_memory)
-        ts_schedule_set_uniform_memory(sc, o->memory);
+    if (cap)
+        ts_schedule_set_memory(sc, cap);
     for (int i = 0; i < s->n; i++)
         if (ts_schedule_add(sc, s->inst[i].block, s->inst[i].micro, start[i])) {
             ts_schedule_free(sc);
@@ -60,16 +61,30 @@ static int ts_full_schedule(const ts_search_opts *o, const ts_iset *s, int N, co
     return TS_OK;
 }
 
+static int ts_full_solve_with(ts_search_ctx *c, const ts_iset *s, const ts_memspec *ms, int N,
+                              long *start, ts_minres *res, ts_err *e);
+
 /* Greedy first; the greedy schedule stands when it meets the lower bound, or when the model
  * would be too large to build; otherwise Z3 minimises the makespan. */
 static int ts_full_solve(ts_search_ctx *c, const ts_iset *s, int N, long *start, ts_minres *res,
                          ts_err *e)
 {
-    const ts_search_opts *o = c->o;
-    ts_memspec ms = {o->has_memory, o->memory, NULL};
+    long *reserve = c->cap ? malloc((size_t)c->p->ndevs * sizeof *reserve) : NULL;
+    if (c->cap && !reserve)
+        return ts_fail(e, TS_ESYS, "solver: out of memory");
+    ts_memspec ms = ts_memspec_fill(c->cap, c->p->ndevs, NULL, reserve);
+    int rc = ts_full_solve_with(c, s, &ms, N, start, res, e);
+    free(reserve);
+    return rc;
+}
+
+/* ts_full_solve under the memory settings ms. */
+static int ts_full_solve_with(ts_search_ctx *c, const ts_iset *s, const ts_memspec *ms, int N,
+                              long *start, ts_minres *res, ts_err *e)
+{
     double t0 = ts_clock_now();
     long steps = -1;
-    int g = ts_iset_greedy_best(s, &ms, start, &steps);
+    int g = ts_iset_greedy_best(s, ms, start, &steps);
     if (g < 0)
         return ts_fail(e, TS_ESYS, "solver: out of memory");
     long lb = ts_iset_lower_bound(s), plb = ts_lower_bound(c->p, N);
@@ -89,27 +104,28 @@ static int ts_full_solve(ts_search_ctx *c, const ts_iset *s, int N, long *start,
         ts_ctx_phase(c, TS_PHASE_TOO_LARGE, 0);
         return TS_OK;
     }
-    return ts_full_minimise(c, s, &ms, g, steps, lb, N, start, res, e);
+    return ts_full_minimise(c, s, ms, g, steps, lb, N, start, res, e);
 }
 
 int ts_search_full(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
                    ts_search_stats *st, ts_err *e)
 {
     ts_search_ctx ctx;
-    ts_ctx_begin(&ctx, p, o, st);
+    int rc = ts_ctx_begin(&ctx, p, o, st, e);
     st = ctx.st;
     *out = NULL;
     int N = o->micro_batches > 0 ? o->micro_batches : TS_DEFAULT_MICRO_BATCHES;
     int nb = p->nblocks;
-    if ((long)N * nb > TS_FULL_MAX_INSTANCES)
-        return ts_fail(e, TS_EINPUT, "full: %d micro-batches x %d blocks is too large a problem", N,
-                       nb);
+    if (rc == TS_OK && (long)N * nb > TS_FULL_MAX_INSTANCES)
+        rc = ts_fail(e, TS_EINPUT, "full: %d micro-batches x %d blocks is too large a problem", N,
+                     nb);
+    if (rc)
+        return ts_ctx_end(&ctx, rc, NULL);
     size_t n = (size_t)N * (size_t)nb;
     ts_inst *inst = malloc(n * sizeof *inst + 1);
     long *start = malloc(n * sizeof *start + 1);
     ts_iset s = {0};
     ts_minres res = {0};
-    int rc = TS_OK;
     if (!inst || !start) {
         rc = ts_fail(e, TS_ESYS, "solver: out of memory");
         goto out;
@@ -120,7 +136,7 @@ int ts_search_full(const ts_placement *p, const ts_search_opts *o, ts_schedule *
             inst[x++] = (ts_inst){bk, mb};
     if ((rc = ts_iset_build(p, (int)n, inst, true, &s, e)) ||
         (rc = ts_full_solve(&ctx, &s, N, start, &res, e)) ||
-        (rc = ts_full_schedule(o, &s, N, start, out, e)))
+        (rc = ts_full_schedule(ctx.cap, &s, N, start, out, e)))
         goto out;
     st->k = 0;
     st->period = 0;

@@ -44,7 +44,7 @@ void ts_search_label(const ts_placement *p, const ts_search_opts *o, const ts_sc
         if (!cap)
             return;
         for (int d = 0; d < p->ndevs; d++)
-            cap[d] = o->memory;
+            cap[d] = ts_search_cap(o, d);
     }
     long mk = ts_label_makespan(s, n), lb = ts_bound_value(p, n, cap);
     free(cap);

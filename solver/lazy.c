@@ -39,6 +39,7 @@ typedef struct {
     int *chain; /* chain order */
     int *pos; /* position of each block in the chain */
     long maxload;
+    long capmax; /* the largest capacity (c->cap) */
     long *level; /* scratch, ndevs */
     long *lp; /* nblocks^2: longest start-to-start dependency path, 0 when none;
                        NULL above TS_LAZY_MAX_PATHS (the screen's bound is then the load) */
@@ -116,13 +117,15 @@ static int ts_lazy_screen(ts_lazy *L, int k, const int *cuts, ts_cand *c)
             return 2;
     }
     c->maxlevel = 0;
-    if (L->o->has_memory) {
+    if (L->c->cap) {
+        const long *cap = L->c->cap;
         ts_mids_levels(p, c->mids, L->level);
         for (int d = 0; d < p->ndevs; d++) {
-            if (L->level[d] > L->o->memory)
+            if (L->level[d] > cap[d])
                 return 1;
-            if (L->level[d] > c->maxlevel)
-                c->maxlevel = L->level[d];
+            /* the level as a share of the largest capacity: a smaller device counts fuller */
+            if (L->level[d] + L->capmax - cap[d] > c->maxlevel)
+                c->maxlevel = L->level[d] + L->capmax - cap[d];
         }
     }
     /* Period bound from dependency paths: a path from a's start to z's start of length len,
@@ -170,8 +173,8 @@ static int ts_lazy_try(ts_lazy *L, int k, ts_cand *c, bool construct_only, bool 
     int rc = TS_OK;
     /* The candidate's own lower bound reached without a solver is its optimum. */
     if (construct_only) {
-        if (!ts_repetend_construct(p, L->chain, c->mids, c->lb, o->has_memory, o->memory,
-                                   &L->search, L->start)) {
+        if (!ts_repetend_construct(p, L->chain, c->mids, c->lb, L->c->cap, &L->search,
+                                   L->start)) {
             ts_ctx_phase(L->c, TS_PHASE_REPETEND, ts_clock_now() - t0);
             return TS_OK;
         }
@@ -189,7 +192,7 @@ static int ts_lazy_try(ts_lazy *L, int k, ts_cand *c, bool construct_only, bool 
     } else {
         L->tried++;
         c->done = true;
-        if (!L->rm && (rc = ts_rmodel_new(p, o->has_memory, o->memory, &L->rm, e)))
+        if (!L->rm && (rc = ts_rmodel_new(p, L->c->cap, &L->rm, e)))
             return rc;
         long hi = ts_lazy_bound(L) == LONG_MAX ? -1 : ts_lazy_bound(L) - 1;
         rc = ts_rmodel_solve(L->rm, c->mids, c->lb, hi, &L->search, TS_LAZY_CALL_CAP, L->start, &r,
@@ -208,8 +211,7 @@ static int ts_lazy_try(ts_lazy *L, int k, ts_cand *c, bool construct_only, bool 
         bool feasible, unknown;
         t0 = ts_clock_now();
         double lim = ts_budget_call(&L->search, 10.0) + 1e-3; /* never 0, which means none */
-        rc =
-            ts_complete_feasible(p, c->mids, o->has_memory, o->memory, lim, &feasible, &unknown, e);
+        rc = ts_complete_feasible(p, c->mids, L->c->cap, lim, &feasible, &unknown, e);
         ts_ctx_phase(L->c, TS_PHASE_CHECK, ts_clock_now() - t0);
         if (rc)
             return rc;
@@ -237,12 +239,13 @@ static int ts_lazy_greedy_ok(ts_lazy *L, int k, const int *mids, bool *ok, ts_er
 {
     const ts_placement *p = L->p;
     *ok = true;
-    if (!L->o->has_memory || k == 1)
+    if (!L->c->cap || k == 1)
         return TS_OK;
-    size_t cap = (size_t)p->nblocks * (size_t)k + 1;
-    ts_inst *inst = malloc(cap * sizeof *inst);
-    long *start = malloc(cap * sizeof *start);
-    long *level = calloc((size_t)p->ndevs + 1, sizeof *level);
+    size_t room = (size_t)p->nblocks * (size_t)k + 1;
+    ts_inst *inst = malloc(room * sizeof *inst);
+    long *start = malloc(room * sizeof *start);
+    /* the cool-down's level, then the level a phase starts from (ts_memspec_fill) */
+    long *level = calloc(2 * (size_t)p->ndevs + 1, sizeof *level);
     int rc = TS_OK;
     if (!inst || !start || !level) {
         rc = ts_fail(e, TS_ESYS, "solver: out of memory");
@@ -254,7 +257,8 @@ static int ts_lazy_greedy_ok(ts_lazy *L, int k, const int *mids, bool *ok, ts_er
         ts_iset s;
         if ((rc = ts_iset_build(p, n, inst, true, &s, e)))
             goto out;
-        ts_memspec ms = {true, L->o->memory, phase ? level : NULL};
+        ts_memspec ms =
+            ts_memspec_fill(L->c->cap, p->ndevs, phase ? level : NULL, level + p->ndevs);
         long steps;
         int g = ts_iset_greedy(&s, &ms, 0, start, &steps);
         if (g == 1)
@@ -372,6 +376,7 @@ static int ts_lazy_init(ts_lazy *L, ts_search_ctx *c, ts_err *e)
     L->st = c->st;
     L->n = nb;
     L->maxload = ts_placement_max_load(p);
+    L->capmax = c->cap ? ts_caps_max(c->cap, p->ndevs) : 0;
     L->proven = true;
     L->chain = malloc((size_t)nb * sizeof *L->chain + 1);
     L->pos = malloc((size_t)nb * sizeof *L->pos + 1);
@@ -458,9 +463,9 @@ static int ts_lazy_floor(ts_lazy *L, ts_err *e)
     double t0 = ts_clock_now();
     long floor_cap;
     bool exact;
-    int rc = ts_memory_floor(L->p, o->memory, &L->search, &floor_cap, &exact, e);
+    int rc = ts_memory_floor(L->p, L->c->cap, &L->search, &floor_cap, &exact, e);
     ts_ctx_lap(L->c, TS_PHASE_FLOOR, t0);
-    return rc ? rc : ts_floor_refusal(L->p, o->memory, floor_cap, exact, L->st, e);
+    return rc ? rc : ts_floor_refusal(L->p, L->c->cap, floor_cap, exact, L->st, e);
 }
 
 /* Seed from the fast construction when it fits (its window, warm-up and cool-down). */
@@ -469,8 +474,8 @@ static int ts_lazy_seed(ts_lazy *L, ts_err *e)
     const ts_search_opts *o = L->o;
     double t0 = ts_clock_now();
     bool fits = false;
-    int rc = ts_fast_construct(L->p, L->chain, o->has_memory, o->memory, &L->search, L->seed.mids,
-                               L->seed.start, &L->seed.period, &fits, e);
+    int rc = ts_fast_construct(L->p, L->chain, L->c->cap, &L->search, L->seed.mids, L->seed.start,
+                               &L->seed.period, &fits, e);
     if (rc == TS_ENOANSWER) { /* the time limit ended it: no seed, and nothing is proven */
         ts_err_clear(e);
         L->proven = false;
@@ -550,22 +555,24 @@ static int ts_lazy_none(ts_lazy *L, ts_schedule **out, ts_err *e)
     const ts_search_opts *o = L->o;
     if (L->st->timed_out) {
         double t0 = ts_clock_now();
-        int rc = ts_sequential_fallback(p, o->has_memory, o->memory, L->maxload, out, L->st, e);
+        int rc = ts_sequential_fallback(p, L->c->cap, L->maxload, out, L->st, e);
         ts_ctx_lap(L->c, TS_PHASE_FALLBACK, t0);
         return rc;
     }
+    char mem[64];
+    ts_caps_text(L->c->cap, p->ndevs, mem, sizeof mem);
     if (ts_placement_has_distance_edges(p)) /* lazy's cuts meet them only in part */
         return ts_fail(e, TS_EINPUT,
-                       "lazy found no repetend of '%s' within memory %ld, but its edges between "
+                       "lazy found no repetend of '%s' within memory %s, but its edges between "
                        "micro-batches (distance > 0) are more than lazy can take: use --method "
                        "modulo",
-                       p->name, o->memory);
+                       p->name, mem);
     if (o->k > 0)
         return ts_fail(e, TS_ENOANSWER,
-                       "no repetend of '%s' with k = %d fits memory %ld (warm-up, repetend and "
+                       "no repetend of '%s' with k = %d fits memory %s (warm-up, repetend and "
                        "cool-down together)",
-                       p->name, o->k, o->memory);
-    return ts_fail(e, TS_ENOANSWER, "no repetend of '%s' fits memory %ld", p->name, o->memory);
+                       p->name, o->k, mem);
+    return ts_fail(e, TS_ENOANSWER, "no repetend of '%s' fits memory %s", p->name, mem);
 }
 
 /* Completes the best candidate (warm-up and cool-down with minimum steps); one micro-batch at a
@@ -576,8 +583,7 @@ static int ts_lazy_complete(ts_lazy *L, ts_schedule **out, bool *fell_back, ts_e
     ts_search_stats *st = L->st;
     ts_complete_opts co;
     ts_complete_opts_init(&co);
-    co.has_memory = o->has_memory;
-    co.memory = o->memory;
+    co.cap = L->c->cap;
     co.time_limit = o->time_limit > 0 ? ts_budget_left(&L->c->budget) + 0.001 : 0;
     co.micro_batches = o->micro_batches;
     ts_complete_stats cst;
@@ -590,7 +596,7 @@ static int ts_lazy_complete(ts_lazy *L, ts_schedule **out, bool *fell_back, ts_e
         ts_err_clear(e);
         st->timed_out = true;
         *fell_back = true;
-        return ts_sequential_fallback(L->p, o->has_memory, o->memory, L->maxload, out, st, e);
+        return ts_sequential_fallback(L->p, L->c->cap, L->maxload, out, st, e);
     }
     if (rc)
         return rc;
@@ -663,10 +669,13 @@ int ts_search_lazy(const ts_placement *p, const ts_search_opts *o, ts_schedule *
                    ts_search_stats *st, ts_err *e)
 {
     ts_search_ctx ctx;
-    ts_ctx_begin(&ctx, p, o, st);
+    int rc = ts_ctx_begin(&ctx, p, o, st, e);
     *out = NULL;
     ts_lazy L;
-    int rc = ts_lazy_init(&L, &ctx, e);
+    if (rc == TS_OK)
+        rc = ts_lazy_init(&L, &ctx, e);
+    else
+        memset(&L, 0, sizeof L);
     int kmin = o->k > 0 ? o->k : 1, kmax = o->k > 0 ? o->k : p->nblocks;
     if (rc == TS_OK && ts_lazy_paths(&L))
         rc = ts_fail(e, TS_ESYS, "solver: out of memory");

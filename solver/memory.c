@@ -1,6 +1,8 @@
 /* Memory arithmetic every method needs: the levels that micro-batch offsets leave, the instances
  * of a warm-up or cool-down, one micro-batch's net memory, and the memory floor of one
  * micro-batch (the smallest capacity with which anything fits) with the refusal it proves. */
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ts_encode.h"
@@ -22,12 +24,12 @@ void ts_mids_levels(const ts_placement *p, const int *mids, long *level)
     ts_levels_at(p, mids, 0, level);
 }
 
-bool ts_window_memory_fits(const ts_placement *p, const int *mids, const long *start, long cap,
-                           long *level, bool strict_level)
+bool ts_window_memory_fits(const ts_placement *p, const int *mids, const long *start,
+                           const long *cap, long *level, bool strict_level)
 {
     ts_mids_levels(p, mids, level);
     for (int d = 0; d < p->ndevs; d++) {
-        if (strict_level && level[d] > cap)
+        if (strict_level && level[d] > cap[d])
             return false;
         for (int i = 0; i < p->nblocks; i++) {
             const ts_block *a = &p->blocks[i];
@@ -37,7 +39,7 @@ bool ts_window_memory_fits(const ts_placement *p, const int *mids, const long *s
             for (int j = 0; j < p->nblocks; j++)
                 if (ts_block_on(&p->blocks[j], d) && start[j] <= start[i])
                     v += p->blocks[j].memory;
-            if (v > cap)
+            if (v > cap[d])
                 return false;
         }
     }
@@ -72,19 +74,68 @@ void ts_net_memory(const ts_placement *p, long *net)
     }
 }
 
+long ts_caps_max(const long *cap, int ndevs)
+{
+    long m = 0;
+    for (int d = 0; d < ndevs; d++)
+        if (cap[d] > m)
+            m = cap[d];
+    return m;
+}
+
+ts_memspec ts_memspec_fill(const long *cap, int ndevs, const long *level, long *buf)
+{
+    if (!cap)
+        return (ts_memspec){false, 0, level};
+    long capmax = ts_caps_max(cap, ndevs);
+    for (int d = 0; d < ndevs; d++)
+        buf[d] = (level ? level[d] : 0) + capmax - cap[d];
+    return (ts_memspec){true, capmax, buf};
+}
+
+const char *ts_caps_text(const long *cap, int ndevs, char *buf, size_t len)
+{
+    bool uniform = true;
+    for (int d = 1; cap && d < ndevs; d++)
+        uniform = uniform && cap[d] == cap[0];
+    if (!cap || ndevs < 1 || uniform)
+        return snprintf(buf, len, cap && ndevs > 0 ? "%ld" : "none", cap ? cap[0] : 0), buf;
+    size_t at = 0;
+    for (int d = 0; d < ndevs; d++) {
+        char item[24];
+        int w = snprintf(item, sizeof item, "%s%ld", d ? "," : "", cap[d]);
+        /* room for this item and, when more follow, for ",..." */
+        if (at + (size_t)w + (d + 1 < ndevs ? 4 : 0) >= len) {
+            snprintf(buf + at, len - at, "%s", at + 4 < len ? ",..." : "");
+            break;
+        }
+        memcpy(buf + at, item, (size_t)w + 1);
+        at += (size_t)w;
+    }
+    return buf;
+}
+
 /* The memory floor over orders of one micro-batch; also leaves the order (starts) that reaches
- * it in start (nblocks entries). cap >= 0: stop at the greedy answer when it is <= cap. */
-int ts_memory_floor_order(const ts_placement *p, long cap, const ts_budget *b, long *floor_cap,
-                          bool *exact, long *start, ts_err *e)
+ * it in start (nblocks entries). With capacities, each device starts at what it lacks of the
+ * largest capacity (its reserve), so the floor is the largest capacity needed with the others
+ * kept as far below it; and it stops at the greedy answer when that is within the capacities. */
+int ts_memory_floor_order(const ts_placement *p, const long *cap, const ts_budget *b,
+                          long *floor_cap, bool *exact, long *start, ts_err *e)
 {
     int n = p->nblocks;
     ts_inst *inst = malloc((size_t)n * sizeof *inst + 1);
     long *tmp = malloc((size_t)n * sizeof *tmp + 1);
-    if (!inst || !tmp) {
+    long *reserve = calloc((size_t)p->ndevs + 1, sizeof *reserve);
+    if (!inst || !tmp || !reserve) {
         free(inst);
         free(tmp);
+        free(reserve);
         return ts_fail(e, TS_ESYS, "solver: out of memory");
     }
+    /* without capacities: the exact floor (Z3), the greedy answer never stops it */
+    long capmax = cap ? ts_caps_max(cap, p->ndevs) : -1;
+    for (int d = 0; cap && d < p->ndevs; d++)
+        reserve[d] = capmax - cap[d];
     for (int i = 0; i < n; i++)
         inst[i] = (ts_inst){i, 0};
     ts_iset s;
@@ -92,11 +143,12 @@ int ts_memory_floor_order(const ts_placement *p, long cap, const ts_budget *b, l
     free(inst);
     if (rc) {
         free(tmp);
+        free(reserve);
         return rc;
     }
     long hi = 0;
     for (int d = 0; d < p->ndevs; d++) {
-        long pos = 0;
+        long pos = reserve[d];
         for (int i = s.doff[d]; i < s.doff[d + 1]; i++) {
             long m = p->blocks[s.inst[s.dlist[i]].block].memory;
             if (m > 0)
@@ -107,7 +159,7 @@ int ts_memory_floor_order(const ts_placement *p, long cap, const ts_budget *b, l
     }
     /* Greedy bisection: the greedy order always fits hi (no prefix exceeds the positive sum). */
     long lo = 0, steps;
-    ts_memspec ms = {true, hi, NULL};
+    ts_memspec ms = {true, hi, reserve};
     if (ts_iset_greedy(&s, &ms, 1, start, &steps) != 0) {
         ts_iset_free(&s);
         free(tmp);
@@ -131,7 +183,7 @@ int ts_memory_floor_order(const ts_placement *p, long cap, const ts_budget *b, l
     }
     *floor_cap = g;
     *exact = false;
-    if (cap >= 0 && g <= cap)
+    if (g <= capmax)
         goto out;
     if (g == 0) {
         *exact = true;
@@ -139,7 +191,7 @@ int ts_memory_floor_order(const ts_placement *p, long cap, const ts_budget *b, l
     }
     {
         ts_imodel m;
-        ts_memspec mz = {true, 0, NULL};
+        ts_memspec mz = {true, 0, reserve};
         rc = ts_imodel_build(&m, &s, &mz, false, e);
         if (rc)
             goto out;
@@ -158,10 +210,11 @@ int ts_memory_floor_order(const ts_placement *p, long cap, const ts_budget *b, l
 out:
     ts_iset_free(&s);
     free(tmp);
+    free(reserve);
     return rc;
 }
 
-int ts_memory_floor(const ts_placement *p, long cap, const ts_budget *b, long *floor_cap,
+int ts_memory_floor(const ts_placement *p, const long *cap, const ts_budget *b, long *floor_cap,
                     bool *exact, ts_err *e)
 {
     long *start = malloc((size_t)p->nblocks * sizeof *start + 1);
@@ -172,14 +225,23 @@ int ts_memory_floor(const ts_placement *p, long cap, const ts_budget *b, long *f
     return rc;
 }
 
-int ts_floor_refusal(const ts_placement *p, long cap, long floor_cap, bool exact,
+int ts_floor_refusal(const ts_placement *p, const long *cap, long floor_cap, bool exact,
                      ts_search_stats *st, ts_err *e)
 {
-    if (floor_cap <= cap || !exact)
+    long capmax = ts_caps_max(cap, p->ndevs);
+    if (floor_cap <= capmax || !exact)
         return TS_OK;
     st->min_memory = floor_cap;
+    bool uniform = true;
+    for (int d = 1; d < p->ndevs; d++)
+        uniform = uniform && cap[d] == cap[0];
+    if (!uniform)
+        return ts_fail(e, TS_ENOANSWER,
+                       "no schedule of '%s' fits its per-device memory (largest %ld): one "
+                       "micro-batch alone needs every capacity raised by %ld",
+                       p->name, capmax, floor_cap - capmax);
     return ts_fail(e, TS_ENOANSWER,
                    "no schedule of '%s' fits memory %ld: one micro-batch alone needs %ld (the "
                    "smallest capacity that works)",
-                   p->name, cap, floor_cap);
+                   p->name, capmax, floor_cap);
 }

@@ -21,7 +21,7 @@ struct ts_rmodel {
     ts_z3 z;
     const ts_placement *p;
     bool has_memory;
-    long cap;
+    long *cap; /* per device, when has_memory (owned) */
     Z3_ast *s; /* start of each block in the window */
     Z3_ast P;
     long maxload;
@@ -72,6 +72,7 @@ void ts_rmodel_free(ts_rmodel *m)
     free(m->mem);
     free(m->memoff);
     free(m->assume);
+    free(m->cap);
     ts_z3_bound_free(&m->pb);
     ts_z3_close(&m->z);
     free(m);
@@ -146,16 +147,20 @@ static void ts_rmodel_memory_sums(ts_rmodel *m, Z3_ast *ord, Z3_ast *terms)
     }
 }
 
-int ts_rmodel_new(const ts_placement *p, bool has_memory, long cap, ts_rmodel **out, ts_err *e)
+int ts_rmodel_new(const ts_placement *p, const long *cap, ts_rmodel **out, ts_err *e)
 {
     *out = NULL;
     ts_rmodel *m = calloc(1, sizeof *m);
-    if (!m)
+    if (!m || (cap && !(m->cap = malloc((size_t)p->ndevs * sizeof *m->cap)))) {
+        free(m);
         return ts_fail(e, TS_ESYS, "solver: out of memory");
+    }
     m->p = p;
-    m->has_memory = has_memory;
-    m->cap = cap;
+    m->has_memory = cap != NULL;
+    if (cap)
+        memcpy(m->cap, cap, (size_t)p->ndevs * sizeof *m->cap);
     if (ts_z3_open(&m->z, e)) {
+        free(m->cap);
         free(m);
         return e ? e->code : TS_ESYS;
     }
@@ -209,7 +214,7 @@ int ts_rmodel_new(const ts_placement *p, bool has_memory, long cap, ts_rmodel **
             ts_z3_assert(z, ts_z3_implies(z, ts_z3_not(z, o), ts_z3_and(z, 2, ji)));
         }
     ts_rmodel_no_idle(m, terms);
-    if (has_memory)
+    if (m->has_memory)
         ts_rmodel_memory_sums(m, ord, terms);
     free(ord);
     free(terms);
@@ -266,7 +271,7 @@ static Z3_ast ts_level_lit(ts_rmodel *m, int d, long level, int *oom)
         const ts_block *a = &p->blocks[i];
         for (int x = 0; x < a->ndevices; x++)
             if (a->devices[x] == d && m->mem[m->memoff[i] + x])
-                cons[nt++] = ts_z3_lec(z, m->mem[m->memoff[i] + x], m->cap - level);
+                cons[nt++] = ts_z3_lec(z, m->mem[m->memoff[i] + x], m->cap[d] - level);
     }
     if (nt == 0) {
         free(cons);

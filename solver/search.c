@@ -41,6 +41,26 @@ int ts_search_opts_set(ts_search_opts *o, ts_search_option_id id, double v)
     return 0;
 }
 
+void ts_search_opts_memory(ts_search_opts *o, const long *cap, int ndevs)
+{
+    o->has_memory = true;
+    o->memory_per_device = NULL;
+    o->memory = ndevs > 0 ? cap[0] : 0;
+    for (int d = 1; d < ndevs; d++) {
+        if (cap[d] != cap[0])
+            o->memory_per_device = cap;
+        if (cap[d] > o->memory)
+            o->memory = cap[d];
+    }
+}
+
+const char *ts_search_memory_text(const ts_search_opts *o, int ndevs, char *buf, size_t len)
+{
+    if (!o->has_memory || !o->memory_per_device)
+        return snprintf(buf, len, o->has_memory ? "%ld" : "none", o->memory), buf;
+    return ts_caps_text(o->memory_per_device, ndevs, buf, len);
+}
+
 /* ---- statistics ---------------------------------------------------------------------------- */
 
 static const char *const ts_phase_names[TS_PHASE_COUNT] = {
@@ -99,14 +119,25 @@ json_t *ts_search_record(const ts_search_opts *o, const ts_search_stats *st)
     return j;
 }
 
+json_t *ts_search_memory_json(const ts_search_opts *o, int ndevs)
+{
+    if (!o->has_memory)
+        return json_string("none");
+    if (!o->memory_per_device)
+        return json_integer(o->memory);
+    json_t *a = json_array();
+    for (int d = 0; a && d < ndevs; d++)
+        json_array_append_new(a, json_integer(o->memory_per_device[d]));
+    return a;
+}
+
 /* The options as the schedule file records them (the command line prints its own). */
-static json_t *ts_search_options_json(const ts_search_opts *o)
+static json_t *ts_search_options_json(const ts_search_opts *o, int ndevs)
 {
     json_t *opt = json_object();
     if (!opt)
         return NULL;
-    json_object_set_new(opt, "memory",
-                        o->has_memory ? json_integer(o->memory) : json_string("none"));
+    json_object_set_new(opt, "memory", ts_search_memory_json(o, ndevs));
 #define TS_X_OPT_JSON(f, t, def, lo, hi, sh, flag, help)                                           \
     json_object_set_new(opt, #f, _Generic(o->f, int : json_integer, default : json_real)(o->f));
     TS_SEARCH_OPTIONS(TS_X_OPT_JSON)
@@ -153,8 +184,8 @@ double ts_budget_call(const ts_budget *b, double cap)
 
 /* ---- the search context -------------------------------------------------------------------- */
 
-void ts_ctx_begin(ts_search_ctx *c, const ts_placement *p, const ts_search_opts *o,
-                  ts_search_stats *st)
+int ts_ctx_begin(ts_search_ctx *c, const ts_placement *p, const ts_search_opts *o,
+                 ts_search_stats *st, ts_err *e)
 {
     memset(c, 0, sizeof *c);
     c->p = p;
@@ -164,6 +195,13 @@ void ts_ctx_begin(ts_search_ctx *c, const ts_placement *p, const ts_search_opts 
     ts_budget_init(&c->budget, o->time_limit);
     c->budget.cancel = o->cancel;
     c->last_progress = -1;
+    if (!o->has_memory)
+        return TS_OK;
+    if (!(c->cap = malloc((size_t)p->ndevs * sizeof *c->cap + 1)))
+        return ts_fail(e, TS_ESYS, "solver: out of memory");
+    for (int d = 0; d < p->ndevs; d++)
+        c->cap[d] = ts_search_cap(o, d);
+    return TS_OK;
 }
 
 int ts_ctx_end(ts_search_ctx *c, int rc, ts_schedule *s)
@@ -171,11 +209,13 @@ int ts_ctx_end(ts_search_ctx *c, int rc, ts_schedule *s)
     if (rc == TS_OK && s)
         ts_search_label(c->p, c->o, s, c->st); /* before the clock stops: labelling is work */
     c->st->seconds = ts_ctx_elapsed(c);
+    free(c->cap);
+    c->cap = NULL;
     if (rc != TS_OK || !s)
         return rc;
     json_t *info = ts_search_record(c->o, c->st);
     if (info) {
-        json_object_set_new(info, "options", ts_search_options_json(c->o));
+        json_object_set_new(info, "options", ts_search_options_json(c->o, c->p->ndevs));
         ts_schedule_set_search_info(s, info);
     }
     return rc;

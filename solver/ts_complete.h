@@ -50,10 +50,8 @@ int ts_rep_k(const int *mids, int nblocks);
 void ts_rep_from_schedule(const ts_schedule *s, ts_rep *r);
 
 typedef struct {
-    /* false: unconstrained */
-    bool has_memory;
-    /* per-device capacity (uniform) */
-    long memory;
+    /* each device's capacity (ndevs entries, the caller's); NULL: unconstrained */
+    const long *cap;
     /* seconds for the whole completion; <= 0: none (each Z3 call still has its own cap) */
     double time_limit;
     /* Stop minimising a phase's steps once within accept * (makespan of micro_batches
@@ -89,7 +87,7 @@ int ts_complete(const ts_placement *p, const ts_rep *r, const ts_complete_opts *
  * offsets only, not on the window's timetable). A fast greedy order answers most cases; Z3 decides
  * the rest within time_limit seconds (<= 0: a default cap). *feasible is false when proven
  * impossible; on a timeout it returns TS_OK with *feasible false and *unknown true. */
-int ts_complete_feasible(const ts_placement *p, const int *mids, bool has_memory, long memory,
+int ts_complete_feasible(const ts_placement *p, const int *mids, const long *cap,
                          double time_limit, bool *feasible, bool *unknown, ts_err *e);
 
 #endif

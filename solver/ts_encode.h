@@ -124,13 +124,20 @@ bool ts_iset_prec(const ts_iset *s, int x, int y);
 /* Lower bound on the steps of any schedule of the set (critical path, device loads). */
 long ts_iset_lower_bound(const ts_iset *s);
 
-/* Memory settings of a problem: capacity (uniform) and starting level per device. */
+/* Memory settings of a problem: one capacity and a starting level per device. Per-device
+ * capacities come in as levels: a device with less than the largest capacity starts that much
+ * fuller (ts_memspec_fill). */
 typedef struct {
     bool has_memory;
     long cap;
     /* ndevs entries; NULL = all 0 */
     const long *level;
 } ts_memspec;
+
+/* The memspec of capacities cap (ndevs entries; NULL: unconstrained) from starting levels level
+ * (NULL: 0): cap the largest capacity, and each device's level raised by what it lacks of it,
+ * written to buf (ndevs entries). */
+ts_memspec ts_memspec_fill(const long *cap, int ndevs, const long *level, long *buf);
 
 /* Serial list schedule: repeatedly starts the ready instance that can start earliest and fits
  * the memory. prio 0 prefers early starts, prio 1 prefers freeing memory, prio 2 early starts
@@ -192,7 +199,8 @@ typedef struct {
     bool timed_out;
 } ts_rres;
 
-int ts_rmodel_new(const ts_placement *p, bool has_memory, long cap, ts_rmodel **out, ts_err *e);
+/* cap: ndevs capacities, NULL: unconstrained */
+int ts_rmodel_new(const ts_placement *p, const long *cap, ts_rmodel **out, ts_err *e);
 /* May a search with this time limit (<= 0: none) build p's repetend model at all? Its size is
  * quadratic in the blocks (TS_RMODEL_MAX_PAIRS, and TS_RMODEL_MAX_PAIRS_TIMED with a limit). */
 static inline bool ts_rmodel_affordable(const ts_placement *p, double time_limit)
@@ -211,12 +219,12 @@ long ts_rmodel_calls(const ts_rmodel *m);
  * chain order). true: start filled with a valid window (dependencies, circular exclusivity,
  * memory, no idle step); false proves nothing (also when the budget, NULL: none, ends first). */
 bool ts_repetend_construct(const ts_placement *p, const int *chain, const int *mids, long P,
-                           bool has_memory, long cap, const ts_budget *budget, long *start);
+                           const long *cap, const ts_budget *budget, long *start);
 
 /* The fast method's constructed repetend (fast.c): offsets, starts and period. *fits tells
  * whether its window stays within the memory (its warm-up and cool-down are not checked).
  * TS_ENOANSWER when the budget b (NULL: none; a search passes its own) ends first. */
-int ts_fast_construct(const ts_placement *p, const int *chain, bool has_memory, long cap,
+int ts_fast_construct(const ts_placement *p, const int *chain, const long *cap,
                       const ts_budget *b, int *mids, long *start, long *period, bool *fits,
                       ts_err *e);
 
@@ -225,11 +233,17 @@ int ts_fast_construct(const ts_placement *p, const int *chain, bool has_memory, 
 /* Per-device memory level left by running instances (b, m) for m < mids[b]: sum of memory *
  * mids[b] over the blocks on each device. */
 void ts_mids_levels(const ts_placement *p, const int *mids, long *level);
+/* Capacities in this file and in the methods: ndevs entries, one per device; NULL where a
+ * function takes it for unconstrained memory. The largest of them: */
+long ts_caps_max(const long *cap, int ndevs);
+/* The capacities as a user writes them: "4" when uniform, "9,4,4" per device (cut with ",..."
+ * to fit buf), "none" for NULL. Returns buf. */
+const char *ts_caps_text(const long *cap, int ndevs, char *buf, size_t len);
 /* Does a repetend window (start per block, offsets mids) stay within cap on every device, started
  * from the level its offsets leave (written to level)? Checked at every positive start over the
  * blocks that started no later; with strict_level, a level above cap fails by itself too. */
-bool ts_window_memory_fits(const ts_placement *p, const int *mids, const long *start, long cap,
-                           long *level, bool strict_level);
+bool ts_window_memory_fits(const ts_placement *p, const int *mids, const long *start,
+                           const long *cap, long *level, bool strict_level);
 /* Per-device memory level the cool-down of a repetend starts from: ts_mids_levels plus one
  * micro-batch's net memory (the window's micro-batch is done too). */
 void ts_cooldown_level(const ts_placement *p, const int *mids, long *level);
@@ -239,25 +253,27 @@ int ts_phase_instances(const ts_placement *p, const int *mids, int k, int phase,
 /* Per-device net memory of one micro-batch. */
 void ts_net_memory(const ts_placement *p, long *net);
 /* Smallest capacity with which one micro-batch at a time fits (min over orders of the peak).
- * With cap >= 0 it stops at a greedy answer <= cap (then *exact is false: cap is enough, the
- * floor may be lower); otherwise it asks Z3 for the exact floor (*exact false on a timeout). */
-int ts_memory_floor(const ts_placement *p, long cap, const ts_budget *b, long *floor_cap,
+ * With capacities cap (per device) it is the largest capacity needed with every other device
+ * kept as far below it as cap says; it stops at a greedy answer within cap (then *exact is
+ * false: cap is enough, the floor may be lower); otherwise it asks Z3 for the exact floor
+ * (*exact false on a timeout). cap NULL: the exact floor of uniform memory. */
+int ts_memory_floor(const ts_placement *p, const long *cap, const ts_budget *b, long *floor_cap,
                     bool *exact, ts_err *e);
 /* ts_memory_floor that also leaves the order reaching the floor: the starts of one micro-batch
  * (nblocks entries) in start. */
-int ts_memory_floor_order(const ts_placement *p, long cap, const ts_budget *b, long *floor_cap,
-                          bool *exact, long *start, ts_err *e);
+int ts_memory_floor_order(const ts_placement *p, const long *cap, const ts_budget *b,
+                          long *floor_cap, bool *exact, long *start, ts_err *e);
 /* fallback.c: a timetable that always exists when memory >= the floor: one micro-batch at a time
  * in a memory-minimal order, as a k = 1 repetend. */
-int ts_sequential_schedule(const ts_placement *p, bool has_memory, long cap, ts_schedule **out,
-                           ts_err *e);
+int ts_sequential_schedule(const ts_placement *p, const long *cap, ts_schedule **out, ts_err *e);
 /* ts_sequential_schedule as a method's last resort, recorded in st as a k = 1 repetend with its
  * bubbles over maxload and not proven optimal (a caller that knows better says so after). */
-int ts_sequential_fallback(const ts_placement *p, bool has_memory, long cap, long maxload,
-                           ts_schedule **out, ts_search_stats *st, ts_err *e);
-/* The refusal when the memory floor proves that nothing fits cap (floor_cap > cap and exact):
- * TS_ENOANSWER with the floor in st->min_memory. TS_OK when there is no such proof. */
-int ts_floor_refusal(const ts_placement *p, long cap, long floor_cap, bool exact,
+int ts_sequential_fallback(const ts_placement *p, const long *cap, long maxload, ts_schedule **out,
+                           ts_search_stats *st, ts_err *e);
+/* The refusal when the memory floor proves that nothing fits cap (floor_cap > the largest
+ * capacity and exact): TS_ENOANSWER with the floor in st->min_memory. TS_OK when there is no
+ * such proof. */
+int ts_floor_refusal(const ts_placement *p, const long *cap, long floor_cap, bool exact,
                      ts_search_stats *st, ts_err *e);
 
 #endif

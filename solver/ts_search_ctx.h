@@ -92,6 +92,15 @@ double ts_budget_call(const ts_budget *b, double cap);
  * in memory and cubic in time): above, refused */
 #define TS_MPLAN_MAX_PAIRS 100000L
 
+/* The exact search at N (exact.c): the sizes it takes, and its effort in Z3 resource units
+ * (rlimit) per second of the time limit (auto). Measured on the small-N set
+ * (tests/bench/quality.sh QUALITY_SETS=small): see there for what it proves. */
+#define TS_EXACT_MAX_MICROS 16
+#define TS_EXACT_MAX_DEVS 8
+#define TS_EXACT_MAX_INSTANCES 256
+#define TS_EXACT_MAX_TERMS 200000L
+#define TS_EXACT_EFFORT_PER_SECOND 300000L
+
 /* ---- the context --------------------------------------------------------------------------- */
 
 typedef struct {
@@ -104,14 +113,17 @@ typedef struct {
     ts_budget budget;
     /* when progress was last reported (rate limit) */
     double last_progress;
+    /* each device's capacity (ts_search_cap), ndevs entries; NULL without a memory limit */
+    long *cap;
 } ts_search_ctx;
 
-/* Starts the clock and resets the statistics (st, or the context's own when st is NULL), so
- * that every method can be called directly as well as through ts_search. */
-void ts_ctx_begin(ts_search_ctx *c, const ts_placement *p, const ts_search_opts *o,
-                  ts_search_stats *st);
+/* Starts the clock, resets the statistics (st, or the context's own when st is NULL) and lays
+ * out each device's capacity, so that every method can be called directly as well as through
+ * ts_search. TS_ESYS when out of memory (then end the context with ts_ctx_end all the same). */
+int ts_ctx_begin(ts_search_ctx *c, const ts_placement *p, const ts_search_opts *o,
+                 ts_search_stats *st, ts_err *e);
 /* Records the whole search's seconds and, when rc is TS_OK, attaches the search record
- * (ts_search_record and the options) to s. Returns rc. */
+ * (ts_search_record and the options) to s; frees the capacities. Returns rc. */
 int ts_ctx_end(ts_search_ctx *c, int rc, ts_schedule *s);
 double ts_ctx_elapsed(const ts_search_ctx *c);
 /* The share of o's time limit a method may search for, so that what follows (the completion or

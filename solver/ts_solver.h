@@ -13,6 +13,7 @@
 #define TS_SOLVER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include "ts_fold.h"
 #include "ts_methods.h"
 #include "ts_schedule.h"
@@ -83,7 +84,8 @@ extern const ts_search_option ts_search_options[TS_OPT_COUNT];
     X(FALLBACK, "fallback")                                                                        \
     X(BASELINES, "baselines")                                                                      \
     X(SEARCHES, "searches")                                                                        \
-    X(IMPROVE, "improve")
+    X(IMPROVE, "improve")                                                                          \
+    X(EXACT, "exact")
 
 typedef enum {
 #define TS_X_PHASE_ID(id, name) TS_PHASE_##id,
@@ -109,8 +111,11 @@ typedef struct {
     ts_method method;
     /* false: unconstrained */
     bool has_memory;
-    /* per-device capacity (uniform) */
+    /* the capacity of every device; with memory_per_device, the largest of them */
     long memory;
+    /* NULL: every device holds `memory`; otherwise device d holds memory_per_device[d] (ndevs
+     * entries, the caller's array, which must outlive the search): ts_search_opts_memory */
+    const long *memory_per_device;
 #define TS_X_OPT_FIELD(f, t, def, lo, hi, sh, flag, help) t f;
     TS_SEARCH_OPTIONS(TS_X_OPT_FIELD)
 #undef TS_X_OPT_FIELD
@@ -127,6 +132,19 @@ typedef struct {
 void ts_search_opts_init(ts_search_opts *o);
 /* Sets option id to v (converted to its type); -1 when v is outside its range. */
 int ts_search_opts_set(ts_search_opts *o, ts_search_option_id id, double v);
+/* Holds the search to capacity cap[d] on device d (ndevs entries, kept by pointer: the caller's
+ * array must outlive the search; equal entries make a uniform capacity, kept by value). */
+void ts_search_opts_memory(ts_search_opts *o, const long *cap, int ndevs);
+/* Device d's capacity under o (o->has_memory). */
+static inline long ts_search_cap(const ts_search_opts *o, int d)
+{
+    return o->memory_per_device ? o->memory_per_device[d] : o->memory;
+}
+/* The capacities as a user writes them: "4", or "9,4,4,4,4,4" per device (cut with "..." when
+ * longer than buf). "none" without a memory limit. Returns buf. */
+const char *ts_search_memory_text(const ts_search_opts *o, int ndevs, char *buf, size_t len);
+/* The capacities as a record writes them: "none", a number, or one number per device. */
+json_t *ts_search_memory_json(const ts_search_opts *o, int ndevs);
 
 /* ---- statistics ---------------------------------------------------------------------------- */
 
@@ -137,7 +155,8 @@ int ts_search_opts_set(ts_search_opts *o, ts_search_option_id id, double v);
     X(period, long, "period", INT, 0, "repetend period (0 for full)")                              \
     X(bubbles, long, "bubbles_per_repetend", INT, 0, "period - max load; 0: optimal steady state") \
     X(optimal, bool, "optimal", BOOL, false,                                                       \
-      "proven: the makespan at N meets the lower bound within the memory")                         \
+      "proven: the makespan at N meets the lower bound within the memory, or (auto) the exact "    \
+      "search refused every shorter one")                                                          \
     X(period_optimal, bool, "period_optimal", BOOL, false,                                         \
       "proven within the method's class: smallest period of a repetend with one micro-batch per "  \
       "period (lazy, modulo), minimum makespan of monotone schedules (full)")                      \
@@ -156,7 +175,13 @@ int ts_search_opts_set(ts_search_opts *o, ts_search_option_id id, double v);
     X(source, const char *, "source", TEXT, NULL, "auto: the baseline or method it kept")          \
     X(improved, bool, "improved", BOOL, false, "auto: the improvement phase shortened it")         \
     X(improve_moves, long, "improve_moves", COUNT, -1,                                             \
-      "auto: moves its improvement phase tried (a count, the same on any machine)")
+      "auto: moves its improvement phase tried (a count, the same on any machine)")                \
+    X(exact, const char *, "exact", TEXT, NULL,                                                    \
+      "auto: the exact search at N (small instance counts): proven (nothing shorter exists), "     \
+      "cut (its effort ran out), timed out (its clock did); null when not run")                    \
+    X(exact_effort, long, "exact_effort", COUNT, -1,                                               \
+      "auto: Z3 resource units the exact search and the drain's steps spent (the same on any "    \
+      "machine)")
 
 typedef struct {
 #define TS_X_STAT_FIELD(f, t, key, kind, init, doc) t f;

@@ -97,7 +97,7 @@ static bool ts_minimise_latency(ts_mctx *c, long P, long *t, double budget, ts_e
         if (left > cap)
             left = cap;
         if (!*zp) {
-            *zp = ts_mz_new(p, mp, P, c->o->has_memory, c->o->memory, anchor, e);
+            *zp = ts_mz_new(p, mp, P, c->c->cap, anchor, e);
             if (!*zp) {
                 proven = false;
                 break;
@@ -113,7 +113,7 @@ static bool ts_minimise_latency(ts_mctx *c, long P, long *t, double budget, ts_e
         ts_ctx_progress(c->c, TS_PHASE_LATENCY, ++probes, 0, P - c->load, true);
         if (r == TS_MZ_SAT) {
             ts_err ve = {0};
-            if (ts_modulo_verify(p, mp, P, cand, c->o->has_memory, c->o->memory, &ve) != TS_OK) {
+            if (ts_modulo_verify(p, mp, P, cand, c->c->cap, &ve) != TS_OK) {
                 proven = false; /* never expected: keep the verified timetable */
                 break;
             }
@@ -179,8 +179,8 @@ static ts_schedule *ts_modulo_build(ts_mctx *c, long P, const long *t, long *mk)
         ts_schedule *s = ts_modulo_repetend_schedule(c->p, P, t, delta);
         if (!s)
             break;
-        if (c->o->has_memory)
-            ts_schedule_set_uniform_memory(s, c->o->memory);
+        if (c->c->cap)
+            ts_schedule_set_memory(s, c->c->cap);
         for (int pass = 0; pass < 2 && s; pass++) {
             ts_err e = {0};
             if (pass == 1 && ts_modulo_tighten(s, P, &e) != TS_OK)
@@ -198,8 +198,8 @@ static ts_schedule *ts_modulo_build(ts_mctx *c, long P, const long *t, long *mk)
     }
     if (!best) { /* nothing validated (never expected): the plain timetable */
         best = ts_modulo_repetend_schedule(c->p, P, t, 0);
-        if (best && c->o->has_memory)
-            ts_schedule_set_uniform_memory(best, c->o->memory);
+        if (best && c->c->cap)
+            ts_schedule_set_memory(best, c->c->cap);
     }
     return best;
 }
@@ -227,8 +227,7 @@ static void ts_modulo_complete(ts_mctx *c, long P, const long *t, double budget,
     }
     ts_complete_opts co;
     ts_complete_opts_init(&co);
-    co.has_memory = c->o->has_memory;
-    co.memory = c->o->memory;
+    co.cap = c->c->cap;
     co.time_limit = budget;
     co.micro_batches = n;
     /* Only a completion shorter than what we have is of use: let each phase stop minimising
@@ -287,18 +286,17 @@ static int ts_modulo_setup(ts_mctx *c, ts_err *e)
  * -1 when none does (or the time ran out first). */
 static long ts_modulo_constructed(ts_mctx *c, long *th)
 {
-    const ts_search_opts *o = c->o;
     for (long q = c->lb; q <= c->ub; q++) {
-        if (ts_modulo_greedy_packed(c->p, &c->mp, q, c->order, o->has_memory, o->memory, th, NULL,
+        if (ts_modulo_greedy_packed(c->p, &c->mp, q, c->order, c->c->cap, th, NULL,
                                     &c->solve) ||
-            ts_modulo_greedy(c->p, &c->mp, q, c->order, o->has_memory, o->memory, th, NULL,
+            ts_modulo_greedy(c->p, &c->mp, q, c->order, c->c->cap, th, NULL,
                              &c->solve))
             return q;
         if (ts_solve_over(c)) {
             /* Cut by the time limit: the sequential timetable at the bound is still an answer,
              * and it says so. */
             c->st->timed_out = true;
-            if (ts_modulo_sequential(c->p, &c->mp, c->ub, c->order, o->has_memory, o->memory, th))
+            if (ts_modulo_sequential(c->p, &c->mp, c->ub, c->order, c->c->cap, th))
                 return c->ub;
             break;
         }
@@ -311,18 +309,17 @@ static long ts_modulo_constructed(ts_mctx *c, long *th)
 static int ts_modulo_decide(ts_mctx *c, long P, double budget, ts_mz_result *res, ts_err *e)
 {
     const ts_placement *p = c->p;
-    const ts_search_opts *o = c->o;
     char why[128] = "";
-    if (!ts_modulo_greedy_packed(p, &c->mp, P, c->order, o->has_memory, o->memory, c->t, c->hint,
+    if (!ts_modulo_greedy_packed(p, &c->mp, P, c->order, c->c->cap, c->t, c->hint,
                                  &c->solve))
-        ts_modulo_greedy(p, &c->mp, P, c->order, o->has_memory, o->memory, c->t, NULL, &c->solve);
-    c->z = ts_mz_new(p, &c->mp, P, o->has_memory, o->memory, c->anchor, e);
+        ts_modulo_greedy(p, &c->mp, P, c->order, c->c->cap, c->t, NULL, &c->solve);
+    c->z = ts_mz_new(p, &c->mp, P, c->c->cap, c->anchor, e);
     if (!c->z)
         return (e && e->code) ? e->code : TS_ESYS;
     *res = ts_mz_solve(c->z, budget, c->hint, -1, c->t, why, sizeof why);
     if (*res == TS_MZ_SAT) {
         ts_err ve = {0};
-        if (ts_modulo_verify(p, &c->mp, P, c->t, o->has_memory, o->memory, &ve) != TS_OK)
+        if (ts_modulo_verify(p, &c->mp, P, c->t, c->c->cap, &ve) != TS_OK)
             return ts_fail(e, TS_ESYS, "internal: the solver's timetable fails its check (%s)",
                            ve.msg);
         return TS_OK;
@@ -342,11 +339,12 @@ static int ts_modulo_none(const ts_mctx *c, long P, bool proven, ts_err *e)
                        "placement '%s': no modulo schedule found within the time limit of "
                        "%.3g s (periods %ld..%ld tried)",
                        p->name, o->time_limit, c->lb, P > c->ub ? c->ub : P);
+    char mem[64];
     if (o->has_memory)
         return ts_fail(e, TS_ENOANSWER,
-                       "placement '%s': no modulo schedule fits memory %ld per device at any "
+                       "placement '%s': no modulo schedule fits memory %s per device at any "
                        "period from %ld to %ld%s%s",
-                       p->name, o->memory, c->lb, c->ub,
+                       p->name, ts_caps_text(c->c->cap, p->ndevs, mem, sizeof mem), c->lb, c->ub,
                        proven ? "" : " (some not decided: ", proven ? "" : "solver gave up)");
     return ts_fail(e, TS_ENOANSWER, "placement '%s': no modulo schedule up to period %ld", p->name,
                    c->ub);
@@ -379,7 +377,7 @@ static int ts_modulo_period(ts_mctx *c, ts_err *e)
         double budget = ph >= 0 ? 0.5 * left / (double)(ph - P) : 0.5 * left;
         if (c->solve.deadline <= 0)
             budget = TS_MODULO_CALL_CAP;
-        if (o->has_memory && ts_modulo_memory_infeasible(c->p, &c->mp, P, o->memory, &c->solve))
+        if (o->has_memory && ts_modulo_memory_infeasible(c->p, &c->mp, P, c->c->cap, &c->solve))
             continue; /* proven: every dependency path holds too many copies */
         ts_mz_result r;
         if ((rc = ts_modulo_decide(c, P, budget, &r, e)))
@@ -507,8 +505,10 @@ int ts_search_modulo(const ts_placement *p, const ts_search_opts *o, ts_schedule
                      ts_search_stats *st, ts_err *e)
 {
     ts_search_ctx ctx;
-    ts_ctx_begin(&ctx, p, o, st);
+    int rc = ts_ctx_begin(&ctx, p, o, st, e);
     *out = NULL;
+    if (rc)
+        return ts_ctx_end(&ctx, rc, NULL);
     if (o->k > 0)
         return ts_ctx_end(&ctx,
                           ts_fail(e, TS_EINPUT,
@@ -524,7 +524,7 @@ int ts_search_modulo(const ts_placement *p, const ts_search_opts *o, ts_schedule
     c.st = ctx.st;
     c.solve = ts_ctx_share(&ctx, 0.95);
     double t0 = ctx.budget.start;
-    int rc = ts_modulo_setup(&c, e);
+    rc = ts_modulo_setup(&c, e);
     if (rc == TS_OK) {
         t0 = ts_ctx_lap(&ctx, TS_PHASE_BOUNDS, t0);
         rc = ts_modulo_period(&c, e);

@@ -30,7 +30,8 @@ typedef struct {
 
 typedef struct {
     const ts_placement *p;
-    long P, cap;
+    long P;
+    const long *cap; /* per device */
     int nm; /* multi-device blocks */
     int *multi; /* their indices */
     long *res; /* residue per block (multi-device only), -1 otherwise */
@@ -143,7 +144,7 @@ static bool ts_placement_over(ts_bctx *c)
                     best = floors - fl + ce;
                 j = k;
             }
-        if (best > c->cap)
+        if (best > c->cap[dev])
             return true;
         i = end;
     }
@@ -252,8 +253,8 @@ static int ts_longest_path(const ts_placement *p, const int *topo, const int *po
     return 0;
 }
 
-int ts_modulo_memory_infeasible(const ts_placement *p, const ts_mplan *mp, long P, long cap,
-                                const ts_budget *budget)
+int ts_modulo_memory_infeasible(const ts_placement *p, const ts_mplan *mp, long P,
+                                const long *cap, const ts_budget *budget)
 {
     int nb = p->nblocks, nd = p->ndevs;
     if (nb == 0 || (long)nd * P > 64L * 1024 * 1024)

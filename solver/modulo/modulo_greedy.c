@@ -168,8 +168,7 @@ static int ts_place_first_free(const ts_placement *p, int b, long est, long P, c
 }
 
 int ts_modulo_greedy_packed(const ts_placement *p, const ts_mplan *mp, long P, const int *order,
-                            bool has_memory, long cap, long *t, long *hint_r,
-                            const ts_budget *budget)
+                            const long *cap, long *t, long *hint_r, const ts_budget *budget)
 {
     int nb = p->nblocks;
     if (hint_r)
@@ -239,7 +238,7 @@ int ts_modulo_greedy_packed(const ts_placement *p, const ts_mplan *mp, long P, c
     }
     if (ok) {
         ts_err e = {0};
-        ok = ts_modulo_verify(p, mp, P, t, has_memory, cap, &e) == TS_OK;
+        ok = ts_modulo_verify(p, mp, P, t, cap, &e) == TS_OK;
     }
 done:
     free(busy);
@@ -253,7 +252,7 @@ done:
 }
 
 int ts_modulo_greedy(const ts_placement *p, const ts_mplan *mp, long P, const int *order,
-                     bool has_memory, long cap, long *t, long *hint_r, const ts_budget *budget)
+                     const long *cap, long *t, long *hint_r, const ts_budget *budget)
 {
     int nb = p->nblocks;
     if (hint_r)
@@ -276,7 +275,7 @@ int ts_modulo_greedy(const ts_placement *p, const ts_mplan *mp, long P, const in
     }
     if (ok) {
         ts_err e = {0};
-        ok = ts_modulo_verify(p, mp, P, t, has_memory, cap, &e) == TS_OK;
+        ok = ts_modulo_verify(p, mp, P, t, cap, &e) == TS_OK;
     }
 done:
     free(busy);
@@ -287,7 +286,7 @@ done:
 }
 
 int ts_modulo_sequential(const ts_placement *p, const ts_mplan *mp, long P, const int *order,
-                         bool has_memory, long cap, long *t)
+                         const long *cap, long *t)
 {
     int nb = p->nblocks;
     char *placed = calloc((size_t)nb ? (size_t)nb : 1, 1);
@@ -306,7 +305,7 @@ int ts_modulo_sequential(const ts_placement *p, const ts_mplan *mp, long P, cons
             placed[b] = 1;
         }
         ts_err e = {0};
-        ok = cursor <= P && ts_modulo_verify(p, mp, P, t, has_memory, cap, &e) == TS_OK;
+        ok = cursor <= P && ts_modulo_verify(p, mp, P, t, cap, &e) == TS_OK;
     }
     free(placed);
     free(ioff);

@@ -22,33 +22,34 @@
  * placed block got (-1 for blocks it could not place). budget (may be NULL) is read as it goes:
  * past its deadline the construction gives up and returns 0. */
 int ts_modulo_greedy(const ts_placement *p, const ts_mplan *mp, long P, const int *order,
-                     bool has_memory, long cap, long *t, long *hint_r, const ts_budget *budget);
+                     const long *cap, long *t, long *hint_r, const ts_budget *budget);
 
 /* Like ts_modulo_greedy, but first gives the blocks on several devices consecutive residues
  * and places each single-device block only where the rest of its device still packs. */
 int ts_modulo_greedy_packed(const ts_placement *p, const ts_mplan *mp, long P, const int *order,
-                            bool has_memory, long cap, long *t, long *hint_r,
-                            const ts_budget *budget);
+                            const long *cap, long *t, long *hint_r, const ts_budget *budget);
 
 /* The timetable that needs no search: the blocks one after the other in chain order, each no
  * earlier than its inputs, so it is feasible at any period that holds the whole micro-batch
  * (memory permitting). O(blocks + edges): the answer when the time runs out before a
  * construction at a smaller period finished. Returns 1 when it verifies at P (t filled). */
 int ts_modulo_sequential(const ts_placement *p, const ts_mplan *mp, long P, const int *order,
-                         bool has_memory, long cap, long *t);
+                         const long *cap, long *t);
 
-/* 1 when period P is proven infeasible for capacity cap by the dependency-path memory bound
- * (modulo_bound.c): some device would hold more than cap for every placement of the blocks on
- * several devices. 0 when it cannot tell (including plans that are not exact). */
-int ts_modulo_memory_infeasible(const ts_placement *p, const ts_mplan *mp, long P, long cap,
-                                const ts_budget *budget);
+/* 1 when period P is proven infeasible for the capacities cap (per device) by the
+ * dependency-path memory bound (modulo_bound.c): some device would hold more than its capacity
+ * for every placement of the blocks on several devices. 0 when it cannot tell (including plans
+ * that are not exact). */
+int ts_modulo_memory_infeasible(const ts_placement *p, const ts_mplan *mp, long P,
+                                const long *cap, const ts_budget *budget);
 
 /* The Z3 model of one period. */
 typedef struct ts_mz ts_mz;
 
 /* anchor: a block whose start is fixed at 0 (breaks the translation and rotation symmetry). */
-ts_mz *ts_mz_new(const ts_placement *p, const ts_mplan *mp, long P, bool has_memory, long cap,
-                 int anchor, ts_err *e);
+/* cap: per-device capacities, NULL: unconstrained */
+ts_mz *ts_mz_new(const ts_placement *p, const ts_mplan *mp, long P, const long *cap, int anchor,
+                 ts_err *e);
 void ts_mz_free(ts_mz *z);
 
 typedef enum { TS_MZ_UNSAT = 0, TS_MZ_SAT = 1, TS_MZ_UNKNOWN = -1 } ts_mz_result;

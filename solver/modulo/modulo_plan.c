@@ -1,6 +1,7 @@
 /* Modulo timetables without a solver: the memory plan, the recurrence bound and verification.
  * Below every other modulo file (the greedy construction, the memory bound, the Z3 problem and
  * the search read the plan, and the greedy construction and the search verify with it). */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "modulo_plan.h"
@@ -333,22 +334,32 @@ int ts_mplan_build(const ts_placement *p, bool has_memory, ts_mplan *mp, ts_err 
     return rc;
 }
 
+long ts_mplan_peak_on(const ts_mplan *mp, long P, const long *t, int d)
+{
+    long best = LONG_MIN;
+    for (int i = mp->off[d]; i < mp->off[d + 1]; i++) {
+        if (mp->coef[i] <= 0)
+            continue;
+        long a = t[mp->block[i]], sum = 0;
+        for (int j = mp->off[d]; j < mp->off[d + 1]; j++)
+            sum += mp->coef[j] * ts_mod_floordiv(a - t[mp->block[j]], P);
+        if (sum > best)
+            best = sum;
+    }
+    return best;
+}
+
 long ts_mplan_peak(const ts_mplan *mp, long P, const long *t, int *dev_out)
 {
     long best = 0;
     int bd = -1;
-    for (int d = 0; d < mp->ndevs; d++)
-        for (int i = mp->off[d]; i < mp->off[d + 1]; i++) {
-            if (mp->coef[i] <= 0)
-                continue;
-            long a = t[mp->block[i]], sum = 0;
-            for (int j = mp->off[d]; j < mp->off[d + 1]; j++)
-                sum += mp->coef[j] * ts_mod_floordiv(a - t[mp->block[j]], P);
-            if (bd < 0 || sum > best) {
-                best = sum;
-                bd = d;
-            }
+    for (int d = 0; d < mp->ndevs; d++) {
+        long v = ts_mplan_peak_on(mp, P, t, d);
+        if (v != LONG_MIN && (bd < 0 || v > best)) {
+            best = v;
+            bd = d;
         }
+    }
     if (dev_out)
         *dev_out = bd;
     return best;
@@ -413,7 +424,7 @@ static int ts_cmp_arc(const void *a, const void *b)
 }
 
 int ts_modulo_verify(const ts_placement *p, const ts_mplan *mp, long P, const long *t,
-                     bool has_memory, long cap, ts_err *e)
+                     const long *cap, ts_err *e)
 {
     int nb = p->nblocks;
     ts_arc *arcs = malloc((size_t)(nb ? nb : 1) * sizeof(ts_arc));
@@ -450,13 +461,12 @@ int ts_modulo_verify(const ts_placement *p, const ts_mplan *mp, long P, const lo
         if (t[mp->after[i]] < t[mp->before[i]])
             return ts_fail(e, TS_ENOANSWER, "period %ld: '%s' must free after '%s' allocates", P,
                            p->blocks[mp->after[i]].id, p->blocks[mp->before[i]].id);
-    if (has_memory) {
-        int d;
-        long peak = ts_mplan_peak(mp, P, t, &d);
-        if (peak > cap)
+    for (int d = 0; cap && d < mp->ndevs; d++) {
+        long peak = ts_mplan_peak_on(mp, P, t, d);
+        if (peak != LONG_MIN && peak > cap[d])
             return ts_fail(e, TS_ENOANSWER,
                            "period %ld: device %d holds %ld memory units, capacity %ld", P, d, peak,
-                           cap);
+                           cap[d]);
     }
     return TS_OK;
 }

@@ -40,6 +40,8 @@ void ts_mplan_free(ts_mplan *mp);
 
 /* Largest memory bound over devices for the timetable t at period P (0 with an empty plan). */
 long ts_mplan_peak(const ts_mplan *mp, long P, const long *t, int *dev_out);
+/* The same on device d alone; LONG_MIN when the plan holds no allocation there. */
+long ts_mplan_peak_on(const ts_mplan *mp, long P, const long *t, int d);
 
 /* Smallest period that the recurrences (cycles through distance edges) allow: for every
  * cycle, P >= sum(span + delay) / sum(distance). 1 when there is no such cycle. */
@@ -47,8 +49,9 @@ long ts_modulo_recurrence_bound(const ts_placement *p);
 
 /* Checks a modulo timetable: exclusivity of [t mod P, t mod P + span) on the circle of every
  * device, dependencies with delay and distance, the plan's forced orders, and its memory bound
- * against cap when has_memory. TS_OK or TS_ENOANSWER naming the first violation. */
+ * against each device's capacity cap[d] (cap NULL: unconstrained). TS_OK or TS_ENOANSWER naming
+ * the first violation. */
 int ts_modulo_verify(const ts_placement *p, const ts_mplan *mp, long P, const long *t,
-                     bool has_memory, long cap, ts_err *e);
+                     const long *cap, ts_err *e);
 
 #endif

@@ -194,15 +194,18 @@ static bool ts_mz_open(ts_mz *z)
  * so cap + 1 periods per block are added. The horizon bounds what a refusal by Z3 covers (the
  * memory bound of modulo_bound.c has no horizon); it is generous on purpose, and measured to
  * cost nothing on the paper cases. */
-static long ts_mz_horizon(const ts_placement *p, long P, bool has_memory, long cap)
+static long ts_mz_horizon(const ts_placement *p, long P, const long *caps)
 {
+    long cap = 0;
+    for (int d = 0; caps && d < p->ndevs; d++)
+        cap = caps[d] > cap ? caps[d] : cap;
     int nb = p->nblocks;
     long H = P;
     for (int b = 0; b < nb; b++)
         H += p->blocks[b].span + P;
     for (int i = 0; i < p->nedges; i++)
         H += p->edges[i].delay + (long)p->edges[i].distance * P;
-    if (has_memory && cap > 0 && cap < 1000000)
+    if (caps && cap > 0 && cap < 1000000)
         H += (long)nb * (cap + 1) * P;
     return H / P + 2;
 }
@@ -261,8 +264,9 @@ static void ts_mz_orders(ts_mz *z, const ts_mplan *mp)
         ts_assert(z, Z3_mk_ge(z->ctx, z->t[mp->after[i]], z->t[mp->before[i]]));
 }
 
-/* Memory: at the start of each positive entry of a device, the plan's bound within cap. */
-static int ts_mz_memory(ts_mz *z, const ts_mplan *mp, long cap, ts_err *e)
+/* Memory: at the start of each positive entry of a device, the plan's bound within its
+ * capacity cap[d]. */
+static int ts_mz_memory(ts_mz *z, const ts_mplan *mp, const long *cap, ts_err *e)
 {
     for (int d = 0; d < mp->ndevs; d++)
         for (int i = mp->off[d]; i < mp->off[d + 1]; i++) {
@@ -289,8 +293,8 @@ static int ts_mz_memory(ts_mz *z, const ts_mplan *mp, long cap, ts_err *e)
             }
             if (n) {
                 Z3_ast sum = n == 1 ? terms[0] : Z3_mk_add(z->ctx, (unsigned)n, terms);
-                ts_assert(z, Z3_mk_le(z->ctx, sum, ts_int(z, cap)));
-            } else if (cap < 0) {
+                ts_assert(z, Z3_mk_le(z->ctx, sum, ts_int(z, cap[d])));
+            } else if (cap[d] < 0) {
                 ts_assert(z, Z3_mk_false(z->ctx));
             }
             free(terms);
@@ -298,8 +302,8 @@ static int ts_mz_memory(ts_mz *z, const ts_mplan *mp, long cap, ts_err *e)
     return TS_OK;
 }
 
-ts_mz *ts_mz_new(const ts_placement *p, const ts_mplan *mp, long P, bool has_memory, long cap,
-                 int anchor, ts_err *e)
+ts_mz *ts_mz_new(const ts_placement *p, const ts_mplan *mp, long P, const long *cap, int anchor,
+                 ts_err *e)
 {
     ts_mz *z = calloc(1, sizeof *z);
     int nb = p->nblocks;
@@ -323,9 +327,9 @@ ts_mz *ts_mz_new(const ts_placement *p, const ts_mplan *mp, long P, bool has_mem
         ts_fail(e, TS_ESYS, "cannot create a Z3 context");
         return NULL;
     }
-    ts_mz_starts(z, ts_mz_horizon(p, P, has_memory, cap), anchor);
+    ts_mz_starts(z, ts_mz_horizon(p, P, cap), anchor);
     ts_mz_orders(z, mp);
-    if (has_memory && ts_mz_memory(z, mp, cap, e)) {
+    if (cap && ts_mz_memory(z, mp, cap, e)) {
         ts_mz_free(z);
         return NULL;
     }

@@ -14,7 +14,13 @@
 #  - v: the V placement with the B/W split (vshape_v_zb, F = B = W = 1) on D in {4, 8, 16}
 #    (QUALITY_VDEVS), N in {D, 2D, 4D}, at the memory of ZB-V (2D chunks: 4D units), V-Half
 #    ((D+2)/2 micro-batches: 4 units each) and V-Min ((D+4)/3 micro-batches); the shape column
-#    names the memory (v-zb, v-half, v-min). Only with QUALITY_SETS naming it.
+#    names the memory (v-zb, v-half, v-min). Only with QUALITY_SETS naming it;
+#  - small: where an exact search can finish: the five shapes x D in {4, 8} (QUALITY_SMALL_DEVS)
+#    x N in {4, 8, 12} (QUALITY_SMALL_NS), at the tightest memory that works (the floor: one
+#    micro-batch alone) and at D + 2. The proof column says how auto's answer is proven optimal:
+#    `lb` (it meets the lower bound), `exact` (its exact search refused every shorter makespan),
+#    or `-` (not proven; `cut` when the exact search ran out of effort, `clock` when the time
+#    limit stopped it first: on a loaded machine). Only with QUALITY_SETS naming it.
 # Per case: the lower bound (new, and the old load bound), the best fitting baseline, auto's
 # makespan and wall seconds. Last lines: per set and over all, the cases where auto is worse than
 # the best baseline, where it is strictly better, and the geometric mean of makespan / LB (new
@@ -25,6 +31,8 @@ tessel=${1:?usage: quality.sh TESSEL_BIN [TIME_LIMIT]}
 limit=${2:-60}
 sets=${QUALITY_SETS:-matrix,tight,delay}
 vdevs=${QUALITY_VDEVS:-4 8 16}
+smalldevs=${QUALITY_SMALL_DEVS:-4 8}
+smallns=${QUALITY_SMALL_NS:-4 8 12}
 shapes=${QUALITY_SHAPES:-vshape xshape mshape nnshape kshape}
 devs=${QUALITY_DEVS:-4 8 16 32}
 ns=${QUALITY_NS:-8 32 128}
@@ -69,12 +77,13 @@ run_case() { # set shape D N
       v-half) mem=$((4 * ((D + 2) / 2))) ;;
       *) mem=$((4 * ((D + 4) / 3))) ;;
     esac
-  elif [[ $set == tight ]]; then
+  elif [[ $set == tight || $set == small-floor ]]; then
     # shellcheck disable=SC2086
     mem=$("$tessel" search $pa --memory 0 --method fast --json 2>/dev/null |
       python3 -c 'import json,sys; print(json.load(sys.stdin).get("min_memory") or "")')
     [[ -n $mem ]] || { echo "$set $shape $D $N - - - - - - no floor"; return; }
-    mem=$((mem + 1))
+    [[ $set == tight ]] && mem=$((mem + 1))
+    set=small
   else
     mem=$((D + 2))
   fi
@@ -104,16 +113,33 @@ try:
     a = json.load(open(f"{tmp}/a.json"))
     amk = a["makespan"] if a.get("feasible") else None
     src = (a.get("source") or "?") + ("+imp" if a.get("improved") else "")
+    proof = ("lb" if amk is not None and amk <= lb else
+             "exact" if a.get("exact") == "proven" and a.get("optimal") else
+             "cut" if a.get("exact") == "cut" else
+             "clock" if a.get("exact") else "-")
+    effort = a.get("exact_effort")
 except Exception:
-    amk, src = None, "error"
+    amk, src, proof, effort = None, "error", "-", None
 wall = float(t1) - float(t0)
 print(f"{st} {shape} {D} {N} {mem} {lb} {old} {bname} {best if best is not None else '-'} "
-      f"{amk if amk is not None else '-'} {wall:.1f} {src} {b['binding']}")
+      f"{amk if amk is not None else '-'} {wall:.1f} {src} {b['binding']} {proof} "
+      f"{effort if effort is not None else '-'}")
 EOF
 }
 
 echo "# tessel search --method auto, time limit ${limit}s per case, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores"
 for set in ${sets//,/ }; do
+  if [[ $set == small ]]; then
+    for shape in $shapes; do
+      for D in $smalldevs; do
+        for N in $smallns; do
+          run_case small-floor "$shape" "$D" "$N"
+          run_case small "$shape" "$D" "$N"
+        done
+      done
+    done
+    continue
+  fi
   if [[ $set == v ]]; then
     for shape in v-zb v-half v-min; do
       for D in $vdevs; do
@@ -136,10 +162,11 @@ done | tee "$tmp/rows" | python3 -c '
 import math, sys
 rows = [l.split() for l in sys.stdin if l.strip()]
 hdr = ["set", "shape", "D", "N", "mem", "LB", "LB_old", "baseline", "base_mk", "auto_mk",
-       "auto_s", "kept", "binding", "mk/LB", "vs_base"]
+       "auto_s", "kept", "binding", "proof", "effort", "mk/LB", "vs_base"]
+VS = hdr.index("vs_base")
 out = []
 for r in rows:
-    if len(r) < 13:
+    if len(r) < 15:
         out.append(r + [""] * (len(hdr) - len(r)))
         continue
     lb, base, amk = r[5], r[8], r[9]
@@ -157,8 +184,8 @@ for x in out:
     print("  ".join(c.rjust(w[i]) for i, c in enumerate(x)))
 def summary(name, sel):
     sel = [x for x in sel if len(x) == len(hdr)]
-    worse = sum(x[14] in ("worse", "no-auto") for x in sel)
-    better = sum(x[14] == "better" for x in sel)
+    worse = sum(x[VS] in ("worse", "no-auto") for x in sel)
+    better = sum(x[VS] == "better" for x in sel)
     r_new = [int(x[9]) / int(x[5]) for x in sel if x[9] != "-" and int(x[5]) > 0]
     r_old = [int(x[9]) / int(x[6]) for x in sel if x[9] != "-" and int(x[6]) > 0]
     g = lambda v: math.exp(sum(map(math.log, v)) / len(v)) if v else float("nan")
@@ -166,8 +193,17 @@ def summary(name, sel):
     print(f"SUMMARY {name}: {len(sel)} cases, auto worse than the best baseline in {worse}, "
           f"strictly better in {better}; geomean makespan/LB {g(r_new):.3f} "
           f"(old LB {g(r_old):.3f}); slowest case {slow:.1f} s")
+    if name == "small":
+        lbp = sum(x[13] == "lb" for x in sel)
+        exp = sum(x[13] == "exact" for x in sel)
+        cut = sum(x[13] == "cut" for x in sel)
+        clock = sum(x[13] == "clock" for x in sel)
+        print(f"SUMMARY small proofs: optimal proven in {lbp + exp} of {len(sel)} (meets the "
+              f"lower bound {lbp}, exact search {exp}); exact search out of effort in {cut}, "
+              f"stopped by the time limit in {clock}, not run in "
+              f"{len(sel) - lbp - exp - cut - clock}")
 print()
-for s in ("matrix", "tight", "delay", "v"):
+for s in ("matrix", "tight", "delay", "v", "small"):
     sub = [x for x in out if x[0] == s]
     if sub:
         summary(s, sub)

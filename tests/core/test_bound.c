@@ -16,6 +16,7 @@
 #include "ts_baseline.h"
 #include "ts_bound.h"
 #include "ts_improve.h"
+#include "ts_placement_json.h"
 #include "ts_schedule.h"
 
 #include "random_placement.h"
@@ -141,6 +142,65 @@ static void test_bound_terms(void **state)
     ts_placement_free(p);
 }
 
+/* Each device's own capacity: a small one on device 0 binds through device 0 alone, the same
+ * small one elsewhere only where that device holds as much; and a placement file's "capacity"
+ * may list one per device (the wrong length refused, naming the file). */
+static void test_bound_per_device(void **state)
+{
+    (void)state;
+    ts_builtin_opts o = {4, false, 0};
+    ts_placement *p = NULL;
+    ts_err e = {0};
+    assert_int_equal(ts_builtin_make("vshape", &o, &p, &e), TS_OK);
+    ts_bound one, first, last, none;
+    long cap1[4] = {1, 8, 8, 8}, cap3[4] = {8, 8, 8, 1};
+    assert_int_equal(ts_bound_compute(p, 16, cap1, &first), 0);
+    assert_int_equal(ts_bound_compute(p, 16, cap3, &last), 0);
+    assert_int_equal(ts_bound_compute(p, 16, (long[]){1, 1, 1, 1}, &one), 0);
+    assert_int_equal(ts_bound_compute(p, 16, NULL, &none), 0);
+    /* device 0 holds a micro-batch longest (from F0 to B0): its capacity of 1 alone gives the
+     * bound of 1 everywhere */
+    assert_int_equal(first.value, one.value);
+    assert_int_equal(first.binding, TS_BOUND_MEMORY);
+    assert_int_equal(first.device[TS_BOUND_MEMORY], 0);
+    /* device 3 runs B3 right after F3: a capacity of 1 there costs nothing (the same small
+     * capacity, on another device) */
+    assert_true(last.value < first.value);
+    assert_int_equal(last.value, none.value);
+    assert_true(last.term[TS_BOUND_MEMORY] >= 0 && last.term[TS_BOUND_MEMORY] <= none.value);
+    ts_placement_free(p);
+
+    json_t *j = json_pack("{s:s, s:s, s:i, s:[{s:s, s:s, s:i, s:i, s:[i]}, {s:s, s:s, s:i, s:i, "
+                          "s:[i]}], s:[[s, s]], s:[i, i]}",
+                          "format", "tessel-placement/1", "name", "two", "ndevs", 2, "blocks",
+                          "id", "F", "kind", "forward", "span", 1, "memory", 0, "devices", 0,
+                          "id", "B", "kind", "backward", "span", 1, "memory", 0, "devices", 1,
+                          "chains", "F", "B", "capacity", 9, 4);
+    assert_non_null(j);
+    assert_int_equal(ts_placement_from_json(j, "two.json", &p, &e), TS_OK);
+    assert_true(p->has_capacity);
+    assert_int_equal(p->capacity, 9);
+    assert_non_null(p->capacity_per_device);
+    assert_int_equal(p->capacity_per_device[1], 4);
+    json_t *back = ts_placement_to_json(p);
+    assert_int_equal(json_integer_value(json_array_get(json_object_get(back, "capacity"), 1)), 4);
+    json_decref(back);
+    ts_placement *q = ts_placement_clone(p);
+    assert_int_equal(q->capacity_per_device[0], 9);
+    ts_placement_free(q);
+    ts_placement_free(p);
+    json_object_set_new(j, "capacity", json_pack("[i, i, i]", 9, 4, 4));
+    assert_int_equal(ts_placement_from_json(j, "two.json", &p, &e), TS_EINPUT);
+    assert_non_null(strstr(e.msg, "two.json: field 'capacity' lists 3 capacities for 2 devices"));
+    json_object_set_new(j, "capacity", json_pack("[i, i]", 5, 5));
+    ts_err_clear(&e);
+    assert_int_equal(ts_placement_from_json(j, "two.json", &p, &e), TS_OK);
+    assert_null(p->capacity_per_device); /* the same for all: one capacity */
+    assert_int_equal(p->capacity, 5);
+    ts_placement_free(p);
+    json_decref(j);
+}
+
 static void test_improve_beats_gpipe(void **state)
 {
     (void)state;
@@ -191,6 +251,7 @@ int main(void)
         cmocka_unit_test(test_bound_random),
         cmocka_unit_test(test_bound_builtins),
         cmocka_unit_test(test_bound_terms),
+        cmocka_unit_test(test_bound_per_device),
         cmocka_unit_test(test_improve_beats_gpipe),
         cmocka_unit_test(test_improve_refuses_incomplete),
     };

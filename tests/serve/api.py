@@ -87,6 +87,17 @@ def check_answers(srv, p):
     assert st == 200 and j["lower_bound"] == lb, (j, lb)
     st, j = srv.request("POST", "/api/check", {"placement": p, "memory": [4, 4, 5, 6]})
     assert st == 200, j
+    # a capacity per device passes through to the search, as `--memory 6,4,4,2` does
+    st, j = srv.request("POST", "/api/jobs", {"job": "search", "placement": p, "method": "fast",
+                                              "memory": [6, 4, 4, 2], "micro_batches": 16})
+    res = wait_job(srv, j["id"])
+    assert res["state"] == "done", res
+    rc, out, _ = cli(TESSEL, "search", "--placement", "vshape", "--ndevs", "4", "--memory",
+                     "6,4,4,2", "--method", "fast", "-n", "16", "--json")
+    got, want = res["result"]["summary"], json.loads(out)
+    assert got["memory"] == [6, 4, 4, 2] and got["makespan"] == want["makespan"], (got, want)
+    assert all(pk <= c for pk, c in zip(got["peak_memory"], [6, 4, 4, 2])), got["peak_memory"]
+    assert res["result"]["schedule"]["memory"] == [6, 4, 4, 2], res["result"]["schedule"]["memory"]
     st, j = srv.request("POST", "/api/jobs", {"job": "search", "placement": p, "memory": 4})
     assert st == 200, j
     res = wait_job(srv, j["id"])

@@ -8,6 +8,16 @@
 #include <unistd.h>
 #include "ts_solver.h"
 
+/* The same capacity v on every device (the solver's internal functions take one per device):
+ * buf holds TU_CAPS entries. */
+#define TU_CAPS 256
+static inline const long *tu_caps(long *buf, int ndevs, long v)
+{
+    for (int d = 0; d < ndevs && d < TU_CAPS; d++)
+        buf[d] = v;
+    return buf;
+}
+
 static inline ts_placement *tu_builtin(const char *name, int ndevs, bool infer)
 {
     ts_builtin_opts bo = {ndevs, infer, 0};

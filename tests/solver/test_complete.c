@@ -29,8 +29,8 @@ static void test_complete_simple(void **state)
     ts_rep r = {.start = start, .period = 3, .mids = mids};
     ts_complete_opts o;
     ts_complete_opts_init(&o);
-    o.has_memory = true;
-    o.memory = 2;
+    long cb[TU_CAPS];
+    o.cap = tu_caps(cb, p->ndevs, 2);
     ts_schedule *s = NULL;
     ts_complete_stats st;
     ts_err e = {0};
@@ -45,9 +45,9 @@ static void test_complete_simple(void **state)
     ts_schedule_free(s);
 
     /* memory 1 cannot hold the window's level 1 + 1 */
-    o.memory = 1;
+    o.cap = tu_caps(cb, p->ndevs, 1);
     bool feasible, unknown;
-    assert_int_equal(ts_complete_feasible(p, mids, true, 1, 5, &feasible, &unknown, &e), TS_OK);
+    assert_int_equal(ts_complete_feasible(p, mids, o.cap, 5, &feasible, &unknown, &e), TS_OK);
     assert_true(feasible); /* warm-up and cool-down alone fit... */
     assert_int_not_equal(ts_complete(p, &r, &o, &s, &st, &e), TS_OK); /* ...the window does not */
     assert_null(s);
@@ -107,9 +107,12 @@ static void test_feasible_memory(void **state)
     int mids[8] = {3, 2, 1, 0, 0, 0, 0, 0}; /* F0..F3 B3..B0 */
     bool feasible, unknown;
     ts_err e = {0};
-    assert_int_equal(ts_complete_feasible(p, mids, true, 4, 5, &feasible, &unknown, &e), TS_OK);
+    long cb[TU_CAPS];
+    assert_int_equal(
+        ts_complete_feasible(p, mids, tu_caps(cb, 4, 4), 5, &feasible, &unknown, &e), TS_OK);
     assert_true(feasible);
-    assert_int_equal(ts_complete_feasible(p, mids, true, 2, 5, &feasible, &unknown, &e), TS_OK);
+    assert_int_equal(
+        ts_complete_feasible(p, mids, tu_caps(cb, 4, 2), 5, &feasible, &unknown, &e), TS_OK);
     assert_false(feasible);
     assert_false(unknown);
     ts_placement_free(p);

@@ -55,11 +55,12 @@ static void test_fast_construct_takes_the_deadline(void **state)
     assert_int_equal(ts_placement_chain_order(p, order), 0);
     bool fits;
     ts_err e = {0};
-    assert_int_equal(ts_fast_construct(p, order, true, 4000, NULL, mids, start, &period, &fits, &e),
+    long cb[TU_CAPS];
+    assert_int_equal(ts_fast_construct(p, order, tu_caps(cb, 4, 4000), NULL, mids, start, &period, &fits, &e),
                      TS_OK);
     assert_true(period >= ts_placement_max_load(p));
     ts_budget b = ended();
-    assert_int_equal(ts_fast_construct(p, order, true, 4000, &b, mids, start, &period, &fits, &e),
+    assert_int_equal(ts_fast_construct(p, order, cb, &b, mids, start, &period, &fits, &e),
                      TS_ENOANSWER);
     assert_non_null(strstr(e.msg, "time limit"));
     free(order);
@@ -79,11 +80,12 @@ static void test_repetend_construct_takes_the_deadline(void **state)
     long *start = calloc((size_t)n, sizeof *start);
     assert_true(order && mids && start);
     assert_int_equal(ts_placement_chain_order(p, order), 0);
-    assert_true(ts_repetend_construct(p, order, mids, n, true, 4000, NULL, start));
+    long cb[TU_CAPS];
+    assert_true(ts_repetend_construct(p, order, mids, n, tu_caps(cb, 4, 4000), NULL, start));
     for (int b = 0; b + 1 < n; b++) /* the chain in order, one step each */
         assert_true(start[b + 1] >= start[b] + 1);
     ts_budget b = ended();
-    assert_false(ts_repetend_construct(p, order, mids, n, true, 4000, &b, start));
+    assert_false(ts_repetend_construct(p, order, mids, n, cb, &b, start));
     free(order);
     free(mids);
     free(start);

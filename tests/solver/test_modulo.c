@@ -11,6 +11,7 @@
 #include "modulo/modulo_internal.h"
 #include "ts_search_ctx.h"
 #include "ts_solver.h"
+#include "solver_testutil.h"
 
 /* No deadline: the memory bound runs to its end. */
 static const ts_budget mt_none = {0, 0, NULL};
@@ -160,9 +161,10 @@ static void test_32_devices(void **state)
         /* The bound agrees: the period found is not refused, the one below is. */
         ts_mplan mp;
         assert_int_equal(ts_mplan_build(p, true, &mp, &e), TS_OK);
-        assert_false(ts_modulo_memory_infeasible(p, &mp, st.period, 34, &mt_none));
+        long cb[TU_CAPS];
+        assert_false(ts_modulo_memory_infeasible(p, &mp, st.period, tu_caps(cb, p->ndevs, 34), &mt_none));
         if (st.period > ts_placement_max_load(p))
-            assert_true(ts_modulo_memory_infeasible(p, &mp, st.period - 1, 34, &mt_none));
+            assert_true(ts_modulo_memory_infeasible(p, &mp, st.period - 1, cb, &mt_none));
         ts_mplan_free(&mp);
         ts_schedule_free(s);
         ts_placement_free(p);
@@ -314,8 +316,9 @@ static void test_memory_plan(void **state)
     int dev;
     assert_int_equal(ts_mplan_peak(&mp, 4, t, &dev), 4);
     assert_int_equal(dev, 0);
-    assert_int_equal(ts_modulo_verify(p, &mp, 4, t, true, 4, &e), TS_OK);
-    assert_int_equal(ts_modulo_verify(p, &mp, 4, t, true, 3, &e), TS_ENOANSWER);
+    long cb[TU_CAPS];
+    assert_int_equal(ts_modulo_verify(p, &mp, 4, t, tu_caps(cb, 4, 4), &e), TS_OK);
+    assert_int_equal(ts_modulo_verify(p, &mp, 4, t, tu_caps(cb, 4, 3), &e), TS_ENOANSWER);
     ts_mplan_free(&mp);
     ts_placement_free(p);
 
@@ -388,10 +391,11 @@ static void test_bound_soundness(void **state)
                 assert_int_equal(ts_mplan_build(p, true, &mp, &e), TS_OK);
                 long load = ts_placement_max_load(p);
                 for (long P = load; P <= load + 2; P++) {
-                    if (!ts_modulo_memory_infeasible(p, &mp, P, mem, &mt_none))
+                    long cb[TU_CAPS];
+                    if (!ts_modulo_memory_infeasible(p, &mp, P, tu_caps(cb, p->ndevs, mem), &mt_none))
                         continue;
                     refused++;
-                    ts_mz *z = ts_mz_new(p, &mp, P, true, mem, 0, &e);
+                    ts_mz *z = ts_mz_new(p, &mp, P, cb, 0, &e);
                     assert_non_null(z);
                     long *tt = malloc((size_t)p->nblocks * sizeof(long));
                     char why[64];
@@ -504,14 +508,15 @@ static void test_random_property(void **state)
             if (memory >= 0) {
                 ts_mplan mp;
                 assert_int_equal(ts_mplan_build(p, true, &mp, &e), TS_OK);
-                if (ts_modulo_memory_infeasible(p, &mp, st.period, memory, &mt_none))
+                long cb[TU_CAPS];
+                if (ts_modulo_memory_infeasible(p, &mp, st.period, tu_caps(cb, p->ndevs, memory), &mt_none))
                     fail_msg("%s: the bound refuses period %ld, which has a schedule", what,
                              st.period);
                 for (long P = ts_placement_max_load(p); P < st.period; P++) {
-                    if (!ts_modulo_memory_infeasible(p, &mp, P, memory, &mt_none))
+                    if (!ts_modulo_memory_infeasible(p, &mp, P, cb, &mt_none))
                         continue;
                     bounded++;
-                    ts_mz *z = ts_mz_new(p, &mp, P, true, memory, 0, &e);
+                    ts_mz *z = ts_mz_new(p, &mp, P, cb, 0, &e);
                     assert_non_null(z);
                     long *tt = malloc((size_t)p->nblocks * sizeof(long));
                     char why[64];

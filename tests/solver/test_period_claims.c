@@ -126,7 +126,7 @@ static void test_random_claims(void **state)
         bool exact = false;
         ts_err e = {0};
         bool has_memory = iter % 3 != 2;
-        if (has_memory && ts_memory_floor(p, -1, &b, &floor_cap, &exact, &e) != TS_OK) {
+        if (has_memory && ts_memory_floor(p, NULL, &b, &floor_cap, &exact, &e) != TS_OK) {
             ts_placement_free(p);
             continue;
         }

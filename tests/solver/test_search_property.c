@@ -9,7 +9,9 @@
 #include <cmocka.h>
 #include <string.h>
 #include "solver_testutil.h"
+#include "ts_baseline.h"
 #include "ts_encode.h"
+#include "ts_exact.h"
 
 static uint64_t rnd(uint64_t *s)
 {
@@ -101,7 +103,7 @@ static void test_random_placements(void **state)
         ts_budget_init(&b, 10);
         long floor_cap = 0;
         bool exact = false;
-        assert_int_equal(ts_memory_floor(p, -1, &b, &floor_cap, &exact, &e), TS_OK);
+        assert_int_equal(ts_memory_floor(p, NULL, &b, &floor_cap, &exact, &e), TS_OK);
         bool has_memory = iter % 4 != 3;
         long cap = floor_cap + rint_(&seed, 0, 2);
 
@@ -174,10 +176,265 @@ static void test_random_placements(void **state)
     assert_true(compared >= 10);
 }
 
+/* Each device's peak when one micro-batch runs alone with its blocks started at start. */
+static void solo_peaks(const ts_placement *p, const long *start, long *peak)
+{
+    for (int d = 0; d < p->ndevs; d++) {
+        long level = 0;
+        peak[d] = 0;
+        /* the blocks of d in start order: memory applies when a block starts */
+        for (long t = 0, left = 1; left; t++) {
+            left = 0;
+            for (int b = 0; b < p->nblocks; b++) {
+                if (!ts_block_on(&p->blocks[b], d) || start[b] < t)
+                    continue;
+                left |= start[b] > t;
+                if (start[b] == t && (level += p->blocks[b].memory) > peak[d])
+                    peak[d] = level;
+            }
+        }
+    }
+}
+
+/* A capacity per device: on random placements, each device's capacity is what one micro-batch
+ * at a time needs there (in the memory-minimal order) plus 0 to 2. Every method's schedule keeps
+ * each device within its own capacity (validated with the capacities, for several N), records
+ * them, and lazy always finds one (one micro-batch at a time fits by construction). */
+static void test_random_per_device(void **state)
+{
+    (void)state;
+    uint64_t seed = 20261202;
+    static const ts_method methods[] = {TS_METHOD_LAZY, TS_METHOD_FAST, TS_METHOD_MODULO,
+                                        TS_METHOD_FULL, TS_METHOD_AUTO};
+    int found[5] = {0}, uneven = 0;
+    for (int iter = 0; iter < 30; iter++) {
+        ts_placement *p = random_placement(&seed);
+        ts_err e = {0};
+        ts_budget b;
+        ts_budget_init(&b, 10);
+        long floor_cap = 0, start[8], peak[3], cap[3], at[3];
+        bool exact = false;
+        assert_int_equal(ts_memory_floor_order(p, NULL, &b, &floor_cap, &exact, start, &e), TS_OK);
+        solo_peaks(p, start, peak);
+        for (int d = 0; d < p->ndevs; d++)
+            cap[d] = peak[d] + rint_(&seed, 0, 2);
+        bool same = true;
+        for (int d = 1; d < p->ndevs; d++)
+            same = same && cap[d] == cap[0];
+        uneven += !same;
+        for (int i = 0; i < 5; i++) {
+            ts_search_opts o;
+            ts_search_opts_init(&o);
+            o.method = methods[i];
+            ts_search_opts_memory(&o, cap, p->ndevs);
+            o.micro_batches = 4;
+            o.time_limit = 5;
+            ts_schedule *s = NULL;
+            ts_search_stats st;
+            ts_err_clear(&e);
+            int rc = ts_search(p, &o, &s, &st, &e);
+            if (methods[i] == TS_METHOD_LAZY && rc)
+                fail_msg("iter %d lazy within its per-device capacities: %s", iter, e.msg);
+            if (rc) {
+                assert_null(s);
+                continue;
+            }
+            found[i]++;
+            assert_true(s->has_memory);
+            for (int d = 0; d < p->ndevs; d++)
+                assert_int_equal(s->memory[d], cap[d]);
+            assert_int_equal(tu_valid_range(s, 1, s->nmicros + 4), 0);
+            assert_true(tu_makespan(s, 4, at) > 0);
+            for (int d = 0; d < p->ndevs; d++)
+                if (at[d] > cap[d])
+                    fail_msg("iter %d %s: device %d peaks at %ld, capacity %ld", iter,
+                             ts_method_name(methods[i]), d, at[d], cap[d]);
+            ts_schedule_free(s);
+        }
+        ts_placement_free(p);
+    }
+    assert_true(uneven >= 10);
+    for (int i = 0; i < 5; i++)
+        assert_true(found[i] >= 10);
+}
+
+/* Brute force on a tiny placement of single-device blocks: every combination of device orders
+ * of n micro-batches, each replayed as early as its orders allow (for fixed orders the earliest
+ * starts minimise the makespan, and memory depends on the orders alone), kept when it validates
+ * within cap. The shortest makespan, or -1 when nothing fits. */
+static long brute_force(const ts_placement *p, int n, const long *cap)
+{
+    int ni = p->nblocks * n, D = p->ndevs, cnt[3] = {0}, pos[12], perm[3][12], idx[3][12];
+    for (int x = 0; x < ni; x++)
+        idx[p->blocks[x % p->nblocks].devices[0]][cnt[p->blocks[x % p->nblocks].devices[0]]++] = x;
+    long best = -1;
+    for (int d = 0; d < D; d++)
+        for (int i = 0; i < cnt[d]; i++)
+            perm[d][i] = i;
+    for (;;) {
+        ts_schedule *s = ts_schedule_new(p, n);
+        ts_schedule_set_memory(s, cap);
+        for (int d = 0; d < D; d++)
+            for (int i = 0; i < cnt[d]; i++)
+                pos[idx[d][perm[d][i]]] = i;
+        for (int x = 0; x < ni; x++)
+            ts_schedule_add(s, x % p->nblocks, x / p->nblocks, pos[x]);
+        ts_err e = {0};
+        ts_validate_opts vo = {0};
+        long first, last;
+        if (ts_schedule_tighten(s, &e) == TS_OK && ts_schedule_validate(s, &vo, &e) == TS_OK) {
+            ts_schedule_span(s, &first, &last);
+            if (best < 0 || last - first < best)
+                best = last - first;
+        }
+        ts_schedule_free(s);
+        /* next combination: the devices' permutations as the digits of one counter */
+        int d = 0;
+        for (; d < D; d++) {
+            int *a = perm[d], k = cnt[d], i = k - 2;
+            while (i >= 0 && a[i] >= a[i + 1])
+                i--;
+            if (i >= 0) {
+                int j = k - 1;
+                while (a[j] <= a[i])
+                    j--;
+                int t = a[i];
+                a[i] = a[j];
+                a[j] = t;
+                for (int l = i + 1, r = k - 1; l < r; l++, r--)
+                    t = a[l], a[l] = a[r], a[r] = t;
+                break;
+            }
+            for (int l = 0; l < k; l++) /* wrapped: back to the first, carry on */
+                a[l] = l;
+        }
+        if (d == D)
+            return best;
+    }
+}
+
+/* The exact search's proof against brute force: on tiny random placements (two devices, blocks
+ * on one device each, two micro-batches, a capacity per device), whatever it proves minimal is
+ * the brute-force optimum, a better schedule it returns validates, and from an incumbent above
+ * the optimum it reaches the optimum. */
+static void test_exact_against_brute_force(void **state)
+{
+    (void)state;
+    uint64_t seed = 77;
+    int proven = 0, improved = 0, checked = 0;
+    for (int iter = 0; iter < 60; iter++) {
+        int nb = rint_(&seed, 2, 4), n = 2;
+        ts_placement *p = ts_placement_new("tiny", 2);
+        for (int i = 0; i < nb; i++) {
+            char id[8];
+            snprintf(id, sizeof id, "b%d", i);
+            int dev = i < 2 ? i : rint_(&seed, 0, 1), mem = i < 2 ? rint_(&seed, 0, 2) : 0;
+            ts_placement_add_block(p, id, TS_KIND_FORWARD, rint_(&seed, 1, 3), mem, 1, &dev);
+            if (i > 0)
+                ts_placement_add_edge(p, rint_(&seed, 0, i - 1), i, rint_(&seed, 0, 1), 0);
+        }
+        /* each device frees what it allocates, in its last block */
+        for (int d = 0; d < 2; d++) {
+            int net = 0, last = -1;
+            for (int i = 0; i < nb; i++)
+                if (p->blocks[i].devices[0] == d)
+                    net += p->blocks[i].memory, last = i;
+            if (last >= 0 && net > 0)
+                p->blocks[last].memory -= net;
+        }
+        long cap[2] = {rint_(&seed, 1, 4), rint_(&seed, 1, 4)};
+        long opt = brute_force(p, n, cap);
+        ts_budget b;
+        ts_budget_init(&b, 30);
+        ts_exact_opts eo = {n, cap, 0, opt >= 0 ? opt + rint_(&seed, 0, 3) : 40, 50000000L, &b};
+        ts_schedule *better = NULL, *again = NULL;
+        ts_exact_res r, r2;
+        ts_err e = {0};
+        assert_int_equal(ts_exact_search(p, &eo, &better, &r, &e), TS_OK);
+        assert_true(r.run);
+        /* the same effort and the same answer a second time (a count, not a clock) */
+        assert_int_equal(ts_exact_search(p, &eo, &again, &r2, &e), TS_OK);
+        assert_int_equal(r2.effort, r.effort);
+        assert_int_equal(r2.best, r.best);
+        assert_int_equal(r2.proven, r.proven);
+        assert_true((again == NULL) == (better == NULL));
+        for (int i = 0; again && i < again->nentries; i++)
+            assert_int_equal(again->entries[i].step, better->entries[i].step);
+        ts_schedule_free(again);
+        checked++;
+        if (r.proven) {
+            proven++;
+            /* nothing shorter than best: the optimum, or nothing at all below the incumbent */
+            if (opt >= 0)
+                assert_int_equal(r.best, opt);
+            else
+                assert_false(r.improved);
+        }
+        if (better) {
+            improved++;
+            assert_int_equal(tu_valid_range(better, n, n), 0);
+            assert_true(r.best >= opt && opt >= 0);
+            ts_schedule_free(better);
+        }
+        ts_placement_free(p);
+    }
+    assert_int_equal(checked, 60);
+    assert_true(proven >= 55);
+    assert_true(improved >= 10);
+}
+
+/* The drain's step: 1F1B on vshape with its last instances pushed 5 steps later (still valid) is
+ * taken back to 1F1B's makespan or better by freeing the last 16 instances, within memory, and
+ * the schedule it returns validates; a drain already optimal behind its fixed part is proven. */
+static void test_drain_step(void **state)
+{
+    (void)state;
+    ts_placement *p = tu_builtin("vshape", 4, false);
+    ts_schedule *s = NULL;
+    ts_err e = {0};
+    assert_int_equal(ts_baseline_make("1f1b", p, 8, &s, &e), TS_OK);
+    long cap[4] = {4, 4, 4, 4}, first, last;
+    ts_schedule_set_memory(s, cap);
+    ts_schedule_sort(s);
+    ts_schedule_span(s, &first, &last);
+    long mk = last - first;
+    ts_schedule *late = ts_schedule_clone(s);
+    for (int i = 0; i < late->nentries; i++)
+        if (late->entries[i].step >= last - 8)
+            late->entries[i].step += 5;
+    ts_validate_opts vo = {0};
+    assert_int_equal(ts_schedule_validate(late, &vo, &e), TS_OK);
+    ts_budget b;
+    ts_budget_init(&b, 30);
+    ts_exact_opts eo = {8, cap, 0, mk + 5, 20000000L, &b};
+    ts_schedule *better = NULL;
+    ts_exact_res r;
+    assert_int_equal(ts_exact_drain(late, 16, &eo, &better, &r, &e), TS_OK);
+    assert_true(r.run && r.improved && r.proven);
+    assert_non_null(better);
+    assert_true(r.best <= mk);
+    assert_int_equal(ts_schedule_validate(better, &vo, &e), TS_OK);
+    ts_schedule_span(better, &first, &last);
+    assert_int_equal(last - first, r.best);
+    /* behind the same fixed part, nothing beats the drain it found */
+    ts_exact_opts again = {8, cap, 0, r.best, 20000000L, &b};
+    ts_schedule *none = NULL;
+    assert_int_equal(ts_exact_drain(better, 16, &again, &none, &r, &e), TS_OK);
+    assert_true(r.run && r.proven && !r.improved);
+    assert_null(none);
+    ts_schedule_free(better);
+    ts_schedule_free(late);
+    ts_schedule_free(s);
+    ts_placement_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_placements),
+        cmocka_unit_test(test_random_per_device),
+        cmocka_unit_test(test_exact_against_brute_force),
+        cmocka_unit_test(test_drain_step),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

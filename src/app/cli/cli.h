@@ -27,11 +27,27 @@ int ts_cli_parse_double(const char *cmd, const char *flag, const char *s, double
 struct option;
 int ts_cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
                   const struct option *longopts);
-/* Parses --memory M|none: "none" clears *has_memory (leaving *memory as it is), a whole number in
- * [0, TS_MAX_MEMORY] sets both, and so does a list "8,8,8,4" (a capacity per device), as its
- * smallest value (its largest for `bound`), with a note on stderr. Returns 0, or 2 after reporting
+/* --memory as given: none, one capacity for every device, or a list of one per device. */
+typedef struct {
+    bool has_memory;
+    /* capacities given: 1 (for every device) or a list's length */
+    int n;
+    /* n entries, owned */
+    long *cap;
+    /* the argument, for messages */
+    const char *arg;
+} ts_cli_memory;
+
+/* Parses --memory M|none|M0,M1,...: "none" clears has_memory, a whole number in
+ * [0, TS_MAX_MEMORY] is every device's capacity, and a list "9,4,4,4" gives one per device (its
+ * length is checked against the placement by ts_cli_memory_caps). Returns 0, or 2 after reporting
  * a usage error. */
-int ts_cli_parse_memory(const char *cmd, const char *arg, bool *has_memory, long *memory);
+int ts_cli_parse_memory(const char *cmd, const char *arg, ts_cli_memory *m);
+/* Each device's capacity for a placement of ndevs devices: *out (ndevs entries, the caller
+ * frees; NULL without a memory limit). Returns 0, 2 after a usage error (a list of another
+ * length than ndevs), 3 when out of memory. */
+int ts_cli_memory_caps(const char *cmd, const ts_cli_memory *m, int ndevs, long **out);
+void ts_cli_memory_free(ts_cli_memory *m);
 
 /* A placement named on the command line: a file, or a built-in with its device count. */
 typedef struct {

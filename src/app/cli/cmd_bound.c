@@ -6,7 +6,17 @@
 #include "cli.h"
 #include "ts_bound.h"
 
-static void ts_bound_print_json(const ts_placement *p, long n, bool has_memory, long memory,
+/* The capacities as given: "none", one number, or one per device. */
+static json_t *ts_bound_memory_json(const ts_cli_memory *m)
+{
+    if (!m->has_memory)
+        return json_string("none");
+    if (m->n == 1)
+        return json_integer(m->cap[0]);
+    return ts_cli_long_array(m->cap, m->n);
+}
+
+static void ts_bound_print_json(const ts_placement *p, long n, const ts_cli_memory *mem,
                                 const ts_bound *b, const long *load)
 {
     json_t *terms = json_object();
@@ -15,7 +25,7 @@ static void ts_bound_print_json(const ts_placement *p, long n, bool has_memory, 
                             b->term[t] >= 0 ? json_integer(b->term[t]) : json_null());
     json_t *j =
         json_pack("{ss si so sI ss so so}", "placement", p->name, "micro_batches", (int)n, "memory",
-                  has_memory ? json_integer(memory) : json_string("none"), "lower_bound",
+                  ts_bound_memory_json(mem), "lower_bound",
                   (json_int_t)b->value, "binding", ts_bound_term_name(b->binding), "terms", terms,
                   "load", ts_cli_long_array(load, p->ndevs));
     json_object_set_new(j, "binding_device",
@@ -42,6 +52,12 @@ static void ts_bound_print_text(const ts_placement *p, long n, const ts_bound *b
     printf(")\n");
 }
 
+static int ts_bound_end(ts_cli_memory *m, int rc)
+{
+    ts_cli_memory_free(m);
+    return rc;
+}
+
 int ts_cmd_bound(int argc, char **argv)
 {
     static const struct option opts[] = {TS_CLI_PLACEMENT_OPTIONS,
@@ -52,12 +68,12 @@ int ts_cmd_bound(int argc, char **argv)
                                          {0, 0, 0, 0}};
     const char *cmd = "bound";
     ts_cli_placement pl = {0};
-    long n = 0, memory = 0;
-    bool has_memory = false;
-    int json = 0, c;
+    long n = 0;
+    ts_cli_memory mem = {0};
+    int json = 0, c, rc;
     while ((c = ts_cli_getopt_placement(cmd, argc, argv, "n:m:h", opts, &pl)) != -1) {
         if (c == -2)
-            return 2;
+            return ts_bound_end(&mem, 2);
         if (c == 'h') {
             printf("usage: tessel bound (PLACEMENT | --placement NAME --ndevs D [--infer]) "
                    "--micro-batches N [--memory M|none] [--json]\n\n"
@@ -68,52 +84,48 @@ int ts_cmd_bound(int argc, char **argv)
                    "  recurrence     the longest path of N micro-batches through distance edges\n"
                    "  one_machine    each device alone, with every instance's earliest start and\n"
                    "                 tail, preemption allowed (Jackson's schedule)\n"
-                   "  memory         with memory M: the micro-batches a device can hold at once,\n"
-                   "                 each held from an allocating block to a later block\n"
+                   "  memory         with memory M: the micro-batches a device can hold at once\n"
+                   "                 within its own capacity, each held from an allocating\n"
+                   "                 block to a later block\n"
                    "The output names the term that binds.\n\n" TS_CLI_PLACEMENT_HELP
                    "  -n, --micro-batches N  number of micro-batches\n"
-                   "  -m, --memory M|none  per-device memory capacity (default none)\n"
+                   "  -m, --memory M|none  per-device memory capacity (default none); a list\n"
+                   "                       M0,M1,... gives each device its own\n"
                    "  --json               print one JSON object\n");
-            return 0;
+            return ts_bound_end(&mem, 0);
         }
         if (c == 'n') {
             if (ts_cli_parse_long(cmd, "--micro-batches", optarg, 1, 1000000, &n))
-                return 2;
+                return ts_bound_end(&mem, 2);
         } else if (c == 'm') {
-            if (ts_cli_parse_memory(cmd, optarg, &has_memory, &memory))
-                return 2;
+            if (ts_cli_parse_memory(cmd, optarg, &mem))
+                return ts_bound_end(&mem, 2);
         } else if (c == 'j') {
             json = 1;
         }
     }
     if (ts_cli_placement_arg(cmd, argc, argv, &pl))
-        return 2;
+        return ts_bound_end(&mem, 2);
     if (!n)
-        return ts_cli_usage_error(cmd, "--micro-batches N is required");
+        return ts_bound_end(&mem, ts_cli_usage_error(cmd, "--micro-batches N is required"));
     ts_placement *p;
-    int rc = ts_cli_placement_load(cmd, &pl, &p);
-    if (rc)
-        return rc;
-    long *load = malloc((size_t)p->ndevs * sizeof(long));
-    long *cap = malloc((size_t)p->ndevs * sizeof(long));
+    if ((rc = ts_cli_placement_load(cmd, &pl, &p)))
+        return ts_bound_end(&mem, rc);
+    long *load = malloc((size_t)p->ndevs * sizeof(long)), *cap = NULL;
     ts_bound b;
-    if (!load || !cap) {
+    if (!load) {
         fprintf(stderr, "tessel bound: out of memory\n");
-        free(load);
-        free(cap);
-        ts_placement_free(p);
-        return 3;
+        rc = 3;
+    } else if (!(rc = ts_cli_memory_caps(cmd, &mem, p->ndevs, &cap))) {
+        ts_placement_device_load(p, load);
+        ts_bound_compute(p, (int)n, cap, &b);
+        if (json)
+            ts_bound_print_json(p, n, &mem, &b, load);
+        else
+            ts_bound_print_text(p, n, &b, load);
     }
-    for (int d = 0; d < p->ndevs; d++)
-        cap[d] = memory;
-    ts_placement_device_load(p, load);
-    ts_bound_compute(p, (int)n, has_memory ? cap : NULL, &b);
-    if (json)
-        ts_bound_print_json(p, n, has_memory, memory, &b, load);
-    else
-        ts_bound_print_text(p, n, &b, load);
     free(load);
     free(cap);
     ts_placement_free(p);
-    return 0;
+    return ts_bound_end(&mem, rc);
 }

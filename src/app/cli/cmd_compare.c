@@ -14,13 +14,29 @@
 
 #define TS_CMP_MAX_ROWS 32
 
-static void ts_cmp_print_table(const ts_placement *p, long n, long memory, bool has_memory,
-                               const ts_bound *lb, const ts_compare_row *rows, int nrows)
+/* The capacities: one number when every device has the same, else one per device, separated
+ * by sep; "unlimited" (none) without. */
+static void ts_cmp_print_memory(const ts_placement *p, const long *cap, const char *none,
+                                char sep)
 {
-    printf("placement %s, %d devices, N = %ld micro-batches, memory %s", p->name, p->ndevs, n,
-           has_memory ? "" : "unlimited");
-    if (has_memory)
-        printf("%ld", memory);
+    bool uniform = true;
+    for (int d = 1; cap && d < p->ndevs; d++)
+        uniform = uniform && cap[d] == cap[0];
+    if (!cap)
+        printf("%s", none);
+    for (int d = 0; cap && d < (uniform ? 1 : p->ndevs); d++) {
+        if (d)
+            putchar(sep);
+        printf("%ld", cap[d]);
+    }
+}
+
+static void ts_cmp_print_table(const ts_placement *p, long n, const long *cap, const ts_bound *lb,
+                               const ts_compare_row *rows, int nrows)
+{
+    bool has_memory = cap != NULL;
+    printf("placement %s, %d devices, N = %ld micro-batches, memory ", p->name, p->ndevs, n);
+    ts_cmp_print_memory(p, cap, "unlimited", ',');
     printf(", lower bound %ld (%s)\n\n", lb->value, ts_bound_term_name(lb->binding));
     int pw = 11;
     for (int i = 0; i < nrows; i++)
@@ -59,18 +75,17 @@ static void ts_cmp_print_table(const ts_placement *p, long n, long memory, bool 
     printf("\n* the shortest makespan at N among the rows that fit the memory\n");
 }
 
-static void ts_cmp_print_csv(const ts_placement *p, long n, long memory, bool has_memory,
+static void ts_cmp_print_csv(const ts_placement *p, long n, const long *cap,
                              const ts_compare_row *rows, int nrows)
 {
+    bool has_memory = cap != NULL;
     printf("placement,ndevs,micro_batches,memory,method,source,k,period,makespan,lower_bound,"
            "makespan_over_lb,bubble_rate,peak_memory,fits,best,seconds,status\n");
     for (int i = 0; i < nrows; i++) {
         const ts_compare_row *r = &rows[i];
         printf("%s,%d,%ld,", p->name, p->ndevs, n);
-        if (has_memory)
-            printf("%ld", memory);
-        else
-            printf("none");
+        /* one per device: spaces, as in the peak memory */
+        ts_cmp_print_memory(p, cap, "none", ' ');
         printf(",%s,%s,", r->method,
                r->greedy   ? "greedy"
                : r->search ? "search"
@@ -99,22 +114,21 @@ static void ts_cmp_print_csv(const ts_placement *p, long n, long memory, bool ha
 }
 
 /* One lower bound for every row (at N, within the memory), and the best row marked. */
-static void ts_cmp_finish(const ts_placement *p, long n, long memory, bool has_memory,
-                          ts_compare_row *rows, int nrows, ts_bound *lb)
+static void ts_cmp_finish(const ts_placement *p, long n, const long *cap, ts_compare_row *rows,
+                          int nrows, ts_bound *lb)
 {
-    long *cap = has_memory ? malloc((size_t)p->ndevs * sizeof(long)) : NULL;
-    for (int d = 0; cap && d < p->ndevs; d++)
-        cap[d] = memory;
     ts_bound_compute(p, (int)n, cap, lb);
-    free(cap);
     ts_compare_finish(rows, nrows, lb->value);
 }
 
 /* What the command line asked for. */
 typedef struct {
     ts_cli_placement pl;
-    long n, memory;
-    bool has_memory, memory_given;
+    long n;
+    bool memory_given;
+    /* --memory as parsed, and each device's capacity (NULL: none) once the placement is known */
+    ts_cli_memory mem;
+    long *cap;
     double limit;
     const char *methods;
     int csv;
@@ -137,7 +151,8 @@ static void ts_cmp_usage(void)
            "M, for every row; * marks the shortest row that fits. A method without an\n"
            "answer shows why instead of numbers; full's greedy schedule for a problem too\n"
            "large for the solver shows as 'full (greedy)'.\n\n" TS_CLI_PLACEMENT_HELP
-           "  -m, --memory M|none  per-device memory capacity for the searches\n"
+           "  -m, --memory M|none  per-device memory capacity for the searches; a list\n"
+           "                       M0,M1,... (one per device) gives each its own\n"
            "  -n, --micro-batches N  micro-batches (default %d)\n"
            "  --methods LIST       comma-separated baseline kinds and search methods\n"
            "                       (default: every baseline that fits, then every search\n"
@@ -170,7 +185,7 @@ static int ts_cmp_parse(int argc, char **argv, ts_cmp_args *a)
         case 'h': ts_cmp_usage(); return 0;
         case 'm':
             a->memory_given = true;
-            if (ts_cli_parse_memory(cmd, optarg, &a->has_memory, &a->memory))
+            if (ts_cli_parse_memory(cmd, optarg, &a->mem))
                 return 2;
             break;
         case 'n':
@@ -242,16 +257,19 @@ static int ts_cmp_names(const char *methods, char names[][24])
 }
 
 /* One row per name; the default list leaves out the baselines that do not fit. */
-/* The measuring options of every row: the request's placement, N, memory and time limit;
- * memory is the caller's one capacity, which cap points at. */
-static ts_compare_opts ts_cmp_opts(const ts_cmp_args *a, const ts_placement *p, const long *memory)
+/* The measuring options of every row: the request's placement, N, each device's capacity and
+ * the time limit. */
+static ts_compare_opts ts_cmp_opts(const ts_cmp_args *a, const ts_placement *p)
 {
+    long largest = 0;
+    for (int d = 0; a->cap && d < p->ndevs; d++)
+        largest = a->cap[d] > largest ? a->cap[d] : largest;
     return (ts_compare_opts){.p = p,
                              .n = (int)a->n,
-                             .has_memory = a->has_memory,
-                             .memory = a->memory,
-                             .cap = memory,
-                             .ncap = a->has_memory ? 1 : 0,
+                             .has_memory = a->cap != NULL,
+                             .memory = largest,
+                             .cap = a->cap,
+                             .ncap = a->cap ? p->ndevs : 0,
                              .time_limit = a->limit};
 }
 
@@ -260,8 +278,7 @@ static int ts_cmp_run(const ts_cmp_args *a, const ts_placement *p, char names[][
 {
     int nrows = 0;
     bool progress = isatty(STDERR_FILENO);
-    long memory = a->memory;
-    ts_compare_opts o = ts_cmp_opts(a, p, &memory);
+    ts_compare_opts o = ts_cmp_opts(a, p);
     for (int i = 0; i < nnames; i++) {
         const char *m = names[i];
         if (!ts_compare_is_search(m) && !a->methods) {
@@ -289,8 +306,7 @@ static int ts_cmp_files_fail(ts_compare_row *rows, int first, int nrows, int rc)
 static int ts_cmp_files(const ts_cmp_args *a, const ts_placement *p, ts_compare_row *rows,
                         int nrows)
 {
-    long memory = a->memory;
-    ts_compare_opts o = ts_cmp_opts(a, p, &memory);
+    ts_compare_opts o = ts_cmp_opts(a, p);
     int first = nrows;
     for (int i = 0; i < a->nfiles; i++) {
         const char *eq = strchr(a->files[i], '='), *path = eq + 1;
@@ -317,38 +333,45 @@ static int ts_cmp_files(const ts_cmp_args *a, const ts_placement *p, ts_compare_
     return nrows;
 }
 
-int ts_cmd_compare(int argc, char **argv)
+/* Runs the rows, then prints them. Returns the exit status. */
+static int ts_cmp_table(const ts_cmp_args *a0, const ts_placement *p, char names[][24],
+                        int nnames)
 {
-    ts_cmp_args a = {.n = TS_DEFAULT_MICRO_BATCHES, .limit = 60};
-    int rc = ts_cmp_parse(argc, argv, &a);
-    if (rc >= 0)
-        return rc;
-    char names[TS_CMP_MAX_ROWS][24];
-    int nnames = ts_cmp_names(a.methods, names);
-    if (nnames < 0)
-        return 2;
-    ts_placement *p;
-    rc = ts_cli_placement_load("compare", &a.pl, &p);
-    if (rc)
-        return rc;
+    const ts_cmp_args a = *a0;
     ts_compare_row rows[TS_CMP_MAX_ROWS + TS_CMP_MAX_ROWS / 2];
     int nrows = ts_cmp_run(&a, p, names, nnames, rows);
     int nfile = ts_cmp_files(&a, p, rows, nrows);
     if (nfile < 0) {
         for (int i = 0; i < nrows; i++)
             ts_compare_row_clear(&rows[i]);
-        ts_placement_free(p);
         return -nfile;
     }
     nrows = nfile;
     ts_bound lb;
-    ts_cmp_finish(p, a.n, a.memory, a.has_memory, rows, nrows, &lb);
+    ts_cmp_finish(p, a.n, a.cap, rows, nrows, &lb);
     if (a.csv)
-        ts_cmp_print_csv(p, a.n, a.memory, a.has_memory, rows, nrows);
+        ts_cmp_print_csv(p, a.n, a.cap, rows, nrows);
     else
-        ts_cmp_print_table(p, a.n, a.memory, a.has_memory, &lb, rows, nrows);
+        ts_cmp_print_table(p, a.n, a.cap, &lb, rows, nrows);
     for (int i = 0; i < nrows; i++)
         ts_compare_row_clear(&rows[i]);
-    ts_placement_free(p);
     return 0;
+}
+
+int ts_cmd_compare(int argc, char **argv)
+{
+    ts_cmp_args a = {.n = TS_DEFAULT_MICRO_BATCHES, .limit = 60};
+    int rc = ts_cmp_parse(argc, argv, &a);
+    char names[TS_CMP_MAX_ROWS][24];
+    int nnames = rc >= 0 ? 0 : ts_cmp_names(a.methods, names);
+    ts_placement *p = NULL;
+    if (rc < 0 && nnames < 0)
+        rc = 2;
+    if (rc < 0 && (rc = ts_cli_placement_load("compare", &a.pl, &p)) == 0 &&
+        (rc = ts_cli_memory_caps("compare", &a.mem, p->ndevs, &a.cap)) == 0)
+        rc = ts_cmp_table(&a, p, names, nnames);
+    ts_placement_free(p);
+    ts_cli_memory_free(&a.mem);
+    free(a.cap);
+    return rc;
 }

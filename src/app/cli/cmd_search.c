@@ -43,7 +43,8 @@ static void ts_search_help(void)
            "unrolls to any N >= k; auto's improved schedule holds exactly N micro-batches)\n"
            "and summarises it at N micro-batches (cut to the first N below "
            "k).\n\n" TS_CLI_PLACEMENT_HELP
-           "  --memory M|none      per-device memory capacity, or none (unconstrained);\n"
+           "  --memory M|none      per-device memory capacity, or none (unconstrained); a\n"
+           "                       list M0,M1,... (one per device) gives each its own;\n"
            "                       default: the capacity the placement file states\n"
            "  --method METHOD      one of:\n");
     for (int i = 0; i < TS_METHOD_COUNT; i++)
@@ -71,6 +72,9 @@ typedef struct {
     ts_cli_placement pl;
     ts_search_opts so;
     const char *output, *memory;
+    /* --memory as parsed, and each device's capacity that so points at */
+    ts_cli_memory mem;
+    long *cap;
     int json, progress;
 } ts_search_args;
 
@@ -169,7 +173,7 @@ static int ts_search_parse(const char *cmd, int argc, char **argv, ts_search_arg
     }
     if (ts_cli_placement_arg(cmd, argc, argv, &a->pl))
         return 2;
-    if (a->memory && ts_cli_parse_memory(cmd, a->memory, &a->so.has_memory, &a->so.memory))
+    if (a->memory && ts_cli_parse_memory(cmd, a->memory, &a->mem))
         return 2;
     return 0;
 }
@@ -197,13 +201,10 @@ static void ts_search_print_text(const ts_search_args *a, const ts_placement *p,
                                  const ts_search_stats *st, const ts_schedule *at,
                                  const ts_metrics *m)
 {
-    printf("%s search of '%s' on %d devices, memory ", ts_method_name(a->so.method), p->name,
-           p->ndevs);
-    if (a->so.has_memory)
-        printf("%ld", a->so.memory);
-    else
-        printf("none");
-    printf(": %.3f s%s\n", st->seconds, st->timed_out ? " (time limit hit)" : "");
+    char mem[128];
+    printf("%s search of '%s' on %d devices, memory %s: %.3f s%s\n", ts_method_name(a->so.method),
+           p->name, p->ndevs, ts_search_memory_text(&a->so, p->ndevs, mem, sizeof mem),
+           st->seconds, st->timed_out ? " (time limit hit)" : "");
     if (st->k > 0 && st->per_period > 1)
         printf("repetend: k = %d, %d micro-batches per period %ld, bubbles per repetend %ld (%s)\n",
                st->k, st->per_period, st->period, st->bubbles,
@@ -262,6 +263,28 @@ static int ts_search_run(const char *cmd, ts_search_args *a, const ts_placement 
 }
 #endif
 
+#ifdef TS_HAVE_SOLVER
+/* Each device's capacity: --memory (one for all, or a list of one per device), or the capacity
+ * the placement file states (tessel placement --model). Returns 0 or the exit status. */
+static int ts_search_memory(const char *cmd, ts_search_args *a, const ts_placement *p)
+{
+    if (a->memory) {
+        int rc = ts_cli_memory_caps(cmd, &a->mem, p->ndevs, &a->cap);
+        if (rc == 0 && a->cap)
+            ts_search_opts_memory(&a->so, a->cap, p->ndevs);
+        return rc;
+    }
+    if (!(a->cap = malloc((size_t)p->ndevs * sizeof *a->cap + 1))) {
+        fprintf(stderr, "tessel %s: out of memory\n", cmd);
+        return 3;
+    }
+    for (int d = 0; d < p->ndevs; d++)
+        a->cap[d] = p->capacity_per_device ? p->capacity_per_device[d] : p->capacity;
+    ts_search_opts_memory(&a->so, a->cap, p->ndevs);
+    return 0;
+}
+#endif
+
 int ts_cmd_search(int argc, char **argv)
 {
 #ifndef TS_HAVE_SOLVER
@@ -274,22 +297,19 @@ int ts_cmd_search(int argc, char **argv)
     ts_search_args a;
     memset(&a, 0, sizeof a);
     int rc = ts_search_parse(cmd, argc, argv, &a);
-    if (rc)
-        return rc < 0 ? 0 : rc;
-    ts_placement *p;
-    if ((rc = ts_cli_placement_load(cmd, &a.pl, &p)))
-        return rc;
-    if (!a.memory && !p->has_capacity) {
-        ts_placement_free(p);
-        return ts_cli_usage_error(cmd, "--memory is required: a per-device capacity, or none "
-                                       "(a placement file may state its own capacity)");
-    }
-    if (!a.memory) { /* the capacity a derived placement states (tessel placement --model) */
-        a.so.has_memory = true;
-        a.so.memory = p->capacity;
-    }
-    rc = ts_search_run(cmd, &a, p);
+    ts_placement *p = NULL;
+    if (rc == 0)
+        rc = ts_cli_placement_load(cmd, &a.pl, &p);
+    if (rc == 0 && !a.memory && !p->has_capacity)
+        rc = ts_cli_usage_error(cmd, "--memory is required: a per-device capacity, or none "
+                                     "(a placement file may state its own capacity)");
+    if (rc == 0)
+        rc = ts_search_memory(cmd, &a, p);
+    if (rc == 0)
+        rc = ts_search_run(cmd, &a, p);
     ts_placement_free(p);
-    return rc;
+    ts_cli_memory_free(&a.mem);
+    free(a.cap);
+    return rc < 0 ? 0 : rc;
 #endif
 }

@@ -92,43 +92,78 @@ int ts_cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
  * for all devices, so a list stands for its smallest value: a schedule within it fits every
  * device. For `bound` the largest instead, since a lower bound must hold for the roomiest device
  * too. Said on stderr, since it is an approximation. */
-static int ts_cli_parse_memory_list(const char *cmd, const char *arg, long *memory)
+static int ts_cli_parse_memory_list(const char *cmd, const char *arg, ts_cli_memory *m)
 {
-    bool largest = !strcmp(cmd, "bound");
     char item[32];
-    int n = 0;
-    for (const char *s = arg; *s; n++) {
+    int n = 1;
+    for (const char *s = arg; *s; s++)
+        n += *s == ',';
+    if (n > TS_MAX_DEVS)
+        return ts_cli_usage_error(cmd, "--memory: %d capacities, more than %d devices", n,
+                                  TS_MAX_DEVS);
+    if (!(m->cap = calloc((size_t)n, sizeof *m->cap)))
+        return ts_cli_usage_error(cmd, "--memory: out of memory");
+    m->n = 0;
+    for (const char *s = arg; *s; m->n++) {
         size_t len = strcspn(s, ",");
         if (len == 0 || len >= sizeof item)
             return ts_cli_usage_error(cmd, "--memory: '%s' is not a list of capacities", arg);
         memcpy(item, s, len);
         item[len] = '\0';
-        long v = 0;
-        if (ts_cli_parse_long(cmd, "--memory", item, 0, TS_MAX_MEMORY, &v))
+        if (ts_cli_parse_long(cmd, "--memory", item, 0, TS_MAX_MEMORY, &m->cap[m->n]))
             return 2;
-        if (n == 0 || (largest ? v > *memory : v < *memory))
-            *memory = v;
         s += len;
         if (*s == ',' && !*++s)
             return ts_cli_usage_error(cmd, "--memory: '%s' ends with a comma", arg);
     }
-    fprintf(stderr, "tessel %s: --memory %s: %d capacities; %s holds every device to the %s, %ld\n",
-            cmd, arg, n, largest ? "the bound" : "the search", largest ? "largest" : "smallest",
-            *memory);
     return 0;
 }
 
-int ts_cli_parse_memory(const char *cmd, const char *arg, bool *has_memory, long *memory)
+int ts_cli_parse_memory(const char *cmd, const char *arg, ts_cli_memory *m)
 {
-    if (!strcmp(arg, "none")) {
-        *has_memory = false;
+    ts_cli_memory_free(m);
+    m->arg = arg;
+    if (!strcmp(arg, "none"))
         return 0;
+    if (strchr(arg, ',')) {
+        if (ts_cli_parse_memory_list(cmd, arg, m))
+            return 2;
+    } else {
+        if (!(m->cap = calloc(1, sizeof *m->cap)))
+            return ts_cli_usage_error(cmd, "--memory: out of memory");
+        m->n = 1;
+        if (ts_cli_parse_long(cmd, "--memory", arg, 0, TS_MAX_MEMORY, &m->cap[0]))
+            return 2;
     }
-    if (strchr(arg, ',') ? ts_cli_parse_memory_list(cmd, arg, memory)
-                         : ts_cli_parse_long(cmd, "--memory", arg, 0, TS_MAX_MEMORY, memory))
-        return 2;
-    *has_memory = true;
+    m->has_memory = true;
     return 0;
+}
+
+int ts_cli_memory_caps(const char *cmd, const ts_cli_memory *m, int ndevs, long **out)
+{
+    *out = NULL;
+    if (!m->has_memory)
+        return 0;
+    if (m->n != 1 && m->n != ndevs)
+        return ts_cli_usage_error(cmd,
+                                  "--memory %s: %d capacities for %d devices (give one for "
+                                  "every device, or one per device)",
+                                  m->arg, m->n, ndevs);
+    if (!(*out = malloc((size_t)ndevs * sizeof **out + 1))) {
+        fprintf(stderr, "tessel %s: out of memory\n", cmd);
+        return 3;
+    }
+    for (int d = 0; d < ndevs; d++)
+        (*out)[d] = m->cap[m->n == 1 ? 0 : d];
+    return 0;
+}
+
+void ts_cli_memory_free(ts_cli_memory *m)
+{
+    free(m->cap);
+    m->cap = NULL;
+    m->n = 0;
+    m->has_memory = false;
 }
 
 int ts_cli_placement_option(const char *cmd, int opt, const char *arg, ts_cli_placement *pl)

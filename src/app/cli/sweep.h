@@ -28,7 +28,8 @@ typedef struct {
     bool is_file;
     int ndevs;
     bool infer;
-    long memory; /* per-device capacity; -1 = none (unconstrained) */
+    long memory; /* per-device capacity (with memory_list: the largest); -1 = none */
+    char *memory_list; /* one capacity per device, "9,4,4,4" (owned), or NULL */
     int nmicros; /* k; 0 = let the search choose */
     char *method; /* lazy | fast | full | modulo | gpipe | 1f1b | interleaved | chimera | zb-h1 */
     long micro_batches; /* N; 0 = the command's default */

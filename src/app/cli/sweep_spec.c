@@ -42,14 +42,16 @@ static bool ts_sweep_method_known(const char *m)
 /* One axis after parsing: n values of one type. */
 typedef struct {
     int n;
-    long *num; /* ndevs, memory (-1 = none), nmicros, micro_batches; infer as 0/1 */
+    long *num; /* ndevs, memory (-1 = none, -2 = a list), nmicros, micro_batches; infer 0/1 */
     const char **str; /* placements, methods: borrowed from the JSON document */
+    json_t **list; /* memory given per device (num -2): borrowed from the JSON document */
 } ts_sweep_axis;
 
 static void ts_sweep_axis_free(ts_sweep_axis *a)
 {
     free(a->num);
     free(a->str);
+    free(a->list);
     memset(a, 0, sizeof *a);
 }
 
@@ -63,8 +65,25 @@ static char *ts_sweep_xstrdup(const char *s)
 }
 
 /* Checks one value of an axis; `where` is e.g. "spec.json: grid[1].memory[2]". */
+/* A memory value given as one capacity per device: whole numbers in [0, TS_MAX_MEMORY]. */
+static int ts_sweep_memory_list_check(json_t *v, const char *where, ts_err *e)
+{
+    size_t n = json_array_size(v);
+    if (n < 1 || n > TS_MAX_DEVS)
+        return ts_fail(e, TS_EINPUT, "%s: a capacity per device needs 1 to %d entries, not %zu",
+                       where, TS_MAX_DEVS, n);
+    for (size_t i = 0; i < n; i++) {
+        json_t *x = json_array_get(v, i);
+        if (!json_is_integer(x) || json_integer_value(x) < 0 ||
+            json_integer_value(x) > TS_MAX_MEMORY)
+            return ts_fail(e, TS_EINPUT, "%s[%zu]: expected an integer in [0, %d]", where, i,
+                           TS_MAX_MEMORY);
+    }
+    return TS_OK;
+}
+
 static int ts_sweep_value_check(int ax, json_t *v, const char *where, long *num, const char **str,
-                                ts_err *e)
+                                json_t **list, ts_err *e)
 {
     switch (ax) {
     case AX_PLACEMENTS:
@@ -86,14 +105,21 @@ static int ts_sweep_value_check(int ax, json_t *v, const char *where, long *num,
         *num = json_is_true(v);
         return TS_OK;
     case AX_MEMORY:
+        if (json_is_array(v)) { /* one capacity per device */
+            *num = -2;
+            *list = v;
+            return ts_sweep_memory_list_check(v, where, e);
+        }
         if (json_is_string(v) && !strcmp(json_string_value(v), "none")) {
             *num = -1;
             return TS_OK;
         }
         if (!json_is_integer(v) || json_integer_value(v) < 0 ||
             json_integer_value(v) > TS_MAX_MEMORY)
-            return ts_fail(e, TS_EINPUT, "%s: expected an integer in [0, %d] or \"none\"", where,
-                           TS_MAX_MEMORY);
+            return ts_fail(e, TS_EINPUT,
+                           "%s: expected an integer in [0, %d], a list of one per device, or "
+                           "\"none\"",
+                           where, TS_MAX_MEMORY);
         *num = (long)json_integer_value(v);
         return TS_OK;
     default: {
@@ -111,22 +137,25 @@ static int ts_sweep_axis_parse(int ax, json_t *v, const char *where, bool scalar
                                ts_sweep_axis *out, ts_err *e)
 {
     char w[TS_ERRLEN];
-    size_t n = json_is_array(v) ? json_array_size(v) : 1;
-    if (json_is_array(v) && scalar_only)
+    /* a point's memory may be one list: one capacity per device */
+    bool one = !json_is_array(v) || (scalar_only && ax == AX_MEMORY);
+    size_t n = one ? 1 : json_array_size(v);
+    if (!one && scalar_only)
         return ts_fail(e, TS_EINPUT, "%s: expected a single value, not a list", where);
     if (n == 0)
         return ts_fail(e, TS_EINPUT, "%s: empty list (an axis needs at least one value)", where);
     out->num = calloc(n, sizeof *out->num);
     out->str = calloc(n, sizeof *out->str);
-    if (!out->num || !out->str)
+    out->list = calloc(n, sizeof *out->list);
+    if (!out->num || !out->str || !out->list)
         return ts_fail(e, TS_ESYS, "%s: out of memory", where);
     for (size_t i = 0; i < n; i++) {
-        json_t *x = json_is_array(v) ? json_array_get(v, i) : v;
-        if (json_is_array(v))
+        json_t *x = one ? v : json_array_get(v, i);
+        if (!one)
             snprintf(w, sizeof w, "%s[%zu]", where, i);
         else
             snprintf(w, sizeof w, "%s", where);
-        if (ts_sweep_value_check(ax, x, w, &out->num[i], &out->str[i], e))
+        if (ts_sweep_value_check(ax, x, w, &out->num[i], &out->str[i], &out->list[i], e))
             return e->code;
         out->n++;
     }
@@ -166,7 +195,9 @@ static char *ts_sweep_make_id(const ts_sweep_point *p)
         ts_sweep_file_stem(name, sizeof name, p->placement);
     else
         ts_sweep_slug(name, sizeof name, p->placement);
-    if (p->memory < 0)
+    if (p->memory_list) /* commas are not safe in a file name */
+        ts_sweep_slug(mem, sizeof mem, p->memory_list);
+    else if (p->memory < 0)
         snprintf(mem, sizeof mem, "none");
     else
         snprintf(mem, sizeof mem, "%ld", p->memory);
@@ -185,6 +216,7 @@ static bool ts_sweep_same_params(const ts_sweep_point *a, const ts_sweep_point *
 {
     return !strcmp(a->placement, b->placement) && a->is_file == b->is_file &&
            a->ndevs == b->ndevs && a->infer == b->infer && a->memory == b->memory &&
+           !strcmp(a->memory_list ? a->memory_list : "", b->memory_list ? b->memory_list : "") &&
            a->nmicros == b->nmicros && !strcmp(a->method, b->method) &&
            a->micro_batches == b->micro_batches;
 }
@@ -194,6 +226,7 @@ static void ts_sweep_point_free(ts_sweep_point *p)
     free(p->id);
     free(p->placement);
     free(p->method);
+    free(p->memory_list);
 }
 
 /* Adds a point unless an identical one is already there; two different points with one id (two
@@ -331,13 +364,13 @@ static void ts_sweep_grid_defaults(ts_sweep_grid *g)
 {
     static const long zero = 0, none = -1;
     static const char *const lazy = "lazy";
-    g->defaults[AX_INFER] = (ts_sweep_axis){1, (long *)&zero, NULL};
-    g->defaults[AX_MEMORY] = (ts_sweep_axis){1, (long *)&none, NULL};
-    g->defaults[AX_NMICROS] = (ts_sweep_axis){1, (long *)&zero, NULL};
-    g->defaults[AX_MICRO_BATCHES] = (ts_sweep_axis){1, (long *)&zero, NULL};
-    g->defaults[AX_METHODS] = (ts_sweep_axis){1, NULL, (const char **)&lazy};
+    g->defaults[AX_INFER] = (ts_sweep_axis){1, (long *)&zero, NULL, NULL};
+    g->defaults[AX_MEMORY] = (ts_sweep_axis){1, (long *)&none, NULL, NULL};
+    g->defaults[AX_NMICROS] = (ts_sweep_axis){1, (long *)&zero, NULL, NULL};
+    g->defaults[AX_MICRO_BATCHES] = (ts_sweep_axis){1, (long *)&zero, NULL, NULL};
+    g->defaults[AX_METHODS] = (ts_sweep_axis){1, NULL, (const char **)&lazy, NULL};
     g->defaults[AX_NDEVS] =
-        (ts_sweep_axis){1, (long *)&zero, NULL}; /* only files go without ndevs */
+        (ts_sweep_axis){1, (long *)&zero, NULL, NULL}; /* only files go without ndevs */
     for (int a = 0; a < AX_N; a++)
         g->use[a] = g->ax[a].n ? &g->ax[a] : &g->defaults[a];
 }
@@ -366,6 +399,33 @@ static int ts_sweep_grid_placements(const ts_sweep_spec *s, ts_sweep_grid *g, co
     return TS_OK;
 }
 
+/* p takes the per-device capacities v (as "9,4,4,4", and the largest as its memory); the list
+ * must have one per device of the point. */
+static int ts_sweep_memory_list(json_t *v, ts_sweep_point *p, const char *where, ts_err *e)
+{
+    size_t n = json_array_size(v);
+    if (p->ndevs > 0 && n != (size_t)p->ndevs) {
+        int rc = ts_fail(e, TS_EINPUT,
+                         "%s: memory lists %zu capacities for %d devices (give one for every "
+                         "device, or one per device)",
+                         where, n, p->ndevs);
+        ts_sweep_point_free(p);
+        return rc;
+    }
+    p->memory = 0;
+    if (!(p->memory_list = malloc(n * 12 + 1))) {
+        ts_sweep_point_free(p);
+        return ts_fail(e, TS_ESYS, "%s: out of memory", where);
+    }
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        long c = (long)json_integer_value(json_array_get(v, i));
+        at += (size_t)snprintf(p->memory_list + at, 12, "%s%ld", i ? "," : "", c);
+        p->memory = c > p->memory ? c : p->memory;
+    }
+    return TS_OK;
+}
+
 /* The point at one position of the odometer. A file fixes its own device count and variant; a
  * baseline fixes its own memory use and repetend; modulo finds k itself and full has no
  * repetend. Those axes collapse for them (duplicates are merged by spec_add). */
@@ -388,6 +448,9 @@ static int ts_sweep_grid_point(const ts_sweep_grid *g, const int idx[AX_N], ts_s
     p->ndevs = p->is_file ? r->file_ndevs : (int)g->use[AX_NDEVS]->num[idx[AX_NDEVS]];
     p->infer = p->is_file ? false : g->use[AX_INFER]->num[idx[AX_INFER]] != 0;
     p->memory = baseline ? -1 : g->use[AX_MEMORY]->num[idx[AX_MEMORY]];
+    if (p->memory == -2 &&
+        ts_sweep_memory_list(g->use[AX_MEMORY]->list[idx[AX_MEMORY]], p, where, e))
+        return e->code;
     p->nmicros = fixed_k ? 0 : (int)g->use[AX_NMICROS]->num[idx[AX_NMICROS]];
     p->micro_batches = g->use[AX_MICRO_BATCHES]->num[idx[AX_MICRO_BATCHES]];
     if (!(p->id = ts_sweep_make_id(p))) {
@@ -578,11 +641,22 @@ void ts_sweep_spec_free(ts_sweep_spec *s)
     free(s);
 }
 
+/* "none", one capacity, or the list of one per device. */
+static json_t *ts_sweep_point_memory_json(const ts_sweep_point *p)
+{
+    if (!p->memory_list)
+        return p->memory < 0 ? json_string("none") : json_integer(p->memory);
+    json_t *a = json_array();
+    for (const char *s = p->memory_list; a && *s; s += strcspn(s, ",") + (s[strcspn(s, ",")] != 0))
+        json_array_append_new(a, json_integer(strtol(s, NULL, 10)));
+    return a;
+}
+
 json_t *ts_sweep_point_params(const ts_sweep_point *p)
 {
     return json_pack(
         "{s:s, s:i, s:b, s:o, s:o, s:s, s:o}", "placement", p->placement, "ndevs", p->ndevs,
-        "infer", p->infer, "memory", p->memory < 0 ? json_string("none") : json_integer(p->memory),
+        "infer", p->infer, "memory", ts_sweep_point_memory_json(p),
         "nmicros", p->nmicros > 0 ? json_integer(p->nmicros) : json_null(), "method", p->method,
         "micro_batches", p->micro_batches > 0 ? json_integer(p->micro_batches) : json_null());
 }

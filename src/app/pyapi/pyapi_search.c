@@ -91,6 +91,9 @@ int ts_py_op_search(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e)
     if (!given) {
         so.has_memory = true;
         so.memory = p->capacity;
+        /* a file's list of one per device (p outlives the search) */
+        if (p->capacity_per_device)
+            ts_search_opts_memory(&so, p->capacity_per_device, p->ndevs);
     }
     if (h->progress) {
         so.progress = ts_py_progress;

@@ -123,6 +123,8 @@ static void ts_compare_search(const ts_compare_opts *o, const char *name, ts_com
     ts_method_parse(name, &so.method);
     so.has_memory = o->has_memory;
     so.memory = o->memory;
+    if (o->has_memory && o->ncap == o->p->ndevs && o->ncap > 1)
+        ts_search_opts_memory(&so, o->cap, o->ncap);
     so.micro_batches = o->n;
     so.time_limit = o->time_limit;
     so.progress = o->progress;
@@ -149,7 +151,7 @@ static void ts_compare_search(const ts_compare_opts *o, const char *name, ts_com
     ts_compare_search_status(&st, r);
     if (o->keep && (r->summary = ts_search_record(&so, &st)))
         json_object_set_new(r->summary, "memory_searched",
-                            so.has_memory ? json_integer(so.memory) : json_string("none"));
+                            ts_search_memory_json(&so, o->p->ndevs));
     ts_compare_measure(o, s, r);
 }
 #endif

@@ -3,10 +3,6 @@
 #ifdef TS_HAVE_SOLVER
 #include "ts_results.h"
 
-static json_t *ts_results_memory_json(const ts_search_opts *so)
-{
-    return so->has_memory ? json_integer(so->memory) : json_string("none");
-}
 
 json_t *ts_results_search_json(const ts_placement *p, const ts_search_opts *so,
                                const ts_search_stats *st, const ts_schedule *at,
@@ -20,7 +16,7 @@ json_t *ts_results_search_json(const ts_placement *p, const ts_search_opts *so,
     }
     json_object_set_new(j, "placement", json_string(p->name));
     json_object_set_new(j, "ndevs", json_integer(p->ndevs));
-    json_object_set_new(j, "memory", ts_results_memory_json(so));
+    json_object_set_new(j, "memory", ts_search_memory_json(so, p->ndevs));
     json_object_set_new(j, "feasible", json_true());
     json_object_update(j, rec);
     json_decref(rec);
@@ -36,7 +32,7 @@ json_t *ts_results_refusal_json(const ts_placement *p, const ts_search_opts *so,
         return NULL;
     json_object_set_new(j, "method", json_string(ts_method_name(so->method)));
     json_object_set_new(j, "placement", json_string(p->name));
-    json_object_set_new(j, "memory", ts_results_memory_json(so));
+    json_object_set_new(j, "memory", ts_search_memory_json(so, p->ndevs));
     json_object_set_new(j, "feasible", json_false());
     json_object_set_new(j, "message", json_string(e->msg));
     json_object_set_new(j, "min_memory",
@@ -61,7 +57,7 @@ int ts_results_search(const ts_placement *p, const ts_search_opts *so, const lon
     if (j) {
         ts_results_fit_json(j, &m, p->ndevs, cap, ncap);
         json_object_set_new(j, "seconds", json_real(st.seconds));
-        json_object_set_new(j, "memory_searched", ts_results_memory_json(so));
+        json_object_set_new(j, "memory_searched", ts_search_memory_json(so, p->ndevs));
     }
     ts_metrics_free(&m);
     ts_schedule_free(at);

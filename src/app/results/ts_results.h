@@ -112,9 +112,10 @@ typedef struct {
     /* Micro-batches. */
     int n;
     bool has_memory;
-    /* The capacity a search is held to. */
+    /* The capacity a search is held to (the largest, with a capacity per device). */
     long memory;
-    /* Per-device capacities for "fits" (ncap 1: one for all; 0: none) */
+    /* Per-device capacities for "fits" and, with ncap == ndevs, for a search too (ncap 1: one
+     * for all; 0: none) */
     const long *cap;
     int ncap;
     /* Seconds per search. */

@@ -72,17 +72,31 @@ static ts_method ts_wmethod(const char *name)
     return m;
 }
 
+/* The largest capacity of a request (its one capacity, or the largest of a per-device list). */
 static long ts_wmemory(const ts_api_request *rq)
 {
     long m = rq->memory[0];
     for (int i = 1; i < rq->nmemory; i++)
-        if (rq->memory[i] < m)
+        if (rq->memory[i] > m)
             m = rq->memory[i];
     return m;
 }
 
-/* The search options of a request. The search takes one capacity: the smallest of a per-device
- * list (fits is judged per device). */
+/* The capacities the searches are held to: "none", one, or the list of one per device. */
+static json_t *ts_wmemory_json(const ts_api_request *rq)
+{
+    if (!rq->has_memory)
+        return json_string("none");
+    if (rq->nmemory == 1)
+        return json_integer(rq->memory[0]);
+    json_t *a = json_array();
+    for (int i = 0; a && i < rq->nmemory; i++)
+        json_array_append_new(a, json_integer(rq->memory[i]));
+    return a;
+}
+
+/* The search options of a request: one capacity for every device, or a per-device list (whose
+ * length the request's parser checked against the placement). */
 static void ts_wopts(ts_wctx *w, const ts_api_request *rq, const char *method, int n,
                      ts_search_opts *so)
 {
@@ -90,6 +104,8 @@ static void ts_wopts(ts_wctx *w, const ts_api_request *rq, const char *method, i
     so->method = ts_wmethod(method);
     so->has_memory = rq->has_memory;
     so->memory = rq->has_memory ? ts_wmemory(rq) : 0;
+    if (rq->has_memory && rq->nmemory > 1)
+        ts_search_opts_memory(so, rq->memory, rq->nmemory);
     so->micro_batches = n;
     so->time_limit = rq->time_limit;
     so->progress = ts_wprogress;
@@ -244,8 +260,7 @@ static void ts_wjob_compare(ts_wctx *w, const ts_api_request *rq)
     ts_wline(w, 'R',
              json_pack("{s:o, s:I, s:I, s:s, s:o}", "rows", arr, "best", (json_int_t)best,
                        "lower_bound", (json_int_t)lb.value, "bound_term",
-                       ts_bound_term_name(lb.binding), "memory_searched",
-                       rq->has_memory ? json_integer(ts_wmemory(rq)) : json_string("none")));
+                       ts_bound_term_name(lb.binding), "memory_searched", ts_wmemory_json(rq)));
 }
 
 /* One what-if point: the search's makespan against LB at the point's knob value. */

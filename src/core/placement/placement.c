@@ -47,6 +47,7 @@ void ts_placement_free(ts_placement *p)
     free(p->blocks);
     free(p->edges);
     free(p->memory_unit_bytes);
+    free(p->capacity_per_device);
     free(p->name);
     free(p);
 }

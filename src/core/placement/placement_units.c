@@ -1,6 +1,7 @@
 /* What a derived placement states about its units: the per-device memory capacity (in the file's
  * memory units) that `tessel search` takes when no --memory is given, the time of one span step
  * and the bytes of one memory unit on each device. Optional keys "capacity" and "units". */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ts_placement_json.h"
@@ -14,16 +15,50 @@ static int ts_units_number(json_t *v, const char *where, const char *what, doubl
     return TS_OK;
 }
 
-int ts_placement_units_from_json(ts_placement *p, json_t *j, const char *where, ts_err *e)
+/* "capacity": one for every device, or a list of one per device. */
+static int ts_units_capacity(ts_placement *p, json_t *v, const char *where, ts_err *e)
 {
-    static const char *const keys[] = {"time_s", "memory_bytes", NULL};
     long cap;
-    if (json_object_get(j, "capacity")) {
-        if (ts_jint(j, "capacity", where, 0, TS_MAX_MEMORY, &cap, e))
+    if (!json_is_array(v)) {
+        if (ts_jint_value(v, where, "field 'capacity'", 0, TS_MAX_MEMORY, &cap, e))
             return TS_EINPUT;
         p->has_capacity = true;
         p->capacity = cap;
+        return TS_OK;
     }
+    if (json_array_size(v) != (size_t)p->ndevs)
+        return ts_fail(e, TS_EINPUT,
+                       "%s: field 'capacity' lists %zu capacities for %d devices (give one for "
+                       "all, or one per device)",
+                       where, json_array_size(v), p->ndevs);
+    free(p->capacity_per_device);
+    if (!(p->capacity_per_device = calloc((size_t)p->ndevs, sizeof(long))))
+        return ts_fail(e, TS_ESYS, "%s: out of memory", where);
+    p->capacity = 0;
+    bool uniform = true;
+    for (int d = 0; d < p->ndevs; d++) {
+        char what[48];
+        snprintf(what, sizeof what, "field 'capacity[%d]'", d);
+        if (ts_jint_value(json_array_get(v, (size_t)d), where, what, 0, TS_MAX_MEMORY, &cap, e))
+            return TS_EINPUT;
+        p->capacity_per_device[d] = cap;
+        p->capacity = cap > p->capacity ? cap : p->capacity;
+        uniform = uniform && cap == p->capacity_per_device[0];
+    }
+    if (uniform) { /* the same for all: one number, as a uniform capacity is written */
+        free(p->capacity_per_device);
+        p->capacity_per_device = NULL;
+    }
+    p->has_capacity = true;
+    return TS_OK;
+}
+
+int ts_placement_units_from_json(ts_placement *p, json_t *j, const char *where, ts_err *e)
+{
+    static const char *const keys[] = {"time_s", "memory_bytes", NULL};
+    json_t *c = json_object_get(j, "capacity");
+    if (c && ts_units_capacity(p, c, where, e))
+        return TS_EINPUT;
     json_t *u = json_object_get(j, "units"), *t, *m;
     if (!u)
         return TS_OK;
@@ -54,8 +89,14 @@ int ts_placement_units_from_json(ts_placement *p, json_t *j, const char *where, 
 
 void ts_placement_units_to_json(const ts_placement *p, json_t *j)
 {
-    if (p->has_capacity)
+    if (p->has_capacity && p->capacity_per_device) {
+        json_t *c = json_array();
+        for (int d = 0; d < p->ndevs; d++)
+            json_array_append_new(c, json_integer(p->capacity_per_device[d]));
+        json_object_set_new(j, "capacity", c);
+    } else if (p->has_capacity) {
         json_object_set_new(j, "capacity", json_integer(p->capacity));
+    }
     if (!p->time_unit_s && !p->memory_unit_bytes)
         return;
     json_t *u = json_object();
@@ -72,9 +113,15 @@ void ts_placement_units_to_json(const ts_placement *p, json_t *j)
 
 int ts_placement_units_copy(ts_placement *q, const ts_placement *p)
 {
-    q->has_capacity = p->has_capacity;
+    /* per-device capacities hold only on as many devices */
+    q->has_capacity = p->has_capacity && (!p->capacity_per_device || q->ndevs == p->ndevs);
     q->capacity = p->capacity;
     q->time_unit_s = p->time_unit_s;
+    if (q->has_capacity && p->capacity_per_device) {
+        if (!(q->capacity_per_device = malloc((size_t)p->ndevs * sizeof(long))))
+            return -1;
+        memcpy(q->capacity_per_device, p->capacity_per_device, (size_t)p->ndevs * sizeof(long));
+    }
     if (!p->memory_unit_bytes || q->ndevs != p->ndevs)
         return 0;
     q->memory_unit_bytes = malloc((size_t)p->ndevs * sizeof(double));

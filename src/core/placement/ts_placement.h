@@ -48,7 +48,10 @@ typedef struct {
     /* Stated by derived placements (placement_units.c): the per-device memory capacity in the
      * file's units, which `tessel search` takes when no --memory is given, and the units. */
     bool has_capacity;
+    /* the capacity of every device; with capacity_per_device, the largest of them */
     long capacity;
+    /* NULL: every device holds `capacity`; else one per device (ndevs entries, owned) */
+    long *capacity_per_device;
     /* seconds per span step, 0 when not stated */
     double time_unit_s;
     /* bytes per memory unit on each device, or NULL */

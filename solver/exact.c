@@ -1,0 +1,293 @@
+/* The exact search at N, and its large-neighbourhood step on the drain.
+ *
+ * The exact search: every instance of N micro-batches in one Z3 model (as `full` builds it),
+ * searched below an incumbent's makespan with a deterministic effort, so that `optimal` can come
+ * from a proof and not only from meeting the lower bound.
+ *
+ * The model keeps each block's instances in micro-batch order. That loses no schedule: sorting
+ * the starts of every block's instances (each block on its own) keeps every dependency (if
+ * x_m >= y_m + lag for every m, the k-th smallest x is at least the k-th smallest y plus lag; with
+ * a distance d the same count shows x_(k) >= y_(k - d) + lag), and it leaves each device's set of
+ * (start, span, memory) as it was, so exclusivity and every running memory sum stay as they were.
+ * A makespan the model refuses is therefore refused for every schedule.
+ *
+ * Effort: each solver call is bounded by Z3's resource count (rlimit), the same on every machine;
+ * a wall-clock cap stays behind it as a safety net, and when that cap ends a call the result says
+ * so (it then depends on the machine). */
+#include <stdlib.h>
+#include <string.h>
+#include "ts_encode.h"
+#include "ts_exact.h"
+
+/* Z3's resource count so far on z's solver (the statistic "rlimit count"), 0 when absent. */
+static long ts_exact_rcount(ts_z3 *z)
+{
+    Z3_stats st = Z3_solver_get_statistics(z->ctx, z->solver);
+    Z3_stats_inc_ref(z->ctx, st);
+    long v = 0;
+    for (unsigned i = 0; i < Z3_stats_size(z->ctx, st); i++)
+        if (!strcmp(Z3_stats_get_key(z->ctx, st, i), "rlimit count"))
+            v = Z3_stats_is_uint(z->ctx, st, i) ? (long)Z3_stats_get_uint_value(z->ctx, st, i)
+                                                : (long)Z3_stats_get_double_value(z->ctx, st, i);
+    Z3_stats_dec_ref(z->ctx, st);
+    return v;
+}
+
+/* One check of lit within rlimit resource units and at most seconds of wall time. *by_time:
+ * the wall-clock cap, not the resource count, ended an undecided call. */
+static Z3_lbool ts_exact_check(ts_z3 *z, Z3_ast lit, long rlimit, double seconds, bool *by_time)
+{
+    double ms = seconds * 1000.0;
+    Z3_params prm = Z3_mk_params(z->ctx);
+    Z3_params_inc_ref(z->ctx, prm);
+    Z3_params_set_uint(z->ctx, prm, Z3_mk_string_symbol(z->ctx, "timeout"),
+                       (unsigned)(ms < 1 ? 1 : ms > 4e9 ? 4e9 : ms));
+    Z3_params_set_uint(z->ctx, prm, Z3_mk_string_symbol(z->ctx, "rlimit"),
+                       (unsigned)(rlimit < 1 ? 1 : rlimit > 4000000000L ? 4000000000L : rlimit));
+    Z3_solver_set_params(z->ctx, z->solver, prm);
+    Z3_params_dec_ref(z->ctx, prm);
+    Z3_lbool v = Z3_solver_check_assumptions(z->ctx, z->solver, 1, &lit);
+    *by_time = false;
+    if (v == Z3_L_UNDEF) {
+        const char *why = Z3_solver_get_reason_unknown(z->ctx, z->solver);
+        *by_time = !why || !strstr(why, "resource");
+    }
+    return v;
+}
+
+/* The schedule of the model's starts (normalised to step 0), held to cap. */
+static ts_schedule *ts_exact_schedule(const ts_iset *s, int n, const long *cap, const long *start)
+{
+    ts_schedule *sc = ts_schedule_new(s->p, n);
+    if (!sc)
+        return NULL;
+    if (cap)
+        ts_schedule_set_memory(sc, cap);
+    for (int i = 0; i < s->n; i++)
+        if (ts_schedule_add(sc, s->inst[i].block, s->inst[i].micro, start[i])) {
+            ts_schedule_free(sc);
+            return NULL;
+        }
+    ts_schedule_sort(sc);
+    ts_schedule_normalize(sc);
+    return sc;
+}
+
+/* The bounded search on a built model: first whether anything beats the incumbent (hi - 1; a
+ * refusal there is the proof), then the lower bound, then bisection. */
+static int ts_exact_run(ts_imodel *m, const ts_exact_opts *o, long *start, ts_exact_res *r,
+                        ts_err *e)
+{
+    ts_z3 *z = &m->z;
+    long lo = o->lo, best = o->hi, base = ts_exact_rcount(z);
+    bool first = true, cut = false;
+    while (lo < best) {
+        long spent = ts_exact_rcount(z) - base;
+        if (spent >= o->effort || ts_budget_over(o->budget)) {
+            cut = true;
+            r->timed_out = r->timed_out || spent < o->effort;
+            break;
+        }
+        long v = first ? best - 1 : lo + (best - 1 - lo) / 2;
+        first = false;
+        Z3_ast lit = ts_z3_bound_lit(z, &m->hb, v);
+        if (!lit)
+            return ts_fail(e, TS_ESYS, "solver: out of memory");
+        bool by_time;
+        Z3_lbool res = ts_exact_check(z, lit, o->effort - spent, ts_budget_call(o->budget, 0),
+                                      &by_time);
+        if (res == Z3_L_UNDEF) {
+            cut = true;
+            r->timed_out = r->timed_out || by_time;
+            break;
+        }
+        if (res == Z3_L_FALSE) {
+            lo = v + 1;
+            continue;
+        }
+        Z3_model mdl = ts_z3_model(z);
+        long end = 0;
+        for (int x = 0; x < m->s->n; x++) {
+            start[x] = ts_z3_value(z, mdl, m->t[x]);
+            long t = start[x] + m->s->p->blocks[m->s->inst[x].block].span;
+            end = t > end ? t : end;
+        }
+        ts_z3_model_free(z, mdl);
+        best = end;
+        r->improved = true;
+    }
+    r->best = best;
+    r->proven = !cut && lo >= best;
+    r->effort = ts_exact_rcount(z) - base;
+    return ts_z3_error(z, "the exact search", e);
+}
+
+bool ts_exact_affordable(const ts_placement *p, int n)
+{
+    return n >= 1 && n <= TS_EXACT_MAX_MICROS && p->ndevs <= TS_EXACT_MAX_DEVS &&
+           (long)n * p->nblocks <= TS_EXACT_MAX_INSTANCES;
+}
+
+int ts_exact_search(const ts_placement *p, const ts_exact_opts *o, ts_schedule **better,
+                    ts_exact_res *r, ts_err *e)
+{
+    *better = NULL;
+    memset(r, 0, sizeof *r);
+    r->best = o->hi;
+    if (!ts_exact_affordable(p, o->n) || o->hi <= o->lo)
+        return TS_OK;
+    int nb = p->nblocks, n = o->n * nb;
+    ts_inst *inst = malloc((size_t)n * sizeof *inst);
+    long *start = malloc((size_t)n * sizeof *start);
+    long *level = malloc((size_t)p->ndevs * sizeof *level + 1);
+    ts_iset s = {0};
+    int rc = TS_OK;
+    if (!inst || !start || !level) {
+        rc = ts_fail(e, TS_ESYS, "solver: out of memory");
+        goto out;
+    }
+    for (int x = 0; x < n; x++)
+        inst[x] = (ts_inst){x % nb, x / nb};
+    if ((rc = ts_iset_build(p, n, inst, true, &s, e)))
+        goto out;
+    if (ts_imodel_size(&s) > TS_EXACT_MAX_TERMS)
+        goto out;
+    ts_memspec ms = ts_memspec_fill(o->cap, p->ndevs, NULL, level);
+    ts_imodel m;
+    if ((rc = ts_imodel_build(&m, &s, &ms, true, e)))
+        goto out;
+    r->run = true;
+    rc = ts_exact_run(&m, o, start, r, e);
+    ts_imodel_free(&m);
+    if (rc == TS_OK && r->improved && !(*better = ts_exact_schedule(&s, o->n, o->cap, start)))
+        rc = ts_fail(e, TS_ESYS, "solver: out of memory");
+out:
+    ts_iset_free(&s);
+    free(inst);
+    free(start);
+    free(level);
+    return rc;
+}
+
+/* ---- the drain: a large-neighbourhood step ------------------------------------------------- */
+
+/* The free set of the drain: the last instances by start, at most max, from a step t0 on (so
+ * that every instance before is fixed); returns the index of the first free entry of s (sorted
+ * by step), or s->nentries when none can be freed (the whole schedule or nothing). */
+static int ts_drain_first(const ts_schedule *s, int max)
+{
+    int n = s->nentries, i = n - max < 1 ? 1 : n - max;
+    while (i < n && s->entries[i].step == s->entries[i - 1].step)
+        i++;
+    return i;
+}
+
+/* Each free instance's release: its devices' last fixed end, and every fixed input's end plus
+ * its lag (index: (block, micro) -> entry). Raised into s->est, then carried along the arcs. */
+static void ts_drain_release(const ts_schedule *sc, int nfixed, const int *index, ts_iset *s)
+{
+    const ts_placement *p = sc->placement;
+    for (int x = 0; x < s->n; x++) {
+        const ts_block *b = &p->blocks[s->inst[x].block];
+        for (int f = 0; f < nfixed; f++) {
+            const ts_entry *en = &sc->entries[f];
+            const ts_block *fb = &p->blocks[en->block];
+            for (int i = 0; i < b->ndevices; i++)
+                if (ts_block_on(fb, b->devices[i]) && en->step + fb->span > s->est[x])
+                    s->est[x] = en->step + fb->span;
+        }
+        for (int ei = 0; ei < p->nedges; ei++) {
+            const ts_edge *ed = &p->edges[ei];
+            int m = s->inst[x].micro - ed->distance;
+            if (ed->dst != s->inst[x].block || m < 0)
+                continue;
+            int f = index[(size_t)ed->src * (size_t)sc->nmicros + (size_t)m];
+            long need = f >= 0 && f < nfixed
+                            ? sc->entries[f].step + p->blocks[ed->src].span + ed->delay
+                            : 0;
+            if (need > s->est[x])
+                s->est[x] = need;
+        }
+    }
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int a = 0; a < s->narcs; a++)
+            if (s->est[s->arcs[a].x] + s->arcs[a].lag > s->est[s->arcs[a].y]) {
+                s->est[s->arcs[a].y] = s->est[s->arcs[a].x] + s->arcs[a].lag;
+                changed = true;
+            }
+    }
+}
+
+/* The schedule with the free instances (entries nfixed.. of sc) at start. */
+static ts_schedule *ts_drain_compose(const ts_schedule *sc, int nfixed, const long *start)
+{
+    ts_schedule *out = ts_schedule_clone(sc);
+    if (!out)
+        return NULL;
+    for (int x = nfixed; x < sc->nentries; x++)
+        out->entries[x].step = start[x - nfixed];
+    ts_schedule_clear_repetend(out);
+    ts_schedule_sort(out);
+    ts_schedule_normalize(out);
+    return out;
+}
+
+int ts_exact_drain(const ts_schedule *in, int max_free, const ts_exact_opts *o,
+                   ts_schedule **better, ts_exact_res *r, ts_err *e)
+{
+    const ts_placement *p = in->placement;
+    *better = NULL;
+    memset(r, 0, sizeof *r);
+    r->best = o->hi;
+    ts_schedule *sc = ts_schedule_clone(in);
+    if (sc) {
+        ts_schedule_sort(sc);
+        ts_schedule_normalize(sc);
+    }
+    int n = in->nentries, *index = sc ? ts_schedule_index(sc) : NULL;
+    ts_inst *inst = malloc((size_t)n * sizeof *inst + 1);
+    long *start = malloc((size_t)n * sizeof *start + 1);
+    long *level = calloc(2 * (size_t)p->ndevs + 1, sizeof *level);
+    ts_iset s = {0};
+    int rc = TS_OK, first = sc ? ts_drain_first(sc, max_free) : n, k = n - first;
+    if (!sc || !index || !inst || !start || !level) {
+        rc = ts_fail(e, TS_ESYS, "solver: out of memory");
+        goto out;
+    }
+    if (k == 0)
+        goto out;
+    long lo = o->lo;
+    for (int x = 0; x < first; x++) { /* what the fixed part holds and how long it runs */
+        const ts_block *b = &p->blocks[sc->entries[x].block];
+        for (int i = 0; i < b->ndevices; i++)
+            level[b->devices[i]] += b->memory;
+        lo = sc->entries[x].step + b->span > lo ? sc->entries[x].step + b->span : lo;
+    }
+    for (int x = 0; x < k; x++)
+        inst[x] = (ts_inst){sc->entries[first + x].block, sc->entries[first + x].micro};
+    if ((rc = ts_iset_build(p, k, inst, false, &s, e)))
+        goto out;
+    ts_drain_release(sc, first, index, &s);
+    if (ts_imodel_size(&s) > TS_EXACT_MAX_TERMS)
+        goto out;
+    ts_memspec ms = ts_memspec_fill(o->cap, p->ndevs, level, level + p->ndevs);
+    ts_imodel m;
+    if ((rc = ts_imodel_build(&m, &s, &ms, true, e)))
+        goto out;
+    r->run = true;
+    ts_exact_opts so = *o;
+    so.lo = lo;
+    rc = ts_exact_run(&m, &so, start, r, e);
+    ts_imodel_free(&m);
+    if (rc == TS_OK && r->improved && !(*better = ts_drain_compose(sc, first, start)))
+        rc = ts_fail(e, TS_ESYS, "solver: out of memory");
+out:
+    ts_iset_free(&s);
+    ts_schedule_free(sc);
+    free(index);
+    free(inst);
+    free(start);
+    free(level);
+    return rc;
+}
