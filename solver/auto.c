@@ -142,9 +142,15 @@ static void ts_auto_offer(ts_auto *a, ts_schedule *at, ts_schedule *orig, long m
     }
 }
 
+/* The bound is met, or the gap to it is within --gap: nothing worth the rest of the effort. */
+static bool ts_auto_close(const ts_auto *a)
+{
+    return a->pool[0].at && (double)a->pool[0].makespan <= (double)a->bound * (1 + a->c->o->gap);
+}
+
 static bool ts_auto_done(const ts_auto *a)
 {
-    return (a->pool[0].at && a->pool[0].makespan <= a->bound) || ts_ctx_over(a->c);
+    return ts_auto_close(a) || ts_ctx_over(a->c);
 }
 
 static void ts_auto_baselines(ts_auto *a)
@@ -153,7 +159,7 @@ static void ts_auto_baselines(ts_auto *a)
     for (int i = 0; i < ts_baseline_count() && !ts_auto_done(a); i++) {
         /* on a huge input one baseline can take seconds: past a third of the limit, the rest
          * is left to the searches and the improvement */
-        if (ts_ctx_elapsed(a->c) > limit / 3)
+        if (ts_ctx_spent(a->c) > limit / 3)
             break;
         const char *kind = ts_baseline_at(i)->name;
         ts_schedule *s = NULL, *at;
@@ -208,6 +214,7 @@ static void ts_auto_unsharded(ts_auto *a)
     so.progress = NULL;
     so.micro_batches = a->n;
     so.time_limit = fmin(TS_AUTO_UNSHARDED_SHARE * c->o->time_limit, ts_budget_left(&c->budget));
+    so.meter = c->meter;
     ts_schedule *s = NULL, *r = NULL;
     ts_search_stats st;
     if (!ts_auto_done(a) && so.time_limit >= 0.05 &&
@@ -237,6 +244,7 @@ static void ts_auto_searches_run(ts_auto *a)
         ts_search_opts so = *c->o;
         so.method = m;
         so.progress = NULL;
+        so.meter = c->meter;
         so.time_limit = last_resort
                             ? 0.8 * ts_budget_left(&c->budget)
                             : fmin(ts_auto_searches[i].share * limit, ts_budget_left(&c->budget));
@@ -277,6 +285,7 @@ static void ts_auto_folds_run(ts_auto *a)
         so.progress = NULL;
         so.k = 0;
         so.per_period = ts_auto_folds[i].r;
+        so.meter = c->meter;
         so.micro_batches = a->n;
         so.time_limit = fmin(ts_auto_folds[i].share * limit, ts_budget_left(&c->budget));
         ts_schedule *s = NULL, *at;
@@ -316,10 +325,10 @@ static void ts_auto_improve(ts_auto *a)
             double size = x->at->nentries > 0 ? (double)x->at->nentries : 1;
             double share = round == 0 && k == 0 ? 0.5 : 1 / (2.0 * live);
             long moves = (long)fmin(fmax(effort * share / size, 64), 1e12);
-            /* the same share of the time left caps the slice (a slow or busy machine) */
-            double cap = fmax(ts_budget_left(&c->budget) * share, 0.05);
-            ts_improve_opts io = {ts_clock_now() + cap, moves, a->bound,
-                                  0x7E55E1ULL + (unsigned long long)(round * 7 + k),
+            /* the wall-clock cap stops a slice on a slow or busy machine (timed_out) */
+            ts_improve_opts io = {c->meter->wall, moves, a->bound,
+                                  0x7E55E1ULL + (unsigned long long)(round * 7 + k) +
+                                      ((unsigned long long)c->o->seed << 32),
                                   20000 + 4L * x->at->nentries};
             ts_improve_stats ist;
             ts_schedule *r = NULL;
@@ -327,8 +336,10 @@ static void ts_auto_improve(ts_auto *a)
             int irc = ts_improve(x->at, &io, &r, &ist, &e);
             effort -= (double)ist.moves * size;
             c->st->improve_moves += ist.moves;
-            if (irc == TS_OK && ist.moves < moves && !ist.stalled && ist.after > a->bound)
+            if (irc == TS_OK && ist.moves < moves && !ist.stalled && ist.after > a->bound) {
                 a->improve_cut = true;
+                c->meter->wall_hit = true;
+            }
             if (irc != TS_OK || ist.after >= x->makespan) {
                 ts_schedule_free(r);
                 stalled[k] = true;

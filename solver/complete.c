@@ -162,7 +162,8 @@ static int ts_check_repetend(const ts_placement *p, const int *mids, const long 
 }
 
 int ts_complete_feasible(const ts_placement *p, const int *mids, const long *cap,
-                         double time_limit, bool *feasible, bool *unknown, ts_err *e)
+                         ts_meter *meter, double time_limit, bool *feasible, bool *unknown,
+                         ts_err *e)
 {
     *feasible = true;
     *unknown = false;
@@ -172,8 +173,10 @@ int ts_complete_feasible(const ts_placement *p, const int *mids, const long *cap
         return rc;
     if (!cap)
         return TS_OK;
+    ts_meter own;
+    ts_meter_init(&own, 0);
     ts_budget b;
-    ts_budget_init(&b, time_limit > 0 ? time_limit : TS_COMPLETE_CALL_CAP);
+    ts_budget_init(&b, meter ? meter : &own, time_limit > 0 ? time_limit : TS_COMPLETE_CALL_CAP);
     size_t room = (size_t)p->nblocks * (size_t)k + 1;
     ts_inst *inst = malloc(room * sizeof *inst);
     long *start = malloc(room * sizeof *start);
@@ -312,8 +315,11 @@ int ts_complete(const ts_placement *p, const ts_rep *rep, const ts_complete_opts
     if (rc)
         return rc;
     int nb = p->nblocks, D = p->ndevs;
+    ts_meter own;
+    ts_meter_init(&own, 0);
+    ts_meter *meter = o->meter ? o->meter : &own;
     ts_budget b;
-    ts_budget_init(&b, o->time_limit);
+    ts_budget_init(&b, meter, o->time_limit);
     size_t cap = (size_t)nb * (size_t)k + 1;
     ts_inst *winst = malloc(cap * sizeof *winst), *cinst = malloc(cap * sizeof *cinst);
     long *wstart = malloc(cap * sizeof *wstart), *cstart = malloc(cap * sizeof *cstart);
@@ -349,7 +355,7 @@ int ts_complete(const ts_placement *p, const ts_rep *rep, const ts_complete_opts
     ts_memspec wm = ts_memspec_fill(o->cap, D, NULL, level + D);
     ts_phase_res wr = {.start = wstart};
     ts_budget pb;
-    ts_budget_init(&pb, ts_budget_call(&b, TS_COMPLETE_PHASE_CAP) + 1e-3); /* never 0: "none" */
+    ts_budget_init(&pb, meter, ts_budget_call(&b, TS_COMPLETE_PHASE_CAP) + 1e-3); /* never 0 */
     if ((rc = ts_phase_solve(&ws, &wm, true, slack, max_terms, &pb, &wr, e)))
         goto out;
     st->warmup_seconds = ts_clock_now() - t0;
@@ -360,7 +366,7 @@ int ts_complete(const ts_placement *p, const ts_rep *rep, const ts_complete_opts
     t0 = ts_clock_now();
     ts_memspec cm = ts_memspec_fill(o->cap, D, level, level + 2 * D);
     ts_phase_res cr = {.start = cstart};
-    ts_budget_init(&pb, ts_budget_call(&b, TS_COMPLETE_PHASE_CAP) + 1e-3); /* never 0: "none" */
+    ts_budget_init(&pb, meter, ts_budget_call(&b, TS_COMPLETE_PHASE_CAP) + 1e-3); /* never 0 */
     if ((rc = ts_phase_solve(&cs, &cm, true, slack, max_terms, &pb, &cr, e)))
         goto out;
     st->cooldown_seconds = ts_clock_now() - t0;

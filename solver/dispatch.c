@@ -61,8 +61,19 @@ int ts_search(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
         return rc;
     if ((int)o->method < 0 || o->method >= TS_METHOD_COUNT)
         return ts_fail(e, TS_EINPUT, "search: unknown method %d", (int)o->method);
+    /* The effort, in seconds of effort, is what the methods read as their limit (--effort, or
+     * --time-limit's seconds); the wall-clock cap is --time-limit from now, on the one meter
+     * every part of the search spends on. */
+    ts_search_opts so = *o;
+    ts_meter m;
+    if (!so.meter) {
+        ts_meter_init(&m, o->time_limit);
+        so.meter = &m;
+    }
+    if (o->effort > 0)
+        so.time_limit = o->effort / TS_EFFORT_PER_SECOND;
     if (o->per_period > 1)
-        return ts_search_folded(p, o, ts_search_fns[o->method], out, st, e);
+        return ts_search_folded(p, &so, ts_search_fns[o->method], out, st, e);
     /* The method runs in its own context, which records its seconds and attaches the record. */
-    return ts_search_fns[o->method](p, o, out, st, e);
+    return ts_search_fns[o->method](p, &so, out, st, e);
 }

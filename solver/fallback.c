@@ -115,8 +115,11 @@ int ts_sequential_schedule(const ts_placement *p, const long *cap, ts_schedule *
     }
     long floor_cap = 0;
     bool exact = false;
+    /* its own effort, the same on every machine: the last resort needs no caller's cap */
+    ts_meter m;
+    ts_meter_init(&m, 0);
     ts_budget b;
-    ts_budget_init(&b, 10);
+    ts_budget_init(&b, &m, 10);
     /* without a memory limit any order will do: the greedy one (capacities without bound) */
     for (int d = 0; !cap && d < p->ndevs; d++)
         unbounded[d] = LONG_MAX / 4;

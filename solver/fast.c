@@ -329,7 +329,7 @@ static int ts_fast_repair_try(ts_fast *F, const int *cur, long *cstart, long *be
         if (F->level[d] > cap[d])
             return TS_OK;
     bool feasible, unknown;
-    int rc = ts_complete_feasible(p, cur, cap,
+    int rc = ts_complete_feasible(p, cur, cap, F->c->meter,
                                   ts_budget_call(&F->c->budget, TS_FAST_CALL_CAP) + 1e-3, &feasible,
                                   &unknown, e);
     if (rc || !feasible)
@@ -407,7 +407,7 @@ static int ts_fast_memory(ts_fast *F, bool *ok, ts_err *e)
     bool feasible = true, unknown = false;
     *ok = ts_window_memory_fits(F->p, F->mids, F->start, cap, F->level, true);
     int rc = TS_OK;
-    if (*ok && (rc = ts_complete_feasible(F->p, F->mids, cap,
+    if (*ok && (rc = ts_complete_feasible(F->p, F->mids, cap, F->c->meter,
                                           ts_budget_call(&F->c->budget, TS_FAST_CALL_CAP) + 1e-3,
                                           &feasible, &unknown, e)))
         return rc;
@@ -445,6 +445,7 @@ static int ts_fast_complete(ts_fast *F, ts_schedule **out, ts_err *e)
     co.accept = o->accept;
     co.micro_batches = o->micro_batches;
     co.time_limit = o->time_limit > 0 ? ts_budget_left(&F->c->budget) + 0.001 : 0;
+    co.meter = F->c->meter;
     ts_complete_stats cst;
     int rc = ts_complete(F->p, &rep, &co, out, &cst, e);
     ts_ctx_phase(F->c, TS_PHASE_WARMUP, cst.warmup_seconds);

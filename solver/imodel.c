@@ -295,7 +295,7 @@ int ts_imodel_minimise(ts_imodel *m, int what, long lo, long hi, long slack, con
         slack = 0;
     if (hi < 0) {
         /* No known solution: one unbounded check first. */
-        Z3_lbool v = ts_z3_check(z, 0, NULL, ts_budget_call(b, call_cap));
+        Z3_lbool v = ts_z3_check(z, 0, NULL, b, call_cap);
         if (v == Z3_L_UNDEF) {
             r->timed_out = true;
             return ts_z3_error(z, "checking an instance set", e);
@@ -329,7 +329,7 @@ int ts_imodel_minimise(ts_imodel *m, int what, long lo, long hi, long slack, con
         double cap = ts_budget_call(b, call_cap);
         if (v == lo && r->best > lo + 1 && cap > 0.2 && 0.1 * cap > 0.2)
             cap = 0.1 * cap;
-        Z3_lbool res = ts_z3_check(z, 1, &lit, cap);
+        Z3_lbool res = ts_z3_check(z, 1, &lit, b, cap);
         if (res == Z3_L_UNDEF) {
             r->timed_out = true;
             gave_up = true;

@@ -211,7 +211,8 @@ static int ts_lazy_try(ts_lazy *L, int k, ts_cand *c, bool construct_only, bool 
         bool feasible, unknown;
         t0 = ts_clock_now();
         double lim = ts_budget_call(&L->search, 10.0) + 1e-3; /* never 0, which means none */
-        rc = ts_complete_feasible(p, c->mids, L->c->cap, lim, &feasible, &unknown, e);
+        rc = ts_complete_feasible(p, c->mids, L->c->cap, L->c->meter, lim, &feasible, &unknown,
+                                  e);
         ts_ctx_phase(L->c, TS_PHASE_CHECK, ts_clock_now() - t0);
         if (rc)
             return rc;
@@ -507,6 +508,7 @@ static void ts_lazy_seed_fast(ts_lazy *L)
     fo.method = TS_METHOD_FAST;
     fo.progress = NULL;
     fo.time_limit = o->time_limit > 0 ? ts_budget_left(&L->search) / 4 + 1e-3 : 30;
+    fo.meter = L->c->meter;
     ts_schedule *fs = NULL;
     ts_search_stats fst;
     ts_err fe = {0};
@@ -585,6 +587,7 @@ static int ts_lazy_complete(ts_lazy *L, ts_schedule **out, bool *fell_back, ts_e
     ts_complete_opts_init(&co);
     co.cap = L->c->cap;
     co.time_limit = o->time_limit > 0 ? ts_budget_left(&L->c->budget) + 0.001 : 0;
+    co.meter = L->c->meter;
     co.micro_batches = o->micro_batches;
     ts_complete_stats cst;
     ts_ctx_progress(L->c, TS_PHASE_COMPLETION, L->tried, L->total, L->best.period - L->maxload,

@@ -344,7 +344,7 @@ int ts_rmodel_solve(ts_rmodel *m, const int *mids, long lo, long hi, const ts_bu
             break;
         }
         m->calls++;
-        Z3_lbool res = ts_z3_check(z, nas, m->assume, ts_budget_call(b, call_cap));
+        Z3_lbool res = ts_z3_check(z, nas, m->assume, b, call_cap);
         if (res == Z3_L_UNDEF) {
             r->timed_out = true;
             break;

@@ -145,33 +145,75 @@ static json_t *ts_search_options_json(const ts_search_opts *o, int ndevs)
     return opt;
 }
 
-/* ---- time ---------------------------------------------------------------------------------- */
+/* ---- time and effort ----------------------------------------------------------------------- */
 
-void ts_budget_init(ts_budget *b, double seconds)
+void ts_meter_init(ts_meter *m, double seconds)
 {
-    b->start = ts_clock_now();
+    m->spent = 0;
+    m->wall = seconds > 0 ? ts_clock_now() + seconds : 0;
+    m->wall_hit = false;
+}
+
+double ts_meter_now(const ts_meter *m)
+{
+    return m ? m->spent / TS_EFFORT_PER_SECOND : 0;
+}
+
+bool ts_meter_wall_over(ts_meter *m)
+{
+    if (!m)
+        return false;
+    if (m->wall_hit)
+        return true;
+    if (m->wall > 0 && ts_clock_now() >= m->wall)
+        m->wall_hit = true;
+    return m->wall_hit;
+}
+
+void ts_meter_spend(ts_meter *m, double units)
+{
+    if (m && units > 0)
+        m->spent += units;
+}
+
+void ts_budget_init(ts_budget *b, ts_meter *m, double seconds)
+{
+    b->m = m;
+    b->start = ts_meter_now(m);
     b->deadline = seconds > 0 ? b->start + seconds : 0;
     b->cancel = NULL;
 }
 
+/* The caller cancelled the search: like the wall-clock cap, a moment that differs from run to
+ * run, so the meter marks it hit (the record says timed_out). */
 static bool ts_budget_cancelled(const ts_budget *b)
 {
-    return b->cancel && *b->cancel;
+    if (!b->cancel || !*b->cancel)
+        return false;
+    if (b->m)
+        b->m->wall_hit = true;
+    return true;
 }
 
 double ts_budget_left(const ts_budget *b)
 {
     if (ts_budget_cancelled(b))
         return 0;
-    if (b->deadline <= 0)
-        return 1e9;
-    double left = b->deadline - ts_clock_now();
-    return left > 0 ? left : 0;
+    double left = b->deadline > 0 ? b->deadline - ts_meter_now(b->m) : 1e9;
+    /* the effort first: when it is spent, the answer is the same on every machine */
+    if (left <= 0)
+        return 0;
+    return ts_meter_wall_over(b->m) ? 0 : left;
 }
 
 bool ts_budget_over(const ts_budget *b)
 {
-    return ts_budget_cancelled(b) || (b->deadline > 0 && ts_clock_now() >= b->deadline);
+    if (ts_budget_cancelled(b))
+        return true;
+    ts_meter_spend(b->m, TS_EFFORT_TICK);
+    if (b->deadline > 0 && ts_meter_now(b->m) >= b->deadline)
+        return true;
+    return ts_meter_wall_over(b->m);
 }
 
 double ts_budget_call(const ts_budget *b, double cap)
@@ -192,7 +234,14 @@ int ts_ctx_begin(ts_search_ctx *c, const ts_placement *p, const ts_search_opts *
     c->o = o;
     c->st = st ? st : &c->local;
     ts_search_stats_reset(c->st);
-    ts_budget_init(&c->budget, o->time_limit);
+    c->meter = o->meter;
+    if (!c->meter) {
+        c->meter = &c->own;
+        ts_meter_init(&c->own, o->time_limit);
+    }
+    c->spent0 = c->meter->spent;
+    c->wall0 = ts_clock_now();
+    ts_budget_init(&c->budget, c->meter, o->time_limit);
     c->budget.cancel = o->cancel;
     c->last_progress = -1;
     if (!o->has_memory)
@@ -209,6 +258,13 @@ int ts_ctx_end(ts_search_ctx *c, int rc, ts_schedule *s)
     if (rc == TS_OK && s)
         ts_search_label(c->p, c->o, s, c->st); /* before the clock stops: labelling is work */
     c->st->seconds = ts_ctx_elapsed(c);
+    /* A method marks timed_out when a budget cut its search; the meter tells which cut it: the
+     * effort (the same on every machine: effort_out) or the wall-clock cap (timed_out). */
+    ts_search_stats *st = c->st;
+    st->timed_out = st->timed_out || st->effort_out;
+    st->effort_out = st->timed_out && !c->meter->wall_hit;
+    st->timed_out = c->meter->wall_hit;
+    st->effort = (long long)(c->meter->spent - c->spent0);
     free(c->cap);
     c->cap = NULL;
     if (rc != TS_OK || !s)
@@ -223,7 +279,12 @@ int ts_ctx_end(ts_search_ctx *c, int rc, ts_schedule *s)
 
 double ts_ctx_elapsed(const ts_search_ctx *c)
 {
-    return ts_clock_now() - c->budget.start;
+    return ts_clock_now() - c->wall0;
+}
+
+double ts_ctx_spent(const ts_search_ctx *c)
+{
+    return ts_meter_now(c->meter) - c->budget.start;
 }
 
 double ts_finish_share(const ts_placement *p, const ts_search_opts *o)
@@ -292,6 +353,6 @@ void ts_ctx_progress(ts_search_ctx *c, ts_phase ph, long tried, long total, long
     if (!force && c->last_progress >= 0 && now - c->last_progress < 0.2)
         return;
     c->last_progress = now;
-    ts_search_progress pr = {ts_phase_name(ph), tried, total, best_bubbles, now - c->budget.start};
+    ts_search_progress pr = {ts_phase_name(ph), tried, total, best_bubbles, now - c->wall0};
     c->o->progress(c->o->progress_ud, &pr);
 }

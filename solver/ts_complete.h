@@ -52,8 +52,11 @@ void ts_rep_from_schedule(const ts_schedule *s, ts_rep *r);
 typedef struct {
     /* each device's capacity (ndevs entries, the caller's); NULL: unconstrained */
     const long *cap;
-    /* seconds for the whole completion; <= 0: none (each Z3 call still has its own cap) */
+    /* seconds of effort for the whole completion; <= 0: none (each Z3 call still has its own
+     * cap) */
     double time_limit;
+    /* the meter the effort goes on, with its wall-clock cap; NULL: its own, uncapped */
+    struct ts_meter *meter;
     /* Stop minimising a phase's steps once within accept * (makespan of micro_batches
      * micro-batches) of its lower bound; 0 = minimise until proven (or time is up). */
     double accept;
@@ -85,9 +88,10 @@ int ts_complete(const ts_placement *p, const ts_rep *r, const ts_complete_opts *
 
 /* Whether the warm-up and the cool-down that mids imply can fit the memory (they depend on the
  * offsets only, not on the window's timetable). A fast greedy order answers most cases; Z3 decides
- * the rest within time_limit seconds (<= 0: a default cap). *feasible is false when proven
+ * the rest within time_limit seconds of effort on meter (NULL: its own; <= 0: a default cap). *feasible is false when proven
  * impossible; on a timeout it returns TS_OK with *feasible false and *unknown true. */
 int ts_complete_feasible(const ts_placement *p, const int *mids, const long *cap,
-                         double time_limit, bool *feasible, bool *unknown, ts_err *e);
+                         struct ts_meter *meter, double time_limit, bool *feasible, bool *unknown,
+                         ts_err *e);
 
 #endif

@@ -62,8 +62,15 @@ Z3_ast ts_z3_or(ts_z3 *z, int n, Z3_ast *args);
 Z3_ast ts_z3_and(ts_z3 *z, int n, Z3_ast *args);
 void ts_z3_assert(ts_z3 *z, Z3_ast a);
 
-/* Checks under assumptions with a timeout of `seconds` (<= 0: 1 ms, i.e. give up). */
-Z3_lbool ts_z3_check(ts_z3 *z, int nassume, Z3_ast *assume, double seconds);
+/* Checks under assumptions with the effort ts_budget_call(b, cap) allows, as Z3's resource
+ * limit, and the wall-clock cap of b's meter as the timeout; the units Z3 spent go on b's meter.
+ * Nothing left: a token effort, i.e. give up. */
+Z3_lbool ts_z3_check(ts_z3 *z, int nassume, Z3_ast *assume, const ts_budget *b, double cap);
+/* The same on any Z3 solver: `seconds` of effort, spent on m (NULL: not counted, no cap). */
+Z3_lbool ts_z3_check_effort(Z3_context ctx, Z3_solver solver, int nassume, Z3_ast *assume,
+                            ts_meter *m, double seconds);
+/* The resource units the solver's context has spent (Z3's "rlimit count"). */
+double ts_z3_rlimit_count(Z3_context ctx, Z3_solver solver);
 /* Model access after Z3_L_TRUE. The model is owned by the caller: release with ts_z3_model_free. */
 Z3_model ts_z3_model(ts_z3 *z);
 void ts_z3_model_free(ts_z3 *z, Z3_model m);

@@ -11,19 +11,57 @@
 #include "ts_clock.h"
 #include "ts_solver.h"
 
-/* ---- time ---------------------------------------------------------------------------------- */
+/* ---- time and effort ----------------------------------------------------------------------- */
 
-/* A wall-clock budget on the one clock (ts_clock_now). deadline <= 0: none. A budget copied from
- * the search's carries its cancel flag (ts_search_opts.cancel): once set, the budget is over. */
+/* A search spends a deterministic effort, not wall time: Z3's resource units (rlimit) as Z3
+ * counts them, plus TS_EFFORT_TICK for each check of a budget (each stands for a fixed amount of
+ * solver-free work between checks: residues tried, candidates screened). Every budget reads the
+ * effort as seconds, TS_EFFORT_PER_SECOND units to a second, so the same request stops at the
+ * same place on a quiet machine and on a busy one. The time limit stays a cap of wall time: when
+ * it cuts work, the meter says so (wall_hit) and the record says timed_out. Measured on a
+ * loaded 2-core machine, Z3 spends 1.3e6 to 1.6e6 units a second (auto on nnshape, modulo on
+ * mshape, full on xshape) and a tick's screening about 50 units' worth (lazy): at 5e5 units per
+ * second of --time-limit the default effort takes about 40% of the limit, which leaves the cap
+ * room for a machine twice as slow or twice as busy. */
+#define TS_EFFORT_PER_SECOND 5.0e5
+#define TS_EFFORT_TICK 50.0
+
+/* The effort one search spends (shared by the searches it runs: auto's candidates, the
+ * completion), and the wall-clock cap over all of them. */
+typedef struct ts_meter {
+    /* effort units spent */
+    double spent;
+    /* absolute time (ts_clock_now) of the cap; <= 0: none */
+    double wall;
+    /* the cap cut some work: the answer may differ from machine to machine */
+    bool wall_hit;
+} ts_meter;
+
+/* A meter with nothing spent and a cap `seconds` from now (<= 0: none). */
+void ts_meter_init(ts_meter *m, double seconds);
+/* The effort spent, in seconds (units / TS_EFFORT_PER_SECOND). */
+double ts_meter_now(const ts_meter *m);
+/* The cap has passed: marks it hit. */
+bool ts_meter_wall_over(ts_meter *m);
+void ts_meter_spend(ts_meter *m, double units);
+
+/* A budget of effort on a meter, in seconds of effort. deadline <= 0: none (the meter's wall
+ * cap still holds). A NULL meter counts nothing and has no cap (every ts_meter_ function takes
+ * NULL). A budget copied from the search's carries its cancel flag (ts_search_opts.cancel): once
+ * set, the budget is over, and the meter marks the wall hit (the answer depends on when). */
 typedef struct {
+    ts_meter *m;
     double start;
     double deadline;
     const volatile int *cancel;
 } ts_budget;
 
-void ts_budget_init(ts_budget *b, double seconds);
-/* Seconds left (a large number when there is no deadline); never negative. */
+/* A budget of `seconds` of effort from what m has spent now (<= 0: none). */
+void ts_budget_init(ts_budget *b, ts_meter *m, double seconds);
+/* Seconds of effort left (a large number when there is no deadline); 0 past the wall cap;
+ * never negative. */
 double ts_budget_left(const ts_budget *b);
+/* The effort is spent or the wall cap has passed. Charges TS_EFFORT_TICK. */
 bool ts_budget_over(const ts_budget *b);
 /* Seconds one solver call may take: what is left, capped by cap (cap <= 0: no cap). */
 double ts_budget_call(const ts_budget *b, double cap);
@@ -109,7 +147,14 @@ typedef struct {
     /* the caller's, or local */
     ts_search_stats *st;
     ts_search_stats local;
-    /* the whole search: starts at ts_ctx_begin, ends at the time limit */
+    /* the effort: the caller's (o->meter) or own */
+    ts_meter *meter;
+    ts_meter own;
+    /* what the meter had spent at ts_ctx_begin */
+    double spent0;
+    /* wall time at ts_ctx_begin */
+    double wall0;
+    /* the whole search: starts at ts_ctx_begin, ends when the effort is spent */
     ts_budget budget;
     /* when progress was last reported (rate limit) */
     double last_progress;
@@ -125,7 +170,10 @@ int ts_ctx_begin(ts_search_ctx *c, const ts_placement *p, const ts_search_opts *
 /* Records the whole search's seconds and, when rc is TS_OK, attaches the search record
  * (ts_search_record and the options) to s; frees the capacities. Returns rc. */
 int ts_ctx_end(ts_search_ctx *c, int rc, ts_schedule *s);
+/* Wall seconds since ts_ctx_begin (reports only: no decision may depend on it). */
 double ts_ctx_elapsed(const ts_search_ctx *c);
+/* Seconds of effort spent since ts_ctx_begin (what decisions read). */
+double ts_ctx_spent(const ts_search_ctx *c);
 /* The share of o's time limit a method may search for, so that what follows (the completion or
  * fallback, the label, the caller's summary and file at N) still fits: 1 less TS_FINISH_SECONDS
  * per instance at N and device it runs on, between TS_LAZY_SHARE_MIN and TS_LAZY_SHARE; 1

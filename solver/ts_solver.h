@@ -30,12 +30,22 @@
     X(micro_batches, int, TS_DEFAULT_MICRO_BATCHES, 1, 100000, 'n', "micro-batches",               \
       "N: where the summary is taken, and full's size")                                            \
     X(time_limit, double, 0, TS_TIME_LIMIT_MIN, TS_TIME_LIMIT_MAX, 't', "time-limit",              \
-      "seconds for the whole search (0: none); when hit, the best schedule so far is returned")    \
+      "seconds: sets the effort (unless --effort) and caps the wall time; a search the cap cuts "  \
+      "says timed_out and may differ from machine to machine (0: none)")                          \
+    X(effort, double, 0, 1, 1e15, 0, "effort",                                                     \
+      "work of the search in solver resource units, the same on any machine (default: "           \
+      "5e5 per second of --time-limit)")                                          \
     X(accept, double, 0.05, 0.0, 1.0, 0, "accept",                                                 \
       "fast: accept a warm-up/cool-down within this fraction of the run")                          \
     X(per_period, int, 1, 1, TS_FOLD_MAX, 0, "per-period",                                         \
       "R: lazy, fast and modulo search repetends of R micro-batches per period (on the R-fold "    \
-      "placement; the schedule is then written at N, without repetend)")
+      "placement; the schedule is then written at N, without repetend)")                        \
+    X(gap, double, 0, 0.0, 10.0, 0, "gap",                                                         \
+      "auto: return as soon as a schedule is within this fraction of the lower bound (0: only "   \
+      "at the bound)")                                                                             \
+    X(seed, int, 0, 1, 2147483647, 0, "seed",                                                      \
+      "auto: seed of the improvement phase's moves (default: a fixed one; the answer changes "     \
+      "only when given)")
 
 typedef enum {
 #define TS_X_OPT_ID(f, t, def, lo, hi, sh, flag, help) TS_OPT_##f,
@@ -107,6 +117,8 @@ typedef struct {
     double elapsed;
 } ts_search_progress;
 
+struct ts_meter;
+
 typedef struct {
     ts_method method;
     /* false: unconstrained */
@@ -126,6 +138,9 @@ typedef struct {
      * time limit then answers "over" (a solver call under way runs to its own timeout first), and
      * the search returns what it has, marked timed_out. The caller owns the flag; one per search. */
     const volatile int *cancel;
+    /* Internal to the solver, NULL from callers: the effort meter a search spends on, shared
+     * with the searches it runs (auto's candidates); NULL: its own, capped at time_limit. */
+    struct ts_meter *meter;
 } ts_search_opts;
 
 /* Every option at its default (method lazy, no memory limit, no progress). */
@@ -162,7 +177,12 @@ json_t *ts_search_memory_json(const ts_search_opts *o, int ndevs);
       "period (lazy, modulo), minimum makespan of monotone schedules (full)")                      \
     X(gap_to_bound, double, "gap_to_bound", REAL, -1.0,                                            \
       "makespan at N over the lower bound, minus 1 (-1: not measured)")                            \
-    X(timed_out, bool, "timed_out", BOOL, false, "a time limit cut the search")                    \
+    X(timed_out, bool, "timed_out", BOOL, false,                                                   \
+      "the wall-clock cap (--time-limit) cut the search: the answer may differ between machines") \
+    X(effort_out, bool, "effort_out", BOOL, false,                                                 \
+      "the effort ran out before the search finished (the same on every machine)")                \
+    X(effort, long long, "effort", INT, 0,                                                         \
+      "work spent: solver resource units and screening ticks, the same on every machine")         \
     X(completion_optimal, bool, "completion_optimal", BOOL, false,                                 \
       "warm-up and cool-down steps proven minimal")                                                \
     X(candidates, long, "candidates", INT, 0, "offset assignments or periods tried")               \

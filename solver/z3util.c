@@ -155,19 +155,55 @@ void ts_z3_assert(ts_z3 *z, Z3_ast a)
     Z3_solver_assert(z->ctx, z->solver, a);
 }
 
-Z3_lbool ts_z3_check(ts_z3 *z, int nassume, Z3_ast *assume, double seconds)
+double ts_z3_rlimit_count(Z3_context ctx, Z3_solver solver)
 {
-    double ms = seconds * 1000.0;
-    if (ms < 1)
-        ms = 1;
-    if (ms > (double)UINT_MAX - 1)
-        ms = (double)UINT_MAX - 1;
-    Z3_params prm = Z3_mk_params(z->ctx);
-    Z3_params_inc_ref(z->ctx, prm);
-    Z3_params_set_uint(z->ctx, prm, Z3_mk_string_symbol(z->ctx, "timeout"), (unsigned)ms);
-    Z3_solver_set_params(z->ctx, z->solver, prm);
-    Z3_params_dec_ref(z->ctx, prm);
-    return Z3_solver_check_assumptions(z->ctx, z->solver, (unsigned)nassume, assume);
+    Z3_stats st = Z3_solver_get_statistics(ctx, solver);
+    if (!st)
+        return 0;
+    Z3_stats_inc_ref(ctx, st);
+    double v = 0;
+    unsigned n = Z3_stats_size(ctx, st);
+    for (unsigned i = 0; i < n; i++)
+        if (strcmp(Z3_stats_get_key(ctx, st, i), "rlimit count") == 0)
+            v = Z3_stats_is_uint(ctx, st, i) ? (double)Z3_stats_get_uint_value(ctx, st, i)
+                                             : Z3_stats_get_double_value(ctx, st, i);
+    Z3_stats_dec_ref(ctx, st);
+    return v;
+}
+
+Z3_lbool ts_z3_check_effort(Z3_context ctx, Z3_solver solver, int nassume, Z3_ast *assume,
+                            ts_meter *m, double seconds)
+{
+    /* the effort as Z3's resource limit (relative to what the context has spent), at least a
+     * little, so that a call made with nothing left still ends at once */
+    double units = seconds * TS_EFFORT_PER_SECOND;
+    units = units < 1000 ? 1000 : units > (double)UINT_MAX - 1 ? (double)UINT_MAX - 1 : units;
+    Z3_params prm = Z3_mk_params(ctx);
+    Z3_params_inc_ref(ctx, prm);
+    Z3_params_set_uint(ctx, prm, Z3_mk_string_symbol(ctx, "rlimit"), (unsigned)units);
+    /* the wall-clock cap as the timeout: it cuts only what the effort did not */
+    if (m && m->wall > 0) {
+        double ms = (m->wall - ts_clock_now()) * 1000.0;
+        ms = ms < 1 ? 1 : ms > (double)UINT_MAX - 1 ? (double)UINT_MAX - 1 : ms;
+        Z3_params_set_uint(ctx, prm, Z3_mk_string_symbol(ctx, "timeout"), (unsigned)ms);
+    }
+    Z3_solver_set_params(ctx, solver, prm);
+    Z3_params_dec_ref(ctx, prm);
+    double before = ts_z3_rlimit_count(ctx, solver);
+    Z3_lbool r = nassume ? Z3_solver_check_assumptions(ctx, solver, (unsigned)nassume, assume)
+                         : Z3_solver_check(ctx, solver);
+    double used = ts_z3_rlimit_count(ctx, solver) - before;
+    if (m) {
+        ts_meter_spend(m, used);
+        if (r == Z3_L_UNDEF && used < units)
+            ts_meter_wall_over(m);
+    }
+    return r;
+}
+
+Z3_lbool ts_z3_check(ts_z3 *z, int nassume, Z3_ast *assume, const ts_budget *b, double cap)
+{
+    return ts_z3_check_effort(z->ctx, z->solver, nassume, assume, b->m, ts_budget_call(b, cap));
 }
 
 Z3_model ts_z3_model(ts_z3 *z)

@@ -80,11 +80,11 @@ static bool ts_minimise_latency(ts_mctx *c, long P, long *t, double budget, ts_e
         if (est[b] + p->blocks[b].span > lo)
             lo = est[b] + p->blocks[b].span;
     long hi = ts_modulo_latency(p, t);
-    double stop = ts_clock_now() + budget;
+    double stop = ts_meter_now(c->solve.m) + budget;
     bool proven = true;
     long probes = 0;
     while (lo < hi) {
-        double left = stop - ts_clock_now();
+        double left = stop - ts_meter_now(c->solve.m);
         if (left > ts_left(c))
             left = ts_left(c);
         if (left <= 0.005) {
@@ -109,7 +109,7 @@ static bool ts_minimise_latency(ts_mctx *c, long P, long *t, double budget, ts_e
         for (int b = 0; b < nb; b++)
             hint[b] = ((t[b] - shift) % P + P) % P;
         char why[128];
-        ts_mz_result r = ts_mz_solve(*zp, left, hint, mid, cand, why, sizeof why);
+        ts_mz_result r = ts_mz_solve(*zp, c->solve.m, left, hint, mid, cand, why, sizeof why);
         ts_ctx_progress(c->c, TS_PHASE_LATENCY, ++probes, 0, P - c->load, true);
         if (r == TS_MZ_SAT) {
             ts_err ve = {0};
@@ -229,6 +229,7 @@ static void ts_modulo_complete(ts_mctx *c, long P, const long *t, double budget,
     ts_complete_opts_init(&co);
     co.cap = c->c->cap;
     co.time_limit = budget;
+    co.meter = c->solve.m;
     co.micro_batches = n;
     /* Only a completion shorter than what we have is of use: let each phase stop minimising
      * once within half of our distance to the lower bound. */
@@ -316,7 +317,7 @@ static int ts_modulo_decide(ts_mctx *c, long P, double budget, ts_mz_result *res
     c->z = ts_mz_new(p, &c->mp, P, c->c->cap, c->anchor, e);
     if (!c->z)
         return (e && e->code) ? e->code : TS_ESYS;
-    *res = ts_mz_solve(c->z, budget, c->hint, -1, c->t, why, sizeof why);
+    *res = ts_mz_solve(c->z, c->solve.m, budget, c->hint, -1, c->t, why, sizeof why);
     if (*res == TS_MZ_SAT) {
         ts_err ve = {0};
         if (ts_modulo_verify(p, &c->mp, P, c->t, c->c->cap, &ve) != TS_OK)
@@ -416,13 +417,14 @@ static int ts_modulo_period(ts_mctx *c, ts_err *e)
 
 /* Step 4: a shorter micro-batch latency (shorter fill and drain) within a bounded share of
  * time; replaces *sp when its schedule is shorter at N. */
-static void ts_modulo_latency_step(ts_mctx *c, double tl, ts_schedule **sp, long *mk)
+static void ts_modulo_latency_step(ts_mctx *c, ts_schedule **sp, long *mk)
 {
     long P = c->st->period;
     int nb = c->p->nblocks;
-    /* Latency work gets as long as the search took so far (at least 0.15 s), within the time
-     * limit; without one, at most TS_MODULO_LATENCY_CAP. */
-    double budget = tl - c->c->budget.start > 0.15 ? tl - c->c->budget.start : 0.15;
+    /* Latency work gets as much effort as the search spent so far (at least 0.15 s of it),
+     * within the time limit; without one, at most TS_MODULO_LATENCY_CAP. */
+    double spent = ts_ctx_spent(c->c);
+    double budget = spent > 0.15 ? spent : 0.15;
     if (c->solve.deadline <= 0 && budget > TS_MODULO_LATENCY_CAP)
         budget = TS_MODULO_LATENCY_CAP;
     long *t2 = malloc((size_t)nb * sizeof(long));
@@ -483,14 +485,15 @@ static int ts_modulo_schedule(ts_mctx *c, double tp, ts_schedule **out, ts_err *
     c->st->latency = ts_modulo_latency(c->p, c->t);
     double tl = ts_ctx_lap(c->c, TS_PHASE_SCHEDULE, tp);
     if (mk != lbn) {
-        ts_modulo_latency_step(c, tl, &s, &mk);
+        ts_modulo_latency_step(c, &s, &mk);
         ts_ctx_lap(c->c, TS_PHASE_LATENCY, tl);
     }
     if (mk != lbn) {
         double tc = ts_clock_now();
-        double budget = tc - c->c->budget.start > 0.15 ? tc - c->c->budget.start : 0.15;
-        if (c->solve.deadline > 0 && budget > c->solve.deadline - tc)
-            budget = c->solve.deadline - tc;
+        double spent = ts_ctx_spent(c->c);
+        double budget = spent > 0.15 ? spent : 0.15;
+        if (c->solve.deadline > 0 && budget > ts_budget_left(&c->solve))
+            budget = ts_budget_left(&c->solve);
         if (c->solve.deadline <= 0 && budget > TS_MODULO_LATENCY_CAP)
             budget = TS_MODULO_LATENCY_CAP;
         ts_modulo_complete(c, P, c->t, budget, &s, &mk);

@@ -54,12 +54,12 @@ void ts_mz_free(ts_mz *z);
 
 typedef enum { TS_MZ_UNSAT = 0, TS_MZ_SAT = 1, TS_MZ_UNKNOWN = -1 } ts_mz_result;
 
-/* Solves with a timeout (seconds, > 0). hint_r (may be NULL, -1 entries ignored) gives residues
+/* Solves within `timeout` seconds of effort (> 0), spent on meter (may be NULL). hint_r (may be NULL, -1 entries ignored) gives residues
  * to try first: they are assumed, and the ones in an unsatisfiable core are dropped until the
  * problem is solved without them. max_latency >= 0 bounds max(t + span) - min(t). On SAT, t is
  * filled. why receives the solver's reason on UNKNOWN. */
-ts_mz_result ts_mz_solve(ts_mz *z, double timeout, const long *hint_r, long max_latency, long *t,
-                         char *why, size_t whylen);
+ts_mz_result ts_mz_solve(ts_mz *z, ts_meter *meter, double timeout, const long *hint_r,
+                         long max_latency, long *t, char *why, size_t whylen);
 
 /* ---- modulo_repetend.c: a timetable into schedules */
 

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <z3.h>
 #include "modulo_internal.h"
+#include "ts_encode.h"
 #include "ts_search_ctx.h"
 
 typedef struct {
@@ -348,17 +349,6 @@ ts_mz *ts_mz_new(const ts_placement *p, const ts_mplan *mp, long P, const long *
     return z;
 }
 
-static void ts_mz_timeout(ts_mz *z, double seconds)
-{
-    double ms = seconds * 1000.0;
-    unsigned v = ms < 1.0 ? 1u : ms > 4.0e9 ? 4000000000u : (unsigned)ms;
-    Z3_params prm = Z3_mk_params(z->ctx);
-    Z3_params_inc_ref(z->ctx, prm);
-    Z3_params_set_uint(z->ctx, prm, Z3_mk_string_symbol(z->ctx, "timeout"), v);
-    Z3_solver_set_params(z->ctx, z->solver, prm);
-    Z3_params_dec_ref(z->ctx, prm);
-}
-
 static int ts_mz_extract(ts_mz *z, long *t)
 {
     Z3_model m = Z3_solver_get_model(z->ctx, z->solver);
@@ -378,11 +368,12 @@ static int ts_mz_extract(ts_mz *z, long *t)
     return rc;
 }
 
-ts_mz_result ts_mz_solve(ts_mz *z, double timeout, const long *hint_r, long max_latency, long *t,
-                         char *why, size_t whylen)
+ts_mz_result ts_mz_solve(ts_mz *z, ts_meter *meter, double timeout, const long *hint_r,
+                         long max_latency, long *t, char *why, size_t whylen)
 {
     int nb = z->p->nblocks;
-    double t0 = ts_clock_now();
+    /* the effort this call has spent, in seconds of effort */
+    double used = 0;
     if (why && whylen)
         why[0] = 0;
     Z3_solver_push(z->ctx, z->solver);
@@ -411,19 +402,19 @@ ts_mz_result ts_mz_solve(ts_mz *z, double timeout, const long *hint_r, long max_
     }
     ts_mz_result res = TS_MZ_UNKNOWN;
     for (int round = 0;; round++) {
-        double left = timeout - (ts_clock_now() - t0);
-        if (left <= 0) {
+        double left = timeout - used;
+        if (left <= 0 || (meter && ts_meter_wall_over(meter))) {
             if (why && whylen)
                 snprintf(why, whylen, "timeout");
             res = TS_MZ_UNKNOWN;
             break;
         }
-        ts_mz_timeout(z, left);
         /* After a few rounds of dropping conflicting hints, drop them all. */
         if (round >= 4)
             nlits = 0;
-        Z3_lbool r = nlits ? Z3_solver_check_assumptions(z->ctx, z->solver, (unsigned)nlits, lits)
-                           : Z3_solver_check(z->ctx, z->solver);
+        double before = ts_z3_rlimit_count(z->ctx, z->solver);
+        Z3_lbool r = ts_z3_check_effort(z->ctx, z->solver, nlits, lits, meter, left);
+        used += (ts_z3_rlimit_count(z->ctx, z->solver) - before) / TS_EFFORT_PER_SECOND;
         if (r == Z3_L_TRUE) {
             res = ts_mz_extract(z, t) ? TS_MZ_UNKNOWN : TS_MZ_SAT;
             break;

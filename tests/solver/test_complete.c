@@ -47,7 +47,7 @@ static void test_complete_simple(void **state)
     /* memory 1 cannot hold the window's level 1 + 1 */
     o.cap = tu_caps(cb, p->ndevs, 1);
     bool feasible, unknown;
-    assert_int_equal(ts_complete_feasible(p, mids, o.cap, 5, &feasible, &unknown, &e), TS_OK);
+    assert_int_equal(ts_complete_feasible(p, mids, o.cap, NULL, 5, &feasible, &unknown, &e), TS_OK);
     assert_true(feasible); /* warm-up and cool-down alone fit... */
     assert_int_not_equal(ts_complete(p, &r, &o, &s, &st, &e), TS_OK); /* ...the window does not */
     assert_null(s);
@@ -109,10 +109,10 @@ static void test_feasible_memory(void **state)
     ts_err e = {0};
     long cb[TU_CAPS];
     assert_int_equal(
-        ts_complete_feasible(p, mids, tu_caps(cb, 4, 4), 5, &feasible, &unknown, &e), TS_OK);
+        ts_complete_feasible(p, mids, tu_caps(cb, 4, 4), NULL, 5, &feasible, &unknown, &e), TS_OK);
     assert_true(feasible);
     assert_int_equal(
-        ts_complete_feasible(p, mids, tu_caps(cb, 4, 2), 5, &feasible, &unknown, &e), TS_OK);
+        ts_complete_feasible(p, mids, tu_caps(cb, 4, 2), NULL, 5, &feasible, &unknown, &e), TS_OK);
     assert_false(feasible);
     assert_false(unknown);
     ts_placement_free(p);

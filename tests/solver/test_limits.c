@@ -34,11 +34,12 @@ static ts_placement *chain(int n, int d)
     return p;
 }
 
-/* A budget whose deadline has passed. */
-static ts_budget ended(void)
+/* A budget on m whose effort is spent. */
+static ts_budget ended(ts_meter *m)
 {
+    ts_meter_init(m, 0);
     ts_budget b;
-    ts_budget_init(&b, 1e-9);
+    ts_budget_init(&b, m, 1e-9);
     while (!ts_budget_over(&b))
         ;
     return b;
@@ -59,7 +60,8 @@ static void test_fast_construct_takes_the_deadline(void **state)
     assert_int_equal(ts_fast_construct(p, order, tu_caps(cb, 4, 4000), NULL, mids, start, &period, &fits, &e),
                      TS_OK);
     assert_true(period >= ts_placement_max_load(p));
-    ts_budget b = ended();
+    ts_meter b_m;
+    ts_budget b = ended(&b_m);
     assert_int_equal(ts_fast_construct(p, order, cb, &b, mids, start, &period, &fits, &e),
                      TS_ENOANSWER);
     assert_non_null(strstr(e.msg, "time limit"));
@@ -84,7 +86,8 @@ static void test_repetend_construct_takes_the_deadline(void **state)
     assert_true(ts_repetend_construct(p, order, mids, n, tu_caps(cb, 4, 4000), NULL, start));
     for (int b = 0; b + 1 < n; b++) /* the chain in order, one step each */
         assert_true(start[b + 1] >= start[b] + 1);
-    ts_budget b = ended();
+    ts_meter b_m;
+    ts_budget b = ended(&b_m);
     assert_false(ts_repetend_construct(p, order, mids, n, cb, &b, start));
     free(order);
     free(mids);

@@ -14,7 +14,7 @@
 #include "solver_testutil.h"
 
 /* No deadline: the memory bound runs to its end. */
-static const ts_budget mt_none = {0, 0, NULL};
+static const ts_budget mt_none = {NULL, 0, 0, NULL};
 
 static ts_placement *mt_builtin(const char *name, int ndevs, bool infer)
 {
@@ -399,7 +399,7 @@ static void test_bound_soundness(void **state)
                     assert_non_null(z);
                     long *tt = malloc((size_t)p->nblocks * sizeof(long));
                     char why[64];
-                    ts_mz_result r = ts_mz_solve(z, 2.0, NULL, -1, tt, why, sizeof why);
+                    ts_mz_result r = ts_mz_solve(z, NULL, 2.0, NULL, -1, tt, why, sizeof why);
                     if (r == TS_MZ_SAT)
                         fail_msg("%s D=%d memory %ld: the bound refuses period %ld, Z3 finds "
                                  "one",
@@ -520,7 +520,7 @@ static void test_random_property(void **state)
                     assert_non_null(z);
                     long *tt = malloc((size_t)p->nblocks * sizeof(long));
                     char why[64];
-                    ts_mz_result r = ts_mz_solve(z, 5.0, NULL, -1, tt, why, sizeof why);
+                    ts_mz_result r = ts_mz_solve(z, NULL, 5.0, NULL, -1, tt, why, sizeof why);
                     if (r == TS_MZ_SAT)
                         fail_msg("%s: the bound refuses period %ld, Z3 finds one", what, P);
                     free(tt);

@@ -120,8 +120,10 @@ static void test_random_claims(void **state)
     uint64_t seed = 20261201;
     for (int iter = 0; iter < count; iter++) {
         ts_placement *p = random_placement(&seed);
+        ts_meter m;
+        ts_meter_init(&m, 0);
         ts_budget b;
-        ts_budget_init(&b, 10);
+        ts_budget_init(&b, &m, 10);
         long floor_cap = 0;
         bool exact = false;
         ts_err e = {0};

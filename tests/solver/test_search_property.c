@@ -99,8 +99,10 @@ static void test_random_placements(void **state)
         ts_placement *p = random_placement(&seed);
         ts_err e = {0};
         assert_int_equal(ts_placement_check(p, "random", &e), TS_OK);
+        ts_meter m;
+        ts_meter_init(&m, 0);
         ts_budget b;
-        ts_budget_init(&b, 10);
+        ts_budget_init(&b, &m, 10);
         long floor_cap = 0;
         bool exact = false;
         assert_int_equal(ts_memory_floor(p, NULL, &b, &floor_cap, &exact, &e), TS_OK);
