@@ -72,6 +72,7 @@ typedef struct {
     long min_memory; /* the smallest feasible capacity a search reported, -1 */
     bool improve_cut; /* the time limit, not the effort, ended an improvement slice */
     bool exact_proven; /* the exact search proved the best makespan minimal */
+    bool effort_cut; /* a candidate's search stopped on its effort */
 } ts_auto;
 
 static void ts_auto_cand_free(ts_auto_cand *x)
@@ -254,6 +255,7 @@ static void ts_auto_searches_run(ts_auto *a)
         ts_search_stats st;
         ts_err e = {0};
         int rc = ts_auto_searches[i].run(c->p, &so, &s, &st, &e);
+        a->effort_cut = a->effort_cut || st.effort_out;
         if (rc != TS_OK || !s) {
             if (!a->why.code)
                 a->why = e;
@@ -293,6 +295,7 @@ static void ts_auto_folds_run(ts_auto *a)
         ts_err e = {0};
         if (so.time_limit >= 0.05 &&
             ts_search_folded(c->p, &so, ts_search_modulo, &s, &st, &e) == TS_OK) {
+            a->effort_cut = a->effort_cut || st.effort_out;
             long mk = ts_auto_measure(a, s, &at);
             if (mk >= 0)
                 ts_auto_offer(a, at, NULL, mk, ts_auto_folds[i].source, NULL);
@@ -504,6 +507,7 @@ int ts_search_auto(const ts_placement *p, const ts_search_opts *o, ts_schedule *
     else
         *out = ts_auto_finish(&a);
     c.st->timed_out = (ts_ctx_over(&c) || a.improve_cut) && !c.st->optimal;
+    c.st->effort_out = a.effort_cut && !c.st->optimal;
     for (int k = 0; k < TS_AUTO_POOL; k++)
         ts_auto_cand_free(&a.pool[k]);
     return ts_ctx_end(&c, rc, *out);
