@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ts_baseline.h"
+#include "ts_encode.h"
 #include "ts_bound.h"
 #include "ts_exact.h"
 #include "ts_improve.h"
@@ -25,6 +26,9 @@
  * the same work on a quiet machine and a busy one. Measured at 3e7 to 6e7 per second on one
  * busy core (nnshape, 8 devices, N 32 and 128), so the phase fits its share with room. */
 #define TS_AUTO_IMPROVE_EFFORT 1.5e7
+/* Effort units per instance that measuring a candidate at N costs (unroll, tighten, validate,
+ * replay: about 2 us an instance, at TS_EFFORT_PER_SECOND) */
+#define TS_AUTO_MEASURE_EFFORT 1.0
 
 /* Shares of the time limit for the searches, in the order they run: each may use up to this
  * fraction of the whole limit (never more than what is left). The methods are called directly:
@@ -97,6 +101,8 @@ static long ts_auto_measure(const ts_auto *a, const ts_schedule *s, ts_schedule 
         return -1;
     ts_schedule_clear_repetend(u);
     ts_schedule_set_memory(u, a->cap);
+    /* solver-free work, counted: about a unit per instance measured */
+    ts_meter_spend(a->c->meter, (double)u->nentries * TS_AUTO_MEASURE_EFFORT);
     ts_schedule *t = ts_schedule_clone(u);
     if (t && ts_schedule_tighten(t, &e) == TS_OK) {
         ts_schedule_free(u);
@@ -149,6 +155,21 @@ static bool ts_auto_close(const ts_auto *a)
     return a->pool[0].at && (double)a->pool[0].makespan <= (double)a->bound * (1 + a->c->o->gap);
 }
 
+/* Lists a candidate in the record: its source, makespan at N (-1: none that fits), and the wall
+ * seconds and effort since t0 and e0 (ts_ctx_elapsed, the meter's units). */
+static void ts_auto_log(ts_auto *a, const char *source, long mk, double t0, double e0)
+{
+    ts_search_stats *st = a->c->st;
+    st->portfolio_tried++;
+    if (st->nportfolio == TS_PORTFOLIO_MAX)
+        return;
+    int i = st->nportfolio++;
+    st->portfolio[i].source = source;
+    st->portfolio[i].makespan = mk;
+    st->portfolio[i].seconds = ts_ctx_elapsed(a->c) - t0;
+    st->portfolio[i].effort = (long long)(a->c->meter->spent - e0);
+}
+
 static bool ts_auto_done(const ts_auto *a)
 {
     return ts_auto_close(a) || ts_ctx_over(a->c);
@@ -165,15 +186,35 @@ static void ts_auto_baselines(ts_auto *a)
         const char *kind = ts_baseline_at(i)->name;
         ts_schedule *s = NULL, *at;
         ts_err e = {0};
+        double t0 = ts_ctx_elapsed(a->c), e0 = a->c->meter->spent;
         if (ts_baseline_fits(kind, a->c->p, a->n, &e) != TS_OK ||
             ts_baseline_make(kind, a->c->p, a->n, &s, &e) != TS_OK)
             continue;
         long mk = ts_auto_measure(a, s, &at);
         ts_schedule_free(s);
+        ts_auto_log(a, kind, mk, t0, e0);
         if (mk >= 0)
             ts_auto_offer(a, at, NULL, mk, kind, NULL);
         ts_ctx_progress(a->c, TS_PHASE_BASELINES, i + 1, ts_baseline_count(), -1, false);
     }
+}
+
+/* Full's greedy start, the "full (greedy)" row of `tessel compare` (no solver): auto keeps
+ * nothing longer than a row compare prints. */
+static void ts_auto_full_greedy(ts_auto *a)
+{
+    if (ts_auto_done(a))
+        return;
+    ts_schedule *s = NULL, *at;
+    ts_err e = {0};
+    double t0 = ts_ctx_elapsed(a->c), e0 = a->c->meter->spent;
+    if (ts_full_greedy(a->c->p, a->n, a->cap, &s, &e) == TS_OK) {
+        long mk = ts_auto_measure(a, s, &at);
+        ts_auto_log(a, "full-greedy", mk, t0, e0);
+        if (mk >= 0)
+            ts_auto_offer(a, at, NULL, mk, "full-greedy", NULL);
+    }
+    ts_schedule_free(s);
 }
 
 /* r, a schedule of the reduced placement at N, with the removed blocks put back as pauses one by
@@ -183,8 +224,10 @@ static void ts_auto_pauses(ts_auto *a, const ts_unshard *u, const ts_schedule *r
     for (long q = 1; q <= 512 && !ts_auto_done(a); q *= 4) {
         ts_schedule *s = NULL, *at;
         ts_err e = {0};
+        double t0 = ts_ctx_elapsed(a->c), e0 = a->c->meter->spent;
         if (ts_unshard_insert(u, a->c->p, r, q, &s, &e) == TS_OK) {
             long mk = ts_auto_measure(a, s, &at);
+            ts_auto_log(a, "unsharded", mk, t0, e0);
             if (mk >= 0)
                 ts_auto_offer(a, at, NULL, mk, "unsharded", NULL);
         }
@@ -254,8 +297,11 @@ static void ts_auto_searches_run(ts_auto *a)
         ts_schedule *s = NULL, *at;
         ts_search_stats st;
         ts_err e = {0};
+        double t0 = ts_ctx_elapsed(c), e0 = c->meter->spent;
         int rc = ts_auto_searches[i].run(c->p, &so, &s, &st, &e);
         a->effort_cut = a->effort_cut || st.effort_out;
+        if (rc != TS_OK || !s)
+            ts_auto_log(a, ts_method_name(m), -1, t0, e0);
         if (rc != TS_OK || !s) {
             if (!a->why.code)
                 a->why = e;
@@ -267,6 +313,7 @@ static void ts_auto_searches_run(ts_auto *a)
             continue; /* a method that cannot take this request: the next may */
         }
         long mk = ts_auto_measure(a, s, &at);
+        ts_auto_log(a, ts_method_name(m), mk, t0, e0);
         if (mk >= 0)
             ts_auto_offer(a, at, s, mk, ts_method_name(m), &st);
         else
@@ -293,10 +340,12 @@ static void ts_auto_folds_run(ts_auto *a)
         ts_schedule *s = NULL, *at;
         ts_search_stats st;
         ts_err e = {0};
+        double t0 = ts_ctx_elapsed(c), e0 = c->meter->spent;
         if (so.time_limit >= 0.05 &&
             ts_search_folded(c->p, &so, ts_search_modulo, &s, &st, &e) == TS_OK) {
             a->effort_cut = a->effort_cut || st.effort_out;
             long mk = ts_auto_measure(a, s, &at);
+            ts_auto_log(a, ts_auto_folds[i].source, mk, t0, e0);
             if (mk >= 0)
                 ts_auto_offer(a, at, NULL, mk, ts_auto_folds[i].source, NULL);
         }
@@ -482,6 +531,7 @@ int ts_search_auto(const ts_placement *p, const ts_search_opts *o, ts_schedule *
     a.bound = ts_bound_value(p, a.n, a.cap);
     t0 = ts_ctx_lap(&c, TS_PHASE_BOUNDS, t0);
     ts_auto_baselines(&a);
+    ts_auto_full_greedy(&a);
     ts_auto_unsharded(&a);
     t0 = ts_ctx_lap(&c, TS_PHASE_BASELINES, t0);
     ts_auto_searches_run(&a);

@@ -107,6 +107,39 @@ static int ts_full_solve_with(ts_search_ctx *c, const ts_iset *s, const ts_memsp
     return ts_full_minimise(c, s, ms, g, steps, lb, N, start, res, e);
 }
 
+int ts_full_greedy(const ts_placement *p, int N, const long *cap, ts_schedule **out, ts_err *e)
+{
+    *out = NULL;
+    int nb = p->nblocks;
+    if ((long)N * nb > TS_FULL_MAX_INSTANCES)
+        return ts_fail(e, TS_EINPUT, "full: %d micro-batches x %d blocks is too large a problem", N,
+                       nb);
+    size_t n = (size_t)N * (size_t)nb, x = 0;
+    ts_inst *inst = malloc(n * sizeof *inst + 1);
+    long *start = malloc(n * sizeof *start + 1);
+    ts_iset s = {0};
+    int rc = inst && start ? TS_OK : ts_fail(e, TS_ESYS, "solver: out of memory");
+    for (int mb = 0; rc == TS_OK && mb < N; mb++)
+        for (int bk = 0; bk < nb; bk++)
+            inst[x++] = (ts_inst){bk, mb};
+    long *reserve = cap ? malloc((size_t)p->ndevs * sizeof *reserve + 1) : NULL;
+    if (cap && !reserve && rc == TS_OK)
+        rc = ts_fail(e, TS_ESYS, "solver: out of memory");
+    ts_memspec ms = ts_memspec_fill(cap, p->ndevs, NULL, reserve);
+    long steps = -1;
+    if (rc == TS_OK && (rc = ts_iset_build(p, (int)n, inst, true, &s, e)) == TS_OK) {
+        int g = ts_iset_greedy_best(&s, &ms, start, &steps);
+        rc = g < 0   ? ts_fail(e, TS_ESYS, "solver: out of memory")
+             : g > 0 ? ts_fail(e, TS_ENOANSWER, "full: the greedy start does not fit the memory")
+                     : ts_full_schedule(cap, &s, N, start, out, e);
+    }
+    ts_iset_free(&s);
+    free(reserve);
+    free(inst);
+    free(start);
+    return rc;
+}
+
 int ts_search_full(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
                    ts_search_stats *st, ts_err *e)
 {

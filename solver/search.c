@@ -105,6 +105,10 @@ json_t *ts_search_seconds_json(const ts_search_stats *st)
     json_object_set_new(j, "total", json_real(st->seconds));
     for (int i = 0; i < st->nphases; i++)
         json_object_set_new(j, st->phases[i].name, json_real(st->phases[i].seconds));
+    json_t *pf = json_array();
+    for (int i = 0; i < st->nportfolio; i++)
+        json_array_append_new(pf, json_real(st->portfolio[i].seconds));
+    json_object_set_new(j, "portfolio", pf);
     return j;
 }
 
@@ -115,6 +119,18 @@ json_t *ts_search_record(const ts_search_opts *o, const ts_search_stats *st)
         return NULL;
     json_object_set_new(j, "method", json_string(ts_method_name(o->method)));
     ts_search_stats_json(st, j);
+    /* auto's candidates: deterministic figures here, their wall seconds under search_seconds */
+    json_t *pf = json_array();
+    for (int i = 0; i < st->nportfolio; i++) {
+        json_t *x = json_object();
+        json_object_set_new(x, "source", json_string(st->portfolio[i].source));
+        long mk = st->portfolio[i].makespan;
+        json_object_set_new(x, "makespan", mk >= 0 ? json_integer(mk) : json_null());
+        json_object_set_new(x, "effort", json_integer((json_int_t)st->portfolio[i].effort));
+        json_array_append_new(pf, x);
+    }
+    json_object_set_new(j, "portfolio", pf);
+    json_object_set_new(j, "portfolio_tried", json_integer(st->portfolio_tried));
     json_object_set_new(j, "search_seconds", ts_search_seconds_json(st));
     return j;
 }

@@ -270,6 +270,11 @@ int ts_memory_floor(const ts_placement *p, const long *cap, const ts_budget *b, 
  * (nblocks entries) in start. */
 int ts_memory_floor_order(const ts_placement *p, const long *cap, const ts_budget *b,
                           long *floor_cap, bool *exact, long *start, ts_err *e);
+/* Full's greedy start (full.c): every instance of N micro-batches list-scheduled within each
+ * device's capacity (cap, NULL: none), as `tessel compare`'s "full (greedy)" row shows it; no
+ * solver. */
+int ts_full_greedy(const ts_placement *p, int N, const long *cap, ts_schedule **out, ts_err *e);
+
 /* fallback.c: a timetable that always exists when memory >= the floor: one micro-batch at a time
  * in a memory-minimal order, as a k = 1 repetend. */
 int ts_sequential_schedule(const ts_placement *p, const long *cap, ts_schedule **out, ts_err *e);

@@ -203,6 +203,10 @@ json_t *ts_search_memory_json(const ts_search_opts *o, int ndevs);
       "auto: Z3 resource units the exact search and the drain's steps spent (the same on any "    \
       "machine)")
 
+/* Candidates an auto search's record lists (what it tried, with each one's seconds and effort);
+ * beyond, the rest are counted only. */
+#define TS_PORTFOLIO_MAX 48
+
 typedef struct {
 #define TS_X_STAT_FIELD(f, t, key, kind, init, doc) t f;
     TS_SEARCH_STATS(TS_X_STAT_FIELD)
@@ -215,6 +219,17 @@ typedef struct {
         const char *name;
         double seconds;
     } phases[TS_PHASE_COUNT];
+    /* auto: the candidates in the order tried (the record's "portfolio"; their seconds are under
+     * search_seconds), and how many were tried in all */
+    int nportfolio, portfolio_tried;
+    struct {
+        /* static: a baseline's or a method's name */
+        const char *source;
+        /* at N within the memory; -1: none that fits */
+        long makespan;
+        double seconds;
+        long long effort;
+    } portfolio[TS_PORTFOLIO_MAX];
 } ts_search_stats;
 
 /* Every statistic at its initial value, no phase. */

@@ -129,7 +129,7 @@ typedef struct {
     /* --memory as parsed, and each device's capacity (NULL: none) once the placement is known */
     ts_cli_memory mem;
     long *cap;
-    double limit;
+    double limit, effort;
     const char *methods;
     int csv;
     /* --schedule NAME=FILE: rows from schedule files (imported ones, say), after the methods */
@@ -141,7 +141,8 @@ static void ts_cmp_usage(void)
 {
     printf("usage: tessel compare (--placement NAME --ndevs D | PLACEMENT)\n"
            "                       --memory M|none [--micro-batches N] [--methods LIST]\n"
-           "                       [--time-limit S] [--schedule NAME=FILE ...] [--csv]\n\n"
+           "                       [--time-limit S] [--effort E] [--schedule NAME=FILE ...]\n"
+           "                       [--csv]\n\n"
            "Runs every baseline that fits the placement and every search method, and\n"
            "prints one table: method, k and period of the repetend, makespan at N\n"
            "micro-batches and its ratio to the lower bound, bubble rate, peak memory per\n"
@@ -157,7 +158,11 @@ static void ts_cmp_usage(void)
            "  --methods LIST       comma-separated baseline kinds and search methods\n"
            "                       (default: every baseline that fits, then every search\n"
            "                       method)\n"
-           "  -t, --time-limit S   seconds per search method (default 60)\n"
+           "  -t, --time-limit S   seconds per search method (default 60): the effort of each\n"
+           "                       (unless --effort) and a wall-clock cap (a row it cuts\n"
+           "                       says timed out, and may differ from machine to machine)\n"
+           "  --effort E           solver resource units per search method, the same on any\n"
+           "                       machine (default: 5e5 per second of --time-limit)\n"
            "  --schedule NAME=FILE a row NAME for the schedule file FILE (of this placement;\n"
            "                       `tessel import --pytorch` writes one), measured the same\n"
            "                       way; repeatable, up to %d\n"
@@ -173,6 +178,7 @@ static int ts_cmp_parse(int argc, char **argv, ts_cmp_args *a)
                                          {"micro-batches", required_argument, 0, 'n'},
                                          {"methods", required_argument, 0, 'M'},
                                          {"time-limit", required_argument, 0, 't'},
+                                         {"effort", required_argument, 0, 'E'},
                                          {"csv", no_argument, 0, 'c'},
                                          {"schedule", required_argument, 0, 'S'},
                                          {"help", no_argument, 0, 'h'},
@@ -196,6 +202,10 @@ static int ts_cmp_parse(int argc, char **argv, ts_cmp_args *a)
         case 't':
             if (ts_cli_parse_double(cmd, "--time-limit", optarg, TS_TIME_LIMIT_MIN,
                                     TS_TIME_LIMIT_MAX, &a->limit))
+                return 2;
+            break;
+        case 'E':
+            if (ts_cli_parse_double(cmd, "--effort", optarg, 1, 1e15, &a->effort))
                 return 2;
             break;
         case 'c': a->csv = 1; break;
@@ -270,7 +280,8 @@ static ts_compare_opts ts_cmp_opts(const ts_cmp_args *a, const ts_placement *p)
                              .memory = largest,
                              .cap = a->cap,
                              .ncap = a->cap ? p->ndevs : 0,
-                             .time_limit = a->limit};
+                             .time_limit = a->limit,
+                             .effort = a->effort};
 }
 
 static int ts_cmp_run(const ts_cmp_args *a, const ts_placement *p, char names[][24], int nnames,

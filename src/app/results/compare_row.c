@@ -127,6 +127,7 @@ static void ts_compare_search(const ts_compare_opts *o, const char *name, ts_com
         ts_search_opts_memory(&so, o->cap, o->ncap);
     so.micro_batches = o->n;
     so.time_limit = o->time_limit;
+    so.effort = o->effort;
     so.progress = o->progress;
     so.progress_ud = o->progress_ud;
     ts_search_stats st;

@@ -118,8 +118,10 @@ typedef struct {
      * for all; 0: none) */
     const long *cap;
     int ncap;
-    /* Seconds per search. */
+    /* Seconds per search: its effort (unless effort > 0) and its wall-clock cap. */
     double time_limit;
+    /* Solver resource units per search; 0: from time_limit. */
+    double effort;
     /* Keep the summary JSON and the schedule in the row. */
     bool keep;
     ts_compare_progress_fn progress;
