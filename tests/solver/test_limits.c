@@ -111,7 +111,8 @@ static void test_lazy_answers_when_cut(void **state)
     ts_err e = {0};
     assert_int_equal(ts_search(p, &o, &s, &st, &e), TS_OK);
     assert_non_null(s);
-    assert_true(st.timed_out);
+    /* cut by its effort (the same on every machine) or, on a slow one, by the wall-clock cap */
+    assert_true(st.timed_out || st.effort_out);
     assert_int_equal(tu_valid_range(s, 1, 1), 0);
     ts_schedule_free(s);
     ts_placement_free(p);

@@ -62,7 +62,13 @@ static void ts_search_help(void)
            "                       the same keys for every method), placement, ndevs, memory,\n"
            "                       feasible and the figures at N (micro_batches, makespan,\n"
            "                       bubble_rate, lower_bound, peak_memory, load)\n"
-           "  --progress           progress on stderr even when it is not a terminal\n\n"
+           "  --progress           progress on stderr even when it is not a terminal\n"
+           "  --verbose            how the time went, on stderr: seconds and effort of the\n"
+           "                       search, of each phase and (auto) of each candidate\n\n"
+           "The search spends a deterministic effort: the same request gives the same\n"
+           "schedule on any machine, whatever its load. --time-limit sets that effort and\n"
+           "caps the wall time; when the cap cuts the search, the record says timed_out\n"
+           "true and the result may then differ from one machine to another.\n\n"
            "Exit status: 0 found (also when the time limit cut the search), 1 no schedule\n"
            "fits the memory, 2 bad usage or input.\n");
 }
@@ -75,7 +81,7 @@ typedef struct {
     /* --memory as parsed, and each device's capacity that so points at */
     ts_cli_memory mem;
     long *cap;
-    int json, progress;
+    int json, progress, verbose;
 } ts_search_args;
 
 /* Sets the search option of the table from a flag's argument (ranges from the table). */
@@ -122,6 +128,7 @@ static int ts_search_parse(const char *cmd, int argc, char **argv, ts_search_arg
     static const struct option tail[] = {{"output", required_argument, 0, 'o'},
                                          {"json", no_argument, 0, 'j'},
                                          {"progress", no_argument, 0, 'p'},
+                                         {"verbose", no_argument, 0, 'V'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     enum { NHEAD = sizeof head / sizeof head[0], NTAIL = sizeof tail / sizeof tail[0] };
@@ -168,6 +175,7 @@ static int ts_search_parse(const char *cmd, int argc, char **argv, ts_search_arg
         case 'o': a->output = optarg; break;
         case 'j': a->json = 1; break;
         case 'p': a->progress = 1; break;
+        case 'V': a->verbose = 1; break;
         default: return ts_cli_usage_error(cmd, "unexpected option");
         }
     }
@@ -226,6 +234,22 @@ static void ts_search_print_text(const ts_search_args *a, const ts_placement *p,
         printf("schedule written to %s\n", a->output);
 }
 
+/* --verbose: how the time went, on stderr. */
+static void ts_search_print_verbose(const ts_search_stats *st)
+{
+    fprintf(stderr, "search: %.3f s, effort %lld%s%s\n", st->seconds, st->effort,
+            st->timed_out ? ", cut by the wall-clock cap (timed_out)" : "",
+            st->effort_out ? ", stopped on its effort" : "");
+    for (int i = 0; i < st->nphases; i++)
+        fprintf(stderr, "  phase %-12s %9.3f s\n", st->phases[i].name, st->phases[i].seconds);
+    for (int i = 0; i < st->nportfolio; i++)
+        fprintf(stderr, "  candidate %-14s makespan %-8ld effort %-10lld %9.3f s\n",
+                st->portfolio[i].source, st->portfolio[i].makespan, st->portfolio[i].effort,
+                st->portfolio[i].seconds);
+    if (st->portfolio_tried > st->nportfolio)
+        fprintf(stderr, "  and %d candidates more\n", st->portfolio_tried - st->nportfolio);
+}
+
 /* Searches, then writes and summarises the schedule (or says why there is none). */
 static int ts_search_run(const char *cmd, ts_search_args *a, const ts_placement *p)
 {
@@ -241,6 +265,8 @@ static int ts_search_run(const char *cmd, ts_search_args *a, const ts_placement 
     int rc = ts_search(p, &a->so, &s, &st, &e);
     if (ps.printed && ps.tty)
         fprintf(stderr, "\n");
+    if (a->verbose)
+        ts_search_print_verbose(&st);
     if (rc) {
         if (rc == TS_ENOANSWER && a->json)
             ts_search_print_refusal(a, p, &st, &e);

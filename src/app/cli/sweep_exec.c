@@ -329,7 +329,10 @@ static void ts_sweep_read_summary(const ts_sweep_job *j, ts_sweep_outcome *r)
         json_decref(r->summary);
         r->summary = NULL;
         r->message = json_string("the command printed no JSON summary");
-    } else if (json_is_true(json_object_get(r->summary, "timed_out"))) {
+    } else if (json_is_true(json_object_get(r->summary, "timed_out")) ||
+               json_is_true(json_object_get(r->summary, "effort_out"))) {
+        /* cut by the wall-clock cap, or by the effort the time limit sets (which stops it the
+         * same way on every machine): either way the limit ended the search */
         r->status = TS_SWEEP_TIMEOUT;
         r->message = ts_sweep_last_line(j->log_path);
         if (!r->message)
