@@ -52,4 +52,17 @@ check_status $? "gap: auto search" "$(head -c 300 "$tmp/gap.err")"
 check_eq "gap: kept the greedy start, no search ran" "full-greedy fast:no" \
   "$(json_get "$tmp/gap.json" '["source"]') fast:$(json_get "$tmp/gap.json" '["portfolio"]' |
     grep -q "'fast'" && echo yes || echo no)"
+# A kept schedule at N that repeats in its steady state is written with its repetend: vshape on 8
+# devices at N = 64 keeps 1F1B (at the bound), and validate, show and export take it to N = 200.
+"$tessel" search --placement vshape --ndevs 8 -n 64 --memory 10 --method auto --effort 1e6 \
+  --time-limit 600 -o "$tmp/v.json" >/dev/null 2>"$tmp/v.err"
+check_status $? "repetend: auto search" "$(head -c 300 "$tmp/v.err")"
+check_eq "repetend: the kept baseline's steady state, period 4" 4 \
+  "$(json_get "$tmp/v.json" '["repetend"]["period"]')"
+"$tessel" validate "$tmp/v.json" -n 200 >"$tmp/v.out" 2>&1
+check_status $? "repetend: validate -n 200" "$(cat "$tmp/v.out")"
+"$tessel" show "$tmp/v.json" -n 200 >"$tmp/v.out" 2>&1
+check_status $? "repetend: show -n 200" "$(tail -2 "$tmp/v.out")"
+"$tessel" export --python "$tmp/v.json" -n 200 -o "$tmp/v.py" >"$tmp/v.out" 2>&1
+check_status $? "repetend: export -n 200" "$(cat "$tmp/v.out")"
 harness_end

@@ -65,6 +65,11 @@ void ts_schedule_span(const ts_schedule *s, long *first, long *last);
  * 1 <= n < nmicros it keeps the first n micro-batches (without the repetend). Fails with TS_EINPUT
  * when n > nmicros and there is no repetend. */
 int ts_schedule_unroll(const ts_schedule *s, int n, ts_schedule **out, ts_err *e);
+/* Declares the repetend of a schedule without one whose steady state repeats (every block's
+ * instances around a middle micro-batch start P steps apart, and a window of P steps there holds
+ * one instance of each), kept only when the schedule unrolled to N + 1, N + 2, N + 3 and 2N
+ * validates. Returns 1 when declared, 0 when not (nothing changes), -1 on allocation failure. */
+int ts_schedule_find_repetend(ts_schedule *s);
 /* Shifts the schedule so that its first step is 0 (repetend window included). */
 void ts_schedule_normalize(ts_schedule *s);
 
