@@ -18,12 +18,14 @@
  * solver-free work between checks: residues tried, candidates screened). Every budget reads the
  * effort as seconds, TS_EFFORT_PER_SECOND units to a second, so the same request stops at the
  * same place on a quiet machine and on a busy one. The time limit stays a cap of wall time: when
- * it cuts work, the meter says so (wall_hit) and the record says timed_out. Measured on a
- * loaded 2-core machine, Z3 spends 1.3e6 to 1.6e6 units a second (auto on nnshape, modulo on
- * mshape, full on xshape) and a tick's screening about 50 units' worth (lazy): at 5e5 units per
- * second of --time-limit the default effort takes about 40% of the limit, which leaves the cap
- * room for a machine twice as slow or twice as busy. */
-#define TS_EFFORT_PER_SECOND 5.0e5
+ * it cuts work, the meter says so (wall_hit) and the record says timed_out. Z3's units per
+ * second vary by instance: measured on a quiet 2-core machine, 1.3e6 to 1.6e6 (auto on nnshape
+ * at N 32, modulo on mshape at 16 devices, full on xshape) down to 4e5 (modulo on nnshape at 8
+ * devices, N 128: 91% of its time in Z3), and 2 to 3 times fewer on the same machine loaded by
+ * other builds; a tick's screening is about 50 units' worth (lazy). At 1.5e5 units per second of
+ * --time-limit the slowest of those takes about 40% of the limit on the quiet machine, which
+ * leaves the cap room for one twice as slow or twice as busy. */
+#define TS_EFFORT_PER_SECOND 1.5e5
 #define TS_EFFORT_TICK 50.0
 
 /* The effort one search spends (shared by the searches it runs: auto's candidates, the

@@ -526,7 +526,7 @@ int ts_search_modulo(const ts_placement *p, const ts_search_opts *o, ts_schedule
     c.o = o;
     c.st = ctx.st;
     c.solve = ts_ctx_share(&ctx, 0.95);
-    double t0 = ctx.budget.start;
+    double t0 = ctx.wall0;
     rc = ts_modulo_setup(&c, e);
     if (rc == TS_OK) {
         t0 = ts_ctx_lap(&ctx, TS_PHASE_BOUNDS, t0);

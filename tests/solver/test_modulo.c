@@ -186,7 +186,7 @@ static void test_time_limit(void **state)
     assert_true(rc == TS_OK || rc == TS_ENOANSWER);
     if (rc == TS_OK) {
         mt_valid_range(s, st.k, st.k + 2, "xshape 8, 0.05 s");
-        if (st.timed_out)
+        if (st.timed_out || st.effort_out)
             assert_false(st.period_optimal && st.period > ts_placement_max_load(p));
     } else {
         assert_non_null(strstr(e.msg, "time limit"));
@@ -543,7 +543,7 @@ static void test_random_property(void **state)
         memset(&lst, 0, sizeof lst); /* ts_search_lazy reads it before filling it */
         ts_err le = {0};
         int lrc = ts_search_lazy(p, &o, &ls, &lst, &le);
-        if (lrc == TS_OK && lst.period_optimal && !lst.timed_out) {
+        if (lrc == TS_OK && lst.period_optimal && !lst.timed_out && !lst.effort_out) {
             if (rc != TS_OK) {
                 ts_placement_save(p, "modulo-counterexample.json", &(ts_err){0});
                 fail_msg("%s: lazy finds period %ld, modulo none: %s (placement written to "
