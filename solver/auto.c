@@ -1,12 +1,17 @@
 /* auto: a portfolio for the makespan at the requested N within memory.
  *
- * Within its time limit it measures every hand-made baseline that fits the placement, then the
- * searches (modulo, fast, and lazy where it is cheap), each at N: unrolled, or cut to the first
+ * Within its effort (a time limit's worth, ts_search_ctx.h: the same on every machine) it
+ * measures every hand-made baseline that fits the placement, full's greedy start, then the
+ * searches (fast, modulo, and lazy where it is cheap), each at N: unrolled, or cut to the first
  * N micro-batches when N is below the repetend's k, and replayed as early as each device's order
- * allows. What overflows the memory is dropped. The best few go through the improvement phase
- * (local search on the order of instances, ts_improve.h), and the best schedule found is
- * returned. It stops as soon as a schedule meets the lower bound (ts_bound.h): nothing shorter
- * exists. Without a time limit it spends at most TS_AUTO_DEFAULT_LIMIT seconds. */
+ * allows. What overflows the memory is dropped. So its portfolio holds every row `tessel compare`
+ * prints, which is the rule that auto never loses to them: the one place both commands take
+ * auto's answer from. The best few go through the improvement phase (local search on the order
+ * of instances, ts_improve.h, a count of moves), and the best schedule found is returned, with
+ * its repetend when it repeats in its steady state. It stops as soon as a schedule meets the
+ * lower bound (ts_bound.h), or comes within --gap of it. Without a time limit it spends
+ * TS_AUTO_DEFAULT_LIMIT seconds' worth of effort. Every candidate is listed in the record with
+ * its makespan, effort and seconds (portfolio). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +30,7 @@
  * move's replay costs about the instance count): a count, not a clock, so that the phase does
  * the same work on a quiet machine and a busy one. Measured at 3e7 to 6e7 per second on one
  * busy core (nnshape, 8 devices, N 32 and 128), so the phase fits its share with room. */
-#define TS_AUTO_IMPROVE_EFFORT 1.5e7
+#define TS_AUTO_IMPROVE_EFFORT 1.2e7
 /* Effort units per instance that measuring a candidate at N costs (unroll, tighten, validate,
  * replay: about 2 us an instance, at TS_EFFORT_PER_SECOND) */
 #define TS_AUTO_MEASURE_EFFORT 1.0

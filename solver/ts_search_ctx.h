@@ -21,11 +21,12 @@
  * it cuts work, the meter says so (wall_hit) and the record says timed_out. Z3's units per
  * second vary by instance: measured on a quiet 2-core machine, 1.3e6 to 1.6e6 (auto on nnshape
  * at N 32, modulo on mshape at 16 devices, full on xshape) down to 4e5 (modulo on nnshape at 8
- * devices, N 128: 91% of its time in Z3), and 2 to 3 times fewer on the same machine loaded by
- * other builds; a tick's screening is about 50 units' worth (lazy). At 1.5e5 units per second of
- * --time-limit the slowest of those takes about 40% of the limit on the quiet machine, which
- * leaves the cap room for one twice as slow or twice as busy. */
-#define TS_EFFORT_PER_SECOND 1.5e5
+ * devices, N 128: 91% of its time in Z3) and 4.6e4 (modulo on the 2-fold mshape at 32
+ * devices), and 2 to 3 times fewer on the same machine loaded by other builds; a tick's screening
+ * is about 50 units' worth (lazy). At 1.2e5 units per second of --time-limit, auto on the
+ * quality matrix's slowest cases (nnshape and mshape at N 128) takes about half of the limit on
+ * a lightly loaded machine: a machine twice as busy reaches the cap there, and says so. */
+#define TS_EFFORT_PER_SECOND 1.2e5
 #define TS_EFFORT_TICK 50.0
 
 /* The effort one search spends (shared by the searches it runs: auto's candidates, the

@@ -34,7 +34,7 @@
       "says timed_out and may differ from machine to machine (0: none)")                          \
     X(effort, double, 0, 1, 1e15, 0, "effort",                                                     \
       "work of the search in solver resource units, the same on any machine (default: "           \
-      "1.5e5 per second of --time-limit)")                                          \
+      "1.2e5 per second of --time-limit)")                                          \
     X(accept, double, 0.05, 0.0, 1.0, 0, "accept",                                                 \
       "fast: accept a warm-up/cool-down within this fraction of the run")                          \
     X(per_period, int, 1, 1, TS_FOLD_MAX, 0, "per-period",                                         \

@@ -162,7 +162,7 @@ static void ts_cmp_usage(void)
            "                       (unless --effort) and a wall-clock cap (a row it cuts\n"
            "                       says timed out, and may differ from machine to machine)\n"
            "  --effort E           solver resource units per search method, the same on any\n"
-           "                       machine (default: 1.5e5 per second of --time-limit)\n"
+           "                       machine (default: 1.2e5 per second of --time-limit)\n"
            "  --schedule NAME=FILE a row NAME for the schedule file FILE (of this placement;\n"
            "                       `tessel import --pytorch` writes one), measured the same\n"
            "                       way; repeatable, up to %d\n"
