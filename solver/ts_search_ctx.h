@@ -71,8 +71,9 @@ double ts_budget_call(const ts_budget *b, double cap);
 
 /* ---- caps: every limit on a search's effort, in one table --------------------------------- */
 
-/* Seconds one solver call may take when the search has no time limit (with one, a call gets
- * at most what is left). A cut call keeps the best answer so far, reported as not proven. */
+/* Seconds of effort (TS_EFFORT_PER_SECOND units each) one solver call may spend when the
+ * search has no time limit (with one, a call gets at most what is left). A cut call keeps the
+ * best answer so far, reported as not proven. */
 /* one repetend check of lazy */
 #define TS_LAZY_CALL_CAP 60.0
 /* one check of fast's memory repair */
