@@ -22,8 +22,10 @@
 #    or `-` (not proven; `cut` when the exact search ran out of effort, `clock` when the time
 #    limit stopped it first: on a loaded machine). Only with QUALITY_SETS naming it.
 # Per case: the lower bound (new, and the old load bound), the best fitting baseline, auto's
-# makespan and wall seconds. Last lines: per set and over all, the cases where auto is worse than
-# the best baseline, where it is strictly better, and the geometric mean of makespan / LB (new
+# makespan and wall seconds, its effort (solver units, the same on every machine) and "cap" when
+# the wall-clock cap cut it (then the result may differ between machines). Last lines: per set
+# and over all, the cases where auto is worse than the best baseline, where it is strictly
+# better, the cases the cap cut, and the geometric mean of makespan / LB (new
 # and old). A figure-printing benchmark: it asserts nothing. QUALITY_SETS=matrix,tight,delay
 # and QUALITY_SHAPES / QUALITY_DEVS / QUALITY_NS narrow the run.
 set -u
@@ -118,12 +120,13 @@ try:
              "cut" if a.get("exact") == "cut" else
              "clock" if a.get("exact") else "-")
     effort = a.get("exact_effort")
+    units, cut = a.get("effort", "-"), "cap" if a.get("timed_out") else "-"
 except Exception:
-    amk, src, proof, effort = None, "error", "-", None
+    amk, src, proof, effort, units, cut = None, "error", "-", None, "-", "-"
 wall = float(t1) - float(t0)
 print(f"{st} {shape} {D} {N} {mem} {lb} {old} {bname} {best if best is not None else '-'} "
       f"{amk if amk is not None else '-'} {wall:.1f} {src} {b['binding']} {proof} "
-      f"{effort if effort is not None else '-'}")
+      f"{effort if effort is not None else '-'} {units} {cut}")
 EOF
 }
 
@@ -162,11 +165,12 @@ done | tee "$tmp/rows" | python3 -c '
 import math, sys
 rows = [l.split() for l in sys.stdin if l.strip()]
 hdr = ["set", "shape", "D", "N", "mem", "LB", "LB_old", "baseline", "base_mk", "auto_mk",
-       "auto_s", "kept", "binding", "proof", "effort", "mk/LB", "vs_base"]
+       "auto_s", "kept", "binding", "proof", "effort", "units", "cap", "mk/LB", "vs_base"]
 VS = hdr.index("vs_base")
+CAP = hdr.index("cap")
 out = []
 for r in rows:
-    if len(r) < 15:
+    if len(r) < 17:
         out.append(r + [""] * (len(hdr) - len(r)))
         continue
     lb, base, amk = r[5], r[8], r[9]
@@ -186,22 +190,24 @@ def summary(name, sel):
     sel = [x for x in sel if len(x) == len(hdr)]
     worse = sum(x[VS] in ("worse", "no-auto") for x in sel)
     better = sum(x[VS] == "better" for x in sel)
+    cut = sum(x[CAP] == "cap" for x in sel)
     r_new = [int(x[9]) / int(x[5]) for x in sel if x[9] != "-" and int(x[5]) > 0]
     r_old = [int(x[9]) / int(x[6]) for x in sel if x[9] != "-" and int(x[6]) > 0]
     g = lambda v: math.exp(sum(map(math.log, v)) / len(v)) if v else float("nan")
     slow = max((float(x[10]) for x in sel), default=0)
     print(f"SUMMARY {name}: {len(sel)} cases, auto worse than the best baseline in {worse}, "
           f"strictly better in {better}; geomean makespan/LB {g(r_new):.3f} "
-          f"(old LB {g(r_old):.3f}); slowest case {slow:.1f} s")
+          f"(old LB {g(r_old):.3f}); slowest case {slow:.1f} s; cut by the wall-clock cap in "
+          f"{cut}")
     if name == "small":
         lbp = sum(x[13] == "lb" for x in sel)
         exp = sum(x[13] == "exact" for x in sel)
-        cut = sum(x[13] == "cut" for x in sel)
+        ecut = sum(x[13] == "cut" for x in sel)
         clock = sum(x[13] == "clock" for x in sel)
         print(f"SUMMARY small proofs: optimal proven in {lbp + exp} of {len(sel)} (meets the "
-              f"lower bound {lbp}, exact search {exp}); exact search out of effort in {cut}, "
+              f"lower bound {lbp}, exact search {exp}); exact search out of effort in {ecut}, "
               f"stopped by the time limit in {clock}, not run in "
-              f"{len(sel) - lbp - exp - cut - clock}")
+              f"{len(sel) - lbp - exp - ecut - clock}")
 print()
 for s in ("matrix", "tight", "delay", "v", "small"):
     sub = [x for x in out if x[0] == s]
