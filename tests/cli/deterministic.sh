@@ -66,6 +66,15 @@ det_case auto-vshape_zb --placement vshape_zb --ndevs 4 -n 8 --memory 6 --method
 check "auto-vshape_zb: the improvement phase ran ($DET_MOVES moves)" test "${DET_MOVES:-0}" -gt 0
 det_case auto-nnshape --placement nnshape --ndevs 8 -n 32 --memory 10 --method auto --effort 1e6
 check_eq "auto-nnshape: stopped by its effort, above the bound" true "$DET_OUT"
+# --seed changes auto's improvement moves: the answer then differs from the default's, and the
+# same seed gives the same file again
+entries() { python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["entries"]))' "$1"; }
+run "$tmp/seed7a.json" --placement nnshape --ndevs 8 -n 32 --memory 10 --method auto --effort 1e6 \
+  --seed 7 >/dev/null && run "$tmp/seed7b.json" --placement nnshape --ndevs 8 -n 32 --memory 10 \
+  --method auto --effort 1e6 --seed 7 >/dev/null
+check "--seed 7: the same file twice" cmp -s "$tmp/seed7a.json.cmp" "$tmp/seed7b.json.cmp"
+check "--seed 7: another schedule than the default seed's" test \
+  "$(entries "$tmp/seed7a.json")" != "$(entries "$tmp/auto-nnshape.quiet.json")"
 det_case modulo-mshape --placement mshape --ndevs 8 -n 16 --memory 10 --method modulo \
   --effort 1e6
 det_case lazy-kshape --placement kshape --ndevs 4 -n 8 --memory 6 --method lazy --effort 1e6
