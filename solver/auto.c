@@ -32,8 +32,12 @@
  * busy core (nnshape, 8 devices, N 32 and 128), so the phase fits its share with room. */
 #define TS_AUTO_IMPROVE_EFFORT 1.2e7
 /* Effort units per instance that measuring a candidate at N costs (unroll, tighten, validate,
- * replay: about 2 us an instance, at TS_EFFORT_PER_SECOND) */
-#define TS_AUTO_MEASURE_EFFORT 1.0
+ * replay: 0.2-0.3 s for 133,000 instances, about 2 us an instance, at TS_EFFORT_PER_SECOND) */
+#define TS_AUTO_MEASURE_EFFORT 0.2
+/* Instances (N x blocks) above which full's greedy start is skipped: its list scheduling grows
+ * faster than the instances (0.1-0.25 s at 8,700-17,000 instances, 14 s at 133,000: nnshape on
+ * 128 devices, N 512, where it took the whole limit from the searches) */
+#define TS_AUTO_GREEDY_MAX_INSTANCES 32768L
 
 /* Shares of the time limit for the searches, in the order they run: each may use up to this
  * fraction of the whole limit (never more than what is left). The methods are called directly:
@@ -106,7 +110,7 @@ static long ts_auto_measure(const ts_auto *a, const ts_schedule *s, ts_schedule 
         return -1;
     ts_schedule_clear_repetend(u);
     ts_schedule_set_memory(u, a->cap);
-    /* solver-free work, counted: about a unit per instance measured */
+    /* solver-free work, counted by the instances measured */
     ts_meter_spend(a->c->meter, (double)u->nentries * TS_AUTO_MEASURE_EFFORT);
     ts_schedule *t = ts_schedule_clone(u);
     if (t && ts_schedule_tighten(t, &e) == TS_OK) {
@@ -205,10 +209,12 @@ static void ts_auto_baselines(ts_auto *a)
 }
 
 /* Full's greedy start, the "full (greedy)" row of `tessel compare` (no solver): auto keeps
- * nothing longer than a row compare prints. */
+ * nothing longer than a row compare prints. Above TS_AUTO_GREEDY_MAX_INSTANCES it is skipped
+ * (there the searches and the pauses give far shorter schedules: 10784 against its 14988 on
+ * nnshape at 128 devices, N 512). */
 static void ts_auto_full_greedy(ts_auto *a)
 {
-    if (ts_auto_done(a))
+    if (ts_auto_done(a) || (long)a->n * a->c->p->nblocks > TS_AUTO_GREEDY_MAX_INSTANCES)
         return;
     ts_schedule *s = NULL, *at;
     ts_err e = {0};
