@@ -212,8 +212,10 @@ static void test_random_per_device(void **state)
     for (int iter = 0; iter < 30; iter++) {
         ts_placement *p = random_placement(&seed);
         ts_err e = {0};
+        ts_meter m;
+        ts_meter_init(&m, 0);
         ts_budget b;
-        ts_budget_init(&b, 10);
+        ts_budget_init(&b, &m, 10);
         long floor_cap = 0, start[8], peak[3], cap[3], at[3];
         bool exact = false;
         assert_int_equal(ts_memory_floor_order(p, NULL, &b, &floor_cap, &exact, start, &e), TS_OK);
@@ -346,8 +348,10 @@ static void test_exact_against_brute_force(void **state)
         }
         long cap[2] = {rint_(&seed, 1, 4), rint_(&seed, 1, 4)};
         long opt = brute_force(p, n, cap);
+        ts_meter m;
+        ts_meter_init(&m, 0);
         ts_budget b;
-        ts_budget_init(&b, 30);
+        ts_budget_init(&b, &m, 30);
         ts_exact_opts eo = {n, cap, 0, opt >= 0 ? opt + rint_(&seed, 0, 3) : 40, 50000000L, &b};
         ts_schedule *better = NULL, *again = NULL;
         ts_exact_res r, r2;
@@ -406,8 +410,10 @@ static void test_drain_step(void **state)
             late->entries[i].step += 5;
     ts_validate_opts vo = {0};
     assert_int_equal(ts_schedule_validate(late, &vo, &e), TS_OK);
+    ts_meter m;
+    ts_meter_init(&m, 0);
     ts_budget b;
-    ts_budget_init(&b, 30);
+    ts_budget_init(&b, &m, 30);
     ts_exact_opts eo = {8, cap, 0, mk + 5, 20000000L, &b};
     ts_schedule *better = NULL;
     ts_exact_res r;
