@@ -20,7 +20,12 @@
 #    micro-batch alone) and at D + 2. The proof column says how auto's answer is proven optimal:
 #    `lb` (it meets the lower bound), `exact` (its exact search refused every shorter makespan),
 #    or `-` (not proven; `cut` when the exact search ran out of effort, `clock` when the time
-#    limit stopped it first: on a loaded machine). Only with QUALITY_SETS naming it.
+#    limit stopped it first: on a loaded machine). Only with QUALITY_SETS naming it;
+#  - scale: the size people train at: interleaving (vshape_interleaved, 4 and 8 chunks) on 64 and
+#    128 devices, vshape on 256, nnshape on 128 at memory 40, alphafold on 64, and placements
+#    derived from GPT-3 175B on 64 and 128 A100s (zb and 1f1b, at the derived capacity), N up to
+#    1024. The shape column names the chunks (vshape_interleaved-v4) or the model. Only with
+#    QUALITY_SETS naming it.
 # Per case: the lower bound (new, and the old load bound), the best fitting baseline, auto's
 # makespan and wall seconds, its effort (solver units, the same on every machine) and "cap" when
 # the wall-clock cap cut it (then the result may differ between machines). Last lines: per set
@@ -72,7 +77,9 @@ run_case() { # set shape D N
   local set=$1 shape=$2 D=$3 N=$4 mem
   local pa
   pa=$(placement_args "$shape" "$D" "$set")
-  if [[ $set == v ]]; then
+  if [[ $set == scale ]]; then
+    pa=$SCALE_PA mem=$SCALE_MEM
+  elif [[ $set == v ]]; then
     pa="--placement vshape_v_zb --ndevs $D"
     case $shape in
       v-zb) mem=$((4 * D)) ;;
@@ -130,6 +137,32 @@ print(f"{st} {shape} {D} {N} {mem} {lb} {old} {bname} {best if best is not None 
 EOF
 }
 
+# The scale set: one line per case (shape D N memory, then the placement's arguments); a model's
+# placement is derived once into the scratch folder and searched at the capacity it states.
+scale_cases() {
+  local shape D N m
+  while read -r shape D N m args; do
+    if [[ $args == model:* ]]; then
+      local f="$tmp/$shape-$D.json" spec=${args#model:}
+      # shellcheck disable=SC2086
+      "$tessel" placement --model ${spec//:/ } -o "$f" >/dev/null 2>&1 ||
+        { echo "scale $shape $D $N - - - - - - no placement"; continue; }
+      m=$(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["capacity"]; print(",".join(map(str,c)) if isinstance(c,list) else c)' "$f")
+      args=$f
+    fi
+    SCALE_PA=$args SCALE_MEM=$m run_case scale "$shape" "$D" "$N"
+  done <<'CASES'
+vshape_interleaved-v4 64 256 320 --placement vshape_interleaved --ndevs 64 --chunks 4
+vshape_interleaved-v8 64 512 576 --placement vshape_interleaved --ndevs 64 --chunks 8
+vshape_interleaved-v4 128 256 640 --placement vshape_interleaved --ndevs 128 --chunks 4
+vshape 256 1024 258 --placement vshape --ndevs 256
+nnshape 128 512 40 --placement nnshape --ndevs 128
+alphafold 64 256 66 --placement alphafold --ndevs 64
+gpt3-175b-zb 128 1024 - model:gpt3-175b:--hardware:a100-80gb:--gpus:128:--tensor-parallel:2:--strategy:zb
+gpt3-175b-1f1b 64 512 - model:gpt3-175b:--hardware:a100-80gb:--gpus:64:--tensor-parallel:2:--strategy:1f1b
+CASES
+}
+
 echo "# tessel search --method auto, time limit ${limit}s per case, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores"
 for set in ${sets//,/ }; do
   if [[ $set == small ]]; then
@@ -141,6 +174,10 @@ for set in ${sets//,/ }; do
         done
       done
     done
+    continue
+  fi
+  if [[ $set == scale ]]; then
+    scale_cases
     continue
   fi
   if [[ $set == v ]]; then
