@@ -461,14 +461,14 @@ async function cancelJob() {
 
 function fmt(x, d) { return typeof x === 'number' ? (d ? x.toFixed(d) : String(x)) : '–'; }
 
-// The per-device memory as given against what the search was held to: the solver takes one
-// capacity, so a list is searched at its smallest entry. Said, never done silently.
+// The per-device memory as given against what the search was held to. The search takes one
+// capacity per device and reports the list back, so they agree; should a server hold the devices
+// to one capacity instead, the page says so rather than let it pass silently.
 function memoryNotice(searched, key) {
   const list = capacityList(key.memory, Number(state.placement.ndevs));
   if (!list || typeof searched !== 'number' || list.every((c) => c === searched)) return '';
-  return `The search held every device to ${searched}, the smallest of the capacities as given ` +
-    `(${key.memory}): the solver takes one capacity for all devices. "fits", the bound and the ` +
-    `memory chart use the list as given.`;
+  return `The search held every device to ${searched}, not to the capacities as given ` +
+    `(${key.memory}). "fits", the bound and the memory chart use the list as given.`;
 }
 
 function showSummary(s, label, key) {
