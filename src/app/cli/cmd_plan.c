@@ -233,42 +233,14 @@ static int ts_plan_run(ts_plan_args *a, ts_plan **out, int *count)
         free(f);
         return 3;
     }
-    double best = 0;
-    for (int i = 0; i < nf; i++) {
+    for (int i = 0; i < nf; i++)
         ts_plan_from_found(&a->r, &f[i], &pl[i]);
-        if (f[i].cost.closed_form && (best == 0 || pl[i].iter_s < best))
-            best = pl[i].iter_s;
-    }
     free(f);
     *out = pl;
     *count = nf;
-    for (int i = 0; i < nf && a->searched < a->search_top; i++) {
-        ts_plan *x = &pl[i];
-        if (x->cfg.P < 2)
-            continue;
-        if (best > 0 && x->cost.lower_bound_s + x->cost.dp_s + x->cost.zero_s +
-                                x->cost.optimizer_s >= best) {
-            a->search_pruned++;
-            continue;
-        }
-        a->searched++;
-        if (show)
-            fprintf(stderr, "[plan] schedule search %d/%d: %s\n", a->searched, a->search_top,
-                    x->cfg.strategy);
-        if (ts_plan_eval(&a->r, x) < 0)
-            return 3;
-        if (x->searched && (best == 0 || x->iter_s < best))
-            best = x->iter_s;
-    }
-    /* a bound is no time: plans without a closed form that were not searched do not rank */
-    for (int i = 0; i < nf; i++)
-        if (!pl[i].searched && !pl[i].cost.closed_form) {
-            pl[i].ok = false;
-            if (!pl[i].reason[0])
-                snprintf(pl[i].reason, sizeof pl[i].reason,
-                         "no closed form and not searched (bound %.3f s)",
-                         pl[i].cost.lower_bound_s);
-        }
+    if (ts_plan_search_best(&a->r, pl, nf, a->search_top, show, &a->searched,
+                            &a->search_pruned) < 0)
+        return 3;
     return 0;
 }
 

@@ -103,41 +103,6 @@ static int ts_py_plan_args(json_t *req, ts_py_plan *a, ts_err *e)
     return 0;
 }
 
-/* The schedule search of the best plans with a pipeline, each skipped when its lower bound is
- * not below the best iteration time found; then the plans without a closed form that were not
- * searched stop ranking (a bound is no time). */
-static int ts_py_plan_search(ts_py_plan *a, ts_plan *pl, int n)
-{
-    double best = 0;
-    for (int i = 0; i < n; i++)
-        if (pl[i].cost.closed_form && (best == 0 || pl[i].iter_s < best))
-            best = pl[i].iter_s;
-    for (int i = 0; i < n && a->searched < a->search_top; i++) {
-        ts_plan *x = &pl[i];
-        if (x->cfg.P < 2)
-            continue;
-        if (best > 0 &&
-            x->cost.lower_bound_s + x->cost.dp_s + x->cost.zero_s + x->cost.optimizer_s >= best) {
-            a->search_pruned++;
-            continue;
-        }
-        a->searched++;
-        if (ts_plan_eval(&a->r, x) < 0)
-            return -1;
-        if (x->searched && (best == 0 || x->iter_s < best))
-            best = x->iter_s;
-    }
-    for (int i = 0; i < n; i++)
-        if (!pl[i].searched && !pl[i].cost.closed_form) {
-            pl[i].ok = false;
-            if (!pl[i].reason[0])
-                snprintf(pl[i].reason, sizeof pl[i].reason,
-                         "no closed form and not searched (bound %.3f s)",
-                         pl[i].cost.lower_bound_s);
-        }
-    return 0;
-}
-
 /* The ranking with `tessel plan --json`'s keys, each searched plan that fits with its files. */
 static json_t *ts_py_plans_json(const ts_py_plan *a, const ts_plan *pl, int n)
 {
@@ -181,7 +146,8 @@ static int ts_py_plan_run(ts_py_plan *a, json_t **out, ts_err *e)
     for (int i = 0; pl && i < n; i++)
         ts_plan_from_found(&a->r, &f[i], &pl[i]);
     free(f);
-    if (!pl || ts_py_plan_search(a, pl, n) < 0) {
+    if (!pl || ts_plan_search_best(&a->r, pl, n, a->search_top, false, &a->searched,
+                                   &a->search_pruned) < 0) {
         rc = ts_py_fail(e, TS_ESYS, "out of memory");
     } else {
         ts_plan_rank(pl, n);

@@ -74,3 +74,38 @@ int ts_plan_eval(const ts_plan_req *r, ts_plan *pl)
     return rc < 0 ? -1 : 0;
 }
 #endif
+
+int ts_plan_search_best(const ts_plan_req *r, ts_plan *pl, int n, int top, bool show, int *searched,
+                        int *pruned)
+{
+    double best = 0;
+    for (int i = 0; i < n; i++)
+        if (pl[i].cost.closed_form && (best == 0 || pl[i].iter_s < best))
+            best = pl[i].iter_s;
+    for (int i = 0; i < n && *searched < top; i++) {
+        ts_plan *x = &pl[i];
+        if (x->cfg.P < 2)
+            continue;
+        if (best > 0 &&
+            x->cost.lower_bound_s + x->cost.dp_s + x->cost.zero_s + x->cost.optimizer_s >= best) {
+            (*pruned)++;
+            continue;
+        }
+        (*searched)++;
+        if (show)
+            fprintf(stderr, "[plan] schedule search %d/%d: %s\n", *searched, top, x->cfg.strategy);
+        if (ts_plan_eval(r, x) < 0)
+            return -1;
+        if (x->searched && (best == 0 || x->iter_s < best))
+            best = x->iter_s;
+    }
+    for (int i = 0; i < n; i++)
+        if (!pl[i].searched && !pl[i].cost.closed_form) {
+            pl[i].ok = false;
+            if (!pl[i].reason[0])
+                snprintf(pl[i].reason, sizeof pl[i].reason,
+                         "no closed form and not searched (bound %.3f s)",
+                         pl[i].cost.lower_bound_s);
+        }
+    return 0;
+}
