@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "model_cli.h"
 #include "ts_model.h"
+#include "ts_results.h"
 
 #ifndef TS_MODELS_DIR
 #define TS_MODELS_DIR "models"
@@ -96,39 +97,6 @@ static void ts_print_table(const ts_model *m, const ts_hardware *h, const ts_cos
         printf("\n");
         i = j;
     }
-}
-
-static json_t *ts_model_json(const ts_model *m, const ts_hardware *h, const ts_cost_opts *co)
-{
-    json_t *j = json_pack("{ss ss ss si si sf sf}", "model", m->name, "description", m->description,
-                          "source", m->source, "seq", m->seq, "recycles", m->recycles, "params",
-                          ts_model_params(m), "fwd_flops_per_sample", ts_model_fwd_flops(m));
-    json_t *st = json_array(), *ls = json_array();
-    for (int i = 0; i < m->nstrategies; i++)
-        json_array_append_new(st, json_string(m->strategies[i]));
-    for (int i = 0; i < m->nlayers; i++) {
-        const ts_layer *l = &m->layers[i];
-        json_t *x =
-            json_pack("{ss ss ss sf sf sb sf sf}", "name", l->name, "kind", l->kind, "branch",
-                      l->branch, "fwd_flops", l->fwd_flops, "params", l->params, "shared",
-                      l->shared, "act_bytes", l->act_bytes, "out_bytes", l->out_bytes);
-        if (h) {
-            ts_layer_cost c;
-            ts_layer_cost_of(l, h, co, 0, &c);
-            json_object_set_new(x, "fwd_s", json_real(c.fwd_s));
-            json_object_set_new(x, "bwd_s", json_real(c.bgrad_s + c.wgrad_s));
-            json_object_set_new(x, "state_bytes", json_real(c.static_bytes));
-            json_object_set_new(x, "act_bytes_per_micro_batch", json_real(c.act_bytes));
-        }
-        json_array_append_new(ls, x);
-    }
-    json_object_set_new(j, "strategies", st);
-    json_object_set_new(j, "layers", ls);
-    if (h)
-        json_object_set_new(j, "hardware",
-                            json_pack("{ss si si sb}", "name", h->name, "micro_batch_size", co->b,
-                                      "tensor_parallel", co->T, "recompute", co->recompute));
-    return j;
 }
 
 static void ts_model_summary(const ts_model *m)
@@ -226,7 +194,7 @@ int ts_cmd_model(int argc, char **argv)
     }
     ts_cost_opts co = {.b = (int)b, .T = (int)T, .recompute = rec};
     if (json) {
-        ts_cli_print_json(ts_model_json(m, hw ? &h : NULL, &co));
+        ts_cli_print_json(ts_results_model_json(m, hw ? &h : NULL, &co));
     } else {
         ts_model_summary(m);
         if (hw)

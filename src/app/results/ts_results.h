@@ -6,13 +6,15 @@
  *  - the compare row: a baseline or a search measured at N, with its status text, and the table's
  *    best row (compare_row.c, compare_guard.c);
  *  - the watchdog rule and the one supervisor of child processes (watch.c);
- *  - the plan's evaluation: derive, search and measure one parallel plan (plan_eval.c).
+ *  - the plan's evaluation: derive, search and measure one parallel plan (plan_eval.c);
+ *  - the model's per-layer table as `tessel model --json` prints it (model_json.c).
  * The time-limit range is the core's (ts_time_limit.h), since the solver's options use it too. */
 #ifndef TS_RESULTS_H
 #define TS_RESULTS_H
 
 #include <stdbool.h>
 #include <sys/types.h>
+#include "ts_model.h"
 #include "ts_schedule.h"
 #include "ts_time_limit.h"
 #ifdef TS_HAVE_SOLVER
@@ -147,6 +149,12 @@ int ts_compare_finish(ts_compare_row *rows, int nrows, long lb);
  * there is a repetend), the summary's keys, seconds, and the schedule when kept. Steals nothing;
  * NULL when out of memory. */
 json_t *ts_compare_row_json(const ts_compare_row *r);
+
+/* ---- model table (model_json.c) ------------------------------------------------------------ */
+
+/* `tessel model --json`'s object for m: its figures, strategies and per-layer rows; with h, each
+ * layer's seconds and memory on that GPU under co, and the hardware's name and options. */
+json_t *ts_results_model_json(const ts_model *m, const ts_hardware *h, const ts_cost_opts *co);
 
 /* ---- watchdog and supervisor (watch.c) ------------------------------------------------------ */
 
