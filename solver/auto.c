@@ -510,12 +510,14 @@ static ts_schedule *ts_auto_finish(ts_auto *a)
     } else {
         out = x->at;
         x->at = NULL;
-        /* a schedule at N that repeats in its steady state is written with its repetend, so
-         * that show, export and validate take it to any N */
+        /* a schedule at N that repeats in its steady state (one or a few micro-batches per
+         * period) is written with its repetend, so that show, export and validate take it to
+         * any N */
         if (ts_schedule_find_repetend(out) == 1) {
             st->k = out->rep.k;
+            st->per_period = out->rep.per;
             st->period = out->rep.period;
-            st->bubbles = out->rep.period - ts_placement_max_load(a->c->p);
+            st->bubbles = out->rep.period - out->rep.per * ts_placement_max_load(a->c->p);
         }
     }
     st->source = x->source;

@@ -72,8 +72,15 @@ int ts_search(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
     }
     if (o->effort > 0)
         so.time_limit = o->effort / TS_EFFORT_PER_SECOND;
-    if (o->per_period > 1)
-        return ts_search_folded(p, &so, ts_search_fns[o->method], out, st, e);
+    if (o->per_period > 1) {
+        int rc = ts_search_folded(p, &so, ts_search_fns[o->method], out, st, e);
+        /* its schedule comes at N: written with its repetend when its steady state repeats (R
+         * or a few micro-batches per period), so that show, export and validate take it to any
+         * N */
+        if (rc == TS_OK && *out && ts_schedule_find_repetend(*out) < 0)
+            rc = ts_fail(e, TS_ESYS, "search: out of memory");
+        return rc;
+    }
     /* The method runs in its own context, which records its seconds and attaches the record. */
     return ts_search_fns[o->method](p, &so, out, st, e);
 }

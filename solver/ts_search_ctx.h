@@ -205,7 +205,7 @@ typedef int (*ts_search_fn)(const ts_placement *, const ts_search_opts *, ts_sch
 
 /* --per-period R: fn (lazy, fast or modulo) on the R-fold of p (ts_fold.h), whose repetends run
  * R micro-batches per period; *out is its schedule at N micro-batches of p, without repetend
- * (the format holds one micro-batch per period). st: the method's figures for the fold (period
+ * (ts_search finds the one of the replayed schedule, ts_schedule_find_repetend). st: the method's figures for the fold (period
  * and bubbles per R micro-batches), k in p's micro-batches, per_period R. */
 int ts_search_folded(const ts_placement *p, const ts_search_opts *o, ts_search_fn fn,
                      ts_schedule **out, ts_search_stats *st, ts_err *e);

@@ -52,6 +52,8 @@ int ts_cmd_show(int argc, char **argv)
         if (s->has_repetend)
             printf(", repetend [%ld, %ld) period %ld k %d", s->rep.start, s->rep.end, s->rep.period,
                    s->rep.k);
+        if (s->has_repetend && s->rep.per > 1)
+            printf(", %d micro-batches per period", s->rep.per);
         printf("\npeak memory:");
         for (int d = 0; d < s->placement->ndevs; d++)
             printf(" %ld", m.peak[d]);

@@ -118,10 +118,11 @@ static json_t *ts_view_repetend(const ts_schedule *u)
 {
     if (!u->has_repetend)
         return json_null();
-    int repeats = u->nmicros - u->rep.k + 1;
-    return json_pack("{s:I, s:I, s:I, s:i, s:i}", "start", (json_int_t)u->rep.start, "end",
+    /* the window's copies that fit: per micro-batches each */
+    int repeats = u->nmicros >= u->rep.k ? (u->nmicros - u->rep.k) / u->rep.per + 1 : 0;
+    return json_pack("{s:I, s:I, s:I, s:i, s:i, s:i}", "start", (json_int_t)u->rep.start, "end",
                      (json_int_t)u->rep.end, "period", (json_int_t)u->rep.period, "k", u->rep.k,
-                     "repeats", repeats > 0 ? repeats : 0);
+                     "per_period", u->rep.per, "repeats", repeats);
 }
 
 /* The parts of a view that the canvas timeline draws from. */

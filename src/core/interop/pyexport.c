@@ -166,6 +166,11 @@ int ts_pyexport_save(const ts_schedule *orig, const char *path, ts_err *e)
                        "%s: the schedule has no repetend; the Python Tessel's format "
                        "needs one",
                        path);
+    if (orig->rep.per > 1)
+        return ts_fail(e, TS_EINPUT,
+                       "%s: the repetend runs %d micro-batches per period %ld; the Python "
+                       "Tessel's format holds one per repetend",
+                       path, orig->rep.per, orig->rep.period);
     for (int b = 0; b < p->nblocks; b++)
         if (p->blocks[b].kind == TS_KIND_OTHER)
             return ts_fail(e, TS_EINPUT,

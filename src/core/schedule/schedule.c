@@ -45,7 +45,8 @@ ts_schedule *ts_schedule_clone(const ts_schedule *s)
         memcpy(c->entries, s->entries, (size_t)s->nentries * sizeof(ts_entry));
         c->nentries = c->cap_entries = s->nentries;
     }
-    if (s->has_repetend && ts_schedule_set_repetend(c, s->rep.start, s->rep.end, s->rep.mids))
+    if (s->has_repetend &&
+        ts_schedule_set_repetend_per(c, s->rep.start, s->rep.end, s->rep.per, s->rep.mids))
         goto fail;
     if (s->search)
         c->search = json_deep_copy(s->search);
@@ -83,24 +84,37 @@ void ts_schedule_set_uniform_memory(ts_schedule *s, long cap)
         s->memory[d] = cap;
 }
 
-int ts_schedule_set_repetend(ts_schedule *s, long start, long end, const int *mids)
+static int ts_int_cmp(const void *a, const void *b)
 {
-    int n = s->placement->nblocks;
-    int *m = malloc((size_t)n * sizeof(int));
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+int ts_schedule_set_repetend_per(ts_schedule *s, long start, long end, int per, const int *mids)
+{
+    size_t n = (size_t)s->placement->nblocks * (size_t)per;
+    int *m = malloc(n ? n * sizeof(int) : 1);
     if (!m)
         return -1;
-    memcpy(m, mids, (size_t)n * sizeof(int));
-    int lo = m[0], hi = m[0];
-    for (int b = 1; b < n; b++) {
-        if (m[b] < lo)
-            lo = m[b];
-        if (m[b] > hi)
-            hi = m[b];
+    memcpy(m, mids, n * sizeof(int));
+    for (int b = 0; per > 1 && b < s->placement->nblocks; b++)
+        qsort(m + (size_t)b * (size_t)per, (size_t)per, sizeof(int), ts_int_cmp);
+    int lo = n ? m[0] : 0, hi = lo;
+    for (size_t i = 1; i < n; i++) {
+        if (m[i] < lo)
+            lo = m[i];
+        if (m[i] > hi)
+            hi = m[i];
     }
     free(s->rep.mids);
-    s->rep = (ts_repetend){start, end, end - start, hi - lo + 1, m};
+    s->rep = (ts_repetend){start, end, end - start, hi - lo + 1, per, m};
     s->has_repetend = true;
     return 0;
+}
+
+int ts_schedule_set_repetend(ts_schedule *s, long start, long end, const int *mids)
+{
+    return ts_schedule_set_repetend_per(s, start, end, 1, mids);
 }
 
 void ts_schedule_clear_repetend(ts_schedule *s)
@@ -265,6 +279,43 @@ static int ts_schedule_truncate(const ts_schedule *s, int n, ts_schedule **out, 
     return TS_OK;
 }
 
+/* s with its repetend repeated extra / per more times (extra a multiple of per): the window's
+ * entries r = 0 .. extra / per times, P steps and per micro-batches apart, those after it moved
+ * by all of that. */
+static int ts_schedule_repeat(const ts_schedule *s, long extra, ts_schedule **out, ts_err *e)
+{
+    long per = s->rep.per, reps = extra / per, P = s->rep.period;
+    ts_schedule *u = ts_schedule_new(s->placement, s->nmicros + (int)extra);
+    if (!u)
+        return ts_fail(e, TS_ESYS, "out of memory");
+    u->has_memory = s->has_memory;
+    memcpy(u->memory, s->memory, (size_t)s->placement->ndevs * sizeof(long));
+    for (int i = 0; i < s->nentries; i++) {
+        const ts_entry *x = &s->entries[i];
+        int bad = 0;
+        if (x->step < s->rep.start)
+            bad = ts_schedule_add(u, x->block, x->micro, x->step);
+        else if (x->step >= s->rep.end)
+            bad = ts_schedule_add(u, x->block, x->micro + (int)extra, x->step + reps * P);
+        else
+            for (long r = 0; r <= reps && !bad; r++)
+                bad = ts_schedule_add(u, x->block, x->micro + (int)(r * per), x->step + r * P);
+        if (bad) {
+            ts_schedule_free(u);
+            return ts_fail(e, TS_ESYS, "out of memory");
+        }
+    }
+    if (ts_schedule_set_repetend_per(u, s->rep.start, s->rep.end, s->rep.per, s->rep.mids)) {
+        ts_schedule_free(u);
+        return ts_fail(e, TS_ESYS, "out of memory");
+    }
+    if (s->search)
+        u->search = json_deep_copy(s->search);
+    ts_schedule_sort(u);
+    *out = u;
+    return TS_OK;
+}
+
 int ts_schedule_unroll(const ts_schedule *s, int n, ts_schedule **out, ts_err *e)
 {
     *out = NULL;
@@ -280,36 +331,19 @@ int ts_schedule_unroll(const ts_schedule *s, int n, ts_schedule **out, ts_err *e
             "the schedule has %d micro-batches and no repetend, so it cannot be unrolled "
             "to %d",
             s->nmicros, n);
-    long extra = (long)n - s->nmicros, P = s->rep.period;
-    ts_schedule *u = ts_schedule_new(s->placement, n);
-    if (!u)
-        return ts_fail(e, TS_ESYS, "out of memory");
-    u->has_memory = s->has_memory;
-    memcpy(u->memory, s->memory, (size_t)s->placement->ndevs * sizeof(long));
-    for (int i = 0; i < s->nentries; i++) {
-        const ts_entry *x = &s->entries[i];
-        int bad = 0;
-        if (x->step < s->rep.start)
-            bad = ts_schedule_add(u, x->block, x->micro, x->step);
-        else if (x->step >= s->rep.end)
-            bad = ts_schedule_add(u, x->block, x->micro + (int)extra, x->step + extra * P);
-        else
-            for (long r = 0; r <= extra && !bad; r++)
-                bad = ts_schedule_add(u, x->block, x->micro + (int)r, x->step + r * P);
-        if (bad) {
-            ts_schedule_free(u);
-            return ts_fail(e, TS_ESYS, "out of memory");
-        }
-    }
-    if (ts_schedule_set_repetend(u, s->rep.start, s->rep.end, s->rep.mids)) {
-        ts_schedule_free(u);
-        return ts_fail(e, TS_ESYS, "out of memory");
-    }
-    if (s->search)
-        u->search = json_deep_copy(s->search);
-    ts_schedule_sort(u);
-    *out = u;
-    return TS_OK;
+    long extra = (long)n - s->nmicros, per = s->rep.per;
+    long whole = (extra + per - 1) / per * per;
+    if (whole + s->nmicros > 2000000000L)
+        return ts_fail(e, TS_EINPUT, "cannot unroll to %d micro-batches", n);
+    if (whole == extra)
+        return ts_schedule_repeat(s, extra, out, e);
+    /* per micro-batches at a time: the next count that the repetend reaches, run up to n */
+    ts_schedule *u = NULL;
+    int rc = ts_schedule_repeat(s, whole, &u, e);
+    if (rc == TS_OK)
+        rc = ts_schedule_truncate(u, n, out, e);
+    ts_schedule_free(u);
+    return rc;
 }
 
 void ts_schedule_normalize(ts_schedule *s)

@@ -1,13 +1,14 @@
-/* Schedule files (tessel-schedule/1): reading with a message naming the file and the place, the
- * repetend's window checked, and writing (whole, or streamed entry by entry). */
+/* Schedule files (tessel-schedule/1, and /2 for a repetend of several micro-batches per period):
+ * reading with a message naming the file and the place, the repetend's window checked
+ * (repetend_io.c), and writing (whole, or streamed entry by entry). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ts_json.h"
 #include "ts_jsonutil.h"
+#include "ts_repetend_io.h"
 
-#define TS_SCHEDULE_FORMAT "tessel-schedule/1"
 #define TS_MAX_MICROS 1000000
 #define TS_MAX_STEP 1000000000000L
 
@@ -68,95 +69,6 @@ static int ts_read_entries(ts_schedule *s, json_t *arr, const char *where, ts_er
     return TS_OK;
 }
 
-/* The window must hold each block exactly once, as the micro-batch mids says: otherwise unrolling
- * would silently produce a wrong schedule. */
-static int ts_check_window(const ts_schedule *s, const char *where, ts_err *e)
-{
-    const ts_placement *p = s->placement;
-    int *count = calloc((size_t)p->nblocks, sizeof(int));
-    if (!count)
-        return ts_fail(e, TS_ESYS, "out of memory");
-    int rc = TS_OK;
-    for (int i = 0; i < s->nentries && !rc; i++) {
-        const ts_entry *x = &s->entries[i];
-        if (x->step < s->rep.start || x->step >= s->rep.end)
-            continue;
-        if (++count[x->block] > 1)
-            rc = ts_fail(e, TS_EINPUT, "%s: repetend [%ld, %ld) holds block '%s' more than once",
-                         where, s->rep.start, s->rep.end, p->blocks[x->block].id);
-        else if (x->micro != s->rep.mids[x->block])
-            rc = ts_fail(
-                e, TS_EINPUT,
-                "%s: repetend: block '%s' runs micro-batch %d in the window but mids says %d",
-                where, p->blocks[x->block].id, x->micro, s->rep.mids[x->block]);
-    }
-    for (int b = 0; b < p->nblocks && !rc; b++)
-        if (!count[b])
-            rc = ts_fail(e, TS_EINPUT, "%s: repetend [%ld, %ld) does not hold block '%s'", where,
-                         s->rep.start, s->rep.end, p->blocks[b].id);
-    free(count);
-    return rc;
-}
-
-static int ts_read_repetend(ts_schedule *s, json_t *jr, const char *where, ts_err *e)
-{
-    static const char *const keys[] = {"start", "end", "period", "k", "mids", NULL};
-    char ctx[512];
-    long start, end, period, k;
-    snprintf(ctx, sizeof ctx, "%s: repetend", where);
-    if (!json_is_object(jr))
-        return ts_fail(e, TS_EINPUT, "%s: expected an object, got %s", ctx, ts_jtype(jr));
-    if (ts_jkeys(jr, ctx, keys, e) || ts_jint(jr, "start", ctx, 0, TS_MAX_STEP, &start, e) ||
-        ts_jint(jr, "end", ctx, start + 1, TS_MAX_STEP, &end, e) ||
-        ts_jint_opt(jr, "period", ctx, 1, TS_MAX_STEP, end - start, &period, e) ||
-        ts_jint_opt(jr, "k", ctx, 1, s->nmicros, 0, &k, e))
-        return TS_EINPUT;
-    if (period != end - start)
-        return ts_fail(e, TS_EINPUT, "%s: 'period' %ld differs from end - start = %ld", ctx, period,
-                       end - start);
-    json_t *jm = json_object_get(jr, "mids");
-    if (!json_is_object(jm))
-        return ts_fail(e, TS_EINPUT, "%s: field 'mids' must be an object {block id: micro-batch}",
-                       ctx);
-    int nb = s->placement->nblocks;
-    int *mids = malloc((size_t)nb * sizeof(int));
-    if (!mids)
-        return ts_fail(e, TS_ESYS, "out of memory");
-    const char *key;
-    json_t *v;
-    json_object_foreach(jm, key, v)
-    {
-        if (ts_placement_find(s->placement, key) < 0) {
-            free(mids);
-            return ts_fail(e, TS_EINPUT, "%s: 'mids' names unknown block '%s'", ctx, key);
-        }
-    }
-    for (int b = 0; b < nb; b++) {
-        long m;
-        char what[160];
-        snprintf(what, sizeof what, "mids of block '%s'", s->placement->blocks[b].id);
-        json_t *x = json_object_get(jm, s->placement->blocks[b].id);
-        if (!x) {
-            free(mids);
-            return ts_fail(e, TS_EINPUT, "%s: 'mids' lacks block '%s'", ctx,
-                           s->placement->blocks[b].id);
-        }
-        if (ts_jint_value(x, ctx, what, 0, s->nmicros - 1, &m, e)) {
-            free(mids);
-            return TS_EINPUT;
-        }
-        mids[b] = (int)m;
-    }
-    int rc = ts_schedule_set_repetend(s, start, end, mids);
-    free(mids);
-    if (rc)
-        return ts_fail(e, TS_ESYS, "out of memory");
-    if (k && k != s->rep.k)
-        return ts_fail(e, TS_EINPUT, "%s: 'k' is %ld but the mids span %d micro-batches", ctx, k,
-                       s->rep.k);
-    return ts_check_window(s, ctx, e);
-}
-
 int ts_schedule_from_json(json_t *j, const char *where, ts_schedule **out, ts_err *e)
 {
     static const char *const keys[] = {"format",  "placement", "memory", "nmicros",
@@ -166,7 +78,10 @@ int ts_schedule_from_json(json_t *j, const char *where, ts_schedule **out, ts_er
     long nmicros;
     char ctx[512];
     *out = NULL;
-    if (ts_jformat(j, where, TS_SCHEDULE_FORMAT, e) || ts_jkeys(j, where, keys, e))
+    json_t *jf = json_object_get(j, "format");
+    bool wide = json_is_object(j) && json_is_string(jf) &&
+                !strcmp(json_string_value(jf), TS_SCHEDULE_FORMAT_2);
+    if ((!wide && ts_jformat(j, where, TS_SCHEDULE_FORMAT, e)) || ts_jkeys(j, where, keys, e))
         return TS_EINPUT;
     json_t *jp = json_object_get(j, "placement");
     if (!jp)
@@ -185,7 +100,7 @@ int ts_schedule_from_json(json_t *j, const char *where, ts_schedule **out, ts_er
         return ts_fail(e, TS_ESYS, "out of memory");
     json_t *jr = json_object_get(j, "repetend"), *js = json_object_get(j, "search");
     if (ts_read_memory(s, json_object_get(j, "memory"), where, e) ||
-        ts_read_entries(s, entries, where, e) || (jr && ts_read_repetend(s, jr, where, e)))
+        ts_read_entries(s, entries, where, e) || (jr && ts_repetend_from_json(s, jr, where, wide, e)))
         goto fail;
     if (js) {
         if (!json_is_object(js)) {
@@ -207,7 +122,8 @@ static json_t *ts_schedule_head_json(const ts_schedule *s)
 {
     const ts_placement *p = s->placement;
     json_t *j = json_object();
-    json_object_set_new(j, "format", json_string(TS_SCHEDULE_FORMAT));
+    bool wide = s->has_repetend && s->rep.per > 1;
+    json_object_set_new(j, "format", json_string(wide ? TS_SCHEDULE_FORMAT_2 : TS_SCHEDULE_FORMAT));
     json_object_set_new(j, "placement", ts_placement_to_json(p));
     if (s->has_memory) {
         json_t *m = json_array();
@@ -218,15 +134,8 @@ static json_t *ts_schedule_head_json(const ts_schedule *s)
         json_object_set_new(j, "memory", json_null());
     }
     json_object_set_new(j, "nmicros", json_integer(s->nmicros));
-    if (s->has_repetend) {
-        json_t *mids = json_object();
-        for (int b = 0; b < p->nblocks; b++)
-            json_object_set_new(mids, p->blocks[b].id, json_integer(s->rep.mids[b]));
-        json_object_set_new(j, "repetend",
-                            json_pack("{sI sI sI si so}", "start", (json_int_t)s->rep.start, "end",
-                                      (json_int_t)s->rep.end, "period", (json_int_t)s->rep.period,
-                                      "k", s->rep.k, "mids", mids));
-    }
+    if (s->has_repetend)
+        json_object_set_new(j, "repetend", ts_repetend_to_json(s));
     if (s->search)
         json_object_set(j, "search", s->search);
     return j;

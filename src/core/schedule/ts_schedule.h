@@ -13,15 +13,22 @@ typedef struct {
     long step;
 } ts_entry;
 
-/* The window [start, end) holds exactly one instance of every block; block b's instance in it is
- * micro-batch mids[b]. Unrolling repeats the window with step + r*period, micro + r. */
+/* The window [start, end) holds exactly per instances of every block; block b's instances in it
+ * are micro-batches mids[b * per .. b * per + per), ascending. Unrolling repeats the window with
+ * step + r*period, micro + r*per: per micro-batches every period (1 for the methods' own
+ * repetends; more for a steady state that repeats only every few micro-batches). */
 typedef struct {
     long start, end, period;
     /* max(mids) - min(mids) + 1 */
     int k;
-    /* nblocks entries */
+    /* micro-batches per period, >= 1 */
+    int per;
+    /* nblocks * per entries */
     int *mids;
 } ts_repetend;
+
+/* The most micro-batches per period a schedule file's repetend may hold. */
+#define TS_REPETEND_MAX_PER 64
 
 typedef struct {
     /* owned */
@@ -47,8 +54,12 @@ int ts_schedule_add(ts_schedule *s, int block, int micro, long step);
 /* cap == NULL: unconstrained memory. */
 void ts_schedule_set_memory(ts_schedule *s, const long *cap);
 void ts_schedule_set_uniform_memory(ts_schedule *s, long cap);
-/* Declares the repetend window; mids has nblocks entries. Returns -1 on allocation failure. */
+/* Declares the repetend window of one micro-batch per period; mids has nblocks entries. Returns
+ * -1 on allocation failure. */
 int ts_schedule_set_repetend(ts_schedule *s, long start, long end, const int *mids);
+/* The same with per >= 1 micro-batches per period: mids has nblocks * per entries, block b's at
+ * [b * per, b * per + per) (sorted here). Returns -1 on allocation failure. */
+int ts_schedule_set_repetend_per(ts_schedule *s, long start, long end, int per, const int *mids);
 void ts_schedule_clear_repetend(ts_schedule *s);
 /* Takes ownership of info (may be NULL). */
 void ts_schedule_set_search_info(ts_schedule *s, json_t *info);
@@ -62,13 +73,18 @@ int *ts_schedule_index(const ts_schedule *s);
 void ts_schedule_span(const ts_schedule *s, long *first, long *last);
 
 /* Unrolls a schedule with a repetend to n >= nmicros micro-batches (n == nmicros clones); for
- * 1 <= n < nmicros it keeps the first n micro-batches (without the repetend). Fails with TS_EINPUT
- * when n > nmicros and there is no repetend. */
+ * 1 <= n < nmicros it keeps the first n micro-batches (without the repetend). A repetend of per > 1
+ * micro-batches per period adds them per at a time: n - nmicros not a multiple of per unrolls to
+ * the next count that is and keeps its first n micro-batches (without the repetend). Fails with
+ * TS_EINPUT when n > nmicros and there is no repetend. */
 int ts_schedule_unroll(const ts_schedule *s, int n, ts_schedule **out, ts_err *e);
-/* Declares the repetend of a schedule without one whose steady state repeats (every block's
- * instances around a middle micro-batch start P steps apart, and a window of P steps there holds
- * one instance of each), kept only when the schedule unrolled to N + 1, N + 2, N + 3 and 2N
- * validates. Returns 1 when declared, 0 when not (nothing changes), -1 on allocation failure. */
+/* Declares the repetend of a schedule without one whose steady state repeats R micro-batches per
+ * period (R = 1 .. TS_FIND_REPETEND_MAX_PER, the smallest first: every block's instances m and
+ * m + R around a middle micro-batch start P steps apart, and a window of P steps there holds R
+ * instances of each, one of each residue mod R), kept only when the schedule unrolled to
+ * N + 1 .. N + R + 2, N + 2R and 2N validates. Returns 1 when declared, 0 when not (nothing
+ * changes), -1 on allocation failure. */
+#define TS_FIND_REPETEND_MAX_PER 8
 int ts_schedule_find_repetend(ts_schedule *s);
 /* Shifts the schedule so that its first step is 0 (repetend window included). */
 void ts_schedule_normalize(ts_schedule *s);

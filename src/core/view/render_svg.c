@@ -190,6 +190,9 @@ static void ts_draw_repetend(FILE *f, const ts_schedule *s, const ts_layout *L)
 {
     if (!s->has_repetend)
         return;
+    char per[64] = "";
+    if (s->rep.per > 1)
+        snprintf(per, sizeof per, ", %d micro-batches per period", s->rep.per);
     double x0 = L->left + (double)(s->rep.start - L->first) * L->u;
     double x1 = L->left + (double)(s->rep.end - L->first) * L->u;
     fprintf(f,
@@ -197,8 +200,9 @@ static void ts_draw_repetend(FILE *f, const ts_schedule *s, const ts_layout *L)
             "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"#808080\" "
             "fill-opacity=\"0.13\" stroke=\"#444\" stroke-dasharray=\"5 3\"/>\n"
             "<text x=\"%.2f\" y=\"%.2f\" font-size=\"11\" fill=\"#333\">repetend: period %ld, "
-            "k = %d</text>\n</g>\n",
-            x0, L->top - 5, x1 - x0, L->plot_h + 8, x0, L->top - 9, s->rep.period, s->rep.k);
+            "k = %d%s</text>\n</g>\n",
+            x0, L->top - 5, x1 - x0, L->plot_h + 8, x0, L->top - 9, s->rep.period, s->rep.k,
+            per);
 }
 
 static void ts_draw_legend(FILE *f, const ts_schedule *s, const ts_layout *L, bool used[3][2],
