@@ -105,8 +105,14 @@ int ts_schedule_find_repetend(ts_schedule *s)
     int *mids = malloc((size_t)nb * TS_FIND_REPETEND_MAX_PER * sizeof *mids);
     int *count = malloc((size_t)nb * sizeof *count);
     int found = 0;
+    ts_validate_opts vo = {0};
+    ts_err e = {0};
     if (!idx || !mids || !count)
         found = -1;
+    /* an invalid schedule gets none: its unrolls could pass where it fails (a device whose
+     * memory falls every period), and the file would then claim more than it holds */
+    else if (ts_schedule_validate(s, &vo, &e) != TS_OK)
+        found = 2;
     /* the fewest micro-batches per period first: a steady state of one per period P also
      * repeats two per 2P, and the shorter window is the one to keep */
     for (int R = 1; R <= TS_FIND_REPETEND_MAX_PER && !found; R++)
@@ -114,5 +120,5 @@ int ts_schedule_find_repetend(ts_schedule *s)
     free(idx);
     free(mids);
     free(count);
-    return found;
+    return found == 2 ? 0 : found;
 }
