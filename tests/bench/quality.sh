@@ -27,10 +27,13 @@
 #    1024. The shape column names the chunks (vshape_interleaved-v4) or the model. Only with
 #    QUALITY_SETS naming it.
 # Per case: the lower bound (new, and the old load bound), the best fitting baseline, auto's
-# makespan and wall seconds, its effort (solver units, the same on every machine) and "cap" when
-# the wall-clock cap cut it (then the result may differ between machines). Last lines: per set
+# makespan and wall seconds, its effort (solver units, the same on every machine), "cap" when
+# the wall-clock cap cut it (then the result may differ between machines), and `rep`: how the
+# kept schedule is written (its micro-batches per period, or `-` without repetend, when it holds
+# exactly N micro-batches). Last lines: per set
 # and over all, the cases where auto is worse than the best baseline, where it is strictly
-# better, the cases the cap cut, and the geometric mean of makespan / LB (new
+# better, the cases the cap cut, how many kept schedules have a repetend of one micro-batch per
+# period, of more, or none, and the geometric mean of makespan / LB (new
 # and old). A figure-printing benchmark: it asserts nothing. QUALITY_SETS=matrix,tight,delay
 # and QUALITY_SHAPES / QUALITY_DEVS / QUALITY_NS narrow the run. QUALITY_CAP=S keeps the effort
 # of TIME_LIMIT (1.2e5 units a second) but moves the wall-clock cap to S seconds, so that a
@@ -136,12 +139,14 @@ try:
              "clock" if a.get("exact") else "-")
     effort = a.get("exact_effort")
     units, cut = a.get("effort", "-"), "cap" if a.get("timed_out") else "-"
+    # the kept schedule's repetend as written: micro-batches per period, or - for none
+    rep = str(a.get("per_period") or 1) if a.get("k") else "-"
 except Exception:
-    amk, src, proof, effort, units, cut = None, "error", "-", None, "-", "-"
+    amk, src, proof, effort, units, cut, rep = None, "error", "-", None, "-", "-", "-"
 wall = float(t1) - float(t0)
 print(f"{st} {shape} {D} {N} {mem} {lb} {old} {bname} {best if best is not None else '-'} "
       f"{amk if amk is not None else '-'} {wall:.1f} {src} {b['binding']} {proof} "
-      f"{effort if effort is not None else '-'} {units} {cut}")
+      f"{effort if effort is not None else '-'} {units} {cut} {rep}")
 EOF
 }
 
@@ -210,12 +215,13 @@ done | tee "$tmp/rows" | python3 -c '
 import math, sys
 rows = [l.split() for l in sys.stdin if l.strip()]
 hdr = ["set", "shape", "D", "N", "mem", "LB", "LB_old", "baseline", "base_mk", "auto_mk",
-       "auto_s", "kept", "binding", "proof", "effort", "units", "cap", "mk/LB", "vs_base"]
+       "auto_s", "kept", "binding", "proof", "effort", "units", "cap", "rep", "mk/LB", "vs_base"]
 VS = hdr.index("vs_base")
 CAP = hdr.index("cap")
+REP = hdr.index("rep")
 out = []
 for r in rows:
-    if len(r) < 17:
+    if len(r) < 18:
         out.append(r + [""] * (len(hdr) - len(r)))
         continue
     lb, base, amk = r[5], r[8], r[9]
@@ -244,6 +250,10 @@ def summary(name, sel):
           f"strictly better in {better}; geomean makespan/LB {g(r_new):.3f} "
           f"(old LB {g(r_old):.3f}); slowest case {slow:.1f} s; cut by the wall-clock cap in "
           f"{cut}")
+    r1 = sum(x[REP] == "1" for x in sel)
+    rk = sum(x[REP] not in ("1", "-") for x in sel)
+    print(f"SUMMARY {name} repetends: the kept schedule is written with one micro-batch per "
+          f"period in {r1}, with more in {rk}, without repetend in {len(sel) - r1 - rk}")
     if name == "small":
         lbp = sum(x[13] == "lb" for x in sel)
         exp = sum(x[13] == "exact" for x in sel)
