@@ -39,7 +39,7 @@
       "fast: accept a warm-up/cool-down within this fraction of the run")                          \
     X(per_period, int, 1, 1, TS_FOLD_MAX, 0, "per-period",                                         \
       "R: lazy, fast and modulo search repetends of R micro-batches per period (on the R-fold "    \
-      "placement; the schedule is then written at N, without repetend)")                        \
+      "placement; the schedule is then written at N, with its steady state's repetend)")         \
     X(gap, double, 0, 0.0, 10.0, 0, "gap",                                                         \
       "auto: return as soon as a schedule is within this fraction of the lower bound (0: only "   \
       "at the bound)")                                                                             \

@@ -149,8 +149,7 @@ static void test_wide_file(void **state)
 
 /* A random order of R micro-batches' instances (each micro-batch's blocks in topological order,
  * an instance only once the ones it depends on in the group are placed). */
-static void random_pattern(const ts_placement *p, int R, const int *topo, uint64_t *seed,
-                           int *pat)
+static void random_pattern(const ts_placement *p, int R, const int *topo, uint64_t *seed, int *pat)
 {
     int nb = p->nblocks, len = nb * R;
     int *next = calloc((size_t)R, sizeof *next), *done = calloc((size_t)len, sizeof *done);
@@ -229,9 +228,10 @@ static ts_schedule *periodic_order(const ts_placement *p, int n, int R, uint64_t
 
 /* Whatever the schedule, a repetend that detection declares unrolls to valid schedules at every
  * count from N + 1 to N + 3R + 3, and at 3N + 1; the schedule at N itself is untouched. Random
- * placements, R = 1 .. 4 (and a few sequential schedules), and one instance in three of the schedules moved later by a few steps
- * (which breaks the steady state or validity, or neither). TS_REPETEND_PROPERTY_N sets the
- * number of placements (2000: a detection that skips its checks fails by case 902). */
+ * placements, R = 1 .. 4 (and a few sequential schedules), and one instance in three of the
+ * schedules moved later by a few steps (which breaks the steady state or validity, or neither).
+ * TS_REPETEND_PROPERTY_N sets the number of placements (2000: a detection that skips its checks
+ * fails by case 902). */
 static void test_declared_repetends_unroll(void **state)
 {
     (void)state;
@@ -262,8 +262,8 @@ static void test_declared_repetends_unroll(void **state)
                 ts_schedule *u = NULL;
                 assert_int_equal(ts_schedule_unroll(s, more, &u, &e), TS_OK);
                 if (ts_schedule_validate(u, &vo, &e) != TS_OK)
-                    fail_msg("case %d: per %d period %ld, N %d unrolled to %d: %s", c,
-                             s->rep.per, s->rep.period, n, more, e.msg);
+                    fail_msg("case %d: per %d period %ld, N %d unrolled to %d: %s", c, s->rep.per,
+                             s->rep.period, n, more, e.msg);
                 ts_schedule_free(u);
             }
         }

@@ -152,8 +152,8 @@ json_t *ts_repetend_to_json(const ts_schedule *s)
     }
     if (per == 1)
         return json_pack("{sI sI sI si so}", "start", (json_int_t)s->rep.start, "end",
-                         (json_int_t)s->rep.end, "period", (json_int_t)s->rep.period, "k",
-                         s->rep.k, "mids", mids);
+                         (json_int_t)s->rep.end, "period", (json_int_t)s->rep.period, "k", s->rep.k,
+                         "mids", mids);
     return json_pack("{sI sI sI si si so}", "start", (json_int_t)s->rep.start, "end",
                      (json_int_t)s->rep.end, "period", (json_int_t)s->rep.period, "k", s->rep.k,
                      "per_period", per, "mids", mids);

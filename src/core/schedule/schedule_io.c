@@ -100,7 +100,8 @@ int ts_schedule_from_json(json_t *j, const char *where, ts_schedule **out, ts_er
         return ts_fail(e, TS_ESYS, "out of memory");
     json_t *jr = json_object_get(j, "repetend"), *js = json_object_get(j, "search");
     if (ts_read_memory(s, json_object_get(j, "memory"), where, e) ||
-        ts_read_entries(s, entries, where, e) || (jr && ts_repetend_from_json(s, jr, where, wide, e)))
+        ts_read_entries(s, entries, where, e) ||
+        (jr && ts_repetend_from_json(s, jr, where, wide, e)))
         goto fail;
     if (js) {
         if (!json_is_object(js)) {

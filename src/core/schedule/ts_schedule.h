@@ -82,8 +82,8 @@ int ts_schedule_unroll(const ts_schedule *s, int n, ts_schedule **out, ts_err *e
  * period (R = 1 .. TS_FIND_REPETEND_MAX_PER, the smallest first: every block's instances m and
  * m + R around a middle micro-batch start P steps apart, and a window of P steps there holds R
  * instances of each, one of each residue mod R), kept only when the schedule is valid and,
- * unrolled to N + 1 .. N + R + 2, N + 2R and 2N, validates. Returns 1 when declared, 0 when not (nothing
- * changes), -1 on allocation failure. */
+ * unrolled to N + 1 .. N + R + 2, N + 2R and 2N, validates. Returns 1 when declared, 0 when not
+ * (nothing changes), -1 on allocation failure. */
 #define TS_FIND_REPETEND_MAX_PER 8
 int ts_schedule_find_repetend(ts_schedule *s);
 /* Shifts the schedule so that its first step is 0 (repetend window included). */

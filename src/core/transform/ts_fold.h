@@ -21,8 +21,8 @@ int ts_placement_fold(const ts_placement *p, int r, ts_placement **out, ts_err *
 
 /* s: a schedule of the r-fold of p (as ts_placement_fold made it) with M micro-batches; *out is
  * the same timetable as a schedule of p with r * M micro-batches, without repetend (one of the
- * fold holds r instances of each block, which the repetend format cannot say), with s's memory
- * capacities. */
+ * fold holds r instances of each block: ts_schedule_find_repetend finds it in the schedule at N),
+ * with s's memory capacities. */
 int ts_schedule_unfold(const ts_schedule *s, const ts_placement *p, int r, ts_schedule **out,
                        ts_err *e);
 
