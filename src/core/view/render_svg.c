@@ -201,8 +201,7 @@ static void ts_draw_repetend(FILE *f, const ts_schedule *s, const ts_layout *L)
             "fill-opacity=\"0.13\" stroke=\"#444\" stroke-dasharray=\"5 3\"/>\n"
             "<text x=\"%.2f\" y=\"%.2f\" font-size=\"11\" fill=\"#333\">repetend: period %ld, "
             "k = %d%s</text>\n</g>\n",
-            x0, L->top - 5, x1 - x0, L->plot_h + 8, x0, L->top - 9, s->rep.period, s->rep.k,
-            per);
+            x0, L->top - 5, x1 - x0, L->plot_h + 8, x0, L->top - 9, s->rep.period, s->rep.k, per);
 }
 
 static void ts_draw_legend(FILE *f, const ts_schedule *s, const ts_layout *L, bool used[3][2],
