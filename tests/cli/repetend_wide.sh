@@ -69,6 +69,14 @@ for m in modulo lazy fast; do
   wide "$tmp/tt_$m.json" "two_tower6 $m --per-period 3" yes
 done
 
+# the hand-written fixture: 1F1B on vshape with micro-batches 2j and 2j + 1 swapping names, two per
+# period 8, at N = 10 (makespan 52): 12 and 40 are its unrolls, 11 is 12 cut to 11
+f=$fix/vshape4_pairs_per2.json
+check_eq "fixture: makespans at 10, 12, 40" "52 60 172" \
+  "$(mk_at "$f" 10) $(mk_at "$f" 12) $(mk_at "$f" 40)"
+out=$(mk_at "$f" 11 2>&1); check_status $? "fixture: validate -n 11" "$out"
+out=$("$tessel" simulate "$f" -n 41 --json 2>&1); check_status $? "fixture: simulate -n 41" "$out"
+
 # a /1 file may not hold per_period; a list of the wrong length; the Python format refuses
 python3 - "$tmp/gpt.json" "$tmp" <<'PY'
 import json, sys
