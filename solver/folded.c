@@ -1,5 +1,6 @@
 /* --per-period R: a method searched on the R-fold placement (see ts_search_ctx.h). */
 #include <stdlib.h>
+#include "ts_label.h"
 #include "ts_search_ctx.h"
 
 int ts_search_folded(const ts_placement *p, const ts_search_opts *o, ts_search_fn fn,
@@ -30,10 +31,10 @@ int ts_search_folded(const ts_placement *p, const ts_search_opts *o, ts_search_f
             ts_schedule_set_search_info(*out, json_deep_copy(f->search));
         st->k *= r;
         st->per_period = r;
-        if (f->search) { /* the record carries the figures in p's micro-batches too */
-            json_object_set_new((*out)->search, "k", json_integer(st->k));
-            json_object_set_new((*out)->search, "per_period", json_integer(r));
-        }
+        ts_search_label_at(p, o, *out, st);
+        /* the record carries the figures in p's micro-batches too */
+        if (f->search)
+            ts_search_stats_json(st, (*out)->search);
     }
     ts_schedule_free(f);
     ts_schedule_free(u);

@@ -27,12 +27,9 @@ static long ts_label_makespan(const ts_schedule *s, int n)
     return mk;
 }
 
-void ts_search_label(const ts_placement *p, const ts_search_opts *o, const ts_schedule *s,
-                     ts_search_stats *st)
+void ts_search_label_at(const ts_placement *p, const ts_search_opts *o, const ts_schedule *s,
+                        ts_search_stats *st)
 {
-    if (o->method == TS_METHOD_AUTO)
-        return; /* auto measured its schedule at N against the same bound: its claims stand */
-    st->period_optimal = st->optimal;
     st->optimal = false;
     st->gap_to_bound = -1;
     int n = o->micro_batches > 0 ? o->micro_batches : TS_DEFAULT_MICRO_BATCHES;
@@ -52,4 +49,13 @@ void ts_search_label(const ts_placement *p, const ts_search_opts *o, const ts_sc
         return;
     st->optimal = mk <= lb;
     st->gap_to_bound = (double)(mk - lb) / (double)lb;
+}
+
+void ts_search_label(const ts_placement *p, const ts_search_opts *o, const ts_schedule *s,
+                     ts_search_stats *st)
+{
+    if (o->method == TS_METHOD_AUTO)
+        return; /* auto measured its schedule at N against the same bound: its claims stand */
+    st->period_optimal = st->optimal;
+    ts_search_label_at(p, o, s, st);
 }

@@ -14,6 +14,14 @@
 void ts_search_label(const ts_placement *p, const ts_search_opts *o, const ts_schedule *s,
                      ts_search_stats *st);
 
+/* The second half of ts_search_label alone: optimal and gap_to_bound of s at the user's N on p,
+ * the method's own claims left as they are. --per-period R uses it once the schedule found on
+ * the R-fold placement is unfolded onto p: that label was made at ceil(N / R) folded
+ * micro-batches against the folded placement's bound, which says nothing of N on p (R*ceil(N/R)
+ * micro-batches cut to N may end later than the bound at N allows). */
+void ts_search_label_at(const ts_placement *p, const ts_search_opts *o, const ts_schedule *s,
+                        ts_search_stats *st);
+
 #define TS_LABEL_MAX_INSTANCES 2000000L
 
 #endif

@@ -35,6 +35,19 @@ for m in lazy fast; do
   grep -q "7 micro-batches" <<<"$out"; check_status $? "$m at 7 micro-batches" "$out"
 done
 
+# The claim at N is made at N on the placement itself: the folded search's own label was made at
+# ceil(N / R) folded micro-batches, and R of those cut to N may end above the bound at N. On the
+# two towers at memory 6, fast --per-period 3 at N = 128 ends at 1167 against a bound of 1164
+# (the folded label said optimal); at N = 129 it meets its bound.
+fix=$(dirname "${BASH_SOURCE[0]}")/../fixtures
+for n in 128 129; do
+  "$tessel" search "$fix/two_tower6.json" --memory 6 -n "$n" --method fast --per-period 3 \
+    --json >"$tmp/tt$n.json" 2>/dev/null
+  check_rc "two_tower6 fast --per-period 3 -n $n" 0 $?
+  claim=$(json_get "$tmp/tt$n.json" '["optimal"] == (j["makespan"] <= j["lower_bound"])')
+  check_eq "two_tower6 -n $n: optimal exactly when the makespan at N meets the bound" True "$claim"
+done
+
 # refused: auto and full, a range error, with --nmicros
 for args in "--method auto --per-period 2" "--method full --per-period 2" \
   "--method modulo --per-period 9" "--method modulo --per-period 0" \
