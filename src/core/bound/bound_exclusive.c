@@ -35,15 +35,17 @@
  *    other block, which ends before a starts). With gap the larger of the two,
  *        makespan >= est(a) + N * L(a, f) + (N - 1) * gap + span(f) + tail(f).
  *
- * The kinds are capped at TS_BOUND_EXCL_MAX_KINDS per device (the longest kept) and devices with
- * more than TS_BOUND_MEM_MAX_ON_DEVICE blocks are skipped: their work is quadratic in the kinds
- * times quadratic in the blocks. */
+ * Only kinds unable to share a point with themselves serve either term, so only they are kept;
+ * of those the longest TS_BOUND_EXCL_MAX_KINDS, fewer when kinds^2 x blocks^2 (the work of the
+ * pairs) would pass TS_BOUND_EXCL_WORK on the device, and devices with more than
+ * TS_BOUND_MEM_MAX_ON_DEVICE blocks are skipped (any subset of kinds is sound). */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "bound_internal.h"
 
 #define TS_BOUND_EXCL_MAX_KINDS 64
+#define TS_BOUND_EXCL_WORK 500000L
 
 /* One window kind: a and f as indices into the device's blocks. */
 typedef struct {
@@ -111,7 +113,9 @@ static int ts_x_kinds(ts_xdev *x)
             if (B[f].memory > 0 || !ts_reaches(x->c, x->on[i], f))
                 continue;
             long h = ts_x_hold(x, i, k, i, k);
-            if (h == LONG_MAX || h <= x->hold_min)
+            /* both terms use only kinds whose windows of two micro-batches cannot overlap */
+            if (h == LONG_MAX || h <= x->hold_min ||
+                (x->n >= 2 && 2 * h + (long)(x->n - 2) * x->hold_min <= x->cap))
                 continue;
             long len = x->c->dist[f];
             x->kind[x->nkind++] = (ts_xkind){i, k, h, len, len + B[f].span};
@@ -120,6 +124,9 @@ static int ts_x_kinds(ts_xdev *x)
     qsort(x->kind, (size_t)x->nkind, sizeof *x->kind, ts_xkind_by_w);
     if (x->nkind > TS_BOUND_EXCL_MAX_KINDS)
         x->nkind = TS_BOUND_EXCL_MAX_KINDS;
+    /* the pairs cost kinds^2 x blocks^2: at most TS_BOUND_EXCL_WORK per device */
+    while ((long)x->nkind * x->nkind * x->non * x->non > TS_BOUND_EXCL_WORK)
+        x->nkind--;
     return 0;
 }
 
