@@ -28,6 +28,17 @@ check_eq "16 sequential micro-batches" 256 "$(get "['lower_bound']" <<<"$out")"
 # the old bound is still there, and the text form names the binding term
 "$tessel" bound --placement vshape --ndevs 4 -n 128 | grep -q "524 (load"
 check_status $? "text form"
+# kshape at memory 2: between M and M' a micro-batch fills every device, so those windows lie
+# end to end, each followed by what frees device 0 again (B1, B0): 66, the proven optimum
+out=$("$tessel" bound --placement kshape --ndevs 4 -n 8 --memory 2 --json)
+check_eq "exclusive binds on kshape at memory 2" exclusive "$(get "['binding']" <<<"$out")"
+check_eq "exclusive term" 66 "$(get "['terms']['exclusive']" <<<"$out")"
+check_eq "the load term stays below" 52 "$(get "['terms']['load']" <<<"$out")"
+check_eq "the memory term stays below" 40 "$(get "['terms']['memory']" <<<"$out")"
+out=$("$tessel" bound --placement kshape --ndevs 4 -n 8 --json)
+check_eq "exclusive term without memory" None "$(get "['terms']['exclusive']" <<<"$out")"
+"$tessel" bound --help | grep -q "^  exclusive "
+check_status $? "help lists the exclusive term"
 "$tessel" bound --placement vshape --ndevs 4 -n 8 --memory x >/dev/null 2>&1
 check_rc "bad --memory" 2 $?
 harness_end

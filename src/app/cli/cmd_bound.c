@@ -87,7 +87,12 @@ int ts_cmd_bound(int argc, char **argv)
                    "  memory         with memory M: the micro-batches a device can hold at once\n"
                    "                 within its own capacity, each held from an allocating\n"
                    "                 block to a later block\n"
-                   "The output names the term that binds.\n\n" TS_CLI_PLACEMENT_HELP
+                   "  pauses         blocks on every device: N times their spans plus the bound\n"
+                   "                 of the rest\n"
+                   "  exclusive      with memory M: windows of micro-batches on one device that\n"
+                   "                 the capacity keeps from overlapping, laid end to end (with\n"
+                   "                 the time one micro-batch needs to free enough for the next)\n"
+                   "The output names the term that binds (-1 / null: not computed).\n\n" TS_CLI_PLACEMENT_HELP
                    "  -n, --micro-batches N  number of micro-batches\n"
                    "  -m, --memory M|none  per-device memory capacity (default none); a list\n"
                    "                       M0,M1,... gives each device its own\n"

@@ -9,7 +9,9 @@
  *  - memory: between the start of an allocating block a and the start of a later block f of the
  *    same micro-batch, the micro-batch holds at least h units on the device; at most c = the
  *    capacity over h such windows overlap, so some c-th of the N windows lie one after another;
- *  - pauses: blocks on every device stop all devices at once (see ts_bound_pauses below).
+ *  - pauses: blocks on every device stop all devices at once (see ts_bound_pauses below);
+ *  - exclusive: windows of micro-batches on a device that the capacity keeps from overlapping
+ *    lie one after another (proved in bound_exclusive.c).
  * One row per term (name and compute function) in ts_bound_terms, computed in enum order; the
  * memory term's work is in bound_memory.c, the device lists in bound_devblocks.c, both below.
  * Terms whose work would be large (instances, pairs of blocks) are skipped and reported as -1. */
@@ -353,6 +355,13 @@ static int ts_term_memory(ts_bound_ctx *c, long *out, int *dev)
     return ts_bound_memory_term(c->p, c->n, c->cap, c->one.est, c->one.tail, out, dev);
 }
 
+static int ts_term_exclusive(ts_bound_ctx *c, long *out, int *dev)
+{
+    if (!c->cap)
+        return 0;
+    return ts_bound_exclusive_term(c->p, c->n, c->cap, c->one.est, c->one.tail, out, dev);
+}
+
 static int ts_term_pauses(ts_bound_ctx *c, long *out, int *dev)
 {
     (void)dev;
@@ -373,6 +382,7 @@ static const struct {
     [TS_BOUND_ONE_MACHINE] = {"one_machine", ts_term_one_machine, true},
     [TS_BOUND_MEMORY] = {"memory", ts_term_memory, true},
     [TS_BOUND_PAUSES] = {"pauses", ts_term_pauses, true},
+    [TS_BOUND_EXCLUSIVE] = {"exclusive", ts_term_exclusive, true},
 };
 
 const char *ts_bound_term_name(ts_bound_term t)

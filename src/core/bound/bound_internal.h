@@ -3,6 +3,8 @@
 #ifndef TS_BOUND_INTERNAL_H
 #define TS_BOUND_INTERNAL_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include "ts_bound.h"
 
 /* Work caps of the memory term: reachability is quadratic in the blocks, the pairs of one
@@ -24,5 +26,31 @@ void ts_devblocks_free(ts_devblocks *db);
  * large for it. est and tail are one micro-batch's. Returns -1 on allocation failure. */
 int ts_bound_memory_term(const ts_placement *p, int n, const long *cap, const long *est,
                          const long *tail, long *out, int *dev);
+
+/* What the memory terms (bound_memory.c, bound_exclusive.c) know of the dependencies, made by
+ * ts_mctx_make (bound_memory.c) and freed by ts_mctx_free. */
+typedef struct {
+    const ts_placement *p;
+    int nb, words;
+    uint64_t *desc; /* nb rows of `words`: descendants through distance-0 edges */
+    int *topo, *off, *list;
+    long *dist; /* longest path from the start of one block to the start of each block */
+} ts_mctx;
+
+int ts_mctx_make(ts_mctx *c, const ts_placement *p);
+void ts_mctx_free(ts_mctx *c);
+/* Whether y depends on x through distance-0 edges. */
+bool ts_reaches(const ts_mctx *c, int x, int y);
+/* c->dist: the longest start-to-start path from a to every block (LONG_MIN: unreachable). */
+void ts_mctx_dist(ts_mctx *c, int a);
+/* The least one micro-batch can hold on a device in its blocks on[i] with in[i] set, over the
+ * sets closed under dependencies; budget: non longs of scratch. */
+long ts_hold_min(const ts_mctx *c, const int *on, int non, const char *in, long *budget);
+
+/* The exclusive-windows term (bound_exclusive.c): windows of micro-batches on a device that the
+ * capacity keeps from overlapping, laid end to end. -1 in *out when it bounds nothing or the
+ * placement is too large. Returns -1 on allocation failure. */
+int ts_bound_exclusive_term(const ts_placement *p, int n, const long *cap, const long *est,
+                            const long *tail, long *out, int *dev);
 
 #endif

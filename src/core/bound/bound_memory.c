@@ -21,22 +21,14 @@
 #include <string.h>
 #include "bound_internal.h"
 
-typedef struct {
-    const ts_placement *p;
-    int nb, words;
-    uint64_t *desc; /* nb rows of `words`: descendants through distance-0 edges */
-    int *topo, *off, *list;
-    long *dist; /* longest path from the start of one block to the start of each block */
-} ts_mctx;
-
 #define TS_BIT(row, i) (((row)[(i) >> 6] >> ((i)&63)) & 1u)
 
-static bool ts_reaches(const ts_mctx *c, int x, int y)
+bool ts_reaches(const ts_mctx *c, int x, int y)
 {
     return TS_BIT(c->desc + (size_t)x * c->words, y);
 }
 
-static int ts_mctx_make(ts_mctx *c, const ts_placement *p)
+int ts_mctx_make(ts_mctx *c, const ts_placement *p)
 {
     c->p = p;
     c->nb = p->nblocks;
@@ -63,7 +55,7 @@ static int ts_mctx_make(ts_mctx *c, const ts_placement *p)
     return 0;
 }
 
-static void ts_mctx_free(ts_mctx *c)
+void ts_mctx_free(ts_mctx *c)
 {
     free(c->desc);
     free(c->topo);
@@ -73,7 +65,7 @@ static void ts_mctx_free(ts_mctx *c)
 }
 
 /* Longest start-to-start path from a to every block (LONG_MIN where unreachable). */
-static void ts_mctx_dist(ts_mctx *c, int a)
+void ts_mctx_dist(ts_mctx *c, int a)
 {
     for (int b = 0; b < c->nb; b++)
         c->dist[b] = LONG_MIN;
@@ -94,7 +86,7 @@ static void ts_mctx_dist(ts_mctx *c, int a)
 /* The least memory one micro-batch can hold on a device in a set of its blocks that is closed
  * under dependencies, counting only blocks with in[j] set (<= 0): each freeing block, in
  * topological order, is credited with what its allocating ancestors have not yet given. */
-static long ts_hold_min(const ts_mctx *c, const int *on, int non, const char *in, long *budget)
+long ts_hold_min(const ts_mctx *c, const int *on, int non, const char *in, long *budget)
 {
     long hold = 0;
     for (int i = 0; i < non; i++)

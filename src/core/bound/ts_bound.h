@@ -18,6 +18,8 @@ typedef enum {
     TS_BOUND_MEMORY,
     /* blocks on every device: their total span plus the rest's bound */
     TS_BOUND_PAUSES,
+    /* per device: windows the capacity keeps apart, laid end to end */
+    TS_BOUND_EXCLUSIVE,
     TS_BOUND_NTERMS
 } ts_bound_term;
 
