@@ -20,6 +20,7 @@
 #include "ts_bound.h"
 #include "ts_exact.h"
 #include "ts_improve.h"
+#include "ts_lns.h"
 #include "ts_shard.h"
 #include "ts_search_ctx.h"
 
@@ -38,6 +39,10 @@
  * faster than the instances (0.1-0.25 s at 8,700-17,000 instances, 14 s at 133,000: nnshape on
  * 128 devices, N 512, where it took the whole limit from the searches) */
 #define TS_AUTO_GREEDY_MAX_INSTANCES 32768L
+/* The large-neighbourhood search (lns.c): at most this share of the limit's effort (never more
+ * than is left), and this share of the limit for one window's solver calls */
+#define TS_AUTO_LNS_SHARE 0.3
+#define TS_AUTO_LNS_WINDOW 0.05
 
 /* Shares of the time limit for the searches, in the order they run: each may use up to this
  * fraction of the whole limit (never more than what is left). The methods are called directly:
@@ -429,39 +434,40 @@ static void ts_auto_improve(ts_auto *a)
     }
 }
 
-/* The large-neighbourhood step on the drain of the best schedule (ts_exact_drain): its last 32,
- * 64, then 128 instances freed and solved exactly behind the rest, each step kept when it
- * shortens the makespan, for half the exact search's effort; only where the exact search cannot
- * take the whole instance set. */
-static void ts_auto_drain(ts_auto *a)
+/* The large-neighbourhood search on the best schedule (ts_lns.h): windows of its instances (the
+ * fill, the drain, then where idle time concentrates) freed and solved exactly with the rest
+ * kept in its device orders, each kept when the makespan falls, on the meter (the same on every
+ * machine); not once the bound is met. */
+static void ts_auto_lns(ts_auto *a)
 {
-    static const int sizes[] = {32, 64, 128};
     ts_search_ctx *c = a->c;
-    long effort = (long)(TS_EXACT_EFFORT_PER_SECOND * c->o->time_limit) / 6;
-    /* where the exact search takes the whole instance set, it gets the whole effort */
-    if (ts_exact_affordable(c->p, a->n))
+    ts_auto_cand *x = &a->pool[0];
+    if (!x->at || ts_auto_done(a))
         return;
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0] && !ts_auto_done(a); i++) {
-        ts_auto_cand *x = &a->pool[0];
-        ts_exact_opts eo = {a->n, a->cap, a->bound, x->makespan, effort, &c->budget};
-        ts_exact_res r;
-        ts_schedule *s = NULL, *at = NULL;
-        ts_err e = {0};
-        if (!x->at || ts_exact_drain(x->at, sizes[i], &eo, &s, &r, &e) != TS_OK)
-            r.run = false;
-        if (r.run)
-            c->st->exact_effort = (c->st->exact_effort < 0 ? 0 : c->st->exact_effort) + r.effort;
-        a->improve_cut = a->improve_cut || (r.run && r.timed_out);
-        long mk = s ? ts_auto_measure(a, s, &at) : -1;
+    double t0 = ts_ctx_elapsed(c), e0 = c->meter->spent;
+    ts_budget b;
+    ts_budget_init(&b, c->meter,
+                   fmin(TS_AUTO_LNS_SHARE * c->o->time_limit, ts_budget_left(&c->budget)));
+    b.cancel = c->budget.cancel;
+    ts_lns_opts lo = {a->cap, a->bound, &b, TS_AUTO_LNS_WINDOW * c->o->time_limit};
+    ts_lns_stats ls;
+    ts_schedule *s = NULL, *at = NULL;
+    ts_err e = {0};
+    if (ts_lns(x->at, &lo, &s, &ls, &e) != TS_OK || !s) {
+        ts_auto_log(a, "lns", -1, t0, e0);
         ts_schedule_free(s);
-        if (mk >= 0 && mk < x->makespan) {
-            ts_schedule_free(x->at);
-            x->at = at;
-            x->makespan = mk;
-            x->improved = true;
-        } else {
-            ts_schedule_free(at);
-        }
+        return;
+    }
+    long mk = ts_auto_measure(a, s, &at);
+    ts_schedule_free(s);
+    ts_auto_log(a, "lns", mk, t0, e0);
+    if (mk >= 0 && mk < x->makespan) {
+        ts_schedule_free(x->at);
+        x->at = at;
+        x->makespan = mk;
+        x->improved = true;
+    } else {
+        ts_schedule_free(at);
     }
 }
 
@@ -559,7 +565,7 @@ int ts_search_auto(const ts_placement *p, const ts_search_opts *o, ts_schedule *
     t0 = ts_ctx_lap(&c, TS_PHASE_SEARCHES, t0);
     ts_auto_improve(&a);
     t0 = ts_ctx_lap(&c, TS_PHASE_IMPROVE, t0);
-    ts_auto_drain(&a);
+    ts_auto_lns(&a);
     ts_auto_exact(&a);
     ts_ctx_lap(&c, TS_PHASE_EXACT, t0);
     if (o->has_memory) {
