@@ -42,12 +42,4 @@ bool ts_exact_affordable(const ts_placement *p, int n);
 int ts_exact_search(const ts_placement *p, const ts_exact_opts *o, ts_schedule **better,
                     ts_exact_res *r, ts_err *e);
 
-/* A large-neighbourhood step on the drain of sc (a valid schedule at N, entries sorted by step,
- * starting at step 0): the last max_free instances by start are freed, everything before stays,
- * and the freed part is solved exactly (as ts_exact_search does) below o->hi, with o->cap, o->lo,
- * o->effort and o->budget (o->n unused). *better: the whole schedule with the shorter drain when
- * one is found. r->proven: no drain of those instances behind that fixed part is shorter. */
-int ts_exact_drain(const ts_schedule *sc, int max_free, const ts_exact_opts *o,
-                   ts_schedule **better, ts_exact_res *r, ts_err *e);
-
 #endif

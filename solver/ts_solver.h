@@ -200,8 +200,8 @@ json_t *ts_search_memory_json(const ts_search_opts *o, int ndevs);
       "auto: the exact search at N (small instance counts): proven (nothing shorter exists), "     \
       "cut (its effort ran out), timed out (its clock did); null when not run")                    \
     X(exact_effort, long, "exact_effort", COUNT, -1,                                               \
-      "auto: Z3 resource units the exact search and the drain's steps spent (the same on any "    \
-      "machine)")
+      "auto: Z3 resource units the exact search spent (the same on any machine; the "             \
+      "large-neighbourhood search's are in effort)")
 
 /* Candidates an auto search's record lists (what it tried, with each one's seconds and effort);
  * beyond, the rest are counted only. */

@@ -389,60 +389,12 @@ static void test_exact_against_brute_force(void **state)
     assert_true(improved >= 10);
 }
 
-/* The drain's step: 1F1B on vshape with its last instances pushed 5 steps later (still valid) is
- * taken back to 1F1B's makespan or better by freeing the last 16 instances, within memory, and
- * the schedule it returns validates; a drain already optimal behind its fixed part is proven. */
-static void test_drain_step(void **state)
-{
-    (void)state;
-    ts_placement *p = tu_builtin("vshape", 4, false);
-    ts_schedule *s = NULL;
-    ts_err e = {0};
-    assert_int_equal(ts_baseline_make("1f1b", p, 8, &s, &e), TS_OK);
-    long cap[4] = {4, 4, 4, 4}, first, last;
-    ts_schedule_set_memory(s, cap);
-    ts_schedule_sort(s);
-    ts_schedule_span(s, &first, &last);
-    long mk = last - first;
-    ts_schedule *late = ts_schedule_clone(s);
-    for (int i = 0; i < late->nentries; i++)
-        if (late->entries[i].step >= last - 8)
-            late->entries[i].step += 5;
-    ts_validate_opts vo = {0};
-    assert_int_equal(ts_schedule_validate(late, &vo, &e), TS_OK);
-    ts_meter m;
-    ts_meter_init(&m, 0);
-    ts_budget b;
-    ts_budget_init(&b, &m, 30);
-    ts_exact_opts eo = {8, cap, 0, mk + 5, 20000000L, &b};
-    ts_schedule *better = NULL;
-    ts_exact_res r;
-    assert_int_equal(ts_exact_drain(late, 16, &eo, &better, &r, &e), TS_OK);
-    assert_true(r.run && r.improved && r.proven);
-    assert_non_null(better);
-    assert_true(r.best <= mk);
-    assert_int_equal(ts_schedule_validate(better, &vo, &e), TS_OK);
-    ts_schedule_span(better, &first, &last);
-    assert_int_equal(last - first, r.best);
-    /* behind the same fixed part, nothing beats the drain it found */
-    ts_exact_opts again = {8, cap, 0, r.best, 20000000L, &b};
-    ts_schedule *none = NULL;
-    assert_int_equal(ts_exact_drain(better, 16, &again, &none, &r, &e), TS_OK);
-    assert_true(r.run && r.proven && !r.improved);
-    assert_null(none);
-    ts_schedule_free(better);
-    ts_schedule_free(late);
-    ts_schedule_free(s);
-    ts_placement_free(p);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_placements),
         cmocka_unit_test(test_random_per_device),
         cmocka_unit_test(test_exact_against_brute_force),
-        cmocka_unit_test(test_drain_step),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
