@@ -437,12 +437,14 @@ static void ts_auto_improve(ts_auto *a)
 /* The large-neighbourhood search on the best schedule (ts_lns.h): windows of its instances (the
  * fill, the drain, then where idle time concentrates) freed and solved exactly with the rest
  * kept in its device orders, each kept when the makespan falls, on the meter (the same on every
- * machine); not once the bound is met. */
+ * machine); not once the bound is met or the exact search proved the best minimal. It runs
+ * after the exact search, which needs auto's effort left to start and takes the whole instance
+ * set where it is small. */
 static void ts_auto_lns(ts_auto *a)
 {
     ts_search_ctx *c = a->c;
     ts_auto_cand *x = &a->pool[0];
-    if (!x->at || ts_auto_done(a))
+    if (!x->at || ts_auto_done(a) || a->exact_proven)
         return;
     double t0 = ts_ctx_elapsed(c), e0 = c->meter->spent;
     ts_budget b;
@@ -565,8 +567,8 @@ int ts_search_auto(const ts_placement *p, const ts_search_opts *o, ts_schedule *
     t0 = ts_ctx_lap(&c, TS_PHASE_SEARCHES, t0);
     ts_auto_improve(&a);
     t0 = ts_ctx_lap(&c, TS_PHASE_IMPROVE, t0);
-    ts_auto_lns(&a);
     ts_auto_exact(&a);
+    ts_auto_lns(&a);
     ts_ctx_lap(&c, TS_PHASE_EXACT, t0);
     if (o->has_memory) {
         char caps[48];
