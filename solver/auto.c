@@ -447,9 +447,12 @@ static void ts_auto_lns(ts_auto *a)
     if (!x->at || ts_auto_done(a) || a->exact_proven)
         return;
     double t0 = ts_ctx_elapsed(c), e0 = c->meter->spent;
+    double seconds = fmin(TS_AUTO_LNS_SHARE * c->o->time_limit, ts_budget_left(&c->budget));
+    /* (a budget of 0 seconds would have no deadline) */
+    if (seconds <= 0)
+        return;
     ts_budget b;
-    ts_budget_init(&b, c->meter,
-                   fmin(TS_AUTO_LNS_SHARE * c->o->time_limit, ts_budget_left(&c->budget)));
+    ts_budget_init(&b, c->meter, seconds);
     b.cancel = c->budget.cancel;
     ts_lns_opts lo = {a->cap, a->bound, &b, TS_AUTO_LNS_WINDOW * c->o->time_limit};
     ts_lns_stats ls;

@@ -223,8 +223,11 @@ static int ts_lns_search(ts_imodel *m, const ts_schedule *sc, int a, int b, long
 {
     ts_z3 *z = &m->z;
     ts_budget wb;
-    double left = ts_budget_left(o->budget);
-    ts_budget_init(&wb, o->budget->m, o->window_cap < left ? o->window_cap : left);
+    double left = ts_budget_left(o->budget), cap = o->window_cap < left ? o->window_cap : left;
+    /* a budget of 0 seconds has no deadline at all: with nothing left, nothing is asked */
+    if (cap <= 0)
+        return TS_OK;
+    ts_budget_init(&wb, o->budget->m, cap);
     wb.cancel = o->budget->cancel;
     long best = hi;
     for (bool first = true; lo < best && !ts_budget_over(&wb); first = false) {

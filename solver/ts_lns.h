@@ -11,9 +11,10 @@ typedef struct {
     const long *cap;
     /* a lower bound on the makespan: the search stops once it is met */
     long lo;
-    /* the effort for the whole search, on a meter (required): the same work on every machine */
+    /* the effort for the whole search, on a meter (required, with a deadline): the same work
+     * on every machine */
     const ts_budget *budget;
-    /* seconds of effort one window's solver calls may spend together */
+    /* seconds of effort one window's solver calls may spend together (<= 0: none is solved) */
     double window_cap;
 } ts_lns_opts;
 
