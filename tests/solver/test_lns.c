@@ -120,6 +120,8 @@ static void test_random_never_worse(void **state)
         double spent, spent2;
         ts_schedule *r = lns(g, tight ? cap : NULL, 0, 2, &st, &spent);
         solved += st.solved;
+        /* within its effort, but for what the last window started (its scans and one call) */
+        assert_true(spent <= 2.5 * TS_EFFORT_PER_SECOND + 20000);
         if (r) {
             improved++;
             assert_int_equal(tu_valid_range(r, n, n), 0);
