@@ -9,7 +9,7 @@ env:   EXACT_SHAPES, EXACT_DEVS ("4 8"), EXACT_NS ("4 8 12"): narrow the set;
        second, so a loaded machine gives the quiet machine's answer);
        EXACT_CPSAT_LIMIT (120): CP-SAT's seconds per case; EXACT_CACHE: a JSON file of CP-SAT's
        answers, read and extended (CP-SAT's answer depends on the placement alone).
-Every auto schedule is also checked by CP-SAT's model with its starts fixed (an independent
+Every auto schedule at N is also checked by exact_cpsat.validate (plain Python, an independent
 validator). A verdict other than `ok` or `open` (CP-SAT not proven) is a bug in one of the two.
 A figure-printing benchmark: it exits 0 whatever it finds."""
 import json
@@ -75,26 +75,6 @@ def at_n(tessel, sched, n, blocks, edges):
     return out if len(out) == len(blocks) * n else None
 
 
-def fixed_check(blocks, edges, nd, n, cap, fix):
-    """CP-SAT's model with the starts fixed: True when they are feasible there."""
-    from ortools.sat.python import cp_model
-    if not fix or len(fix) != len(blocks) * n:
-        return False
-    for src, dst, delay, dist in edges:
-        for k in range(dist, n):
-            if fix[dst, k] < fix[src, k - dist] + blocks[src][1] + delay:
-                return False
-    m = cp_model.CpModel()
-    itv = {x: m.NewFixedSizeIntervalVar(t, blocks[x[0]][1], "i") for x, t in fix.items()}
-    for d in range(nd):
-        on = [x for x in fix if d in blocks[x[0]][3]]
-        m.AddNoOverlap([itv[x] for x in on])
-        mem = [x for x in on if blocks[x[0]][2] != 0]
-        m.AddReservoirConstraint([fix[x] for x in mem], [blocks[x[0]][2] for x in mem],
-                                 -10**9, cap[d])
-    return cp_model.CpSolver().Solve(m) in (cp_model.OPTIMAL, cp_model.FEASIBLE)
-
-
 def verdict(a, c, valid):
     if "makespan" not in a:
         return "no-auto"
@@ -123,7 +103,7 @@ def main():
     cache_path = os.environ.get("EXACT_CACHE")
     cache = json.load(open(cache_path)) if cache_path and os.path.exists(cache_path) else {}
     tmp = tempfile.mkdtemp()
-    hdr = ["shape", "D", "N", "mem", "LB", "cpsat", "c_proven", "c_s", "auto", "optimal",
+    hdr = ["shape", "D", "N", "mem", "LB", "cpsat", "c_proven", "c_bound", "c_s", "auto", "optimal",
            "proof", "exact", "exact_effort", "auto_s", "verdict"]
     rows = []
     print("  ".join(hdr), flush=True)
@@ -149,12 +129,14 @@ def main():
                     a, wall = auto(tessel, pfile, n, mem, limit, cap, sched)
                     fix = at_n(tessel, sched, n, blocks, edges) if "makespan" in a else None
                     # valid, and as long as the record says (no longer: the replay only tightens)
-                    valid = fixed_check(blocks, edges, nd, n, capl, fix) and max(
+                    valid = fix is not None and exact_cpsat.validate(
+                        blocks, edges, nd, n, capl, fix) is None and max(
                         fix[x] + blocks[x[0]][1] for x in fix) <= a["makespan"]
                     proof = ("lb" if "makespan" in a and a["makespan"] <= a["lower_bound"] else
                              "exact" if a.get("optimal") else "-")
                     row = [shape, d, n, mem, a.get("lower_bound", "-"), c.get("makespan", "-"),
-                           "yes" if c["proven"] else "no", f"{c['seconds']:.1f}",
+                           "yes" if c["proven"] else "no", c.get("bound", "-"),
+                           f"{c['seconds']:.1f}",
                            a.get("makespan", "-"), "yes" if a.get("optimal") else "no", proof,
                            a.get("exact") or "-", a.get("exact_effort", "-"),
                            f"{wall:.1f}", verdict(a, c, valid)]
@@ -162,13 +144,15 @@ def main():
                     print("  ".join(map(str, row)), flush=True)
     ok = sum(r[-1] == "ok" for r in rows)
     bugs = sum(r[-1].startswith("BUG") for r in rows)
-    cproven = sum(r[6] == "yes" for r in rows)
-    aopt = sum(r[9] == "yes" for r in rows)
-    eq = sum(r[5] == r[8] for r in rows)
-    ecut = sum(r[11] in ("cut", "timed out") for r in rows)
+    col = {h: i for i, h in enumerate(hdr)}
+    cproven = sum(r[col["c_proven"]] == "yes" for r in rows)
+    aopt = sum(r[col["optimal"]] == "yes" for r in rows)
+    eq = sum(r[col["cpsat"]] == r[col["auto"]] for r in rows)
+    ecut = sum(r[col["exact"]] in ("cut", "timed out") for r in rows)
+    proof = col["proof"]
     print(f"SUMMARY exact check: {len(rows)} cases; CP-SAT proven in {cproven}; auto equals "
           f"CP-SAT's answer in {eq}; auto says optimal in {aopt} (lb "
-          f"{sum(r[10] == 'lb' for r in rows)}, exact {sum(r[10] == 'exact' for r in rows)}); "
+          f"{sum(r[proof] == 'lb' for r in rows)}, exact {sum(r[proof] == 'exact' for r in rows)}); "
           f"auto's exact search cut in {ecut}; verdict ok in {ok}; bugs {bugs}")
 
 

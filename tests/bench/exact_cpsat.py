@@ -83,6 +83,28 @@ def capacities(arg, nd):
     return [int(c) for c in arg]
 
 
+def validate(blocks, edges, nd, n, cap, starts):
+    """None when starts ({(block index, micro): step}) is a valid schedule of n micro-batches
+    within cap (None: unconstrained), else the first problem found, in words. Plain Python, as
+    DESIGN.md states validity: no CP-SAT, no tessel."""
+    if set(starts) != {(b, k) for b in range(len(blocks)) for k in range(n)}:
+        return "not every instance once"
+    for src, dst, delay, dist in edges:
+        for k in range(dist, n):
+            if starts[dst, k] < starts[src, k - dist] + blocks[src][1] + delay:
+                return f"dependency {blocks[src][0]}/{k - dist} -> {blocks[dst][0]}/{k}"
+    for d in range(nd):
+        on = sorted((t, b) for (b, k), t in starts.items() if d in blocks[b][3])
+        level = 0
+        for i, (t, b) in enumerate(on):
+            if i and t < on[i - 1][0] + blocks[on[i - 1][1]][1]:
+                return f"overlap on device {d} at step {t}"
+            level += blocks[b][2]
+            if cap is not None and level > cap[d]:
+                return f"memory on device {d} at step {t}: {level} > {cap[d]}"
+    return None
+
+
 def solve(blocks, edges, nd, n, cap, time_limit=60.0, workers=2, monotone=False):
     """{status: optimal|feasible|infeasible|unknown, makespan, bound, proven, starts}."""
     from ortools.sat.python import cp_model
