@@ -11,6 +11,9 @@
  * (start, span, memory) as it was, so exclusivity and every running memory sum stay as they were.
  * A makespan the model refuses is therefore refused for every schedule.
  *
+ * The model is exact_model.c's, written for a proof (memory as pseudo-Boolean sums, the orders a
+ * capacity forces where a device's memory falls into pairs); the drain keeps ts_imodel_build's.
+ *
  * Effort: each solver call is bounded by Z3's resource count (rlimit), the same on every machine;
  * a wall-clock cap stays behind it as a safety net, and when that cap ends a call the result says
  * so (it then depends on the machine). */
@@ -18,6 +21,7 @@
 #include <string.h>
 #include "ts_encode.h"
 #include "ts_exact.h"
+#include "ts_exact_model.h"
 
 /* Z3's resource count so far on z's solver (the statistic "rlimit count"), 0 when absent. */
 static long ts_exact_rcount(ts_z3 *z)
@@ -40,11 +44,14 @@ static long ts_exact_rcount(ts_z3 *z)
 static Z3_lbool ts_exact_check(ts_z3 *z, Z3_ast lit, long rlimit, double seconds, bool *by_time)
 {
     double ms = seconds * 1000.0;
-    rlimit = rlimit < 1 ? 1 : rlimit > 4000000000L ? 4000000000L : rlimit;
+    /* both within what an unsigned parameter holds */
+    ms = ms < 1 ? 1 : ms;
+    ms = ms > 4e9 ? 4e9 : ms;
+    rlimit = rlimit < 1 ? 1 : rlimit;
+    rlimit = rlimit > 4000000000L ? 4000000000L : rlimit;
     Z3_params prm = Z3_mk_params(z->ctx);
     Z3_params_inc_ref(z->ctx, prm);
-    Z3_params_set_uint(z->ctx, prm, Z3_mk_string_symbol(z->ctx, "timeout"),
-                       (unsigned)(ms < 1 ? 1 : ms > 4e9 ? 4e9 : ms));
+    Z3_params_set_uint(z->ctx, prm, Z3_mk_string_symbol(z->ctx, "timeout"), (unsigned)ms);
     Z3_params_set_uint(z->ctx, prm, Z3_mk_string_symbol(z->ctx, "rlimit"), (unsigned)rlimit);
     Z3_solver_set_params(z->ctx, z->solver, prm);
     Z3_params_dec_ref(z->ctx, prm);
@@ -109,8 +116,8 @@ static int ts_exact_run(ts_imodel *m, const ts_exact_opts *o, long *start, ts_ex
         if (!lit)
             return ts_fail(e, TS_ESYS, "solver: out of memory");
         bool by_time;
-        Z3_lbool res = ts_exact_check(z, lit, o->effort - spent, ts_exact_wall_left(o->budget),
-                                      &by_time);
+        Z3_lbool res =
+            ts_exact_check(z, lit, o->effort - spent, ts_exact_wall_left(o->budget), &by_time);
         if (res == Z3_L_UNDEF) {
             cut = true;
             /* the cap ended it: the record says timed_out (the answer depends on the machine) */
@@ -172,7 +179,7 @@ int ts_exact_search(const ts_placement *p, const ts_exact_opts *o, ts_schedule *
         goto out;
     ts_memspec ms = ts_memspec_fill(o->cap, p->ndevs, NULL, level);
     ts_imodel m;
-    if ((rc = ts_imodel_build(&m, &s, &ms, true, e)))
+    if ((rc = ts_exact_model_build(&m, &s, &ms, e)))
         goto out;
     r->run = true;
     rc = ts_exact_run(&m, o, start, r, e);
