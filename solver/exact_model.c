@@ -6,7 +6,7 @@
  *   instance: Z3 propagates it as a constraint of its own, where the integer sum of if-then-else
  *   terms that ts_imodel_build writes reaches the arithmetic solver only as fresh variables.
  * - The capacity is a constant, so the only integers left are the starts and H, and every
- *   arithmetic constraint is a difference constraint. ts_imodel_build's redundant load sums are
+ *   arithmetic constraint is a difference constraint: Z3's difference-logic solver decides them. ts_imodel_build's redundant load sums are
  *   left out: on the small-N set (tests/bench/exact_check.py) they cost 5-60% more Z3 units,
  *   and so did transitivity clauses over each device's orders (1.3 to 4 times more).
  * - Where a device's memory falls into pairs (a block and the one that frees it), the orders
@@ -276,6 +276,17 @@ int ts_exact_model_build(ts_imodel *m, const ts_iset *s, const ts_memspec *ms, t
         rc = ts_fail(e, TS_ESYS, "solver: out of memory");
         goto out;
     }
+    /* Every arithmetic atom is a difference of two integers (or a bound on one), so Z3's
+     * difference-logic solver (arith.solver 1) takes them. Measured on the small-N set: 1.2
+     * times the units of its general arithmetic where both prove quickly, 3.5 times fewer on the
+     * hardest proof (xshape, 4 devices, N 8, memory 1: 2.3e6 against 8.2e6), and 3 to 10 times
+     * less wall time. The parameter stays when exact.c sets each call's limits (Z3 merges a
+     * solver's parameters). */
+    Z3_params prm = Z3_mk_params(z->ctx);
+    Z3_params_inc_ref(z->ctx, prm);
+    Z3_params_set_uint(z->ctx, prm, Z3_mk_string_symbol(z->ctx, "arith.solver"), 1);
+    Z3_solver_set_params(z->ctx, z->solver, prm);
+    Z3_params_dec_ref(z->ctx, prm);
     rc = ts_z3_error(z, "encoding the exact search", e);
 out:
     free(q.lit);
