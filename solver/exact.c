@@ -12,6 +12,9 @@
  * (start, span, memory) as it was, so exclusivity and every running memory sum stay as they were.
  * A makespan the model refuses is therefore refused for every schedule.
  *
+ * The model is exact_model.c's, written for a proof (memory as pseudo-Boolean sums, the orders a
+ * capacity forces where a device's memory falls into pairs); the LNS (lns.c) keeps ts_imodel_build's.
+ *
  * Effort: each solver call is bounded by Z3's resource count (rlimit), the same on every machine;
  * a wall-clock cap stays behind it as a safety net, and when that cap ends a call the result says
  * so (it then depends on the machine). */
@@ -19,6 +22,7 @@
 #include <string.h>
 #include "ts_encode.h"
 #include "ts_exact.h"
+#include "ts_exact_model.h"
 
 /* Z3's resource count so far on z's solver (the statistic "rlimit count"), 0 when absent. */
 static long ts_exact_rcount(ts_z3 *z)
@@ -35,23 +39,29 @@ static long ts_exact_rcount(ts_z3 *z)
 }
 
 /* One check of lit within rlimit resource units and at most seconds of wall time. *by_time:
- * the wall-clock cap, not the resource count, ended an undecided call. */
+ * the wall-clock cap, not the resource count, ended an undecided call. Z3 names the resource
+ * limit "canceled" in some versions, so the count decides: a call that stopped short of its
+ * units was stopped by the clock. */
 static Z3_lbool ts_exact_check(ts_z3 *z, Z3_ast lit, long rlimit, double seconds, bool *by_time)
 {
     double ms = seconds * 1000.0;
+    /* both within what an unsigned parameter holds */
+    ms = ms < 1 ? 1 : ms;
+    ms = ms > 4e9 ? 4e9 : ms;
+    rlimit = rlimit < 1 ? 1 : rlimit;
+    rlimit = rlimit > 4000000000L ? 4000000000L : rlimit;
     Z3_params prm = Z3_mk_params(z->ctx);
     Z3_params_inc_ref(z->ctx, prm);
-    Z3_params_set_uint(z->ctx, prm, Z3_mk_string_symbol(z->ctx, "timeout"),
-                       (unsigned)(ms < 1 ? 1 : ms > 4e9 ? 4e9 : ms));
-    Z3_params_set_uint(z->ctx, prm, Z3_mk_string_symbol(z->ctx, "rlimit"),
-                       (unsigned)(rlimit < 1 ? 1 : rlimit > 4000000000L ? 4000000000L : rlimit));
+    Z3_params_set_uint(z->ctx, prm, Z3_mk_string_symbol(z->ctx, "timeout"), (unsigned)ms);
+    Z3_params_set_uint(z->ctx, prm, Z3_mk_string_symbol(z->ctx, "rlimit"), (unsigned)rlimit);
     Z3_solver_set_params(z->ctx, z->solver, prm);
     Z3_params_dec_ref(z->ctx, prm);
+    long before = ts_exact_rcount(z);
     Z3_lbool v = Z3_solver_check_assumptions(z->ctx, z->solver, 1, &lit);
     *by_time = false;
     if (v == Z3_L_UNDEF) {
         const char *why = Z3_solver_get_reason_unknown(z->ctx, z->solver);
-        *by_time = !why || !strstr(why, "resource");
+        *by_time = (!why || !strstr(why, "resource")) && ts_exact_rcount(z) - before < rlimit;
     }
     return v;
 }
@@ -74,6 +84,18 @@ static ts_schedule *ts_exact_schedule(const ts_iset *s, int n, const long *cap, 
     return sc;
 }
 
+/* Wall seconds one call may take: what is left of the meter's wall-clock cap (the safety net),
+ * never the budget's effort read as seconds. Z3's units per second fall with the machine's load,
+ * so a call timed by the effort left would end at a different place on a busy machine; its
+ * effort is the rlimit alone. A large number without a cap. */
+static double ts_exact_wall_left(const ts_budget *b)
+{
+    if (!b->m || b->m->wall <= 0)
+        return 1e6;
+    double left = b->m->wall - ts_clock_now();
+    return left > 0 ? left : 0;
+}
+
 /* The bounded search on a built model: first whether anything beats the incumbent (hi - 1; a
  * refusal there is the proof), then the lower bound, then bisection. */
 static int ts_exact_run(ts_imodel *m, const ts_exact_opts *o, long *start, ts_exact_res *r,
@@ -86,7 +108,7 @@ static int ts_exact_run(ts_imodel *m, const ts_exact_opts *o, long *start, ts_ex
         long spent = ts_exact_rcount(z) - base;
         if (spent >= o->effort || ts_budget_over(o->budget)) {
             cut = true;
-            r->timed_out = r->timed_out || spent < o->effort;
+            r->timed_out = r->timed_out || (o->budget->m && o->budget->m->wall_hit);
             break;
         }
         long v = first ? best - 1 : lo + (best - 1 - lo) / 2;
@@ -95,11 +117,14 @@ static int ts_exact_run(ts_imodel *m, const ts_exact_opts *o, long *start, ts_ex
         if (!lit)
             return ts_fail(e, TS_ESYS, "solver: out of memory");
         bool by_time;
-        Z3_lbool res = ts_exact_check(z, lit, o->effort - spent, ts_budget_call(o->budget, 0),
-                                      &by_time);
+        Z3_lbool res =
+            ts_exact_check(z, lit, o->effort - spent, ts_exact_wall_left(o->budget), &by_time);
         if (res == Z3_L_UNDEF) {
             cut = true;
+            /* the cap ended it: the record says timed_out (the answer depends on the machine) */
             r->timed_out = r->timed_out || by_time;
+            if (by_time && o->budget->m)
+                o->budget->m->wall_hit = true;
             break;
         }
         if (res == Z3_L_FALSE) {
@@ -155,7 +180,7 @@ int ts_exact_search(const ts_placement *p, const ts_exact_opts *o, ts_schedule *
         goto out;
     ts_memspec ms = ts_memspec_fill(o->cap, p->ndevs, NULL, level);
     ts_imodel m;
-    if ((rc = ts_imodel_build(&m, &s, &ms, true, e)))
+    if ((rc = ts_exact_model_build(&m, &s, &ms, e)))
         goto out;
     r->run = true;
     rc = ts_exact_run(&m, o, start, r, e);

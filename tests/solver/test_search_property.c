@@ -268,7 +268,7 @@ static void test_random_per_device(void **state)
  * within cap. The shortest makespan, or -1 when nothing fits. */
 static long brute_force(const ts_placement *p, int n, const long *cap)
 {
-    int ni = p->nblocks * n, D = p->ndevs, cnt[3] = {0}, pos[12], perm[3][12], idx[3][12];
+    int ni = p->nblocks * n, D = p->ndevs, cnt[3] = {0}, pos[24], perm[3][12], idx[3][12];
     for (int x = 0; x < ni; x++)
         idx[p->blocks[x % p->nblocks].devices[0]][cnt[p->blocks[x % p->nblocks].devices[0]]++] = x;
     long best = -1;
@@ -389,12 +389,68 @@ static void test_exact_against_brute_force(void **state)
     assert_true(improved >= 10);
 }
 
+/* The same on tiny pipelines whose memory falls into pairs (the exact model's held-memory
+ * orders, exact_model.c): per device an allocating forward and the backward that frees it
+ * (F0 F1 on devices 0 and 1, then B1 B0), a block without memory on device 0, random spans and
+ * delays, an edge of distance 1 now and then, a capacity of 1 to 3 per device (1: no two
+ * allocations together), two micro-batches (brute force tries 6! x 4! orders). */
+static void test_exact_pairs_against_brute_force(void **state)
+{
+    (void)state;
+    uint64_t seed = 2026;
+    int proven = 0, above = 0;
+    for (int iter = 0; iter < 40; iter++) {
+        int n = 2, mem = rint_(&seed, 1, 2);
+        ts_placement *p = ts_placement_new("pairs", 2);
+        static const char *const ids[] = {"F0", "F1", "B1", "B0", "X"};
+        static const int dev[] = {0, 1, 1, 0, 0};
+        for (int i = 0; i < 5; i++) {
+            int m = i == 4 ? 0 : i < 2 ? mem : -mem;
+            ts_placement_add_block(p, ids[i], i < 2 ? TS_KIND_FORWARD : TS_KIND_BACKWARD,
+                                   rint_(&seed, 1, 3), m, 1, &dev[i]);
+        }
+        for (int i = 0; i < 3; i++)
+            ts_placement_add_edge(p, i, i + 1, rint_(&seed, 0, 1), 0);
+        ts_placement_add_edge(p, 0, 4, 0, 0);
+        if (rint_(&seed, 0, 2) == 0)
+            ts_placement_add_edge(p, 3, 0, 0, 1);
+        long cap[2] = {mem * rint_(&seed, 1, 3), mem * rint_(&seed, 1, 2)};
+        long opt = brute_force(p, n, cap);
+        assert_true(opt > 0);
+        ts_meter m;
+        ts_meter_init(&m, 0);
+        ts_budget b;
+        ts_budget_init(&b, &m, 60);
+        ts_exact_opts eo = {n, cap, 0, opt + rint_(&seed, 0, 3), 50000000L, &b};
+        ts_schedule *better = NULL;
+        ts_exact_res r;
+        ts_err e = {0};
+        assert_int_equal(ts_exact_search(p, &eo, &better, &r, &e), TS_OK);
+        assert_true(r.run);
+        if (r.proven) {
+            proven++;
+            if (r.best != opt)
+                fail_msg("iter %d: the exact search proves %ld, brute force finds %ld", iter,
+                         r.best, opt);
+        }
+        if (better) {
+            assert_int_equal(tu_valid_range(better, n, n), 0);
+            above += eo.hi > opt;
+            ts_schedule_free(better);
+        }
+        ts_placement_free(p);
+    }
+    assert_true(proven >= 38);
+    assert_true(above >= 10);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_placements),
         cmocka_unit_test(test_random_per_device),
         cmocka_unit_test(test_exact_against_brute_force),
+        cmocka_unit_test(test_exact_pairs_against_brute_force),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
