@@ -13,7 +13,7 @@
  * A makespan the model refuses is therefore refused for every schedule.
  *
  * The model is exact_model.c's, written for a proof (memory as pseudo-Boolean sums, the orders a
- * capacity forces where a device's memory falls into pairs); the LNS (lns.c) keeps ts_imodel_build's.
+ * capacity forces where a device's memory falls into pairs); lns.c keeps ts_imodel_build's.
  *
  * Effort: each solver call is bounded by Z3's resource count (rlimit), the same on every machine;
  * a wall-clock cap stays behind it as a safety net, and when that cap ends a call the result says
