@@ -21,6 +21,7 @@
 #include "ts_exact.h"
 #include "ts_improve.h"
 #include "ts_lns.h"
+#include "ts_rows.h"
 #include "ts_shard.h"
 #include "ts_search_ctx.h"
 
@@ -44,21 +45,10 @@
 #define TS_AUTO_LNS_SHARE 0.3
 #define TS_AUTO_LNS_WINDOW 0.05
 
-/* Shares of the time limit for the searches, in the order they run: each may use up to this
- * fraction of the whole limit (never more than what is left). The methods are called directly:
- * ts_search (dispatch.c) has checked the request already, and calls auto, so auto does not call
- * back into it. */
-static const struct {
-    ts_method method;
-    int (*run)(const ts_placement *, const ts_search_opts *, ts_schedule **, ts_search_stats *,
-               ts_err *);
-    double share;
-} ts_auto_searches[] = {
-    /* first: quick, and its refusal names the memory a schedule needs */
-    {TS_METHOD_FAST, ts_search_fast, 0.15},
-    {TS_METHOD_MODULO, ts_search_modulo, 0.30},
-    {TS_METHOD_LAZY, ts_search_lazy, 0.15},
-};
+/* The searches are compare's rows (ts_rows.h): each runs with the very request compare's row for
+ * its method makes, on a meter and under a wall-clock cap of its own, so the schedule auto
+ * measures is the one compare prints. Their effort is counted on auto's meter, and auto's own
+ * budget and cap move on by what each row took, so the rest of auto keeps its own time limit. */
 
 /* Then modulo with r micro-batches per period (on the r-fold, ts_fold.h), for this share each,
  * while the best schedule is above the bound. */
@@ -91,7 +81,13 @@ typedef struct {
     bool improve_cut; /* the time limit, not the effort, ended an improvement slice */
     bool exact_proven; /* the exact search proved the best makespan minimal */
     bool effort_cut; /* a candidate's search stopped on its effort */
+    const ts_search_opts *req; /* the request as given: compare's rows are built from it */
+    double rowcap; /* seconds of each row's wall-clock cap (<= 0: none) */
+    double rows_spent; /* effort units the rows spent (theirs, outside auto's own budget) */
 } ts_auto;
+
+static int ts_auto_run(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
+                       ts_search_stats *st, double *rows_spent, ts_err *e);
 
 static void ts_auto_cand_free(ts_auto_cand *x)
 {
@@ -269,71 +265,67 @@ static void ts_auto_unsharded(ts_auto *a)
             ts_auto_pauses(a, &u, r);
         ts_schedule_free(r);
     }
-    const ts_search_ctx *c = a->c;
+    ts_search_ctx *c = a->c;
     ts_search_opts so = *c->o;
     so.progress = NULL;
     so.micro_batches = a->n;
     so.time_limit = fmin(TS_AUTO_UNSHARDED_SHARE * c->o->time_limit, ts_budget_left(&c->budget));
     so.meter = c->meter;
+    /* its time limit is its effort (its rows get as much each) */
+    so.effort = 0;
     ts_schedule *s = NULL, *r = NULL;
     ts_search_stats st;
-    if (!ts_auto_done(a) && so.time_limit >= 0.05 &&
-        ts_search_auto(u.reduced, &so, &s, &st, &e) == TS_OK &&
-        ts_schedule_at(s, a->n, true, &r, &e) == TS_OK)
+    double rows_spent = 0;
+    int rc = !ts_auto_done(a) && so.time_limit >= 0.05
+                 ? ts_auto_run(u.reduced, &so, &s, &st, &rows_spent, &e)
+                 : TS_ENOANSWER;
+    /* its rows' effort is theirs, as auto's own rows' is (ts_auto_searches_run) */
+    if (c->budget.deadline > 0)
+        c->budget.deadline += rows_spent / TS_EFFORT_PER_SECOND;
+    a->rows_spent += rows_spent;
+    if (rc == TS_OK && ts_schedule_at(s, a->n, true, &r, &e) == TS_OK)
         ts_auto_pauses(a, &u, r);
     ts_schedule_free(s);
     ts_schedule_free(r);
     ts_unshard_free(&u);
 }
 
+/* Compare's search rows, one after the other, each offered at N. A row that cannot take the
+ * request says why (auto's own refusal when nothing fits), and a proof that no schedule fits the
+ * memory ends the rows. */
 static void ts_auto_searches_run(ts_auto *a)
 {
     ts_search_ctx *c = a->c;
-    long total = (long)(sizeof ts_auto_searches / sizeof ts_auto_searches[0]);
-    double limit = c->o->time_limit > 0 ? c->o->time_limit : TS_AUTO_DEFAULT_LIMIT;
-    for (size_t i = 0; i < sizeof ts_auto_searches / sizeof ts_auto_searches[0]; i++) {
-        ts_method m = ts_auto_searches[i].method;
-        /* lazy enumerates offsets: cheap only on small placements, unless nothing else has
-         * answered (on a huge placement its construction still may, given the time left) */
-        bool last_resort = !a->pool[0].at && m == TS_METHOD_LAZY;
-        if (m == TS_METHOD_LAZY && (c->p->ndevs > 8 || c->p->nblocks > 24) && !last_resort)
-            continue;
-        if (ts_auto_done(a))
-            return;
-        ts_ctx_progress(c, TS_PHASE_SEARCHES, (long)i, total, -1, true);
-        ts_search_opts so = *c->o;
-        so.method = m;
-        so.progress = NULL;
-        so.meter = c->meter;
-        so.time_limit = last_resort
-                            ? 0.8 * ts_budget_left(&c->budget)
-                            : fmin(ts_auto_searches[i].share * limit, ts_budget_left(&c->budget));
-        if (so.time_limit < 0.05)
-            return;
+    for (int i = 0; i < ts_search_row_count() && !ts_auto_done(a); i++) {
+        ts_method m = ts_search_row_method(i);
+        ts_ctx_progress(c, TS_PHASE_SEARCHES, i, ts_search_row_count(), -1, true);
         ts_schedule *s = NULL, *at;
         ts_search_stats st;
         ts_err e = {0};
-        double t0 = ts_ctx_elapsed(c), e0 = c->meter->spent;
-        int rc = ts_auto_searches[i].run(c->p, &so, &s, &st, &e);
+        double t0 = ts_ctx_elapsed(c), e0 = c->meter->spent, spent = 0;
+        int rc = ts_search_row_run(c->p, a->req, m, a->rowcap, &s, &st, &spent, &e);
+        /* the row's effort and wall time are its own: auto's budget and cap move on by them */
+        ts_meter_spend(c->meter, spent);
+        a->rows_spent += spent;
+        if (c->budget.deadline > 0)
+            c->budget.deadline += spent / TS_EFFORT_PER_SECOND;
+        if (c->meter->wall > 0)
+            c->meter->wall += ts_ctx_elapsed(c) - t0;
+        c->meter->wall_hit = c->meter->wall_hit || st.timed_out;
         a->effort_cut = a->effort_cut || st.effort_out;
-        if (rc != TS_OK || !s)
-            ts_auto_log(a, ts_method_name(m), -1, t0, e0);
-        if (rc != TS_OK || !s) {
-            if (!a->why.code)
-                a->why = e;
-            if (st.min_memory >= 0 && a->min_memory < 0)
-                a->min_memory = st.min_memory;
-            ts_schedule_free(s);
-            if (rc == TS_ENOANSWER && st.min_memory >= 0)
-                return; /* proven: no schedule fits the memory */
-            continue; /* a method that cannot take this request: the next may */
-        }
-        long mk = ts_auto_measure(a, s, &at);
+        long mk = rc == TS_OK && s ? ts_auto_measure(a, s, &at) : -1;
         ts_auto_log(a, ts_method_name(m), mk, t0, e0);
-        if (mk >= 0)
+        if (mk >= 0) {
             ts_auto_offer(a, at, s, mk, ts_method_name(m), &st);
-        else
-            ts_schedule_free(s);
+            continue;
+        }
+        ts_schedule_free(s);
+        if (rc != TS_OK && !a->why.code)
+            a->why = e;
+        if (rc != TS_OK && st.min_memory >= 0 && a->min_memory < 0)
+            a->min_memory = st.min_memory;
+        if (rc == TS_ENOANSWER && st.min_memory >= 0)
+            return; /* proven: no schedule fits the memory */
     }
 }
 
@@ -539,10 +531,13 @@ static ts_schedule *ts_auto_finish(ts_auto *a)
     return out;
 }
 
-int ts_search_auto(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
-                   ts_search_stats *st, ts_err *e)
+/* ts_search_auto; *rows_spent receives the effort its rows spent (ts_auto_unsharded's inner
+ * auto: the outer one's budget moves on by it, as by its own rows'). */
+static int ts_auto_run(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
+                       ts_search_stats *st, double *rows_spent, ts_err *e)
 {
     ts_search_ctx c;
+    *rows_spent = 0;
     ts_search_opts local = *o;
     char mem[64] = "without a memory limit";
     if (local.time_limit <= 0)
@@ -558,6 +553,8 @@ int ts_search_auto(const ts_placement *p, const ts_search_opts *o, ts_schedule *
     a.min_memory = -1;
     a.n = o->micro_batches > 0 ? o->micro_batches : TS_DEFAULT_MICRO_BATCHES;
     a.cap = c.cap;
+    a.req = o;
+    a.rowcap = c.meter->wall > 0 ? c.meter->wall - ts_clock_now() : 0;
     double t0 = ts_clock_now();
     a.bound = ts_bound_value(p, a.n, a.cap);
     t0 = ts_ctx_lap(&c, TS_PHASE_BOUNDS, t0);
@@ -591,5 +588,13 @@ int ts_search_auto(const ts_placement *p, const ts_search_opts *o, ts_schedule *
     c.st->effort_out = a.effort_cut && !c.st->optimal;
     for (int k = 0; k < TS_AUTO_POOL; k++)
         ts_auto_cand_free(&a.pool[k]);
+    *rows_spent = a.rows_spent;
     return ts_ctx_end(&c, rc, *out);
+}
+
+int ts_search_auto(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
+                   ts_search_stats *st, ts_err *e)
+{
+    double rows_spent;
+    return ts_auto_run(p, o, out, st, &rows_spent, e);
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "sweep.h"
 #include "ts_clock.h"
+#include "ts_methods.h"
 
 #define MAX_ARGS 32
 #define MAX_OUTPUT (4L << 20) /* a summary is a few hundred bytes; more is not a summary */
@@ -253,7 +254,10 @@ int ts_sweep_job_start(ts_sweep_job *j, const ts_sweep_point *p, const ts_sweep_
     /* Also here, so that a kill right after fork reaches the group. */
     setpgid(pid, pid);
     j->pid = pid;
-    ts_watch_start(&j->watch, pid, true, o->time_limit, 1);
+    /* auto takes a cap of the time limit for each of compare's rows it runs, then its own */
+    ts_method m = TS_METHOD_LAZY;
+    ts_method_parse(p->method, &m);
+    ts_watch_start(&j->watch, pid, true, o->time_limit, ts_method_caps(m));
     return TS_OK;
 }
 

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "ts_clock.h"
+#include "ts_methods.h"
 #include "ts_results.h"
 
 /* Moves all len bytes through the pipe, writing when out, reading otherwise; false on an error
@@ -83,7 +84,10 @@ void ts_compare_row_run_guarded(const ts_compare_opts *o, const char *name, ts_c
     }
     close(fds[1]);
     ts_watch w;
-    ts_watch_start(&w, pid, false, o->time_limit, 1);
+    /* auto takes a cap for each row it runs, then one for itself */
+    ts_method m = TS_METHOD_LAZY;
+    ts_method_parse(name, &m);
+    ts_watch_start(&w, pid, false, o->time_limit, ts_method_caps(m));
     bool ready = ts_watch_wait_fd(&w, fds[0]);
     bool ok = ready && ts_compare_receive(fds[0], r);
     if (!ok)

@@ -8,6 +8,9 @@
 #include "ts_json.h"
 #include "ts_methods.h"
 #include "ts_results.h"
+#ifdef TS_HAVE_SOLVER
+#include "ts_rows.h"
+#endif
 
 bool ts_compare_is_search(const char *name)
 {
@@ -118,16 +121,20 @@ static void ts_compare_search_status(const ts_search_stats *st, ts_compare_row *
 
 static void ts_compare_search(const ts_compare_opts *o, const char *name, ts_compare_row *r)
 {
-    ts_search_opts so;
-    ts_search_opts_init(&so);
-    ts_method_parse(name, &so.method);
-    so.has_memory = o->has_memory;
-    so.memory = o->memory;
+    /* the request the table was asked for; each row's own is built from it the one way auto
+     * builds its candidates (ts_search_row_opts), which is why auto never loses to a row */
+    ts_search_opts req, so;
+    ts_search_opts_init(&req);
+    req.has_memory = o->has_memory;
+    req.memory = o->memory;
     if (o->has_memory && o->ncap == o->p->ndevs && o->ncap > 1)
-        ts_search_opts_memory(&so, o->cap, o->ncap);
-    so.micro_batches = o->n;
-    so.time_limit = o->time_limit;
-    so.effort = o->effort;
+        ts_search_opts_memory(&req, o->cap, o->ncap);
+    req.micro_batches = o->n;
+    req.time_limit = o->time_limit;
+    req.effort = o->effort;
+    ts_method m = TS_METHOD_AUTO;
+    ts_method_parse(name, &m);
+    ts_search_row_opts(&req, m, &so);
     so.progress = o->progress;
     so.progress_ud = o->progress_ud;
     ts_search_stats st;

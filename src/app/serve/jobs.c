@@ -19,6 +19,7 @@
 #include <sys/prctl.h>
 #endif
 #include "ts_clock.h"
+#include "ts_methods.h"
 #include "ts_results.h"
 #include "ts_serve.h"
 
@@ -400,12 +401,25 @@ static void ts_jobs_send(ts_jobs *js, long id, pid_t pid, int fd, const ts_api_r
     pthread_mutex_unlock(&js->mu);
 }
 
+/* The caps of the time limit a search by this name takes in turn (auto: one per row it runs,
+ * then its own); 1 for a baseline. */
+static int ts_jobs_caps(const char *name)
+{
+    ts_method m;
+    return ts_method_parse(name, &m) == 0 ? ts_method_caps(m) : 1;
+}
+
 /* The searches a job runs, each under its time limit: the watchdog gives it that many. */
 static int ts_jobs_searches(const ts_api_request *rq)
 {
-    return rq->job == TS_JOB_COMPARE  ? (rq->nmethods ? rq->nmethods : 6)
-           : rq->job == TS_JOB_WHATIF ? rq->nvalues
-                                      : 1;
+    int n = 0;
+    for (int i = 0; rq->job == TS_JOB_COMPARE && i < rq->nmethods; i++)
+        n += ts_jobs_caps(rq->methods[i]);
+    if (rq->job == TS_JOB_COMPARE && rq->nmethods == 0)
+        n = 6 - 1 + ts_method_caps(TS_METHOD_AUTO); /* the default list: auto takes its caps */
+    return rq->job == TS_JOB_COMPARE  ? n
+           : rq->job == TS_JOB_WHATIF ? rq->nvalues * ts_jobs_caps(rq->method)
+                                      : ts_jobs_caps(rq->method);
 }
 
 int ts_jobs_start(ts_jobs *js, const ts_api_request *rq, long *id, ts_err *e)
