@@ -298,6 +298,9 @@ static void ts_auto_searches_run(ts_auto *a)
     ts_search_ctx *c = a->c;
     for (int i = 0; i < ts_search_row_count() && !ts_auto_done(a); i++) {
         ts_method m = ts_search_row_method(i);
+        /* a row compare's default table leaves out, unless nothing else has answered */
+        if (a->pool[0].at && ts_search_row_skip(c->p, m))
+            continue;
         ts_ctx_progress(c, TS_PHASE_SEARCHES, i, ts_search_row_count(), -1, true);
         ts_schedule *s = NULL, *at;
         ts_search_stats st;

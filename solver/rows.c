@@ -32,6 +32,18 @@ ts_method ts_search_row_method(int i)
     return ts_rows[i];
 }
 
+const char *ts_search_row_skip(const ts_placement *p, ts_method m)
+{
+    /* lazy enumerates offsets: beyond this, one row of it takes minutes of wall time for its
+     * effort (xshape on 32 devices: 87 s for 10 s of effort on a loaded machine) and gives the
+     * longest schedule of the table (1302 against 344) */
+    if (m == TS_METHOD_LAZY && (p->ndevs > TS_SEARCH_ROW_LAZY_DEVS ||
+                                p->nblocks > TS_SEARCH_ROW_LAZY_BLOCKS))
+        return "not run by default on more than 8 devices or 24 blocks: lazy enumerates "
+               "offsets (auto's rule; --methods lazy runs it)";
+    return NULL;
+}
+
 void ts_search_row_opts(const ts_search_opts *req, ts_method m, ts_search_opts *row)
 {
     ts_search_opts_init(row);

@@ -13,6 +13,12 @@
  * them). */
 int ts_search_row_count(void);
 ts_method ts_search_row_method(int i);
+/* Where a row is left out of compare's default table, and so out of auto's candidates (unless
+ * nothing else has answered): lazy beyond these sizes. */
+#define TS_SEARCH_ROW_LAZY_DEVS 8
+#define TS_SEARCH_ROW_LAZY_BLOCKS 24
+/* Why method m's row is not run by default on p (static text), or NULL when it is. */
+const char *ts_search_row_skip(const ts_placement *p, ts_method m);
 /* Method m's row for the request req: its memory (per device too), N, time limit (none: the
  * row default) and effort, every other option at its default. compare's row and auto's
  * candidate for m are this one request. */

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # auto never loses to a row of its own `tessel compare` (issue 23, part 2): its portfolio holds
-# every fitting baseline, full's greedy start ("full (greedy)" in compare), fast, modulo and lazy,
-# so on the issue's two hand-written placements its makespan at N is no longer than any row that
-# fits: an 8-stage GPT whose first and last stages are heavier (embedding, LM head) at memory 4,
-# and two encoder towers feeding a decoder on 6 devices at memory 6, N = 128. Then --gap: a
+# every fitting baseline, full's greedy start, and compare's search rows (fast, modulo, lazy,
+# full) each run with the very request compare's row makes (solver/rows.c), so its makespan at N
+# is no longer than any row that fits, and each search row it ran has compare's makespan. Cases:
+# the issue's hand-written placements (an 8-stage GPT whose first and last stages are heavier at
+# memory 4; two encoder towers feeding a decoder on 6 devices at memory 6, N = 128), nnshape and
+# mshape on 8 devices at memory 10, N = 32 (the quality matrix's), and a few more. Then --gap: a
 # search allowed a 50% gap returns as soon as a candidate is within it, and the record lists what
 # it tried (portfolio, with each candidate's effort, and its seconds under search_seconds).
 . "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
@@ -13,27 +15,63 @@ fix=$2/fixtures
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# compare's rows as CSV; prints "auto_makespan best_other_fitting_row_makespan best_row_name".
-rows() { # placement memory N
-  "$tessel" compare "$1" --memory "$2" -n "$3" --time-limit 600 --effort 1e6 --csv \
+# compare's rows as CSV and auto's own record at the same request; prints "auto_makespan
+# best_other_fitting_row best_row_name lower_bound same", where same is "yes" when every search
+# row that auto's portfolio ran has there the makespan compare printed (the same request gives
+# the same schedule: solver/rows.c), "no:ROW" otherwise. Rows measured at another N are left out.
+rows() { # placement-args memory N
+  local pa=$1 effort=${EFFORT:-1e6}
+  # shellcheck disable=SC2086
+  "$tessel" compare $pa --memory "$2" -n "$3" --time-limit 600 --effort "$effort" --csv \
     >"$tmp/rows.csv" 2>"$tmp/rows.err" || { echo "compare exit $?: $(head -c 300 "$tmp/rows.err")"; return 1; }
-  python3 - "$tmp/rows.csv" <<'PY'
-import csv, sys
-rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["makespan"]]
+  # shellcheck disable=SC2086
+  "$tessel" search $pa --memory "$2" -n "$3" --method auto --time-limit 600 --effort "$effort" \
+    --json >"$tmp/rows.json" 2>"$tmp/rows.err" || { echo "search exit $?: $(head -c 300 "$tmp/rows.err")"; return 1; }
+  python3 - "$tmp/rows.csv" "$tmp/rows.json" <<'PY'
+import csv, json, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["makespan"] and "(at N" not in r["status"]]
 auto = [int(r["makespan"]) for r in rows if r["method"] == "auto"]
 others = [(int(r["makespan"]), r["method"]) for r in rows if r["method"] != "auto" and r["fits"] == "yes"]
 best = min(others)
-print(auto[0] if auto else -1, best[0], best[1].replace(" ", "_"))
+ran = {x["source"]: x["makespan"] for x in json.load(open(sys.argv[2]))["portfolio"]}
+same = "yes"
+for r in rows:
+    name = r["method"].split(" ")[0]
+    # auto drops a schedule that overflows the memory (its portfolio lists it without makespan)
+    want = int(r["makespan"]) if r["fits"] in ("yes", "") else None
+    if r["source"] in ("search", "greedy") and name != "auto" and name in ran:
+        if ran[name] != want:
+            same = f"no:{name}:{ran[name]}:{r['makespan']}"
+print(auto[0] if auto else -1, best[0], best[1].replace(" ", "_"), rows[0]["lower_bound"], same)
 PY
 }
 
-for c in "gpt8_uneven 4 32" "two_tower6 6 128"; do
-  read -r name mem n <<<"$c"
-  out=$(rows "$fix/$name.json" "$mem" "$n") || { fail_case "$name: compare" "$out"; continue; }
-  read -r auto best who <<<"$out"
-  check "$name: auto ($auto) <= every fitting compare row (best $who: $best)" \
+# The issue's two hand-written placements, then the quality matrix's hardest shapes at 8 devices
+# (memory D + 2), a V placement at V-Half's memory, a capacity per device, a tight memory; and
+# two at an effort that cuts lazy (where a row given another effort than compare's would differ).
+while read -r pa mem n effort; do
+  [[ -n $pa ]] || continue
+  pa=${pa//FIX/$fix}
+  pa=${pa//:/ }
+  name=$(echo "$pa" | sed 's/--placement //; s/ --ndevs /x/; s|.*/||; s/.json//')
+  out=$(EFFORT=$effort rows "$pa" "$mem" "$n") || { fail_case "$name: compare" "$out"; continue; }
+  read -r auto best who lb same <<<"$out"
+  # AUTO_ROWS_PRINT=1: the figures, for a report
+  [[ -n ${AUTO_ROWS_PRINT:-} ]] && echo "$name m$mem N$n: auto $auto, best other row $who $best, LB $lb, rows same: $same"
+  check "$name m$mem N$n: auto ($auto) <= every fitting compare row (best $who: $best, LB $lb)" \
     test "$auto" -gt 0 -a "$auto" -le "$best"
-done
+  check_eq "$name m$mem N$n: auto's search rows are compare's rows" yes "$same"
+done <<CASES
+FIX/gpt8_uneven.json 4 32 1e6
+FIX/two_tower6.json 6 128 1e6
+--placement:nnshape:--ndevs:8 10 32 1e6
+--placement:mshape:--ndevs:8 10 32 1e6
+--placement:kshape:--ndevs:4 3 8 3e5
+--placement:kshape:--ndevs:8 4 16 2e5
+--placement:xshape:--ndevs:4 6 12 3e5
+--placement:vshape_v_zb:--ndevs:8 20 16 3e5
+FIX/uneven6_placement.json 9,4,4,4,4,4 32 3e5
+CASES
 
 # The greedy start is one of auto's candidates: on the GPT it is listed with its makespan.
 "$tessel" search "$fix/gpt8_uneven.json" --memory 4 -n 32 --method auto --effort 1e6 \

@@ -281,7 +281,8 @@ static ts_compare_opts ts_cmp_opts(const ts_cmp_args *a, const ts_placement *p)
                              .cap = a->cap,
                              .ncap = a->cap ? p->ndevs : 0,
                              .time_limit = a->limit,
-                             .effort = a->effort};
+                             .effort = a->effort,
+                             .default_rows = !a->methods};
 }
 
 static int ts_cmp_run(const ts_cmp_args *a, const ts_placement *p, char names[][24], int nnames,

@@ -131,7 +131,8 @@ int ts_py_op_compare(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e)
                          .memory = memory,
                          .cap = &memory,
                          .ncap = has_memory ? 1 : 0,
-                         .time_limit = limit};
+                         .time_limit = limit,
+                         .default_rows = !listed};
     ts_compare_row rows[TS_PY_CMP_MAX];
     ts_bound lb;
     int nrows = ts_py_cmp_run(&o, names, nnames, listed, rows, &lb);

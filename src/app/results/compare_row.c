@@ -175,6 +175,14 @@ void ts_compare_row_run(const ts_compare_opts *o, const char *name, ts_compare_r
         return;
     }
 #ifdef TS_HAVE_SOLVER
+    ts_method m;
+    const char *skip = o->default_rows && ts_method_parse(name, &m) == 0
+                           ? ts_search_row_skip(o->p, m)
+                           : NULL;
+    if (skip) {
+        snprintf(r->status, sizeof r->status, "%s", skip);
+        return;
+    }
     ts_compare_search(o, name, r);
 #else
     strcpy(r->status, "unavailable: this build has no solver (Z3 was not found)");

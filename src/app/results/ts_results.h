@@ -126,6 +126,9 @@ typedef struct {
     double effort;
     /* Keep the summary JSON and the schedule in the row. */
     bool keep;
+    /* The default table (every baseline that fits, every method): a search row that auto leaves
+     * out of its candidates there is shown with why, not run (ts_search_row_skip, ts_rows.h) */
+    bool default_rows;
     ts_compare_progress_fn progress;
     void *progress_ud;
 } ts_compare_opts;

@@ -163,6 +163,7 @@ static void ts_wrow(ts_wctx *w, const ts_api_request *rq, const char *name, ts_c
                          .ncap = rq->has_memory ? rq->nmemory : 0,
                          .time_limit = rq->time_limit,
                          .keep = true,
+                         .default_rows = rq->nmethods == 0,
                          .progress = ts_wprogress,
                          .progress_ud = w};
     snprintf(w->step, sizeof w->step, "%s", name);
