@@ -471,6 +471,18 @@ static void ts_auto_lns(ts_auto *a)
     }
 }
 
+/* The budget the exact search runs under: auto's, less its deadline. Its effort is its own (Z3
+ * units, ts_exact_opts), and the exact search reads what is left of a deadline as a wall-clock
+ * timeout of each Z3 call, which a loaded machine reaches before the units run out (the same
+ * request then proved optimal quiet and not loaded). Without the deadline, only the meter's
+ * wall-clock cap, between calls, stops it early (timed_out). */
+static ts_budget ts_auto_exact_budget(const ts_auto *a)
+{
+    ts_budget b = a->c->budget;
+    b.deadline = 0;
+    return b;
+}
+
 /* The exact search at N on small instance counts (exact.c), below the best so far, for an
  * effort in Z3 resource units that the time limit sets: a shorter schedule joins the pool, and a
  * refusal of every shorter makespan proves the best optimal. */
@@ -480,8 +492,9 @@ static void ts_auto_exact(ts_auto *a)
     ts_auto_cand *x = &a->pool[0];
     if (!x->at || x->makespan <= a->bound || !ts_exact_affordable(c->p, a->n) || ts_ctx_over(c))
         return;
+    ts_budget eb = ts_auto_exact_budget(a);
     ts_exact_opts eo = {a->n, a->cap, a->bound, x->makespan,
-                        (long)(TS_EXACT_EFFORT_PER_SECOND * c->o->time_limit), &c->budget};
+                        (long)(TS_EXACT_EFFORT_PER_SECOND * c->o->time_limit), &eb};
     ts_exact_res r;
     ts_schedule *s = NULL, *at;
     ts_err e = {0};

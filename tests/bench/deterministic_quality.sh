@@ -1,26 +1,34 @@
 #!/usr/bin/env bash
-# The quality benchmark's cases, each searched twice by auto at the benchmark's time limit: once
-# quiet, once with a busy loop on another core; the schedule files are compared byte for byte
-# but for search_seconds (wall time). Prints one line per case (same / DIFFERENT, and "cap" when
-# the wall-clock cap cut either run, which is when a difference may come) and a summary line.
-# A figure-printing benchmark (tests/cli/deterministic.sh is the suite's check, at a small effort).
+# The quality benchmark's cases (tests/bench/quality.sh, every set QUALITY_SETS names: matrix, v,
+# small, scale by default), each searched twice by auto: once as the machine is, once with a busy
+# loop on another core; the schedule files are compared byte for byte but for search_seconds
+# (wall time). Prints one line per case (same / DIFFERENT, and "cap" when the wall-clock cap cut
+# either run, which is the only way a difference may come) and a summary line per set and over
+# all. A figure-printing benchmark (tests/cli/deterministic.sh is the suite's check).
 #
 # usage: tests/bench/deterministic_quality.sh TESSEL_BIN [TIME_LIMIT]   (10 s)
-# QUALITY_SHAPES / QUALITY_DEVS / QUALITY_NS narrow the matrix (memory D + 2), as in quality.sh.
+# DET_CAP=S: both runs spend TIME_LIMIT's effort (1.2e5 units a second) under a wall-clock cap
+# of S seconds instead (a lifted cap: on a machine shared with other work, the runs then show
+# whether the effort alone decides the schedule). Without it, the default: --time-limit
+# TIME_LIMIT, the effort and the cap together, and the summary counts the cases the cap cut.
+# QUALITY_SETS, QUALITY_SHAPES / QUALITY_DEVS / QUALITY_NS and the other QUALITY_ variables
+# narrow the cases as in quality.sh.
 set -u
-tessel=${1:?usage: deterministic_quality.sh TESSEL_BIN [TIME_LIMIT]}
-limit=${2:-10}
-shapes=${QUALITY_SHAPES:-vshape xshape mshape nnshape kshape}
-devs=${QUALITY_DEVS:-4 8 16 32}
-ns=${QUALITY_NS:-8 32 128}
-tmp=$(mktemp -d)
-busy=
-trap '[[ -n $busy ]] && kill "$busy" 2>/dev/null; rm -rf "$tmp"' EXIT
-# Runs one search into $1 and leaves $1.cmp (the file without search_seconds); prints timed_out.
-one() {
-  "$tessel" search --placement "$2" --ndevs "$3" -n "$4" --memory $(($3 + 2)) --method auto \
-    --time-limit "$limit" -o "$1" >/dev/null 2>&1 || { echo error; return; }
-  python3 - "$1" <<'PY'
+if [[ ${1:-} == --one ]]; then
+  # one case, run by quality.sh: --one TESSEL LIMIT CAP TMP SET SHAPE D N MEMORY PLACEMENT-ARGS...
+  shift
+  tessel=$1 limit=$2 cap=$3 tmp=$4 set=$5 shape=$6 D=$7 N=$8 mem=$9
+  shift 9
+  if [[ $cap != - ]]; then
+    budget=(--effort "$(python3 -c "print(int($limit * 120000))")" --time-limit "$cap")
+  else
+    budget=(--time-limit "$limit")
+  fi
+  # Runs one search into $1 and leaves $1.cmp (the file without search_seconds); prints cap or -.
+  one() {
+    "$tessel" search "$@" -n "$N" --memory "$mem" --method auto "${budget[@]}" -o "$out" \
+      >/dev/null 2>&1 || { echo error; return; }
+    python3 - "$out" <<'PY'
 import json, sys
 f = sys.argv[1]
 t = open(f).read()
@@ -28,23 +36,58 @@ a = t.index('"search_seconds"')
 open(f + ".cmp", "w").write(t[:a] + t[t.index("}", a) + 1:])
 print("cap" if json.loads(t)["search"]["timed_out"] else "-")
 PY
-}
-same=0 diff=0 cut=0 n=0
-for shape in $shapes; do
-  for D in $devs; do
-    for N in $ns; do
-      q=$(one "$tmp/q.json" "$shape" "$D" "$N")
-      (while :; do :; done) &
-      busy=$!
-      l=$(one "$tmp/l.json" "$shape" "$D" "$N")
-      kill "$busy"
-      wait "$busy" 2>/dev/null
-      busy=
-      n=$((n + 1))
-      if cmp -s "$tmp/q.json.cmp" "$tmp/l.json.cmp"; then r=same; same=$((same + 1)); else r=DIFFERENT; diff=$((diff + 1)); fi
-      [[ $q == cap || $l == cap ]] && cut=$((cut + 1))
-      echo "$shape D=$D N=$N: $r (quiet $q, loaded $l)"
-    done
-  done
-done
-echo "SUMMARY: $n cases, $same identical quiet and loaded, $diff different; the cap cut $cut"
+  }
+  out=$tmp/q.json
+  t0=$(date +%s.%N)
+  q=$(one "$@")
+  t1=$(date +%s.%N)
+  (while :; do :; done) &
+  busy=$!
+  out=$tmp/l.json
+  l=$(one "$@")
+  t2=$(date +%s.%N)
+  kill "$busy"
+  wait "$busy" 2>/dev/null
+  if [[ $q == error || $l == error ]]; then
+    r=error
+  elif cmp -s "$tmp/q.json.cmp" "$tmp/l.json.cmp"; then
+    r=same
+  else
+    r=DIFFERENT
+  fi
+  printf '%s %s %s %s %s %s %s %s %.1f %.1f\n' "$set" "$shape" "$D" "$N" "$mem" "$r" "$q" "$l" \
+    "$(echo "$t1 - $t0" | bc)" "$(echo "$t2 - $t1" | bc)"
+  exit 0
+fi
+tessel=${1:?usage: deterministic_quality.sh TESSEL_BIN [TIME_LIMIT]}
+limit=${2:-10}
+cap=${DET_CAP:--}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+echo "# auto twice per case (as the machine is, then with a busy loop on another core)," \
+  "$( [[ $cap == - ]] && echo "--time-limit $limit" || echo "effort of ${limit} s, cap ${cap} s")," \
+  "$(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)"
+echo "# set shape D N memory result cap(quiet) cap(loaded) seconds(quiet) seconds(loaded)"
+QUALITY_SETS=${QUALITY_SETS:-matrix,v,small,scale} \
+  QUALITY_EACH="$here/deterministic_quality.sh --one $tessel $limit $cap $tmp" \
+  "$here/quality.sh" "$tessel" "$limit" | tee "$tmp/rows"
+python3 - "$tmp/rows" <<'PY'
+import sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip() and not l.startswith("#")]
+rows = [r for r in rows if len(r) == 10]
+def summary(name, sel):
+    same = sum(r[5] == "same" for r in sel)
+    diff = sum(r[5] == "DIFFERENT" for r in sel)
+    err = sum(r[5] == "error" for r in sel)
+    cut = sum("cap" in (r[6], r[7]) for r in sel)
+    diffcut = sum(r[5] == "DIFFERENT" and "cap" in (r[6], r[7]) for r in sel)
+    slow = max((max(float(r[8]), float(r[9])) for r in sel), default=0)
+    print(f"SUMMARY {name}: {len(sel)} cases, {same} identical quiet and loaded, {diff} different "
+          f"({diffcut} of them cut by the cap), {err} errors; the cap cut {cut}; slowest run "
+          f"{slow:.1f} s")
+print()
+for s in dict.fromkeys(r[0] for r in rows):
+    summary(s, [r for r in rows if r[0] == s])
+summary("all", rows)
+PY

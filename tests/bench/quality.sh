@@ -42,6 +42,9 @@ set -u
 tessel=${1:?usage: quality.sh TESSEL_BIN [TIME_LIMIT]}
 limit=${2:-60}
 cap=${QUALITY_CAP:-}
+# QUALITY_EACH=CMD: for each case, run CMD SET SHAPE D N MEMORY PLACEMENT-ARGS... and print what
+# it prints instead of the case's line, with no summary (tests/bench/deterministic_quality.sh)
+each=${QUALITY_EACH:-}
 if [[ -n $cap ]]; then
   budget=(--effort "$(python3 -c "print(int($limit * 120000))")" --time-limit "$cap")
 else
@@ -106,6 +109,11 @@ run_case() { # set shape D N
     set=small
   else
     mem=$((D + 2))
+  fi
+  if [[ -n $each ]]; then
+    # shellcheck disable=SC2086
+    $each "$set" "$shape" "$D" "$N" "$mem" $pa
+    return
   fi
   # shellcheck disable=SC2086
   "$tessel" bound $pa -n "$N" --memory "$mem" --json >"$tmp/b.json" 2>/dev/null
@@ -176,7 +184,7 @@ gpt3-175b-1f1b 64 512 - model:gpt3-175b:--hardware:a100-80gb:--gpus:64:--tensor-
 CASES
 }
 
-echo "# tessel search --method auto, time limit ${limit}s per case, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores"
+all_cases() {
 for set in ${sets//,/ }; do
   if [[ $set == small ]]; then
     for shape in $shapes; do
@@ -211,7 +219,14 @@ for set in ${sets//,/ }; do
       done
     done
   done
-done | tee "$tmp/rows" | python3 -c '
+done
+}
+if [[ -n $each ]]; then
+  all_cases
+  exit 0
+fi
+echo "# tessel search --method auto, time limit ${limit}s per case, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores"
+all_cases | tee "$tmp/rows" | python3 -c '
 import math, sys
 rows = [l.split() for l in sys.stdin if l.strip()]
 hdr = ["set", "shape", "D", "N", "mem", "LB", "LB_old", "baseline", "base_mk", "auto_mk",
