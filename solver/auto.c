@@ -1,12 +1,13 @@
 /* auto: a portfolio for the makespan at the requested N within memory.
  *
  * Within its effort (a time limit's worth, ts_search_ctx.h: the same on every machine) it
- * measures every hand-made baseline that fits the placement, full's greedy start, then the
- * searches (fast, modulo, and lazy where it is cheap), each at N: unrolled, or cut to the first
- * N micro-batches when N is below the repetend's k, and replayed as early as each device's order
- * allows. What overflows the memory is dropped. So its portfolio holds every row `tessel compare`
- * prints, which is the rule that auto never loses to them: the one place both commands take
- * auto's answer from. The best few go through the improvement phase (local search on the order
+ * measures every hand-made baseline that fits the placement, full's greedy start, then
+ * compare's search rows (rows.c: fast, modulo, lazy where compare's default table runs it, full,
+ * each with the very request compare's row makes, its own effort and its own cap), each at N:
+ * unrolled, or cut to the first N micro-batches when N is below the repetend's k, and replayed
+ * as early as each device's order allows. What overflows the memory is dropped. So its
+ * portfolio holds every row `tessel compare` prints, which is the rule that auto never loses to
+ * them: the one place both commands take auto's answer from. The best few go through the improvement phase (local search on the order
  * of instances, ts_improve.h, a count of moves), and the best schedule found is returned, with
  * its repetend when it repeats in its steady state. It stops as soon as a schedule meets the
  * lower bound (ts_bound.h), or comes within --gap of it. Without a time limit it spends
