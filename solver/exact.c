@@ -57,12 +57,26 @@ static Z3_lbool ts_exact_check(ts_z3 *z, Z3_ast lit, long rlimit, double seconds
     Z3_solver_set_params(z->ctx, z->solver, prm);
     Z3_params_dec_ref(z->ctx, prm);
     long before = ts_exact_rcount(z);
+    Z3_ast_vector av = Z3_solver_get_assertions(z->ctx, z->solver);
+    Z3_ast_vector_inc_ref(z->ctx, av);
     Z3_lbool v = Z3_solver_check_assumptions(z->ctx, z->solver, 1, &lit);
     *by_time = false;
     if (v == Z3_L_UNDEF) {
         const char *why = Z3_solver_get_reason_unknown(z->ctx, z->solver);
         *by_time = (!why || !strstr(why, "resource")) && ts_exact_rcount(z) - before < rlimit;
     }
+    /* a sat whose model breaks what was asserted proves nothing (ts_z3_model_holds): a call cut
+     * by its effort, the same on every machine */
+    if (v == Z3_L_TRUE) {
+        Z3_model mdl = Z3_solver_get_model(z->ctx, z->solver);
+        if (mdl)
+            Z3_model_inc_ref(z->ctx, mdl);
+        if (!mdl || !ts_z3_model_holds(z->ctx, mdl, av, 1, &lit))
+            v = Z3_L_UNDEF;
+        if (mdl)
+            Z3_model_dec_ref(z->ctx, mdl);
+    }
+    Z3_ast_vector_dec_ref(z->ctx, av);
     return v;
 }
 

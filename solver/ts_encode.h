@@ -72,6 +72,11 @@ Z3_lbool ts_z3_check_effort(Z3_context ctx, Z3_solver solver, int nassume, Z3_as
 /* The resource units the solver's context has spent (Z3's "rlimit count"). */
 double ts_z3_rlimit_count(Z3_context ctx, Z3_solver solver);
 /* Model access after Z3_L_TRUE. The model is owned by the caller: release with ts_z3_model_free. */
+/* Whether model mdl satisfies every formula of av and the nassume assumptions, by Z3's own
+ * evaluation. av is the solver's assertions taken before a check: Z3 4.8's default solver may
+ * answer sat after calls cut by the resource limit with a model that breaks them (z3util.c).
+ * ts_z3_check_effort applies it to every sat; a sat that fails is answered as unknown. */
+bool ts_z3_model_holds(Z3_context ctx, Z3_model mdl, Z3_ast_vector av, int nassume, Z3_ast *assume);
 Z3_model ts_z3_model(ts_z3 *z);
 void ts_z3_model_free(ts_z3 *z, Z3_model m);
 long ts_z3_value(ts_z3 *z, Z3_model m, Z3_ast t);
@@ -231,9 +236,8 @@ bool ts_repetend_construct(const ts_placement *p, const int *chain, const int *m
 /* The fast method's constructed repetend (fast.c): offsets, starts and period. *fits tells
  * whether its window stays within the memory (its warm-up and cool-down are not checked).
  * TS_ENOANSWER when the budget b (NULL: none; a search passes its own) ends first. */
-int ts_fast_construct(const ts_placement *p, const int *chain, const long *cap,
-                      const ts_budget *b, int *mids, long *start, long *period, bool *fits,
-                      ts_err *e);
+int ts_fast_construct(const ts_placement *p, const int *chain, const long *cap, const ts_budget *b,
+                      int *mids, long *start, long *period, bool *fits, ts_err *e);
 
 /* ---- memory arithmetic (memory.c) and the fallback schedule (fallback.c) -------------------- */
 

@@ -153,7 +153,7 @@ def solve(blocks, edges, nd, n, cap, time_limit=60.0, workers=2, monotone=False)
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     ap.add_argument("placement")
     ap.add_argument("-n", "--micro-batches", type=int, required=True)
     ap.add_argument("--memory", help="one capacity, or one per device (a,b,...); default: the "
