@@ -19,7 +19,9 @@ time, which keep their order in real time: on each device, at every gap step x, 
 of the deltas of every started instance is at most C. Shards must hold no memory. Without
 shards it is the plain modulo problem on a circle of length P (blocks may wrap).
 
-Prints `feasible` with the latency of one period's micro-batches, `infeasible proven`, or
+Every start lies within a horizon of periods (twice one micro-batch's serial length plus two
+periods per unit of capacity), and `infeasible proven` is proven within it (the JSON says how
+many periods). Prints `feasible` with the latency of one period's micro-batches, `infeasible`, or
 `unknown`; exit 0 unless the input is bad (2). With --schedule FILE -n N, a feasible answer is
 also written as a tessel-schedule/1 file of N micro-batches (the pattern repeated, each shard at
 the first boundary after its inputs, or the last before its outputs), so that `tessel validate`
@@ -83,8 +85,10 @@ def build(nd, blocks, edges, R, P, C, kmax=0):
     L = P - R * nsh
     if L <= 0:
         return None, "infeasible proven (the shards alone fill the period)"
-    # gap-time horizon: enough periods for one micro-batch's path (memory bounds it anyway)
-    nper = 4 + sum(b[1] for b in blocks) // max(1, L) * 2
+    # the horizon: every start within nper periods of the first; a verdict "infeasible" is
+    # proven within it (printed). Twice the serial length of one micro-batch, plus two periods per
+    # unit of capacity: an activation held that long would hold more than C micro-batches.
+    nper = 4 + sum(b[1] for b in blocks) // max(1, L) * 2 + 2 * C
     H = L * nper
     m = cp_model.CpModel()
     g, q, r = {}, {}, {}
@@ -179,7 +183,7 @@ def build(nd, blocks, edges, R, P, C, kmax=0):
     for (c, i), v in g.items():
         m.Add(end >= v + blocks[i][1])
     m.Minimize(end - g[0, first])
-    return m, {"g": g, "beta": beta, "L": L, "work": work, "shard": shard}
+    return m, {"g": g, "beta": beta, "L": L, "work": work, "shard": shard, "horizon": nper}
 
 
 def unroll(p, blocks, edges, sol, R, n):
@@ -295,6 +299,7 @@ def main():
                                           "period": a.period}, "entries": entries}, f)
         elif st == cp_model.INFEASIBLE:
             res["status"], res["proven"] = "infeasible", True
+            res["horizon_periods"] = model["horizon"]
         else:
             res["status"] = "unknown"
     if a.json:
@@ -304,7 +309,8 @@ def main():
               f"(gap-time latency {res['gap_latency']})")
     elif res["status"] == "infeasible":
         print(f"infeasible proven: no schedule of {a.per_period} per period {a.period} fits "
-              f"memory {a.memory}")
+              f"memory {a.memory}" + (f" (starts within {res['horizon_periods']} periods)"
+                                      if "horizon_periods" in res else ""))
     else:
         print(f"unknown within {a.time_limit:g} s")
 
