@@ -212,44 +212,38 @@ static void ts_auto_baselines(ts_auto *a)
     }
 }
 
-/* Full's greedy start, the "full (greedy)" row of `tessel compare` (no solver): auto keeps
- * nothing longer than a row compare prints. Above TS_AUTO_GREEDY_MAX_INSTANCES it is skipped
- * (there the searches and the pauses give far shorter schedules: 10784 against its 14988 on
- * nnshape at 128 devices, N 512). */
-static void ts_auto_full_greedy(ts_auto *a)
+/* A schedule built without a solver by fn (full's greedy start or the memory-aware list
+ * schedule: one signature), offered as `name`; skipped above max_instances (0: never). */
+static void ts_auto_constructed(ts_auto *a, const char *name,
+                                int (*fn)(const ts_placement *, int, const long *, ts_schedule **,
+                                          ts_err *),
+                                long max_instances)
 {
-    if (ts_auto_done(a) || (long)a->n * a->c->p->nblocks > TS_AUTO_GREEDY_MAX_INSTANCES)
+    if (ts_auto_done(a) || (max_instances > 0 && (long)a->n * a->c->p->nblocks > max_instances))
         return;
     ts_schedule *s = NULL, *at;
     ts_err e = {0};
     double t0 = ts_ctx_elapsed(a->c), e0 = a->c->meter->spent;
-    if (ts_full_greedy(a->c->p, a->n, a->cap, &s, &e) == TS_OK) {
+    if (fn(a->c->p, a->n, a->cap, &s, &e) == TS_OK) {
         long mk = ts_auto_measure(a, s, &at);
-        ts_auto_log(a, "full-greedy", mk, t0, e0);
+        ts_auto_log(a, name, mk, t0, e0);
         if (mk >= 0)
-            ts_auto_offer(a, at, NULL, mk, "full-greedy", NULL);
+            ts_auto_offer(a, at, NULL, mk, name, NULL);
     }
     ts_schedule_free(s);
 }
 
-/* The memory-aware list schedule (ts_memlist.h): forwards as far ahead as each device's memory
- * allows, the critical backward passes first, weight gradients last. No solver; it is what
- * reaches 1.04 x the bound on GPT-3 175B's zero-bubble placement on 128 GPUs (N 1024), where
- * the searches stay above 1.2. */
-static void ts_auto_memlist(ts_auto *a)
+/* Full's greedy start, the "full (greedy)" row of `tessel compare` (no solver): auto keeps
+ * nothing longer than a row compare prints. Above TS_AUTO_GREEDY_MAX_INSTANCES it is skipped
+ * (there the searches and the pauses give far shorter schedules: 10784 against its 14988 on
+ * nnshape at 128 devices, N 512). Then the memory-aware list schedule (ts_memlist.h): forwards
+ * as far ahead as each device's memory allows, the critical backward passes first, weight
+ * gradients last; it reaches 1.04 x the bound on GPT-3 175B's zero-bubble placement on 128 GPUs
+ * (N 1024), where the searches stay above 1.2. */
+static void ts_auto_greedy_starts(ts_auto *a)
 {
-    if (ts_auto_done(a))
-        return;
-    ts_schedule *s = NULL, *at;
-    ts_err e = {0};
-    double t0 = ts_ctx_elapsed(a->c), e0 = a->c->meter->spent;
-    if (ts_memlist_schedule(a->c->p, a->n, a->cap, &s, &e) == TS_OK) {
-        long mk = ts_auto_measure(a, s, &at);
-        ts_auto_log(a, "memlist", mk, t0, e0);
-        if (mk >= 0)
-            ts_auto_offer(a, at, NULL, mk, "memlist", NULL);
-    }
-    ts_schedule_free(s);
+    ts_auto_constructed(a, "full-greedy", ts_full_greedy, TS_AUTO_GREEDY_MAX_INSTANCES);
+    ts_auto_constructed(a, "memlist", ts_memlist_schedule, 0);
 }
 
 /* r, a schedule of the reduced placement at N, with the removed blocks put back as pauses one by
@@ -598,8 +592,7 @@ static int ts_auto_run(const ts_placement *p, const ts_search_opts *o, ts_schedu
     a.bound = ts_bound_value(p, a.n, a.cap);
     t0 = ts_ctx_lap(&c, TS_PHASE_BOUNDS, t0);
     ts_auto_baselines(&a);
-    ts_auto_full_greedy(&a);
-    ts_auto_memlist(&a);
+    ts_auto_greedy_starts(&a);
     ts_auto_unsharded(&a);
     t0 = ts_ctx_lap(&c, TS_PHASE_BASELINES, t0);
     ts_auto_searches_run(&a);

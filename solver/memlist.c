@@ -116,16 +116,6 @@ static bool ts_ml_startable(const ts_ml *s, int b, long t)
     return true;
 }
 
-static bool ts_ml_same_devices(const ts_block *a, const ts_block *b)
-{
-    if (a->ndevices != b->ndevices)
-        return false;
-    for (int i = 0; i < a->ndevices; i++)
-        if (a->devices[i] != b->devices[i])
-            return false;
-    return true;
-}
-
 /* Whether some device runs blocks on different sets of devices (a sharded block on every device
  * beside single-device stages). There the rule starves the sharded block: the older
  * micro-batches' single-device passes, first by priority, never leave all its devices free at
@@ -145,7 +135,7 @@ static int ts_ml_mixed(const ts_placement *p)
             if (first[d] < 0)
                 first[d] = b;
             else
-                mixed = !ts_ml_same_devices(&p->blocks[first[d]], &p->blocks[b]);
+                mixed = !ts_block_same_devices(&p->blocks[first[d]], &p->blocks[b]);
         }
     free(first);
     return mixed;

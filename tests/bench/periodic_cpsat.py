@@ -28,6 +28,7 @@ the first boundary after its inputs, or the last before its outputs), so that `t
 checks the model's answer and `tessel simulate` gives its makespan."""
 import argparse
 import json
+import os
 import sys
 
 
@@ -37,41 +38,15 @@ def fail(msg):
 
 
 def read_placement(path):
-    try:
-        with open(path) as f:
-            p = json.load(f)
-    except (OSError, ValueError) as e:
-        fail(f"{path}: {e}")
-    if not isinstance(p, dict) or not str(p.get("format", "")).startswith("tessel-placement/"):
-        fail(f"{path}: not a tessel placement (field 'format')")
-    nd, blocks = p.get("ndevs"), p.get("blocks")
-    if not isinstance(nd, int) or nd < 1 or not isinstance(blocks, list) or not blocks:
-        fail(f"{path}: fields 'ndevs' and 'blocks' are required")
-    idx, out = {}, []
-    for i, b in enumerate(blocks):
-        try:
-            bid, span, mem, devs = b["id"], int(b["span"]), int(b.get("memory", 0)), b["devices"]
-        except (KeyError, TypeError, ValueError):
-            fail(f"{path}: blocks[{i}]: needs id, span, devices")
-        if span <= 0 or not devs or any(not 0 <= d < nd for d in devs) or bid in idx:
-            fail(f"{path}: blocks[{i}] ('{bid}'): bad span, devices or duplicate id")
-        idx[bid] = len(out)
-        out.append((bid, span, mem, sorted(set(devs))))
-    edges = []
-    for i, e in enumerate(p.get("edges", [])):
-        if isinstance(e, list) and len(e) == 2:
-            e = {"from": e[0], "to": e[1]}
-        if not isinstance(e, dict) or e.get("from") not in idx or e.get("to") not in idx:
-            fail(f"{path}: edges[{i}]: unknown block")
-        if int(e.get("distance", 0)) != 0:
-            fail(f"{path}: edges[{i}]: distance edges are not modelled here")
-        edges.append((idx[e["from"]], idx[e["to"]], int(e.get("delay", 0))))
-    for i, c in enumerate(p.get("chains", [])):
-        for a, b in zip(c, c[1:]):
-            if a not in idx or b not in idx:
-                fail(f"{path}: chains[{i}]: unknown block")
-            edges.append((idx[a], idx[b], 0))
-    return nd, out, edges
+    """Blocks (id, span, memory, devices), edges (src, dst, delay) and the device count, read by
+    exact_cpsat.py's reader (the same file format); distance edges are refused."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import exact_cpsat
+
+    blocks, edges, nd, _ = exact_cpsat.read_placement(path)
+    if any(e[3] != 0 for e in edges):
+        fail(f"{path}: distance edges are not modelled here")
+    return nd, blocks, [(a, b, dl) for a, b, dl, _ in edges]
 
 
 def build(nd, blocks, edges, R, P, C, kmax=0):

@@ -170,12 +170,7 @@ void ts_bl_pipe_free(ts_bl_pipe *q)
 
 bool ts_bl_same_devices(const ts_block *a, const ts_block *b)
 {
-    if (a->ndevices != b->ndevices)
-        return false;
-    for (int i = 0; i < a->ndevices; i++)
-        if (a->devices[i] != b->devices[i])
-            return false;
-    return true;
+    return ts_block_same_devices(a, b);
 }
 
 /* Is there an edge a -> b? Looks only at a's edges (off, list: ts_placement_out_edges), so that

@@ -142,6 +142,16 @@ bool ts_block_on(const ts_block *b, int dev)
     return false;
 }
 
+bool ts_block_same_devices(const ts_block *a, const ts_block *b)
+{
+    if (a->ndevices != b->ndevices)
+        return false;
+    for (int i = 0; i < a->ndevices; i++)
+        if (a->devices[i] != b->devices[i])
+            return false;
+    return true;
+}
+
 bool ts_placement_has_distance_edges(const ts_placement *p)
 {
     for (int i = 0; i < p->nedges; i++)

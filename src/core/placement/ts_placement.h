@@ -72,6 +72,8 @@ int ts_placement_add_edge(ts_placement *p, int src, int dst, int delay, int dist
 /* index or -1 */
 int ts_placement_find(const ts_placement *p, const char *id);
 bool ts_block_on(const ts_block *b, int dev);
+/* Whether a and b run on the very same devices (device lists are sorted). */
+bool ts_block_same_devices(const ts_block *a, const ts_block *b);
 bool ts_placement_has_distance_edges(const ts_placement *p);
 
 /* Structural check: unique ids, spans, devices, edges in range, no self-loop, and no cycle among
