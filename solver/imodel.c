@@ -72,6 +72,9 @@ static int ts_first_shared(const ts_block *a, const ts_block *b)
 
 long ts_imodel_size(const ts_iset *s)
 {
+    /* without the orders every pair counts one term: already above every cap */
+    if (!s->prec)
+        return s->pairs;
     long terms = 0;
     for (int d = 0; d < s->p->ndevs; d++)
         for (int i = s->doff[d]; i < s->doff[d + 1]; i++)

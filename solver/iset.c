@@ -12,7 +12,7 @@ static long ts_lmax(long a, long b)
 
 bool ts_iset_prec(const ts_iset *s, int x, int y)
 {
-    return (s->prec[(size_t)x * (size_t)s->words + (size_t)(y >> 6)] >> (y & 63)) & 1u;
+    return s->prec && (s->prec[(size_t)x * (size_t)s->words + (size_t)(y >> 6)] >> (y & 63)) & 1u;
 }
 
 void ts_iset_free(ts_iset *s)
@@ -120,7 +120,25 @@ static int ts_iset_arcs(ts_iset *s, const int *index, int nm, int minm, int maxm
     return 0;
 }
 
-/* Earliest starts forward, tails and forced orders backward, over the topological order. */
+/* Pairs of instances that share a device (a pair on several shared devices once per device). */
+static long ts_iset_pairs(const ts_placement *p, int n, const ts_inst *inst)
+{
+    long *per = calloc((size_t)p->ndevs + 1, sizeof *per), pairs = 0;
+    if (!per)
+        return 0;
+    for (int x = 0; x < n; x++) {
+        const ts_block *b = &p->blocks[inst[x].block];
+        for (int i = 0; i < b->ndevices; i++)
+            per[b->devices[i]]++;
+    }
+    for (int d = 0; d < p->ndevs; d++)
+        pairs += per[d] * (per[d] - 1) / 2;
+    free(per);
+    return pairs;
+}
+
+/* Earliest starts forward, tails and forced orders backward (when kept), over the topological
+ * order. */
 static void ts_iset_bounds(ts_iset *s, const int *aoff, const int *aout, const int *order)
 {
     const ts_placement *p = s->p;
@@ -135,10 +153,12 @@ static void ts_iset_bounds(ts_iset *s, const int *aoff, const int *aout, const i
     for (int i = n - 1; i >= 0; i--) {
         int x = order[i];
         long t = p->blocks[s->inst[x].block].span;
-        uint64_t *row = s->prec + (size_t)x * (size_t)s->words;
+        uint64_t *row = s->prec ? s->prec + (size_t)x * (size_t)s->words : NULL;
         for (int j = aoff[x]; j < aoff[x + 1]; j++) {
             const ts_arc *a = &s->arcs[aout[j]];
             t = ts_lmax(t, a->lag + s->tail[a->y]);
+            if (!row)
+                continue;
             const uint64_t *ry = s->prec + (size_t)a->y * (size_t)s->words;
             for (int w = 0; w < s->words; w++)
                 row[w] |= ry[w];
@@ -201,8 +221,15 @@ int ts_iset_build(const ts_placement *p, int n, const ts_inst *inst, bool monoto
     s->words = (n + 63) / 64;
     if (s->words == 0)
         s->words = 1;
-    s->prec = calloc((size_t)n * (size_t)s->words + 1, sizeof *s->prec);
-    if (!index || !s->inst || !s->doff || !s->est || !s->tail || !s->prec)
+    s->pairs = ts_iset_pairs(p, n, inst);
+    /* Every pair of instances on a device costs a model at least one term, so above
+     * TS_IMODEL_MAX_TERMS pairs no model of the set is ever built (ts_imodel_size, which every
+     * caller checks first), and the orders are not needed: the n x n closure alone took 4.8 GB
+     * and most of 20 s for full's greedy row on GPT-3 175B's zb placement at N 1024. */
+    if (s->pairs <= TS_IMODEL_MAX_TERMS)
+        s->prec = calloc((size_t)n * (size_t)s->words + 1, sizeof *s->prec);
+    if (!index || !s->inst || !s->doff || !s->est || !s->tail ||
+        (s->pairs <= TS_IMODEL_MAX_TERMS && !s->prec))
         goto oom;
     memcpy(s->inst, inst, (size_t)n * sizeof *inst);
     for (size_t i = 0; i < (size_t)nb * (size_t)nm; i++)

@@ -117,8 +117,11 @@ typedef struct {
     ts_arc *arcs;
     /* instances on device d: dlist[doff[d] .. doff[d+1]) */
     int *doff, *dlist;
-    /* n x n bits: x must end before y starts (forced by arcs) */
+    /* n x n bits: x must end before y starts (forced by arcs); NULL above TS_IMODEL_MAX_TERMS
+     * pairs, where no model of the set is built (ts_iset_prec then says false) */
     uint64_t *prec;
+    /* pairs of instances sharing a device */
+    long pairs;
     /* 64-bit words per row of prec */
     int words;
     /* earliest start (from arcs, starting at 0) */
