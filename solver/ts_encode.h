@@ -171,6 +171,10 @@ typedef struct {
 } ts_imodel;
 
 int ts_imodel_build(ts_imodel *m, const ts_iset *s, const ts_memspec *ms, bool fix_cap, ts_err *e);
+/* The part of the model every encoding of an instance set shares (ts_imodel_build,
+ * exact_model.c's ts_exact_model_build): m->t[x] made, x at or after est[x], its tail before
+ * m->H, and every arc's lag kept. m->z, m->s, m->t (n entries) and m->H set before. */
+void ts_imodel_starts(ts_imodel *m);
 /* Rough size of that model in terms (order literals, memory and load sums); see
  * TS_IMODEL_MAX_TERMS. */
 long ts_imodel_size(const ts_iset *s);
