@@ -135,6 +135,9 @@ void ts_iset_free(ts_iset *s);
 bool ts_iset_prec(const ts_iset *s, int x, int y);
 /* Lower bound on the steps of any schedule of the set (critical path, device loads). */
 long ts_iset_lower_bound(const ts_iset *s);
+/* The schedule of n micro-batches with every instance of the set at start[x], sorted and
+ * normalised to step 0, held to cap (NULL: no memory). NULL on allocation failure. */
+ts_schedule *ts_iset_schedule(const ts_iset *s, int n, const long *cap, const long *start);
 
 /* Memory settings of a problem: one capacity and a starting level per device. Per-device
  * capacities come in as levels: a device with less than the largest capacity starts that much
