@@ -80,24 +80,6 @@ static Z3_lbool ts_exact_check(ts_z3 *z, Z3_ast lit, long rlimit, double seconds
     return v;
 }
 
-/* The schedule of the model's starts (normalised to step 0), held to cap. */
-static ts_schedule *ts_exact_schedule(const ts_iset *s, int n, const long *cap, const long *start)
-{
-    ts_schedule *sc = ts_schedule_new(s->p, n);
-    if (!sc)
-        return NULL;
-    if (cap)
-        ts_schedule_set_memory(sc, cap);
-    for (int i = 0; i < s->n; i++)
-        if (ts_schedule_add(sc, s->inst[i].block, s->inst[i].micro, start[i])) {
-            ts_schedule_free(sc);
-            return NULL;
-        }
-    ts_schedule_sort(sc);
-    ts_schedule_normalize(sc);
-    return sc;
-}
-
 /* Wall seconds one call may take: what is left of the meter's wall-clock cap (the safety net),
  * never the budget's effort read as seconds. Z3's units per second fall with the machine's load,
  * so a call timed by the effort left would end at a different place on a busy machine; its
@@ -199,7 +181,7 @@ int ts_exact_search(const ts_placement *p, const ts_exact_opts *o, ts_schedule *
     r->run = true;
     rc = ts_exact_run(&m, o, start, r, e);
     ts_imodel_free(&m);
-    if (rc == TS_OK && r->improved && !(*better = ts_exact_schedule(&s, o->n, o->cap, start)))
+    if (rc == TS_OK && r->improved && !(*better = ts_iset_schedule(&s, o->n, o->cap, start)))
         rc = ts_fail(e, TS_ESYS, "solver: out of memory");
 out:
     ts_iset_free(&s);

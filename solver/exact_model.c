@@ -262,13 +262,7 @@ int ts_exact_model_build(ts_imodel *m, const ts_iset *s, const ts_memspec *ms, t
     m->H = ts_z3_int_var(z, "H");
     m->C = m->H;
     ts_z3_bound_init(&m->hb, m->H);
-    for (int x = 0; x < n; x++) {
-        m->t[x] = ts_z3_int_var(z, "t");
-        ts_z3_assert(z, ts_z3_gec(z, m->t[x], s->est[x]));
-        ts_z3_assert(z, ts_z3_diff(z, m->t[x], s->tail[x], m->H));
-    }
-    for (int a = 0; a < s->narcs; a++)
-        ts_z3_assert(z, ts_z3_diff(z, m->t[s->arcs[a].x], s->arcs[a].lag, m->t[s->arcs[a].y]));
+    ts_imodel_starts(m);
     ts_xm_exclusive(&q);
     if (ms && ms->has_memory)
         ts_xm_memory(&q, ms, args, coeffs);

@@ -45,18 +45,9 @@ static int ts_full_minimise(ts_search_ctx *c, const ts_iset *s, const ts_memspec
 static int ts_full_schedule(const long *cap, const ts_iset *s, int N, const long *start,
                             ts_schedule **out, ts_err *e)
 {
-    ts_schedule *sc = ts_schedule_new(s->p, N);
+    ts_schedule *sc = ts_iset_schedule(s, N, cap, start);
     if (!sc)
         return ts_fail(e, TS_ESYS, "solver: out of memory");
-    if (cap)
-        ts_schedule_set_memory(sc, cap);
-    for (int i = 0; i < s->n; i++)
-        if (ts_schedule_add(sc, s->inst[i].block, s->inst[i].micro, start[i])) {
-            ts_schedule_free(sc);
-            return ts_fail(e, TS_ESYS, "solver: out of memory");
-        }
-    ts_schedule_sort(sc);
-    ts_schedule_normalize(sc);
     *out = sc;
     return TS_OK;
 }

@@ -213,6 +213,20 @@ static void ts_imodel_memory(ts_imodel *m, ts_pairmap *pm, const ts_memspec *ms,
     }
 }
 
+void ts_imodel_starts(ts_imodel *m)
+{
+    const ts_iset *s = m->s;
+    ts_z3 *z = &m->z;
+    for (int x = 0; x < s->n; x++) {
+        m->t[x] = ts_z3_int_var(z, "t");
+        ts_z3_assert(z, ts_z3_gec(z, m->t[x], s->est[x]));
+        /* tail >= span: everything after x must still fit before H */
+        ts_z3_assert(z, ts_z3_diff(z, m->t[x], s->tail[x], m->H));
+    }
+    for (int a = 0; a < s->narcs; a++)
+        ts_z3_assert(z, ts_z3_diff(z, m->t[s->arcs[a].x], s->arcs[a].lag, m->t[s->arcs[a].y]));
+}
+
 int ts_imodel_build(ts_imodel *m, const ts_iset *s, const ts_memspec *ms, bool fix_cap, ts_err *e)
 {
     memset(m, 0, sizeof *m);
@@ -238,15 +252,7 @@ int ts_imodel_build(ts_imodel *m, const ts_iset *s, const ts_memspec *ms, bool f
     m->C = ts_z3_int_var(z, "C");
     ts_z3_bound_init(&m->hb, m->H);
     ts_z3_bound_init(&m->cb, m->C);
-    for (int x = 0; x < n; x++) {
-        m->t[x] = ts_z3_int_var(z, "t");
-        ts_z3_assert(z, ts_z3_gec(z, m->t[x], s->est[x]));
-        /* tail >= span: everything after x must still fit before H */
-        ts_z3_assert(z, ts_z3_diff(z, m->t[x], s->tail[x], m->H));
-    }
-    for (int a = 0; a < s->narcs; a++)
-        ts_z3_assert(z, ts_z3_diff(z, m->t[s->arcs[a].x], s->arcs[a].lag, m->t[s->arcs[a].y]));
-
+    ts_imodel_starts(m);
     ts_imodel_exclusive(m, &pm);
     /* Scratch for the load and memory sums (one term per instance of a device, and a constant). */
     Z3_ast *bef = malloc((size_t)(n + 2) * sizeof *bef);

@@ -1,6 +1,6 @@
 /* Instance sets: explicit (block, micro-batch) instances, their dependency arcs, the orders the
- * arcs force, simple bounds, and a greedy serial list schedule that answers most memory
- * questions without calling Z3. */
+ * arcs force, simple bounds, a greedy serial list schedule that answers most memory questions
+ * without calling Z3, and the schedule of a set's starts. */
 #include <stdlib.h>
 #include <string.h>
 #include "ts_encode.h"
@@ -8,6 +8,23 @@
 static long ts_lmax(long a, long b)
 {
     return a > b ? a : b;
+}
+
+ts_schedule *ts_iset_schedule(const ts_iset *s, int n, const long *cap, const long *start)
+{
+    ts_schedule *sc = ts_schedule_new(s->p, n);
+    if (!sc)
+        return NULL;
+    if (cap)
+        ts_schedule_set_memory(sc, cap);
+    for (int i = 0; i < s->n; i++)
+        if (ts_schedule_add(sc, s->inst[i].block, s->inst[i].micro, start[i])) {
+            ts_schedule_free(sc);
+            return NULL;
+        }
+    ts_schedule_sort(sc);
+    ts_schedule_normalize(sc);
+    return sc;
 }
 
 bool ts_iset_prec(const ts_iset *s, int x, int y)

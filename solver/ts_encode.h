@@ -138,6 +138,9 @@ void ts_iset_free(ts_iset *s);
 bool ts_iset_prec(const ts_iset *s, int x, int y);
 /* Lower bound on the steps of any schedule of the set (critical path, device loads). */
 long ts_iset_lower_bound(const ts_iset *s);
+/* The schedule of n micro-batches with every instance of the set at start[x], sorted and
+ * normalised to step 0, held to cap (NULL: no memory). NULL on allocation failure. */
+ts_schedule *ts_iset_schedule(const ts_iset *s, int n, const long *cap, const long *start);
 
 /* Memory settings of a problem: one capacity and a starting level per device. Per-device
  * capacities come in as levels: a device with less than the largest capacity starts that much
@@ -174,6 +177,10 @@ typedef struct {
 } ts_imodel;
 
 int ts_imodel_build(ts_imodel *m, const ts_iset *s, const ts_memspec *ms, bool fix_cap, ts_err *e);
+/* The part of the model every encoding of an instance set shares (ts_imodel_build,
+ * exact_model.c's ts_exact_model_build): m->t[x] made, x at or after est[x], its tail before
+ * m->H, and every arc's lag kept. m->z, m->s, m->t (n entries) and m->H set before. */
+void ts_imodel_starts(ts_imodel *m);
 /* Rough size of that model in terms (order literals, memory and load sums); see
  * TS_IMODEL_MAX_TERMS. */
 long ts_imodel_size(const ts_iset *s);

@@ -4,16 +4,7 @@
 #ifndef TS_TEST_RANDOM_PLACEMENT_H
 #define TS_TEST_RANDOM_PLACEMENT_H
 
-static uint64_t rnd(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return *s >> 33;
-}
-
-static int rint_(uint64_t *s, int lo, int hi)
-{
-    return lo + (int)(rnd(s) % (uint64_t)(hi - lo + 1));
-}
+#include "test_rng.h"
 
 /* Block i depends on one or two earlier blocks; memory balanced so that no device keeps memory
  * from a micro-batch (the last block of a device frees what is left). */

@@ -1,11 +1,13 @@
-/* Helpers shared by the solver tests: build a built-in placement, check a schedule for every N,
- * and measure it at N micro-batches the way `tessel search` does. */
+/* Helpers shared by the solver tests: search options, a placement's memory floor, build a built-in
+ * placement, check a schedule for every N, and measure it at N micro-batches the way
+ * `tessel search` does. */
 #ifndef SOLVER_TESTUTIL_H
 #define SOLVER_TESTUTIL_H
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include "ts_encode.h"
 #include "ts_solver.h"
 
 /* The same capacity v on every device (the solver's internal functions take one per device):
@@ -16,6 +18,29 @@ static inline const long *tu_caps(long *buf, int ndevs, long v)
     for (int d = 0; d < ndevs && d < TU_CAPS; d++)
         buf[d] = v;
     return buf;
+}
+
+/* Search options for method m within memory cap on every device (when has_memory), the rest at
+ * their defaults: what most tests set before the fields of their own. */
+static inline ts_search_opts tu_opts(ts_method m, bool has_memory, long cap)
+{
+    ts_search_opts o;
+    ts_search_opts_init(&o);
+    o.method = m;
+    o.has_memory = has_memory;
+    o.memory = cap;
+    return o;
+}
+
+/* The memory floor of p (ts_memory_floor, the same capacity on every device) under a budget of
+ * 10 s of effort: its return value, the floor in *floor_cap and whether it is exact in *exact. */
+static inline int tu_memory_floor(const ts_placement *p, long *floor_cap, bool *exact, ts_err *e)
+{
+    ts_meter m;
+    ts_meter_init(&m, 0);
+    ts_budget b;
+    ts_budget_init(&b, &m, 10);
+    return ts_memory_floor(p, NULL, &b, floor_cap, exact, e);
 }
 
 static inline ts_placement *tu_builtin(const char *name, int ndevs, bool infer)

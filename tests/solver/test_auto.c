@@ -11,19 +11,9 @@
 #include <cmocka.h>
 #include <string.h>
 #include "solver_testutil.h"
+#include "../core/test_rng.h"
 #include "ts_baseline.h"
 #include "ts_bound.h"
-
-static uint64_t rnd(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return *s >> 33;
-}
-
-static int rint_(uint64_t *s, int lo, int hi)
-{
-    return lo + (int)(rnd(s) % (uint64_t)(hi - lo + 1));
-}
 
 /* A small random DAG on 2-3 devices with memory that each device frees by the end. */
 static ts_placement *random_placement(uint64_t *seed)
@@ -87,11 +77,7 @@ static void check_methods(const ts_placement *p, int n, long cap, double limit)
         caps[d] = cap;
     long lb = ts_bound_value(p, n, caps);
     for (int m = 0; m < TS_METHOD_COUNT; m++) {
-        ts_search_opts o;
-        ts_search_opts_init(&o);
-        o.method = (ts_method)m;
-        o.has_memory = true;
-        o.memory = cap;
+        ts_search_opts o = tu_opts((ts_method)m, true, cap);
         o.micro_batches = n;
         o.time_limit = limit;
         ts_schedule *s = NULL;
@@ -160,11 +146,7 @@ static void test_auto_not_worse_than_baselines(void **state)
             ts_schedule_free(s);
         }
         assert_true(best > 0);
-        ts_search_opts o;
-        ts_search_opts_init(&o);
-        o.method = TS_METHOD_AUTO;
-        o.has_memory = true;
-        o.memory = cases[i].mem;
+        ts_search_opts o = tu_opts(TS_METHOD_AUTO, true, cases[i].mem);
         o.micro_batches = cases[i].n;
         o.time_limit = 1.0;
         ts_schedule *s = NULL;
@@ -186,11 +168,7 @@ static void test_auto_exact_n(void **state)
 {
     (void)state;
     ts_placement *p = tu_builtin("vshape", 8, false);
-    ts_search_opts o;
-    ts_search_opts_init(&o);
-    o.method = TS_METHOD_MODULO;
-    o.has_memory = true;
-    o.memory = 10;
+    ts_search_opts o = tu_opts(TS_METHOD_MODULO, true, 10);
     o.micro_batches = 3;
     o.time_limit = 5;
     ts_schedule *s = NULL;
@@ -217,11 +195,7 @@ static void test_auto_unsharded(void **state)
 {
     (void)state;
     ts_placement *p = tu_builtin("mshape", 8, false);
-    ts_search_opts o;
-    ts_search_opts_init(&o);
-    o.method = TS_METHOD_AUTO;
-    o.has_memory = true;
-    o.memory = 10;
+    ts_search_opts o = tu_opts(TS_METHOD_AUTO, true, 10);
     o.micro_batches = 32;
     o.time_limit = 20;
     ts_schedule *s = NULL;

@@ -100,11 +100,7 @@ static void test_lazy_answers_when_cut(void **state)
 {
     (void)state;
     ts_placement *p = chain(2000, 4);
-    ts_search_opts o;
-    ts_search_opts_init(&o);
-    o.method = TS_METHOD_LAZY;
-    o.has_memory = true;
-    o.memory = 1000;
+    ts_search_opts o = tu_opts(TS_METHOD_LAZY, true, 1000);
     o.time_limit = 0.05;
     ts_schedule *s = NULL;
     ts_search_stats st;
@@ -130,11 +126,7 @@ static void test_large_completion_skips_z3_under_a_limit(void **state)
     assert_int_equal(ts_builtin_make("kshape", &bo, &p, &e), TS_OK);
     ts_method methods[] = {TS_METHOD_LAZY, TS_METHOD_FAST};
     for (int i = 0; i < 2; i++) {
-        ts_search_opts o;
-        ts_search_opts_init(&o);
-        o.method = methods[i];
-        o.has_memory = true;
-        o.memory = 50;
+        ts_search_opts o = tu_opts(methods[i], true, 50);
         o.time_limit = 5;
         ts_schedule *s = NULL;
         ts_search_stats st;

@@ -11,20 +11,10 @@
 #include <cmocka.h>
 #include <string.h>
 #include "solver_testutil.h"
+#include "../core/test_rng.h"
 #include "ts_baseline.h"
 #include "ts_encode.h"
 #include "ts_lns.h"
-
-static uint64_t rnd(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return *s >> 33;
-}
-
-static int rint_(uint64_t *s, int lo, int hi)
-{
-    return lo + (int)(rnd(s) % (uint64_t)(hi - lo + 1));
-}
 
 /* A random placement (as test_search_property.c draws them): block i depends on one or two
  * earlier blocks, some blocks on several devices, random spans, delays now and then, memory on

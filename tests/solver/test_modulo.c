@@ -29,11 +29,7 @@ static ts_placement *mt_builtin(const char *name, int ndevs, bool infer)
 static int mt_modulo(const ts_placement *p, long memory, double limit, ts_schedule **out,
                      ts_search_stats *st, ts_err *e)
 {
-    ts_search_opts o;
-    ts_search_opts_init(&o);
-    o.method = TS_METHOD_MODULO;
-    o.has_memory = memory >= 0;
-    o.memory = memory >= 0 ? memory : 0;
+    ts_search_opts o = tu_opts(TS_METHOD_MODULO, memory >= 0, memory >= 0 ? memory : 0);
     o.time_limit = limit;
     return ts_search_modulo(p, &o, out, st, e);
 }
@@ -532,11 +528,7 @@ static void test_random_property(void **state)
             assert_int_equal(rc, TS_ENOANSWER);
         }
         /* The lazy search on the same request. */
-        ts_search_opts o;
-        ts_search_opts_init(&o);
-        o.method = TS_METHOD_LAZY;
-        o.has_memory = memory >= 0;
-        o.memory = memory >= 0 ? memory : 0;
+        ts_search_opts o = tu_opts(TS_METHOD_LAZY, memory >= 0, memory >= 0 ? memory : 0);
         o.time_limit = 10;
         ts_schedule *ls = NULL;
         ts_search_stats lst;

@@ -30,11 +30,7 @@ typedef struct {
 static void run_one(const ts_placement *p, ts_method m, int R, bool has_memory, long cap,
                     double limit, found_t *f)
 {
-    ts_search_opts o;
-    ts_search_opts_init(&o);
-    o.method = m;
-    o.has_memory = has_memory;
-    o.memory = cap;
+    ts_search_opts o = tu_opts(m, has_memory, cap);
     o.per_period = R;
     o.micro_batches = 8;
     o.time_limit = limit;
@@ -120,15 +116,11 @@ static void test_random_claims(void **state)
     uint64_t seed = 20261201;
     for (int iter = 0; iter < count; iter++) {
         ts_placement *p = random_placement(&seed);
-        ts_meter m;
-        ts_meter_init(&m, 0);
-        ts_budget b;
-        ts_budget_init(&b, &m, 10);
         long floor_cap = 0;
         bool exact = false;
         ts_err e = {0};
         bool has_memory = iter % 3 != 2;
-        if (has_memory && ts_memory_floor(p, NULL, &b, &floor_cap, &exact, &e) != TS_OK) {
+        if (has_memory && tu_memory_floor(p, &floor_cap, &exact, &e) != TS_OK) {
             ts_placement_free(p);
             continue;
         }

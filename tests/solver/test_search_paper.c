@@ -27,12 +27,8 @@ static void run_lazy(const paper_case *c)
 {
     ts_placement *p = tu_builtin(c->name, 4, c->infer);
     assert_non_null(p);
-    ts_search_opts o;
-    ts_search_opts_init(&o);
-    o.method = TS_METHOD_LAZY;
+    ts_search_opts o = tu_opts(TS_METHOD_LAZY, c->memory >= 0, c->memory);
     o.k = c->k;
-    o.has_memory = c->memory >= 0;
-    o.memory = c->memory;
     ts_schedule *s = NULL;
     ts_search_stats st;
     ts_err e = {0};
@@ -94,11 +90,7 @@ static void test_fast_repairs_memory(void **state)
     for (int i = 0; i < 2; i++) {
         ts_placement *p = tu_builtin(names[i], 4, false);
         assert_non_null(p);
-        ts_search_opts o;
-        ts_search_opts_init(&o);
-        o.method = TS_METHOD_FAST;
-        o.has_memory = true;
-        o.memory = 4;
+        ts_search_opts o = tu_opts(TS_METHOD_FAST, true, 4);
         ts_schedule *s = NULL;
         ts_search_stats st;
         ts_err e = {0};
@@ -120,11 +112,7 @@ static void test_fast_paper_cases_valid(void **state)
         const paper_case *c = &cases[i];
         ts_placement *p = tu_builtin(c->name, 4, c->infer);
         assert_non_null(p);
-        ts_search_opts o;
-        ts_search_opts_init(&o);
-        o.method = TS_METHOD_FAST;
-        o.has_memory = c->memory >= 0;
-        o.memory = c->memory;
+        ts_search_opts o = tu_opts(TS_METHOD_FAST, c->memory >= 0, c->memory);
         ts_schedule *s = NULL;
         ts_search_stats st;
         ts_err e = {0};
@@ -188,11 +176,7 @@ static void test_time_limit(void **state)
     ts_placement *p = tu_builtin("nnshape", 4, false);
     assert_non_null(p);
     for (int m = 0; m < 3; m++) {
-        ts_search_opts o;
-        ts_search_opts_init(&o);
-        o.method = m;
-        o.has_memory = true;
-        o.memory = 6;
+        ts_search_opts o = tu_opts(m, true, 6);
         o.micro_batches = 12;
         o.time_limit = 0.02;
         ts_schedule *s = NULL;

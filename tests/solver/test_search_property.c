@@ -9,20 +9,10 @@
 #include <cmocka.h>
 #include <string.h>
 #include "solver_testutil.h"
+#include "../core/test_rng.h"
 #include "ts_baseline.h"
 #include "ts_encode.h"
 #include "ts_exact.h"
-
-static uint64_t rnd(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return *s >> 33;
-}
-
-static int rint_(uint64_t *s, int lo, int hi)
-{
-    return lo + (int)(rnd(s) % (uint64_t)(hi - lo + 1));
-}
 
 /* A random placement: block i depends on one or two earlier blocks (joins), several blocks may
  * share a predecessor (branches); memory on single-device blocks, balanced so that no device
@@ -79,11 +69,7 @@ static ts_placement *random_placement(uint64_t *seed)
 static int search(const ts_placement *p, ts_method m, bool has_memory, long cap, int nmicros, int N,
                   ts_schedule **s, ts_search_stats *st, ts_err *e)
 {
-    ts_search_opts o;
-    ts_search_opts_init(&o);
-    o.method = m;
-    o.has_memory = has_memory;
-    o.memory = cap;
+    ts_search_opts o = tu_opts(m, has_memory, cap);
     o.k = nmicros;
     o.micro_batches = N;
     o.time_limit = 10;
@@ -99,13 +85,9 @@ static void test_random_placements(void **state)
         ts_placement *p = random_placement(&seed);
         ts_err e = {0};
         assert_int_equal(ts_placement_check(p, "random", &e), TS_OK);
-        ts_meter m;
-        ts_meter_init(&m, 0);
-        ts_budget b;
-        ts_budget_init(&b, &m, 10);
         long floor_cap = 0;
         bool exact = false;
-        assert_int_equal(ts_memory_floor(p, NULL, &b, &floor_cap, &exact, &e), TS_OK);
+        assert_int_equal(tu_memory_floor(p, &floor_cap, &exact, &e), TS_OK);
         bool has_memory = iter % 4 != 3;
         long cap = floor_cap + rint_(&seed, 0, 2);
 

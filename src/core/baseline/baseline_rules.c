@@ -161,11 +161,16 @@ static int ts_interleaved_item(const ts_bl_pipe *pp, int D, int v, int r, long k
     return (bwd ? pp->bwd[s] : pp->fwd[s]) * n + m;
 }
 
-/* Rank r: warm-up (D-r-1)*2 + (v-1)*D forwards, then one forward one backward, then the rest. */
-int ts_bl_interleaved(const ts_baseline_info *info, const ts_placement *p, int n, long *start,
-                      ts_err *e)
+/* One rank's order of a rule over the interleaved pipeline (D ranks, n micro-batches), pushed to
+ * seq: 0, or nonzero on allocation failure. */
+typedef int (*ts_rank_order)(const ts_bl_pipe *pp, int D, int r, int n, ts_bl_seq *seq);
+
+/* The rules that run every block as one pipeline of at least min_chunks model chunks per device
+ * (interleaved 1F1B, looped BFS): the pipeline, its checks, each rank's order, then the timing. */
+static int ts_interleaved_rule(const ts_baseline_info *info, const ts_placement *p, int n,
+                               int min_chunks, ts_rank_order order, long *start, ts_err *e)
 {
-    bool *in = malloc((size_t)p->nblocks * sizeof(bool));
+    bool *in = malloc((size_t)p->nblocks * sizeof(bool) + 1);
     ts_bl_seq *real = ts_bl_seqs_new(p->ndevs);
     ts_bl_pipe pp = {0};
     int rc = TS_OK;
@@ -177,27 +182,10 @@ int ts_bl_interleaved(const ts_baseline_info *info, const ts_placement *p, int n
         in[b] = true;
     rc = ts_bl_pipe_of(info, p, in, &pp, e);
     if (rc == TS_OK)
-        rc = ts_check_interleaved(info, p, n, &pp, 2, e);
-    if (rc != TS_OK)
-        goto out;
-    int D = p->ndevs, v = pp.nstages / D;
-    long total = (long)n * v;
-    for (int r = 0; r < D && rc == TS_OK; r++) {
-        long warm = (long)(D - r - 1) * 2 + (long)(v - 1) * D;
-        if (warm > total)
-            warm = total;
-        int err = 0;
-        for (long k = 0; k < warm; k++)
-            err |= ts_bl_seq_push(&real[r], ts_interleaved_item(&pp, D, v, r, k, false, n));
-        for (long i = 0; i < total - warm; i++) {
-            err |= ts_bl_seq_push(&real[r], ts_interleaved_item(&pp, D, v, r, warm + i, false, n));
-            err |= ts_bl_seq_push(&real[r], ts_interleaved_item(&pp, D, v, r, i, true, n));
-        }
-        for (long k = total - warm; k < total; k++)
-            err |= ts_bl_seq_push(&real[r], ts_interleaved_item(&pp, D, v, r, k, true, n));
-        if (err)
+        rc = ts_check_interleaved(info, p, n, &pp, min_chunks, e);
+    for (int r = 0; r < p->ndevs && rc == TS_OK; r++)
+        if (order(&pp, p->ndevs, r, n, &real[r]))
             rc = ts_fail(e, TS_ESYS, "baseline %s: out of memory", info->name);
-    }
     if (rc == TS_OK)
         rc = ts_bl_asap(p, n, real, start, info->name, e);
 out:
@@ -205,6 +193,33 @@ out:
     ts_bl_seqs_free(real, p->ndevs);
     ts_bl_pipe_free(&pp);
     return rc;
+}
+
+/* Interleaved 1F1B's rank r: warm-up (D-r-1)*2 + (v-1)*D forwards, then one forward one
+ * backward, then the rest. */
+static int ts_interleaved_rank(const ts_bl_pipe *pp, int D, int r, int n, ts_bl_seq *seq)
+{
+    int v = pp->nstages / D;
+    long total = (long)n * v;
+    long warm = (long)(D - r - 1) * 2 + (long)(v - 1) * D;
+    if (warm > total)
+        warm = total;
+    int err = 0;
+    for (long k = 0; k < warm; k++)
+        err |= ts_bl_seq_push(seq, ts_interleaved_item(pp, D, v, r, k, false, n));
+    for (long i = 0; i < total - warm; i++) {
+        err |= ts_bl_seq_push(seq, ts_interleaved_item(pp, D, v, r, warm + i, false, n));
+        err |= ts_bl_seq_push(seq, ts_interleaved_item(pp, D, v, r, i, true, n));
+    }
+    for (long k = total - warm; k < total; k++)
+        err |= ts_bl_seq_push(seq, ts_interleaved_item(pp, D, v, r, k, true, n));
+    return err;
+}
+
+int ts_bl_interleaved(const ts_baseline_info *info, const ts_placement *p, int n, long *start,
+                      ts_err *e)
+{
+    return ts_interleaved_rule(info, p, n, 2, ts_interleaved_rank, start, e);
 }
 
 /* Direction of a chain with one forward and one backward block per device: 0 when stage s runs
@@ -420,41 +435,24 @@ int ts_bl_zbh2(const ts_baseline_info *info, const ts_placement *p, int n, long 
     return ts_bl_zb_flat(info, p, n, 1, (2L * p->ndevs - 1) * fmem, start, e);
 }
 
+/* Looped BFS's rank r: its chunks' forwards in order, then its chunks' backwards in reverse. */
+static int ts_looped_bfs_rank(const ts_bl_pipe *pp, int D, int r, int n, ts_bl_seq *seq)
+{
+    int err = 0;
+    for (int s = r; s < pp->nstages; s += D)
+        for (int m = 0; m < n; m++)
+            err |= ts_bl_seq_push(seq, pp->fwd[s] * n + m);
+    for (int s = pp->nstages - D + r; s >= 0; s -= D)
+        for (int m = n - 1; m >= 0; m--)
+            err |= ts_bl_seq_push(seq, pp->bwd[s] * n + m);
+    return err;
+}
+
 /* Looped BFS (Lamy-Poirier, breadth-first pipeline parallelism; PyTorch's ScheduleLoopedBFS):
  * rank r runs, chunk by chunk (its stages r, r+D, ...), the forwards of every micro-batch, then
  * the chunks in reverse order, the backwards of every micro-batch in reverse order. */
 int ts_bl_looped_bfs(const ts_baseline_info *info, const ts_placement *p, int n, long *start,
                      ts_err *e)
 {
-    bool *in = malloc((size_t)p->nblocks * sizeof(bool) + 1);
-    ts_bl_seq *real = ts_bl_seqs_new(p->ndevs);
-    ts_bl_pipe pp = {0};
-    int rc = TS_OK;
-    if (!in || !real) {
-        rc = ts_fail(e, TS_ESYS, "baseline %s: out of memory", info->name);
-        goto out;
-    }
-    for (int b = 0; b < p->nblocks; b++)
-        in[b] = true;
-    rc = ts_bl_pipe_of(info, p, in, &pp, e);
-    if (rc == TS_OK)
-        rc = ts_check_interleaved(info, p, n, &pp, 1, e);
-    int D = p->ndevs, err = 0;
-    for (int r = 0; r < D && rc == TS_OK; r++) {
-        for (int s = r; s < pp.nstages; s += D)
-            for (int m = 0; m < n; m++)
-                err |= ts_bl_seq_push(&real[r], pp.fwd[s] * n + m);
-        for (int s = pp.nstages - D + r; s >= 0; s -= D)
-            for (int m = n - 1; m >= 0; m--)
-                err |= ts_bl_seq_push(&real[r], pp.bwd[s] * n + m);
-    }
-    if (rc == TS_OK && err)
-        rc = ts_fail(e, TS_ESYS, "baseline %s: out of memory", info->name);
-    if (rc == TS_OK)
-        rc = ts_bl_asap(p, n, real, start, info->name, e);
-out:
-    free(in);
-    ts_bl_seqs_free(real, p->ndevs);
-    ts_bl_pipe_free(&pp);
-    return rc;
+    return ts_interleaved_rule(info, p, n, 1, ts_looped_bfs_rank, start, e);
 }

@@ -1,5 +1,5 @@
 /* The blocks of each device (ts_devblocks of bound_internal.h), the one helper the lower bound's
- * terms share: bound.c's load and one-machine terms and bound_memory.c's memory term. */
+ * terms share: bound.c's load and one-machine terms and the memory terms' loop, bound_memdev.c. */
 #include <stdlib.h>
 #include "bound_internal.h"
 

@@ -299,40 +299,27 @@ static long ts_x_device(ts_xdev *x, const long *est, const long *tail)
     return best;
 }
 
+/* ts_x_device on one device of ts_bound_mem_devices, with the kinds it makes freed. */
+static long ts_x_term(const ts_mdev *m)
+{
+    /* A device without blocks has no windows (the memory term's area form still answers 0). */
+    if (m->non == 0)
+        return -1;
+    ts_xdev x = {.c = m->c,
+                 .on = m->on,
+                 .non = m->non,
+                 .n = m->n,
+                 .cap = m->cap,
+                 .budget = m->budget,
+                 .in = m->in};
+    long v = ts_x_device(&x, m->est, m->tail);
+    free(x.kind);
+    free(x.conflict);
+    return v;
+}
+
 int ts_bound_exclusive_term(const ts_placement *p, int n, const long *cap, const long *est,
                             const long *tail, long *out, int *dev)
 {
-    *out = -1;
-    *dev = -1;
-    if (p->nblocks > TS_BOUND_MEM_MAX_BLOCKS)
-        return 0;
-    ts_mctx c = {0};
-    ts_devblocks db = {0};
-    long *budget = malloc((size_t)p->nblocks * sizeof(long) + 1);
-    char *in = malloc((size_t)p->nblocks + 1);
-    int rc = -1;
-    if (!budget || !in || ts_mctx_make(&c, p) || ts_devblocks_make(p, c.topo, &db))
-        goto out;
-    for (int d = 0; d < p->ndevs; d++) {
-        ts_xdev x = {.c = &c, .on = db.list + db.off[d], .non = db.off[d + 1] - db.off[d],
-                     .n = n, .cap = cap[d], .budget = budget, .in = in};
-        if (x.non > TS_BOUND_MEM_MAX_ON_DEVICE || x.non == 0)
-            continue;
-        long v = ts_x_device(&x, est, tail);
-        free(x.kind);
-        free(x.conflict);
-        if (v == -2)
-            goto out;
-        if (v > *out) {
-            *out = v;
-            *dev = d;
-        }
-    }
-    rc = 0;
-out:
-    ts_devblocks_free(&db);
-    free(budget);
-    free(in);
-    ts_mctx_free(&c);
-    return rc;
+    return ts_bound_mem_devices(p, n, cap, est, tail, ts_x_term, out, dev);
 }

@@ -1,5 +1,5 @@
-/* Internals of the lower bound: bound_devblocks.c (below both) serves bound.c and bound_memory.c;
- * bound_memory.c serves bound.c. */
+/* Internals of the lower bound: bound_devblocks.c (below all) serves bound.c and bound_memdev.c;
+ * bound_memdev.c serves bound_memory.c and bound_exclusive.c, which serve bound.c. */
 #ifndef TS_BOUND_INTERNAL_H
 #define TS_BOUND_INTERNAL_H
 
@@ -46,6 +46,27 @@ void ts_mctx_dist(ts_mctx *c, int a);
 /* The least one micro-batch can hold on a device in its blocks on[i] with in[i] set, over the
  * sets closed under dependencies; budget: non longs of scratch. */
 long ts_hold_min(const ts_mctx *c, const int *on, int non, const char *in, long *budget);
+
+/* What one device's memory term reads: on[] its non blocks in topological order, cap its
+ * capacity, est and tail one micro-batch's, budget and in scratch of the placement's size. */
+typedef struct {
+    ts_mctx *c;
+    const int *on;
+    int non, n;
+    long cap;
+    const long *est, *tail;
+    long *budget;
+    char *in;
+} ts_mdev;
+
+/* One device's value of a memory term: -1 when it bounds nothing, -2 on allocation failure. */
+typedef long (*ts_mdev_term)(const ts_mdev *m);
+
+/* The largest value of term over the devices (bound_memdev.c), in *out with its device in *dev:
+ * -1 in both when none bounds anything or the placement is too large for the memory terms.
+ * Returns -1 on allocation failure. */
+int ts_bound_mem_devices(const ts_placement *p, int n, const long *cap, const long *est,
+                         const long *tail, ts_mdev_term term, long *out, int *dev);
 
 /* The exclusive-windows term (bound_exclusive.c): windows of micro-batches on a device that the
  * capacity keeps from overlapping, laid end to end. -1 in *out when it bounds nothing or the

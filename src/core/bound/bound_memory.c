@@ -180,39 +180,17 @@ static long ts_device_memory_bound(ts_mctx *c, int n, long cap, const int *on, i
     return best;
 }
 
+/* One device's term: the larger of the window form and the area form. */
+static long ts_memory_device(const ts_mdev *m)
+{
+    long v = ts_device_memory_bound(m->c, m->n, m->cap, m->on, m->non, m->est, m->tail, m->budget,
+                                    m->in);
+    long w = ts_device_memory_area(m->c, m->n, m->cap, m->on, m->non, m->budget);
+    return w > v ? w : v;
+}
+
 int ts_bound_memory_term(const ts_placement *p, int n, const long *cap, const long *est,
                          const long *tail, long *out, int *dev)
 {
-    *out = -1;
-    *dev = -1;
-    if (p->nblocks > TS_BOUND_MEM_MAX_BLOCKS)
-        return 0;
-    ts_mctx c = {0};
-    ts_devblocks db = {0};
-    long *budget = malloc((size_t)p->nblocks * sizeof(long) + 1);
-    char *in = malloc((size_t)p->nblocks + 1);
-    int rc = -1;
-    if (!budget || !in || ts_mctx_make(&c, p) || ts_devblocks_make(p, c.topo, &db))
-        goto out;
-    for (int d = 0; d < p->ndevs; d++) {
-        const int *on = db.list + db.off[d]; /* the device's blocks in topological order */
-        int non = db.off[d + 1] - db.off[d];
-        if (non > TS_BOUND_MEM_MAX_ON_DEVICE)
-            continue; /* cubic in the blocks of the device: skipped there */
-        long v = ts_device_memory_bound(&c, n, cap[d], on, non, est, tail, budget, in);
-        long w = ts_device_memory_area(&c, n, cap[d], on, non, budget);
-        if (w > v)
-            v = w;
-        if (v > *out) {
-            *out = v;
-            *dev = d;
-        }
-    }
-    rc = 0;
-out:
-    ts_devblocks_free(&db);
-    free(budget);
-    free(in);
-    ts_mctx_free(&c);
-    return rc;
+    return ts_bound_mem_devices(p, n, cap, est, tail, ts_memory_device, out, dev);
 }
