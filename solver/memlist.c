@@ -60,8 +60,8 @@ static int ts_ml_init(ts_ml *s, const ts_placement *p, int n, const long *cap)
     s->cand = malloc((size_t)nb * sizeof(int));
     int *fill = malloc(((size_t)nb + 1) * sizeof(int));
     bool *waited = calloc((size_t)nb, sizeof(bool));
-    if (!s->cls || !s->out_delay || !s->in_off || !s->in_edge || !s->next || !s->end || !s->free_at || !s->lvl ||
-        !s->cand || !fill || !waited) {
+    if (!s->cls || !s->out_delay || !s->in_off || !s->in_edge || !s->next || !s->end ||
+        !s->free_at || !s->lvl || !s->cand || !fill || !waited) {
         free(fill);
         free(waited);
         return -1;
@@ -141,7 +141,7 @@ static int ts_ml_mixed(const ts_placement *p)
     return mixed;
 }
 
-static int ts_ml_cmp_ctx_next(const int *next, int a, int b)
+static int ts_ml_cmp_next(const int *next, int a, int b)
 {
     if (next[a] != next[b])
         return next[a] < next[b] ? -1 : 1;
@@ -153,8 +153,7 @@ static int ts_ml_cmp_ctx_next(const int *next, int a, int b)
 static void ts_ml_sort(const ts_ml *s, int k)
 {
     for (int i = 1; i < k; i++)
-        for (int j = i; j > 0 && ts_ml_cmp_ctx_next(s->next, s->cand[j - 1], s->cand[j]) > 0;
-             j--) {
+        for (int j = i; j > 0 && ts_ml_cmp_next(s->next, s->cand[j - 1], s->cand[j]) > 0; j--) {
             int x = s->cand[j];
             s->cand[j] = s->cand[j - 1];
             s->cand[j - 1] = x;
@@ -196,8 +195,7 @@ static long ts_ml_step(ts_ml *s, long t, long *horizon, long *start)
     return started;
 }
 
-int ts_memlist_schedule(const ts_placement *p, int n, const long *cap, ts_schedule **out,
-                        ts_err *e)
+int ts_memlist_schedule(const ts_placement *p, int n, const long *cap, ts_schedule **out, ts_err *e)
 {
     *out = NULL;
     int nb = p->nblocks;

@@ -168,11 +168,6 @@ void ts_bl_pipe_free(ts_bl_pipe *q)
     memset(q, 0, sizeof *q);
 }
 
-bool ts_bl_same_devices(const ts_block *a, const ts_block *b)
-{
-    return ts_block_same_devices(a, b);
-}
-
 /* Is there an edge a -> b? Looks only at a's edges (off, list: ts_placement_out_edges), so that
  * checking a chain is linear in its edges (20,000 blocks: a scan of every edge per pair took
  * most of a second). */
@@ -211,7 +206,7 @@ static int ts_pipe_attach(const ts_placement *p, const bool *in, int *att, bool 
             continue;
         int a = pred[b];
         if (p->blocks[b].kind == TS_KIND_BACKWARD && p->blocks[a].kind == TS_KIND_BACKWARD &&
-            ts_bl_same_devices(&p->blocks[a], &p->blocks[b]) && att[a] < 0 && nout[a] >= 1) {
+            ts_block_same_devices(&p->blocks[a], &p->blocks[b]) && att[a] < 0 && nout[a] >= 1) {
             att[a] = b;
             attached[b] = true;
         }

@@ -65,7 +65,6 @@ bool ts_bl_inputs_ready(const ts_placement *p, const ts_bl_preds *pr, int n, con
 /* Peak running memory over all devices (-1 on allocation failure). */
 long ts_bl_peak_memory(const ts_placement *p, int n, const long *start);
 
-bool ts_bl_same_devices(const ts_block *a, const ts_block *b);
 /* The blocks with in[b] set as a V-shaped pipeline; TS_EINPUT with why[] when they are not. */
 int ts_bl_pipe_make(const ts_placement *p, const bool *in, ts_bl_pipe *q, char *why, size_t nwhy);
 /* Same, reporting a refusal of info's kind through e. */

@@ -132,7 +132,8 @@ static int ts_check_interleaved(const ts_baseline_info *info, const ts_placement
     for (int s = 0; s < pp->nstages; s++) {
         int f = pp->fwd[s], b = pp->bwd[s];
         if (b < 0 || pp->att[b] >= 0 || p->blocks[f].ndevices != 1 ||
-            !ts_bl_same_devices(&p->blocks[f], &p->blocks[b]) || p->blocks[f].devices[0] != s % D)
+            !ts_block_same_devices(&p->blocks[f], &p->blocks[b]) ||
+            p->blocks[f].devices[0] != s % D)
             return ts_bl_refuse(e, info, p,
                                 "its stages are not placed round-robin, one device each");
     }
@@ -236,7 +237,7 @@ static int ts_chain_direction(const ts_baseline_info *info, const ts_placement *
     for (int s = 0; s < D; s++) {
         int f = pp->fwd[s], bk = pp->bwd[s];
         if (bk < 0 || pp->att[bk] >= 0 || p->blocks[f].ndevices != 1 ||
-            !ts_bl_same_devices(&p->blocks[f], &p->blocks[bk]))
+            !ts_block_same_devices(&p->blocks[f], &p->blocks[bk]))
             return ts_bl_refuse(e, info, p, "each stage must run on one device");
         int dev = p->blocks[f].devices[0];
         int dk = dev == s ? 0 : dev == D - 1 - s ? 1 : -2;
@@ -349,7 +350,7 @@ static int ts_check_zb(const ts_baseline_info *info, const ts_placement *p, cons
     for (int s = 0; s < D; s++) {
         int f = pp->fwd[s], bk = pp->bwd[s], w = bk >= 0 ? pp->att[bk] : -1;
         if (bk < 0 || w < 0 || p->blocks[f].ndevices != 1 || p->blocks[f].devices[0] != s ||
-            !ts_bl_same_devices(&p->blocks[f], &p->blocks[bk]))
+            !ts_block_same_devices(&p->blocks[f], &p->blocks[bk]))
             return ts_bl_refuse(e, info, p,
                                 "each device needs a forward F, an input-gradient B and a "
                                 "weight-gradient W (a backward block after B that nothing waits "

@@ -161,7 +161,7 @@ static bool ts_stage_on(const ts_placement *p, const ts_bl_pipe *pp, int s, int 
 {
     int f = pp->fwd[s], b = pp->bwd[s];
     return f >= 0 && b >= 0 && p->blocks[f].ndevices == 1 && p->blocks[f].devices[0] == dev &&
-           ts_bl_same_devices(&p->blocks[f], &p->blocks[b]);
+           ts_block_same_devices(&p->blocks[f], &p->blocks[b]);
 }
 
 /* The V placement as one pipe of 2D stages, stage s on device s (s < D) or 2D-1-s. */

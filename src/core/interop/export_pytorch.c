@@ -28,7 +28,7 @@ static int ts_map_fill(const ts_placement *p, const ts_bl_pipe *pp, ts_pytorch_m
         m->kind[f] = 'F';
         if (b < 0)
             continue;
-        if (!ts_bl_same_devices(&p->blocks[f], &p->blocks[b]))
+        if (!ts_block_same_devices(&p->blocks[f], &p->blocks[b]))
             return ts_fail(e, TS_EINPUT,
                            "placement '%s': stage %d runs its forward %s and its "
                            "backward %s on different devices; PyTorch runs a "
