@@ -127,6 +127,16 @@ double ts_budget_call(const ts_budget *b, double cap);
 #define TS_BOUND_MAX_COMBOS 200000L
 /* modulo greedy's reservation table */
 #define TS_GREEDY_MAX_CELLS (64L * 1024 * 1024)
+/* modulo's clustered construction: the blocks on several devices it splits into two clusters
+ * (every split and every opening of the second: 2^(m-1) x P reservations), the periods it
+ * tries, the constructions one call may make in all (a count, so the answer does not depend
+ * on the machine; half of them for the delays), and the reservations nearest to fitting memory
+ * that get delayed allocations. 1500 constructions: about 0.3 s on nnshape's 2-fold at 16
+ * devices (2 cores), 75,000 units of effort. */
+#define TS_CLUSTER_MAX_MULTI 10
+#define TS_CLUSTER_MAX_PERIOD 512L
+#define TS_CLUSTER_MAX_TRIES 1500L
+#define TS_CLUSTER_DELAYED 4
 /* k x blocks of modulo's schedule: above, refused (4096-device vshape: k = 4096, 33M
  * instances, tens of seconds and GBs to build and check) */
 #define TS_MODULO_MAX_INSTANCES 2000000L

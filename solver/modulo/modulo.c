@@ -4,7 +4,9 @@
  * t_b + j*P. Periods run from the resource bound max_d load(d) (raised by any recurrence through
  * distance edges) upward; the first feasible one is optimal when every smaller one was refused.
  *   1. Constructed timetables (modulo_greedy.c) for every period up to the serial bound: the
- *      smallest period where one verifies is feasible, found in milliseconds.
+ *      smallest period where one verifies is feasible, found in milliseconds. Below it, the
+ *      clustered construction (the blocks on several devices in two clusters, allocations
+ *      delayed) goes down while it verifies.
  *   2. Each smaller period is refused by the dependency-path memory bound (modulo_bound.c) when
  *      it can, else decided by Z3 (modulo_z3.c) seeded with the constructed residues, with a
  *      share of the time left.
@@ -284,25 +286,41 @@ static int ts_modulo_setup(ts_mctx *c, ts_err *e)
 }
 
 /* Step 2a: the smallest period up to the bound where a constructed timetable (th) verifies;
- * -1 when none does (or the time ran out first). */
+ * -1 when none does (or the time ran out first). The packed and plain constructions go up from
+ * the lower bound; the clustered one, dearer, then goes down from below their answer while it
+ * verifies. */
 static long ts_modulo_constructed(ts_mctx *c, long *th)
 {
+    long found = -1;
     for (long q = c->lb; q <= c->ub; q++) {
         if (ts_modulo_greedy_packed(c->p, &c->mp, q, c->order, c->c->cap, th, NULL,
                                     &c->solve) ||
             ts_modulo_greedy(c->p, &c->mp, q, c->order, c->c->cap, th, NULL,
-                             &c->solve))
-            return q;
+                             &c->solve)) {
+            found = q;
+            break;
+        }
         if (ts_solve_over(c)) {
             /* Cut by the time limit: the sequential timetable at the bound is still an answer,
              * and it says so. */
             c->st->timed_out = true;
             if (ts_modulo_sequential(c->p, &c->mp, c->ub, c->order, c->c->cap, th))
                 return c->ub;
-            break;
+            return -1;
         }
     }
-    return -1;
+    if (found < 0)
+        return -1;
+    long *tq = malloc((size_t)c->p->nblocks * sizeof(long));
+    for (long q = found - 1; tq && q >= c->lb && !ts_solve_over(c); q--) {
+        if (!ts_modulo_greedy_clustered(c->p, &c->mp, q, c->order, c->c->cap, tq, NULL,
+                                        &c->solve))
+            break;
+        memcpy(th, tq, (size_t)c->p->nblocks * sizeof(long));
+        found = q;
+    }
+    free(tq);
+    return found;
 }
 
 /* Step 2b: decides period P with Z3 within budget seconds, seeded with the constructed residues.

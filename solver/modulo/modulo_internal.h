@@ -29,6 +29,19 @@ int ts_modulo_greedy(const ts_placement *p, const ts_mplan *mp, long P, const in
 int ts_modulo_greedy_packed(const ts_placement *p, const ts_mplan *mp, long P, const int *order,
                             const long *cap, long *t, long *hint_r, const ts_budget *budget);
 
+/* Like ts_modulo_greedy_packed, but the blocks on several devices may form two clusters of
+ * consecutive residues: every split of them (chain order within each) and every opening of
+ * the second cluster, then, for the few reservations nearest to fitting memory, the allocating
+ * single-device blocks delayed by a free start or two (each one, then each pair). A device then
+ * has two free arcs a period, which a path work -> shard -> work needs when two micro-batches
+ * share a period: on nnshape at 8 devices and memory 10, the 2-fold fits 17 steps (one cluster:
+ * 18). Only up to TS_CLUSTER_MAX_MULTI such blocks, periods up to TS_CLUSTER_MAX_PERIOD, and
+ * at most TS_CLUSTER_MAX_TRIES constructions: the splits most even and the openings nearest
+ * half a period first. Returns 1 when one verifies (t filled). */
+int ts_modulo_greedy_clustered(const ts_placement *p, const ts_mplan *mp, long P,
+                               const int *order, const long *cap, long *t, long *hint_r,
+                               const ts_budget *budget);
+
 /* The timetable that needs no search: the blocks one after the other in chain order, each no
  * earlier than its inputs, so it is feasible at any period that holds the whole micro-batch
  * (memory permitting). O(blocks + edges): the answer when the time runs out before a

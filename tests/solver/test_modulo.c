@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "modulo/modulo_internal.h"
+#include "ts_fold.h"
 #include "ts_search_ctx.h"
 #include "ts_solver.h"
 #include "solver_testutil.h"
@@ -371,6 +372,59 @@ static void test_refusals(void **state)
     ts_placement_free(p);
 }
 
+/* Two micro-batches a period on nnshape at 8 devices and memory 10: with the four shard blocks
+ * of each micro-batch in one cluster, no constructed period below 18 fits (one micro-batch a
+ * period: 9); the clustered construction splits them in two and delays allocations, and fits
+ * 17. Google OR-tools' CP-SAT, on its own model of the same class (tests/bench/periodic_cpsat.py),
+ * proves one micro-batch per 8 steps infeasible there and finds 2 per 17, whose schedule
+ * replays to 1115 at N = 128: the search must reach that period and at most that makespan. */
+static void test_two_clusters(void **state)
+{
+    (void)state;
+    ts_placement *p = mt_builtin("nnshape", 8, false), *q = NULL;
+    ts_err e = {0};
+    assert_int_equal(ts_placement_fold(p, 2, &q, &e), TS_OK);
+    ts_mplan mp;
+    assert_int_equal(ts_mplan_build(q, true, &mp, &e), TS_OK);
+    int *order = malloc((size_t)q->nblocks * sizeof(int));
+    long *t = malloc((size_t)q->nblocks * sizeof(long));
+    long *t2 = malloc((size_t)q->nblocks * sizeof(long));
+    long cap[8];
+    for (int d = 0; d < 8; d++)
+        cap[d] = 10;
+    assert_non_null(order);
+    assert_non_null(t);
+    assert_non_null(t2);
+    assert_int_equal(ts_placement_chain_order(q, order), 0);
+    assert_int_equal(ts_modulo_greedy_clustered(q, &mp, 17, order, cap, t, NULL, &mt_none), 1);
+    assert_int_equal(ts_modulo_verify(q, &mp, 17, t, cap, &e), TS_OK);
+    /* The same answer twice: the construction counts its tries, it reads no clock. */
+    assert_int_equal(ts_modulo_greedy_clustered(q, &mp, 17, order, cap, t2, NULL, &mt_none), 1);
+    assert_memory_equal(t, t2, (size_t)q->nblocks * sizeof(long));
+    /* Below the load of two micro-batches (16 steps) nothing is constructed. */
+    assert_int_equal(ts_modulo_greedy_clustered(q, &mp, 15, order, cap, t, NULL, &mt_none), 0);
+
+    ts_search_opts o = tu_opts(TS_METHOD_MODULO, true, 10);
+    o.time_limit = 10;
+    o.per_period = 2;
+    o.micro_batches = 128;
+    ts_schedule *s = NULL;
+    ts_search_stats st;
+    assert_int_equal(ts_search_folded(p, &o, ts_search_modulo, &s, &st, &e), TS_OK);
+    print_message("nnshape 8 x2 at memory 10: period %ld, makespan at 128 %ld (LB %ld)\n",
+                  st.period, mt_makespan(s, 128), ts_lower_bound(p, 128));
+    assert_int_equal(st.period, 17);
+    mt_valid_range(s, 128, 128, "nnshape 8 x2");
+    assert_true(mt_makespan(s, 128) <= 1115);
+    ts_schedule_free(s);
+    free(order);
+    free(t);
+    free(t2);
+    ts_mplan_free(&mp);
+    ts_placement_free(q);
+    ts_placement_free(p);
+}
+
 /* The memory bound is only a proof if it never refuses a feasible period: on the paper shapes
  * at small sizes with tight memory, every period it refuses is checked with the exact model. */
 static void test_bound_soundness(void **state)
@@ -616,6 +670,7 @@ int main(void)
         cmocka_unit_test(test_distance_edges),  cmocka_unit_test(test_memory_plan),
         cmocka_unit_test(test_refusals),        cmocka_unit_test(test_bound_soundness),
         cmocka_unit_test(test_random_property), cmocka_unit_test(test_random_distance),
+        cmocka_unit_test(test_two_clusters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
