@@ -31,6 +31,11 @@ static bool ts_greedy_over(const ts_budget *budget, long tries)
     return budget && tries % TS_GREEDY_CLOCK_EVERY == 0 && ts_budget_over(budget);
 }
 
+/* Every this many constructions, the clustered variant reads the deadline (and charges one tick
+ * of effort, 50 units): one construction of nnshape's 2-fold at 16 devices takes about 25 us on
+ * 2 cores, 16 of them about a tick's worth at TS_EFFORT_PER_SECOND. */
+#define TS_CLUSTER_CLOCK_EVERY 16
+
 static bool ts_arc_free(const ts_block *b, const char *busy, long P, long r)
 {
     for (int i = 0; i < b->ndevices; i++) {
@@ -42,12 +47,60 @@ static bool ts_arc_free(const ts_block *b, const char *busy, long P, long r)
     return true;
 }
 
+/* ts_fits_rest's tables: the single-device blocks of each device, blk[off[d] .. off[d + 1]), so
+ * that a test costs the device's blocks and not the placement's; and scratch. */
+typedef struct {
+    int *off, *blk;
+    long *runs, *spans;
+} ts_rest;
+
+static void ts_rest_free(ts_rest *r)
+{
+    free(r->off);
+    free(r->blk);
+    free(r->runs);
+    free(r->spans);
+    *r = (ts_rest){0};
+}
+
+static bool ts_rest_init(ts_rest *r, const ts_placement *p, long P)
+{
+    int nb = p->nblocks, nd = p->ndevs;
+    r->off = calloc((size_t)nd + 1, sizeof(int));
+    r->blk = malloc((size_t)(nb ? nb : 1) * sizeof(int));
+    r->runs = malloc((size_t)(P + 1) * sizeof(long));
+    r->spans = malloc((size_t)(nb ? nb : 1) * sizeof(long));
+    if (!r->off || !r->blk || !r->runs || !r->spans) {
+        ts_rest_free(r);
+        return false;
+    }
+    for (int b = 0; b < nb; b++)
+        if (p->blocks[b].ndevices == 1)
+            r->off[p->blocks[b].devices[0] + 1]++;
+    for (int d = 0; d < nd; d++)
+        r->off[d + 1] += r->off[d];
+    int *fill = r->blk; /* filled in block order: a device's list keeps it */
+    int *at = calloc((size_t)nd, sizeof(int));
+    if (!at) {
+        ts_rest_free(r);
+        return false;
+    }
+    for (int b = 0; b < nb; b++)
+        if (p->blocks[b].ndevices == 1) {
+            int d = p->blocks[b].devices[0];
+            fill[r->off[d] + at[d]++] = b;
+        }
+    free(at);
+    return true;
+}
+
 /* Whether the single-device blocks still to place on device d fit the free arcs of its circle
  * (first-fit decreasing: a quick sufficient test, so it may refuse a packable state). skip is
  * a block to count as placed. */
 static bool ts_fits_rest(const ts_placement *p, const char *busy, long P, int d, const char *placed,
-                         int skip, long *runs, long *spans)
+                         int skip, const ts_rest *rest)
 {
+    long *runs = rest->runs, *spans = rest->spans;
     const char *row = busy + (long)d * P;
     int nr = 0, ns = 0;
     long start = -1;
@@ -71,9 +124,11 @@ static bool ts_fits_rest(const ts_placement *p, const char *busy, long P, int d,
             }
         }
     }
-    for (int b = 0; b < p->nblocks; b++)
-        if (!placed[b] && b != skip && p->blocks[b].ndevices == 1 && p->blocks[b].devices[0] == d)
+    for (int i = rest->off[d]; i < rest->off[d + 1]; i++) {
+        int b = rest->blk[i];
+        if (!placed[b] && b != skip)
             spans[ns++] = p->blocks[b].span;
+    }
     /* Insertion sort, decreasing (per-device block counts are small). */
     for (int i = 1; i < ns; i++)
         for (int j = i; j > 0 && spans[j] > spans[j - 1]; j--) {
@@ -148,11 +203,11 @@ static long ts_placed_est(const ts_placement *p, const int *ioff, const int *ied
 }
 
 /* Places single-device block b at the first start from est on whose residue arc is free and,
- * when runs is given (the packed variant), still leaves room for the rest of its device; with
+ * when rest is given (the packed variant), still leaves room for the rest of its device; with
  * skip > 0, the first skip such starts are passed over (a delay, which shortens the lifetime of
  * what b allocates). */
 static int ts_place_first_free(const ts_placement *p, int b, long est, long P, char *busy,
-                               char *placed, long *runs, long *spans, long *t, long *hint_r,
+                               char *placed, const ts_rest *rest, long *t, long *hint_r,
                                const ts_budget *budget, int skip)
 {
     const ts_block *blk = &p->blocks[b];
@@ -163,7 +218,7 @@ static int ts_place_first_free(const ts_placement *p, int b, long est, long P, c
         if (!ts_arc_free(blk, busy, P, r))
             continue;
         ts_mark(blk, busy, P, r);
-        if (runs && !ts_fits_rest(p, busy, P, blk->devices[0], placed, b, runs, spans)) {
+        if (rest && !ts_fits_rest(p, busy, P, blk->devices[0], placed, b, rest)) {
             ts_unmark(blk, busy, P, r);
             continue;
         }
@@ -191,7 +246,7 @@ typedef struct {
     long *res; /* reserved residue of each multi-device block, -1: none */
     int *delay; /* free starts each single-device block passes over (ts_place_first_free) */
     int *ioff, *iedge;
-    long *runs, *spans; /* ts_fits_rest's scratch */
+    ts_rest rest;
 } ts_packing;
 
 static void ts_packing_free(ts_packing *w)
@@ -203,8 +258,7 @@ static void ts_packing_free(ts_packing *w)
     free(w->delay);
     free(w->ioff);
     free(w->iedge);
-    free(w->runs);
-    free(w->spans);
+    ts_rest_free(&w->rest);
 }
 
 static bool ts_packing_init(ts_packing *w, const ts_placement *p, long P)
@@ -220,10 +274,8 @@ static bool ts_packing_init(ts_packing *w, const ts_placement *p, long P)
     w->res = malloc((size_t)nb * sizeof(long));
     w->delay = calloc((size_t)nb, sizeof(int));
     bool edges_ok = ts_in_edges(p, &w->ioff, &w->iedge);
-    w->runs = malloc((size_t)(P + 1) * sizeof(long));
-    w->spans = malloc((size_t)nb * sizeof(long));
-    if (w->busy && w->reserved && w->placed && w->res && w->delay && edges_ok && w->runs &&
-        w->spans)
+    bool rest_ok = ts_rest_init(&w->rest, p, P);
+    if (w->busy && w->reserved && w->placed && w->res && w->delay && edges_ok && rest_ok)
         return true;
     ts_packing_free(w);
     return false;
@@ -267,8 +319,7 @@ static int ts_reserve(ts_packing *w, int b, long *next, const ts_budget *budget)
         ts_mark(blk, w->busy, P, r);
         bool fits = true;
         for (int j = 0; j < blk->ndevices && fits; j++)
-            fits = ts_fits_rest(w->p, w->busy, P, blk->devices[j], w->placed, -1, w->runs,
-                                w->spans);
+            fits = ts_fits_rest(w->p, w->busy, P, blk->devices[j], w->placed, -1, &w->rest);
         if (!fits) {
             ts_unmark(blk, w->busy, P, r);
             continue;
@@ -300,8 +351,8 @@ static int ts_packing_place(ts_packing *w, const ts_mplan *mp, const int *order,
             w->placed[b] = 1;
             if (hint_r)
                 hint_r[b] = w->res[b];
-        } else if (!ts_place_first_free(p, b, est, P, w->busy, w->placed, w->runs, w->spans, t,
-                                        hint_r, budget, w->delay[b])) {
+        } else if (!ts_place_first_free(p, b, est, P, w->busy, w->placed, &w->rest, t, hint_r,
+                                        budget, w->delay[b])) {
             return -1;
         }
     }
@@ -395,7 +446,8 @@ static int ts_packing_delays(ts_packing *w, const ts_mplan *mp, const int *order
         for (int j = i; j < na && !ok; j++)
             for (int u = 1; u <= 2 && !ok; u++)
                 for (int v = i == j ? 0 : 1; v <= (i == j ? 0 : 2) && !ok; v++) {
-                    if (*tries <= 0 || (budget && ts_budget_over(budget)))
+                    if (*tries <= 0 ||
+                        (budget && *tries % TS_CLUSTER_CLOCK_EVERY == 0 && ts_budget_over(budget)))
                         goto done;
                     (*tries)--;
                     ts_packing_restore(w);
@@ -500,17 +552,15 @@ static int ts_component_order(const ts_placement *p, const int *order, int *out)
 /* One pass of the clustered construction, the single-device blocks placed in `order`: the
  * reservations all[0..ntry) in their order, then delays for those nearest to fitting memory
  * (near: scratch for ntry tries). At most TS_CLUSTER_MAX_TRIES constructions. */
-static int ts_clustered_pass(ts_packing *w, const ts_mplan *mp, const int *order,
-                             const int *multi, int m, const ts_keyed_try *all, long ntry,
-                             ts_keyed_try *near, const long *cap, long *t, long *hint_r,
-                             const ts_budget *budget)
+static int ts_clustered_pass(ts_packing *w, const ts_mplan *mp, const int *order, const int *multi,
+                             int m, const ts_keyed_try *all, long ntry, ts_keyed_try *near,
+                             const long *cap, long *t, long *hint_r, const ts_budget *budget)
 {
     int ok = 0, nnear = 0;
     long tries = TS_CLUSTER_MAX_TRIES, excess;
     /* Half the constructions for the reservations, the rest for the delays. */
     for (long i = 0; i < ntry && !ok && tries > TS_CLUSTER_MAX_TRIES / 2; i++) {
-        tries--;
-        if (budget && ts_budget_over(budget))
+        if (tries-- % TS_CLUSTER_CLOCK_EVERY == 0 && budget && ts_budget_over(budget))
             return 0;
         if (!ts_reserve_clusters(w, multi, m, &all[i].x, budget))
             continue;
@@ -529,9 +579,8 @@ static int ts_clustered_pass(ts_packing *w, const ts_mplan *mp, const int *order
     return ok;
 }
 
-int ts_modulo_greedy_clustered(const ts_placement *p, const ts_mplan *mp, long P,
-                               const int *order, const long *cap, long *t, long *hint_r,
-                               const ts_budget *budget)
+int ts_modulo_greedy_clustered(const ts_placement *p, const ts_mplan *mp, long P, const int *order,
+                               const long *cap, long *t, long *hint_r, const ts_budget *budget)
 {
     int nb = p->nblocks;
     if (hint_r)
@@ -571,8 +620,7 @@ int ts_modulo_greedy_clustered(const ts_placement *p, const ts_mplan *mp, long P
      * in chain order, 18 at 16 devices only grouped. */
     int ok = ts_clustered_pass(&w, mp, order, multi, m, all, ntry, near, cap, t, hint_r, budget);
     if (!ok && ts_component_order(p, order, grouped) > 1)
-        ok = ts_clustered_pass(&w, mp, grouped, multi, m, all, ntry, near, cap, t, hint_r,
-                               budget);
+        ok = ts_clustered_pass(&w, mp, grouped, multi, m, all, ntry, near, cap, t, hint_r, budget);
     free(all);
     free(near);
     free(grouped);
@@ -600,7 +648,7 @@ int ts_modulo_greedy(const ts_placement *p, const ts_mplan *mp, long P, const in
     for (int i = 0; i < nb && ok; i++) {
         int b = order[i];
         long est = ts_placed_est(p, ioff, iedge, placed, t, P, b);
-        ok = ts_place_first_free(p, b, est, P, busy, placed, NULL, NULL, t, hint_r, budget, 0);
+        ok = ts_place_first_free(p, b, est, P, busy, placed, NULL, t, hint_r, budget, 0);
     }
     if (ok) {
         ts_err e = {0};

@@ -426,31 +426,53 @@ static int ts_cmp_arc(const void *a, const void *b)
 int ts_modulo_verify(const ts_placement *p, const ts_mplan *mp, long P, const long *t,
                      const long *cap, ts_err *e)
 {
-    int nb = p->nblocks;
-    ts_arc *arcs = malloc((size_t)(nb ? nb : 1) * sizeof(ts_arc));
-    if (!arcs)
+    int nb = p->nblocks, nd = p->ndevs;
+    /* Each device's arcs, gathered in one pass over the blocks' devices (scanning every block
+     * for every device cost most of a construction at 128 devices). */
+    long narcs = 0;
+    for (int b = 0; b < nb; b++)
+        narcs += p->blocks[b].ndevices;
+    ts_arc *arcs = malloc((size_t)(narcs ? narcs : 1) * sizeof(ts_arc));
+    int *off = calloc((size_t)nd + 1, sizeof(int)), *at = calloc((size_t)nd + 1, sizeof(int));
+    if (!arcs || !off || !at) {
+        free(arcs);
+        free(off);
+        free(at);
         return ts_fail(e, TS_ESYS, "out of memory");
-    for (int d = 0; d < p->ndevs; d++) {
-        int n = 0;
-        for (int b = 0; b < nb; b++)
-            if (ts_block_on(&p->blocks[b], d))
-                arcs[n++] = (ts_arc){t[b] - ts_mod_floordiv(t[b], P) * P, p->blocks[b].span, b};
+    }
+    for (int b = 0; b < nb; b++)
+        for (int j = 0; j < p->blocks[b].ndevices; j++)
+            off[p->blocks[b].devices[j] + 1]++;
+    for (int d = 0; d < nd; d++)
+        off[d + 1] += off[d];
+    for (int b = 0; b < nb; b++)
+        for (int j = 0; j < p->blocks[b].ndevices; j++) {
+            int d = p->blocks[b].devices[j];
+            arcs[off[d] + at[d]++] =
+                (ts_arc){t[b] - ts_mod_floordiv(t[b], P) * P, p->blocks[b].span, b};
+        }
+    free(at);
+    for (int d = 0; d < nd; d++) {
+        ts_arc *row = arcs + off[d];
+        int n = off[d + 1] - off[d];
         if (!n)
             continue;
-        qsort(arcs, (size_t)n, sizeof *arcs, ts_cmp_arc);
+        qsort(row, (size_t)n, sizeof *row, ts_cmp_arc);
         for (int i = 0; i < n; i++) {
-            const ts_arc *x = &arcs[i], *y = &arcs[(i + 1) % n];
+            const ts_arc *x = &row[i], *y = &row[(i + 1) % n];
             long next = i + 1 < n ? y->r : y->r + P;
             if (x->r + x->span > next) {
                 int rc = ts_fail(e, TS_ENOANSWER,
                                  "period %ld: blocks '%s' and '%s' overlap on device %d", P,
                                  p->blocks[x->block].id, p->blocks[y->block].id, d);
                 free(arcs);
+                free(off);
                 return rc;
             }
         }
     }
     free(arcs);
+    free(off);
     for (int i = 0; i < p->nedges; i++) {
         const ts_edge *x = &p->edges[i];
         if (t[x->dst] + (long)x->distance * P < t[x->src] + p->blocks[x->src].span + (long)x->delay)
