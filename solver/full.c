@@ -87,12 +87,22 @@ static int ts_full_solve_with(ts_search_ctx *c, const ts_iset *s, const ts_memsp
         res->found = res->optimal = true;
         return TS_OK;
     }
-    if (g == 0 && ts_imodel_size(s) > TS_IMODEL_MAX_TERMS) {
+    if (ts_imodel_size(s) > TS_IMODEL_MAX_TERMS) {
         /* The model would take longer to build than any limit worth setting: the greedy
-         * schedule stands, not proven (this is where the full problem explodes). */
+         * schedule stands, not proven (this is where the full problem explodes). Without one
+         * that fits, there is no answer: building the model anyway took 75 s and 7.6 GB
+         * (vshape_v_zb, 16 devices, N 64, memory 36), whatever the time limit. */
+        ts_ctx_phase(c, TS_PHASE_TOO_LARGE, 0);
+        if (g != 0) {
+            char mem[64];
+            return ts_fail(e, TS_ENOANSWER,
+                           "full: %d micro-batches of '%s' are too many for its model (%ld terms, "
+                           "over %ld), and its greedy start does not fit memory %s",
+                           N, c->p->name, ts_imodel_size(s), (long)TS_IMODEL_MAX_TERMS,
+                           ts_caps_text(c->cap, c->p->ndevs, mem, sizeof mem));
+        }
         res->best = steps;
         res->found = true;
-        ts_ctx_phase(c, TS_PHASE_TOO_LARGE, 0);
         return TS_OK;
     }
     return ts_full_minimise(c, s, ms, g, steps, lb, N, start, res, e);

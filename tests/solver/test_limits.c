@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "solver_testutil.h"
 #include "ts_encode.h"
 
@@ -139,6 +140,26 @@ static void test_large_completion_skips_z3_under_a_limit(void **state)
     ts_placement_free(p);
 }
 
+/* vshape_v_zb at 16 devices, N 64, memory 36 (V-Half's): full's model would have 1.18M terms
+ * and its greedy start does not fit memory. It used to build the model anyway (75 s and 7.6 GB,
+ * whatever the time limit, with no answer at the end); now it refuses at once, saying why. */
+static void test_full_refuses_a_model_too_large(void **state)
+{
+    (void)state;
+    ts_placement *p = tu_builtin("vshape_v_zb", 16, false);
+    ts_search_opts o = tu_opts(TS_METHOD_FULL, true, 36);
+    o.time_limit = 10;
+    o.micro_batches = 64;
+    ts_schedule *s = NULL;
+    ts_search_stats st;
+    ts_err e = {0};
+    assert_int_equal(ts_search(p, &o, &s, &st, &e), TS_ENOANSWER);
+    assert_null(s);
+    assert_non_null(strstr(e.msg, "too many for its model"));
+    assert_false(st.timed_out);
+    ts_placement_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -146,6 +167,7 @@ int main(void)
         cmocka_unit_test(test_repetend_construct_takes_the_deadline),
         cmocka_unit_test(test_lazy_answers_when_cut),
         cmocka_unit_test(test_large_completion_skips_z3_under_a_limit),
+        cmocka_unit_test(test_full_refuses_a_model_too_large),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
