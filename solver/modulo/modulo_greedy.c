@@ -47,6 +47,16 @@ static bool ts_arc_free(const ts_block *b, const char *busy, long P, long r)
     return true;
 }
 
+/* What every construction does first: no hint yet (-1 each); false when there is nothing to
+ * place or the reservation table would be over TS_GREEDY_MAX_CELLS. */
+static bool ts_greedy_start(const ts_placement *p, long P, long *hint_r)
+{
+    if (hint_r)
+        for (int b = 0; b < p->nblocks; b++)
+            hint_r[b] = -1;
+    return (long)p->ndevs * P <= TS_GREEDY_MAX_CELLS && p->nblocks > 0;
+}
+
 /* ts_fits_rest's tables: the single-device blocks of each device, blk[off[d] .. off[d + 1]), so
  * that a test costs the device's blocks and not the placement's; and scratch. */
 typedef struct {
@@ -372,10 +382,7 @@ int ts_modulo_greedy_packed(const ts_placement *p, const ts_mplan *mp, long P, c
                             const long *cap, long *t, long *hint_r, const ts_budget *budget)
 {
     int nb = p->nblocks;
-    if (hint_r)
-        for (int b = 0; b < nb; b++)
-            hint_r[b] = -1;
-    if ((long)p->ndevs * P > TS_GREEDY_MAX_CELLS || nb == 0)
+    if (!ts_greedy_start(p, P, hint_r))
         return 0;
     ts_packing w;
     if (!ts_packing_init(&w, p, P))
@@ -583,10 +590,7 @@ int ts_modulo_greedy_clustered(const ts_placement *p, const ts_mplan *mp, long P
                                const long *cap, long *t, long *hint_r, const ts_budget *budget)
 {
     int nb = p->nblocks;
-    if (hint_r)
-        for (int b = 0; b < nb; b++)
-            hint_r[b] = -1;
-    if (P > TS_CLUSTER_MAX_PERIOD || (long)p->ndevs * P > TS_GREEDY_MAX_CELLS || nb == 0)
+    if (P > TS_CLUSTER_MAX_PERIOD || !ts_greedy_start(p, P, hint_r))
         return 0;
     int multi[TS_CLUSTER_MAX_MULTI], m = 0;
     for (int i = 0; i < nb; i++)
@@ -632,10 +636,7 @@ int ts_modulo_greedy(const ts_placement *p, const ts_mplan *mp, long P, const in
                      const long *cap, long *t, long *hint_r, const ts_budget *budget)
 {
     int nb = p->nblocks;
-    if (hint_r)
-        for (int b = 0; b < nb; b++)
-            hint_r[b] = -1;
-    if ((long)p->ndevs * P > TS_GREEDY_MAX_CELLS || nb == 0)
+    if (!ts_greedy_start(p, P, hint_r))
         return 0;
     char *busy = calloc((size_t)p->ndevs * (size_t)P, 1);
     char *placed = calloc((size_t)nb, 1);
