@@ -448,7 +448,7 @@ static int ts_packing_delays(ts_packing *w, const ts_mplan *mp, const int *order
     }
     int ok = 0;
     long excess;
-    /* i == j: one block delayed by u (+ v); i < j: two blocks, by u and v. */
+    /* i == j: one block delayed by u; i < j: two blocks, by u and v. */
     for (int i = 0; i < na && !ok; i++)
         for (int j = i; j < na && !ok; j++)
             for (int u = 1; u <= 2 && !ok; u++)
