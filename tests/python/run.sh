@@ -21,7 +21,10 @@ if ! "$py" -c "import pytest" 2>/dev/null; then
   exit 77
 fi
 export TESSEL_LIBRARY=$lib TESSEL_BIN=$bin
-if ldd "$lib" | grep -q libasan; then
+# Not `ldd | grep -q`: under pipefail, grep leaving at its first match can kill ldd with SIGPIPE
+# mid-listing, the pipeline then fails, and the runtimes were not preloaded (about 1 run in 12).
+deps=$(ldd "$lib")
+if [[ $deps == *libasan* ]]; then
   pre=""
   for rt in libasan.so libubsan.so; do
     f=$(${CC:-cc} -print-file-name=$rt)
