@@ -39,6 +39,14 @@ out=$("$tessel" bound --placement kshape --ndevs 4 -n 8 --json)
 check_eq "exclusive term without memory" None "$(get "['terms']['exclusive']" <<<"$out")"
 "$tessel" bound --help | grep -q "^  exclusive "
 check_status $? "help lists the exclusive term"
+# xshape at memory 1: device 0's windows and device 3's nest in each other's, so the two
+# devices share at most 2N - 1 stretches of 3: 107, the proven optimum (each alone gives 84)
+out=$("$tessel" bound --placement xshape --ndevs 4 -n 4 --memory 1 --json)
+check_eq "cross binds on xshape at memory 1" cross "$(get "['binding']" <<<"$out")"
+check_eq "cross term" 107 "$(get "['terms']['cross']" <<<"$out")"
+check_eq "exclusive stays below" 84 "$(get "['terms']['exclusive']" <<<"$out")"
+"$tessel" bound --help | grep -q "^  cross "
+check_status $? "help lists the cross term"
 "$tessel" bound --placement vshape --ndevs 4 -n 8 --memory x >/dev/null 2>&1
 check_rc "bad --memory" 2 $?
 harness_end

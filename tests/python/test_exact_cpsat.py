@@ -20,10 +20,11 @@ import exact_check  # noqa: E402
 import exact_cpsat  # noqa: E402
 
 # (placement: a built-in on 4 devices or a fixture file, N, capacity): optimum above the bound
-# (kshape at memory 2, once here, is now met by the bound's exclusive term)
+# (kshape at memory 2, once here, is now met by the bound's exclusive term, and xshape at memory
+# 1 by its cross term)
 CASES = [
-    ("xshape", 2, "1"),
-    ("xshape", 3, "1"),
+    ("xshape", 2, "2"),
+    ("xshape", 3, "2"),
     ("mshape", 4, "2"),
     ("vshape", 4, "2"),
     ("exact_tiny3.json", 3, "2,2,1"),

@@ -92,6 +92,9 @@ int ts_cmd_bound(int argc, char **argv)
                    "  exclusive      with memory M: windows of micro-batches on one device that\n"
                    "                 the capacity keeps from overlapping, laid end to end (with\n"
                    "                 the time one micro-batch needs to free enough for the next)\n"
+                   "  cross          with memory M: such windows on two devices, each holding a\n"
+                   "                 window of the other device that the other's keep away\n"
+                   "                 from, so they overlap only at their ends\n"
                    "The output names the term that binds (-1 / null: not computed).\n\n" TS_CLI_PLACEMENT_HELP
                    "  -n, --micro-batches N  number of micro-batches\n"
                    "  -m, --memory M|none  per-device memory capacity (default none); a list\n"

@@ -11,7 +11,9 @@
  *    capacity over h such windows overlap, so some c-th of the N windows lie one after another;
  *  - pauses: blocks on every device stop all devices at once (see ts_bound_pauses below);
  *  - exclusive: windows of micro-batches on a device that the capacity keeps from overlapping
- *    lie one after another (proved in bound_exclusive.c).
+ *    lie one after another (proved in bound_exclusive.c);
+ *  - cross: such windows of two devices, each holding a window of the other device that the
+ *    other's windows keep away from, overlap only at their ends (proved in bound_cross.c).
  * One row per term (name and compute function) in ts_bound_terms, computed in enum order; the
  * memory term's work is in bound_memory.c, the device lists in bound_devblocks.c, both below.
  * Terms whose work would be large (instances, pairs of blocks) are skipped and reported as -1. */
@@ -362,6 +364,13 @@ static int ts_term_exclusive(ts_bound_ctx *c, long *out, int *dev)
     return ts_bound_exclusive_term(c->p, c->n, c->cap, c->one.est, c->one.tail, out, dev);
 }
 
+static int ts_term_cross(ts_bound_ctx *c, long *out, int *dev)
+{
+    if (!c->cap)
+        return 0;
+    return ts_bound_cross_term(c->p, c->n, c->cap, c->one.est, c->one.tail, out, dev);
+}
+
 static int ts_term_pauses(ts_bound_ctx *c, long *out, int *dev)
 {
     (void)dev;
@@ -383,6 +392,7 @@ static const struct {
     [TS_BOUND_MEMORY] = {"memory", ts_term_memory, true},
     [TS_BOUND_PAUSES] = {"pauses", ts_term_pauses, true},
     [TS_BOUND_EXCLUSIVE] = {"exclusive", ts_term_exclusive, true},
+    [TS_BOUND_CROSS] = {"cross", ts_term_cross, true},
 };
 
 const char *ts_bound_term_name(ts_bound_term t)

@@ -47,24 +47,6 @@
 #define TS_BOUND_EXCL_MAX_KINDS 64
 #define TS_BOUND_EXCL_WORK 500000L
 
-/* One window kind: a and f as indices into the device's blocks. */
-typedef struct {
-    int a, f;
-    long h, len, w; /* held, L(a, f), L(a, f) + span(f) */
-} ts_xkind;
-
-typedef struct {
-    ts_mctx *c;
-    const int *on;
-    int non, n;
-    long cap, hold_min;
-    long *budget;
-    char *in;
-    ts_xkind *kind;
-    int nkind;
-    char *conflict; /* nkind x nkind: the two kinds cannot share a point */
-} ts_xdev;
-
 /* The least one micro-batch holds on the device with kinds i and j (i == j: one) open: LONG_MAX
  * when they cannot be open at once. */
 static long ts_x_hold(ts_xdev *x, int a1, int f1, int a2, int f2)
@@ -279,24 +261,40 @@ static long ts_x_chain(ts_xdev *x, const long *est, const long *tail)
     return best;
 }
 
+int ts_xdev_windows(ts_xdev *x)
+{
+    x->kind = NULL;
+    x->conflict = NULL;
+    x->nkind = 0;
+    if (x->cap <= 0 || x->non == 0)
+        return 0;
+    memset(x->in, 1, (size_t)x->non);
+    x->hold_min = ts_hold_min(x->c, x->on, x->non, x->in, x->budget);
+    return ts_x_kinds(x) || ts_x_conflicts(x) ? -1 : 0;
+}
+
+void ts_xdev_free(ts_xdev *x)
+{
+    free(x->kind);
+    free(x->conflict);
+    x->kind = NULL;
+    x->conflict = NULL;
+}
+
 /* The term of one device (on[]: its blocks in topological order): -1 when it bounds nothing, -2
  * on allocation failure. */
 static long ts_x_device(ts_xdev *x, const long *est, const long *tail)
 {
-    long best = -1;
     if (x->cap <= 0)
         return -1;
-    memset(x->in, 1, (size_t)x->non);
-    x->hold_min = ts_hold_min(x->c, x->on, x->non, x->in, x->budget);
-    if (ts_x_kinds(x) || ts_x_conflicts(x))
+    if (ts_xdev_windows(x))
         return -2;
     char *keep = malloc((size_t)x->nkind + 1);
     if (!keep)
         return -2;
     long v = ts_x_clique(x, est, tail, keep), w = ts_x_chain(x, est, tail);
-    best = v > w ? v : w;
     free(keep);
-    return best;
+    return v > w ? v : w;
 }
 
 /* ts_x_device on one device of ts_bound_mem_devices, with the kinds it makes freed. */
@@ -313,8 +311,7 @@ static long ts_x_term(const ts_mdev *m)
                  .budget = m->budget,
                  .in = m->in};
     long v = ts_x_device(&x, m->est, m->tail);
-    free(x.kind);
-    free(x.conflict);
+    ts_xdev_free(&x);
     return v;
 }
 

@@ -74,4 +74,37 @@ int ts_bound_mem_devices(const ts_placement *p, int n, const long *cap, const lo
 int ts_bound_exclusive_term(const ts_placement *p, int n, const long *cap, const long *est,
                             const long *tail, long *out, int *dev);
 
+/* One window kind of a device (bound_exclusive.c): a and f as indices into the device's blocks;
+ * h what one micro-batch holds with it open, len L(a, f), w len + span(f). */
+typedef struct {
+    int a, f;
+    long h, len, w;
+} ts_xkind;
+
+/* One device's window kinds and which cannot share a point of its order (bound_exclusive.c):
+ * c, on, non, n, cap, budget and in as in ts_mdev; ts_xdev_windows fills the rest. */
+typedef struct {
+    ts_mctx *c;
+    const int *on;
+    int non, n;
+    long cap, hold_min;
+    long *budget;
+    char *in;
+    ts_xkind *kind;
+    int nkind;
+    char *conflict; /* nkind x nkind: the two kinds cannot share a point */
+} ts_xdev;
+
+/* The kinds whose windows of two micro-batches cannot overlap, the longest first, and their
+ * conflicts (none without capacity or blocks). Returns -1 on allocation failure; ts_xdev_free
+ * frees what it made either way. */
+int ts_xdev_windows(ts_xdev *x);
+void ts_xdev_free(ts_xdev *x);
+
+/* The cross term (bound_cross.c): windows of two devices, each holding a window of the other
+ * device that the other's windows keep away from. -1 in *out when it bounds nothing or the
+ * placement is too large. Returns -1 on allocation failure. */
+int ts_bound_cross_term(const ts_placement *p, int n, const long *cap, const long *est,
+                        const long *tail, long *out, int *dev);
+
 #endif

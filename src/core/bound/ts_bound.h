@@ -20,6 +20,8 @@ typedef enum {
     TS_BOUND_PAUSES,
     /* per device: windows the capacity keeps apart, laid end to end */
     TS_BOUND_EXCLUSIVE,
+    /* two devices: windows each holding a window of the other that the other's keep away */
+    TS_BOUND_CROSS,
     TS_BOUND_NTERMS
 } ts_bound_term;
 
