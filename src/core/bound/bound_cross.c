@@ -175,6 +175,14 @@ static int ts_c_run(ts_cctx *c, ts_devblocks *db, const long *cap, long *budget,
         if (ts_xdev_windows(&c->dev[d]))
             goto out;
     }
+    /* The pairs need two devices with a window kind; without them, skip the quadratic paths. */
+    int with_kinds = 0;
+    for (int d = 0; d < nd; d++)
+        with_kinds += c->dev[d].nkind > 0;
+    if (with_kinds < 2) {
+        rc = 0;
+        goto out;
+    }
     for (int b = 0; b < nb; b++) {
         ts_mctx_dist(c->c, b);
         for (int k = 0; k < nb; k++)
