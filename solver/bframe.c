@@ -109,7 +109,10 @@ static int ts_bf_read(ts_bf *b, char *why, size_t nwhy)
             b->nbar++;
         else if (k->ndevices == 1 && nwork < 2 * nd)
             b->work[nwork++] = i;
-        else {
+        else if (k->ndevices == 1) {
+            snprintf(why, nwhy, "more than two single-device blocks per device");
+            goto out;
+        } else {
             snprintf(why, nwhy, "block %s is neither on one device nor a barrier", k->id);
             goto out;
         }
