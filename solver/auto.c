@@ -20,6 +20,7 @@
 #include "ts_baseline.h"
 #include "ts_encode.h"
 #include "ts_bframe.h"
+#include "ts_bwave.h"
 #include "ts_bound.h"
 #include "ts_exact.h"
 #include "ts_improve.h"
@@ -242,12 +243,15 @@ static void ts_auto_constructed(ts_auto *a, const char *name,
  * gradients last; it reaches 1.04 x the bound on GPT-3 175B's zero-bubble placement on 128 GPUs
  * (N 1024), where the searches stay above 1.2. Then the barrier-frame construction
  * (ts_bframe.h) for a V chain with barriers: on nnshape at 32 devices and memory 34 it keeps 2
- * micro-batches per 18 steps, where the modulo constructions reach 19. */
+ * micro-batches per 18 steps, where the modulo constructions reach 19. Then the barrier-wave
+ * construction (ts_bwave.h) for the same chains where memory sets the pace: on nnshape at 128
+ * devices and memory 40 it keeps 10 micro-batches per 172 steps, where the others reach 19. */
 static void ts_auto_greedy_starts(ts_auto *a)
 {
     ts_auto_constructed(a, "full-greedy", ts_full_greedy, TS_AUTO_GREEDY_MAX_INSTANCES);
     ts_auto_constructed(a, "memlist", ts_memlist_schedule, 0);
     ts_auto_constructed(a, "barrier-frames", ts_bframe_schedule, 0);
+    ts_auto_constructed(a, "barrier-waves", ts_bwave_schedule, 0);
 }
 
 /* r, a schedule of the reduced placement at N, with the removed blocks put back as pauses one by

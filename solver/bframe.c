@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ts_bchain.h"
 #include "ts_bframe.h"
 
 #define TS_BF_MAX_R 2
@@ -40,10 +41,10 @@ typedef struct {
 typedef struct {
     const ts_placement *p;
     const long *cap;
-    int D, nbar;
-    int *chain; /* every block in path order */
-    int *work; /* the 2D single-device blocks in path order */
-    bool *cross; /* work[i] -> work[i + 1] passes a barrier */
+    int D;
+    long barsteps; /* steps of one micro-batch's barriers */
+    const int *chain, *work; /* borrowed from the ts_bchain (ts_bchain.h) */
+    const bool *cross;
     int R;
     long P, G;
     ts_bf_pat **pats; /* per position */
@@ -75,77 +76,6 @@ static long ts_bf_rel(const ts_bf *b, int i, int off_u, int off_v)
 {
     long t = b->G + off_u;
     return ts_bf_hop(b, t, b->p->blocks[b->work[i]].span, b->cross[i], off_v) - t;
-}
-
-/* Reads the chain; 0, or 1 when the placement is not a barrier V (why says what). */
-static int ts_bf_read(ts_bf *b, char *why, size_t nwhy)
-{
-    const ts_placement *p = b->p;
-    int nb = p->nblocks, nd = p->ndevs;
-    int *next = malloc((size_t)nb * sizeof(int)), *indeg = calloc((size_t)nb, sizeof(int));
-    int rc = 1;
-    if (nd < 2)
-        snprintf(why, nwhy, "fewer than two devices");
-    if (!next || !indeg || nd < 2)
-        goto out;
-    for (int i = 0; i < nb; i++)
-        next[i] = -1;
-    for (int i = 0; i < p->nedges; i++) {
-        const ts_edge *x = &p->edges[i];
-        if (x->delay || x->distance || next[x->src] >= 0 || indeg[x->dst]++) {
-            snprintf(why, nwhy, "not one path without delays");
-            goto out;
-        }
-        next[x->src] = x->dst;
-    }
-    int head = -1, len = 0, nwork = 0;
-    for (int i = 0; i < nb; i++)
-        if (!indeg[i])
-            head = head < 0 ? i : -2;
-    for (int i = head; i >= 0 && len < nb; i = next[i]) {
-        const ts_block *k = &p->blocks[i];
-        b->chain[len++] = i;
-        if (k->ndevices == nd && k->memory == 0)
-            b->nbar++;
-        else if (k->ndevices == 1 && nwork < 2 * nd)
-            b->work[nwork++] = i;
-        else if (k->ndevices == 1) {
-            snprintf(why, nwhy, "more than two single-device blocks per device");
-            goto out;
-        } else {
-            snprintf(why, nwhy, "block %s is neither on one device nor a barrier", k->id);
-            goto out;
-        }
-    }
-    if (head < 0 || len != nb || nwork != 2 * nd || !b->nbar) {
-        snprintf(why, nwhy, "not one path of barriers and two blocks per device");
-        goto out;
-    }
-    b->D = nd;
-    for (int k = 0; k < nd; k++) {
-        const ts_block *f = &p->blocks[b->work[k]], *s = &p->blocks[b->work[2 * nd - 1 - k]];
-        if (f->devices[0] != s->devices[0] || f->memory < 0 || f->memory != -s->memory) {
-            snprintf(why, nwhy, "blocks %s and %s are not a nested pair", f->id, s->id);
-            goto out;
-        }
-        for (int j = 0; j < k; j++)
-            if (p->blocks[b->work[j]].devices[0] == f->devices[0]) {
-                snprintf(why, nwhy, "a device holds two pairs");
-                goto out;
-            }
-    }
-    for (int i = 0, at = 0; i + 1 < 2 * nd; i++) {
-        while (b->chain[at] != b->work[i])
-            at++;
-        b->cross[i] = false;
-        for (int j = at + 1; b->chain[j] != b->work[i + 1]; j++)
-            b->cross[i] = true;
-    }
-    rc = 0;
-out:
-    free(next);
-    free(indeg);
-    return rc;
 }
 
 typedef struct {
@@ -370,7 +300,8 @@ static void ts_bf_bases(const ts_bf *b, const ts_bf_pat *pat, int c, long *base)
         /* before the first block of the chain: the occurrence of period 0, which that block
          * follows; else the first after the block before it, the one the hop went through */
         long occ = prev < 0 ? 0 : ts_bf_hop(b, base[prev], p->blocks[prev].span, true, 0) - b->G;
-        base[x] = occ + (long)c * b->nbar + bi++;
+        base[x] = occ + (long)c * b->barsteps + bi;
+        bi += p->blocks[x].span;
     }
 }
 
@@ -417,14 +348,14 @@ static int ts_bf_search(ts_bf *b, ts_bf_pat *chosen)
         long x = p->blocks[b->work[k]].span + p->blocks[b->work[2 * b->D - 1 - k]].span;
         per = x > per ? x : per;
     }
-    per += b->nbar;
+    per += b->barsteps;
     for (long x = 2 * per; x <= 2 * (per + TS_BF_EXTRA); x++)
         for (int R = 1; R <= TS_BF_MAX_R; R++) {
             if ((x * R) % 2)
                 continue;
             b->R = R;
             b->P = x * R / 2;
-            b->G = (long)R * b->nbar;
+            b->G = (long)R * b->barsteps;
             b->too_many = false;
             int r = ts_bf_decide(b, chosen);
             if (r == -2)
@@ -444,17 +375,21 @@ int ts_bframe_schedule(const ts_placement *p, int n, const long *cap, ts_schedul
     ts_bf b = {.p = p, .cap = cap, .work_left = TS_BF_MAX_WORK};
     char why[160] = "";
     int rc = TS_OK;
-    b.chain = malloc((size_t)nb * sizeof(int));
-    b.work = malloc((size_t)nb * sizeof(int));
-    b.cross = malloc((size_t)nb * sizeof(bool));
+    ts_bchain ch;
+    int rd = ts_bchain_read(p, &ch, why, sizeof why);
     b.pats = calloc((size_t)p->ndevs, sizeof *b.pats);
     b.npats = calloc((size_t)p->ndevs, sizeof(int));
     ts_bf_pat *chosen = malloc((size_t)p->ndevs * sizeof *chosen);
-    if (!b.chain || !b.work || !b.cross || !b.pats || !b.npats || !chosen) {
+    if (!b.pats || !b.npats || !chosen) {
         rc = ts_fail(e, TS_ESYS, "barrier frames: out of memory");
         goto out;
     }
-    if (ts_bf_read(&b, why, sizeof why)) {
+    b.D = ch.D;
+    b.barsteps = ch.barsteps;
+    b.chain = ch.chain;
+    b.work = ch.work;
+    b.cross = ch.cross;
+    if (rd) {
         rc = ts_fail(e, TS_EINPUT, "barrier frames: '%s' is not a barrier V (%s)", p->name,
                      why[0] ? why : "out of memory");
         goto out;
@@ -471,9 +406,7 @@ int ts_bframe_schedule(const ts_placement *p, int n, const long *cap, ts_schedul
     }
     rc = ts_bf_emit(&b, chosen, n, out, e);
 out:
-    free(b.chain);
-    free(b.work);
-    free(b.cross);
+    ts_bchain_free(&ch);
     free(b.pats);
     free(b.npats);
     free(chosen);

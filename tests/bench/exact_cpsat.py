@@ -93,8 +93,12 @@ def validate(blocks, edges, nd, n, cap, starts):
         for k in range(dist, n):
             if starts[dst, k] < starts[src, k - dist] + blocks[src][1] + delay:
                 return f"dependency {blocks[src][0]}/{k - dist} -> {blocks[dst][0]}/{k}"
+    per_dev = [[] for _ in range(nd)]
+    for (b, k), t in starts.items():
+        for d in blocks[b][3]:
+            per_dev[d].append((t, b))
     for d in range(nd):
-        on = sorted((t, b) for (b, k), t in starts.items() if d in blocks[b][3])
+        on = sorted(per_dev[d])
         level = 0
         for i, (t, b) in enumerate(on):
             if i and t < on[i - 1][0] + blocks[on[i - 1][1]][1]:

@@ -88,6 +88,27 @@ static void test_uneven_capacities(void **state)
     ts_placement_free(p);
 }
 
+/* Barriers of 2 and 3 steps (tests/fixtures): each frame holds them whole. */
+static void test_long_barriers(void **state)
+{
+    (void)state;
+    ts_placement *p = NULL;
+    ts_err e = {0};
+    if (ts_placement_load(TS_TEST_DATA "/fixtures/nnshape4_long_barriers.json", &p, &e))
+        fail_msg("%s", e.msg);
+    for (long c = 2; c <= 6; c += 2) {
+        long cap[4];
+        tu_caps(cap, 4, c);
+        ts_schedule *s = NULL;
+        if (ts_bframe_schedule(p, 20, cap, &s, &e))
+            fail_msg("memory %ld: %s", c, e.msg);
+        assert_valid(s);
+        assert_true(tu_makespan(s, 20, NULL) >= lower_bound(p, 20, cap));
+        ts_schedule_free(s);
+    }
+    ts_placement_free(p);
+}
+
 static void test_refusals(void **state)
 {
     (void)state;
@@ -116,6 +137,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nnshape_least_period),
         cmocka_unit_test(test_uneven_capacities),
+        cmocka_unit_test(test_long_barriers),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
