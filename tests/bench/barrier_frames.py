@@ -9,18 +9,18 @@ The placements: one path of blocks; every block either runs on one device or on 
 single-device blocks of the path, the first holding +a and the second -a, and the devices meet
 the second blocks in the reverse order of the first (a V). nnshape and mshape are of this kind.
 
-The class: R micro-batches per period of P steps. Each period starts with one block of the
-R x (barriers) barrier steps, the rest is the segment where the devices run their own blocks
-(so every barrier waits for no block in flight: the one-boundary class of periodic_cpsat.py's
---boundaries 1). Every device runs, once per period, the R first and R second blocks of its own
-at fixed offsets of the segment (its pattern). Given the patterns, starting every block at the
-first step of its offset after its input is best for every device's memory at once, so a
-device's window (from its first block's start to its second's) is a sum of hops between
-neighbours on the chain. The search goes from the last device of the V to the first, keeping
-per pattern the Pareto set of window vectors (one per micro-batch of the period) that the
-memory of every device below admits: it finds a schedule of the class whenever one exists, or
-proves that none does. With --schedule, the answer is written as a tessel-schedule/1 file of N
-micro-batches for `tessel validate` and `tessel simulate`.
+The class: R micro-batches per period of P steps. Each period starts with one block of the R x (the
+barriers' steps) barrier steps, the rest is the segment where the devices run their own blocks (so
+every barrier waits for no block in flight: the one-boundary class of periodic_cpsat.py's
+--boundaries 1). Every device runs, once per period, the R first and R second blocks of its own at
+fixed offsets of the segment (its pattern). Given the patterns, starting every block at the first
+step of its offset after its input is best for every device's memory at once, so a device's window
+(from its first block's start to its second's) is a sum of hops between neighbours on the chain.
+The search goes from the last device of the V to the first, keeping per pattern the Pareto set of
+window vectors (one per micro-batch of the period) that the memory of every device below admits: it
+finds a schedule of the class whenever one exists, or proves that none does. With --schedule, the
+answer is written as a tessel-schedule/1 file of N micro-batches for `tessel validate` and `tessel
+simulate`.
 
 It rests on our own reasoning, not on a solver: the one-boundary runs of periodic_cpsat.py (CP-SAT)
 are the independent check of its answers."""
@@ -125,7 +125,8 @@ def hop(fr, t, span, crosses, off):
 
 
 def search(nd, blocks, chain, barrier, work, R, P, C):
-    nbar = sum(barrier)
+    # a frame holds every barrier of its R micro-batches whole: their steps, not their count
+    nbar = sum(blocks[i][1] for i in range(len(blocks)) if barrier[i])
     G = R * nbar
     L = P - G
     if L <= 0:
@@ -203,7 +204,7 @@ def starts_of(nd, blocks, chain, barrier, work, R, ans, n):
     """Real starts (block index, micro) -> step for n micro-batches of the periodic answer."""
     fr, pats, P, G = ans["frame"], ans["patterns"], ans["frame"].P, ans["frame"].G
     D = len(work) // 2
-    nbar = sum(barrier)
+    nbar = sum(blocks[i][1] for i in range(len(blocks)) if barrier[i])
     slot = {}
     base = {}
     for c in range(R):
@@ -227,7 +228,7 @@ def starts_of(nd, blocks, chain, barrier, work, R, ans, n):
             if not barrier[x]:
                 continue
             slot[c, x] = c * nbar + bi
-            bi += 1
+            bi += blocks[x][1]
             before = [y for y in chain[:idx] if not barrier[y]]
             if before:
                 y = before[-1]

@@ -7,17 +7,17 @@ did not write.
 usage: periodic_cpsat.py PLACEMENT.json --per-period R --period P --memory C
                          [--time-limit S] [--workers W] [--json]
 
-The class: micro-batch c + jR (c < R, j >= 0) runs block b at g[c][b] + jP, the same pattern
-every period, as a steady state does. Blocks on every device ("shards") stop the whole machine,
-so the model works in gap time, the time between shard steps: the period holds R x (shards)
-shard steps and L = P - R x (shards) gap steps. In gap time, the other blocks of each device do
-not overlap on the circle of length L, none runs across a boundary (a point where shard steps
-stand: at most R x (shards) of them per period, one of them at 0 without loss of generality), an
-edge between two of them waits for the source's span (and delay), and an edge path u -> shard ->
+The class: micro-batch c + jR (c < R, j >= 0) runs block b at g[c][b] + jP, the same pattern every
+period, as a steady state does. Blocks on every device ("shards") stop the whole machine, so the
+model works in gap time, the time between shard steps: the period holds R x (the shards' steps)
+shard steps and L = P - R x (the shards' steps) gap steps. In gap time, the other blocks of each
+device do not overlap on the circle of length L, none runs across a boundary (a point where shard
+steps stand: at most R x (shards) of them per period, one of them at 0 without loss of generality),
+an edge between two of them waits for the source's span (and delay), and an edge path u -> shard ->
 ... -> v needs a boundary between the end of u and the start of v. Memory counts starts in gap
-time, which keep their order in real time: on each device, at every gap step x, the running sum
-of the deltas of every started instance is at most C. Shards must hold no memory. Without
-shards it is the plain modulo problem on a circle of length P (blocks may wrap).
+time, which keep their order in real time: on each device, at every gap step x, the running sum of
+the deltas of every started instance is at most C. Shards must hold no memory. Without shards it is
+the plain modulo problem on a circle of length P (blocks may wrap).
 
 Every start lies within a horizon of periods (twice one micro-batch's serial length plus two
 periods per unit of capacity), and `infeasible proven` is proven within it (the JSON says how
@@ -57,7 +57,8 @@ def build(nd, blocks, edges, R, P, C, kmax=0):
         fail("a block on every device holds memory: not modelled here")
     work = [i for i in range(len(blocks)) if not shard[i]]
     nsh = sum(shard)
-    L = P - R * nsh
+    # shard steps per micro-batch: a shard longer than a step stops the machine that long
+    L = P - R * sum(b[1] for s, b in zip(shard, blocks) if s)
     if L <= 0:
         return None, "infeasible proven (the shards alone fill the period)"
     # the horizon: every start within nper periods of the first; a verdict "infeasible" is
@@ -204,13 +205,16 @@ def unroll(p, blocks, edges, sol, R, n):
                                if y * L + b <= hi)
     order = sorted(at, key=lambda k: (at[k], rank[k[0]], k[1]))
     wall, before = {}, 0
+    shard_pts, shard_upto = [], []
     for k in order:
         wall[k] = at[k] + before
-        before += 1
-    shard_pts = sorted(at.values())
+        before += blocks[k[0]][1]
+        shard_pts.append(at[k])
+        shard_upto.append(before)
     import bisect
     for k, x in gap.items():
-        wall[k] = x + bisect.bisect_right(shard_pts, x)
+        j = bisect.bisect_right(shard_pts, x)
+        wall[k] = x + (shard_upto[j - 1] if j else 0)
     lo = min(wall.values())
     return {k: v - lo for k, v in wall.items()}
 

@@ -16,6 +16,9 @@ from conftest import TESTS
 from test_exact_cpsat import ortools, plain_env  # noqa: F401 (a fixture)
 from test_periodic_cpsat import periodic, placement
 
+sys.path.insert(0, os.path.join(TESTS, "bench"))
+import exact_cpsat  # noqa: E402
+
 TOOL = os.path.join(TESTS, "bench", "barrier_frames.py")
 
 
@@ -43,6 +46,30 @@ def test_class_answer_matches_cpsat(ortools, tessel_bin, tmp_path, name, ndevs, 
     assert ours["status"] == theirs["status"], (ours, theirs)
     if theirs["status"] == "infeasible":
         assert theirs["proven"]
+
+
+# barriers of 2 and 3 steps (tests/fixtures/nnshape4_long_barriers.json): a frame holds their
+# steps, not their count; at memory 2 the class needs 13 steps, at memory 4 11
+LONG = [(2, 12), (2, 13), (4, 10), (4, 11)]
+
+
+@pytest.mark.parametrize("mem,period", LONG)
+def test_long_barriers_match_cpsat(ortools, tmp_path, mem, period):
+    path = os.path.join(TESTS, "fixtures", "nnshape4_long_barriers.json")
+    ours = frames(path, 1, period, mem)
+    theirs = periodic(path, 1, period, mem, "--boundaries", "1")
+    assert ours["status"] == theirs["status"], (ours, theirs)
+    if theirs["status"] == "infeasible":
+        assert theirs["proven"]
+    else:
+        out = str(tmp_path / "s.json")
+        frames(path, 1, period, mem, "--schedule", out, "-n", "12")
+        with open(out) as f:
+            sched = json.load(f)
+        blocks, edges, nd, _ = exact_cpsat.read_placement(path)
+        index = {b[0]: i for i, b in enumerate(blocks)}
+        starts = {(index[x["block"]], x["micro"]): x["step"] for x in sched["entries"]}
+        assert exact_cpsat.validate(blocks, edges, nd, 12, [mem] * nd, starts) is None
 
 
 def test_schedule_validates(ortools, tessel_bin, tmp_path):
