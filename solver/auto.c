@@ -89,6 +89,7 @@ typedef struct {
     const ts_search_opts *req; /* the request as given: compare's rows are built from it */
     double rowcap; /* seconds of each row's wall-clock cap (<= 0: none) */
     double rows_spent; /* effort units the rows spent (theirs, outside auto's own budget) */
+    ts_auto_cand held; /* a construction offered only if it leads when the searches are done */
 } ts_auto;
 
 static int ts_auto_run(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
@@ -215,11 +216,12 @@ static void ts_auto_baselines(ts_auto *a)
 }
 
 /* A schedule built without a solver by fn (full's greedy start or the memory-aware list
- * schedule: one signature), offered as `name`; skipped above max_instances (0: never). */
+ * schedule: one signature), offered as `name`; skipped above max_instances (0: never). With
+ * `hold`, it waits in a->held for ts_auto_release unless it already meets the bound. */
 static void ts_auto_constructed(ts_auto *a, const char *name,
                                 int (*fn)(const ts_placement *, int, const long *, ts_schedule **,
                                           ts_err *),
-                                long max_instances)
+                                long max_instances, bool hold)
 {
     if (ts_auto_done(a) || (max_instances > 0 && (long)a->n * a->c->p->nblocks > max_instances))
         return;
@@ -229,10 +231,26 @@ static void ts_auto_constructed(ts_auto *a, const char *name,
     if (fn(a->c->p, a->n, a->cap, &s, &e) == TS_OK) {
         long mk = ts_auto_measure(a, s, &at);
         ts_auto_log(a, name, mk, t0, e0);
-        if (mk >= 0)
+        if (mk >= 0 && hold && mk > a->bound && !a->held.at) {
+            a->held.at = at;
+            a->held.makespan = mk;
+            a->held.source = name;
+        } else if (mk >= 0)
             ts_auto_offer(a, at, NULL, mk, name, NULL);
     }
     ts_schedule_free(s);
+}
+
+/* The held construction joins the pool when it is shorter than every schedule so far; else the
+ * pool, which the improvement phase works on, stays as it would be without it. */
+static void ts_auto_release(ts_auto *a)
+{
+    ts_auto_cand *h = &a->held;
+    if (h->at && (!a->pool[0].at || h->makespan < a->pool[0].makespan))
+        ts_auto_offer(a, h->at, NULL, h->makespan, h->source, NULL);
+    else
+        ts_schedule_free(h->at);
+    h->at = NULL;
 }
 
 /* Full's greedy start, the "full (greedy)" row of `tessel compare` (no solver): auto keeps
@@ -245,13 +263,16 @@ static void ts_auto_constructed(ts_auto *a, const char *name,
  * (ts_bframe.h) for a V chain with barriers: on nnshape at 32 devices and memory 34 it keeps 2
  * micro-batches per 18 steps, where the modulo constructions reach 19. Then the barrier-wave
  * construction (ts_bwave.h) for the same chains where memory sets the pace: on nnshape at 128
- * devices and memory 40 it keeps 10 micro-batches per 172 steps, where the others reach 19. */
+ * devices and memory 40 it keeps 40 micro-batches per 676 steps, where the others reach 19 a
+ * micro-batch. It is held until the searches are done and kept only if it leads: elsewhere it
+ * would crowd the pool the improvement works on (nnshape on 32 devices at memory 2, N 32: 2204
+ * with it in the pool, 2199 without). */
 static void ts_auto_greedy_starts(ts_auto *a)
 {
-    ts_auto_constructed(a, "full-greedy", ts_full_greedy, TS_AUTO_GREEDY_MAX_INSTANCES);
-    ts_auto_constructed(a, "memlist", ts_memlist_schedule, 0);
-    ts_auto_constructed(a, "barrier-frames", ts_bframe_schedule, 0);
-    ts_auto_constructed(a, "barrier-waves", ts_bwave_schedule, 0);
+    ts_auto_constructed(a, "full-greedy", ts_full_greedy, TS_AUTO_GREEDY_MAX_INSTANCES, false);
+    ts_auto_constructed(a, "memlist", ts_memlist_schedule, 0, false);
+    ts_auto_constructed(a, "barrier-frames", ts_bframe_schedule, 0, false);
+    ts_auto_constructed(a, "barrier-waves", ts_bwave_schedule, 0, true);
 }
 
 /* r, a schedule of the reduced placement at N, with the removed blocks put back as pauses one by
@@ -605,6 +626,7 @@ static int ts_auto_run(const ts_placement *p, const ts_search_opts *o, ts_schedu
     t0 = ts_ctx_lap(&c, TS_PHASE_BASELINES, t0);
     ts_auto_searches_run(&a);
     ts_auto_folds_run(&a);
+    ts_auto_release(&a);
     t0 = ts_ctx_lap(&c, TS_PHASE_SEARCHES, t0);
     ts_auto_improve(&a);
     t0 = ts_ctx_lap(&c, TS_PHASE_IMPROVE, t0);
@@ -629,6 +651,7 @@ static int ts_auto_run(const ts_placement *p, const ts_search_opts *o, ts_schedu
     c.st->effort_out = a.effort_cut && !c.st->optimal;
     for (int k = 0; k < TS_AUTO_POOL; k++)
         ts_auto_cand_free(&a.pool[k]);
+    ts_auto_cand_free(&a.held);
     *rows_spent = a.rows_spent;
     return ts_ctx_end(&c, rc, *out);
 }
