@@ -85,3 +85,30 @@ void ts_bchain_free(ts_bchain *b)
     free(b->cross);
     memset(b, 0, sizeof *b);
 }
+
+int ts_bchain_unroll(const ts_placement *p, const long *cap, int n, int R, long period,
+                     const long *base, const char *who, ts_schedule **out, ts_err *e)
+{
+    int nb = p->nblocks, rc = TS_OK;
+    ts_schedule *sc = ts_schedule_new(p, n);
+    if (!sc)
+        return ts_fail(e, TS_ESYS, "%s: out of memory", who);
+    long lo = base[0];
+    for (long i = 1; i < (long)R * nb; i++)
+        lo = base[i] < lo ? base[i] : lo;
+    if (cap)
+        ts_schedule_set_memory(sc, cap);
+    for (int m = 0; m < n && rc == TS_OK; m++)
+        for (int x = 0; x < nb && rc == TS_OK; x++)
+            if (ts_schedule_add(sc, x, m,
+                                base[(long)(m % R) * nb + x] + (long)(m / R) * period - lo))
+                rc = ts_fail(e, TS_ESYS, "%s: out of memory", who);
+    if (rc == TS_OK) {
+        ts_schedule_sort(sc);
+        ts_schedule_normalize(sc);
+        *out = sc;
+        sc = NULL;
+    }
+    ts_schedule_free(sc);
+    return rc;
+}

@@ -307,34 +307,13 @@ static void ts_bf_bases(const ts_bf *b, const ts_bf_pat *pat, int c, long *base)
 
 static int ts_bf_emit(const ts_bf *b, const ts_bf_pat *pat, int n, ts_schedule **out, ts_err *e)
 {
-    const ts_placement *p = b->p;
-    int nb = p->nblocks, rc = TS_OK;
+    int nb = b->p->nblocks;
     long *base = malloc((size_t)nb * TS_BF_MAX_R * sizeof(long));
-    ts_schedule *sc = ts_schedule_new(p, n);
-    if (!base || !sc) {
-        rc = ts_fail(e, TS_ESYS, "barrier frames: out of memory");
-        goto out;
-    }
+    if (!base)
+        return ts_fail(e, TS_ESYS, "barrier frames: out of memory");
     for (int c = 0; c < b->R; c++)
         ts_bf_bases(b, pat, c, base + (long)c * nb);
-    long lo = base[0];
-    for (long i = 1; i < (long)b->R * nb; i++)
-        lo = base[i] < lo ? base[i] : lo;
-    if (b->cap)
-        ts_schedule_set_memory(sc, b->cap);
-    for (int m = 0; m < n && rc == TS_OK; m++)
-        for (int x = 0; x < nb && rc == TS_OK; x++)
-            if (ts_schedule_add(sc, x, m,
-                                base[(long)(m % b->R) * nb + x] + (long)(m / b->R) * b->P - lo))
-                rc = ts_fail(e, TS_ESYS, "barrier frames: out of memory");
-    if (rc == TS_OK) {
-        ts_schedule_sort(sc);
-        ts_schedule_normalize(sc);
-        *out = sc;
-        sc = NULL;
-    }
-out:
-    ts_schedule_free(sc);
+    int rc = ts_bchain_unroll(b->p, b->cap, n, b->R, b->P, base, "barrier frames", out, e);
     free(base);
     return rc;
 }

@@ -358,9 +358,8 @@ static int ts_bw_emit(const ts_bw *b, int n, ts_schedule **out, ts_err *e)
     long Q = b->Q, G = 0;
     long *pre = calloc((size_t)Q + 1, sizeof(long)), *at = calloc((size_t)Q, sizeof(long));
     long *real = malloc((size_t)R * (size_t)nb * sizeof(long));
-    ts_schedule *sc = ts_schedule_new(p, n);
     int rc = TS_OK;
-    if (!pre || !at || !real || !sc) {
+    if (!pre || !at || !real) {
         rc = ts_fail(e, TS_ESYS, "barrier waves: out of memory");
         goto out;
     }
@@ -388,24 +387,8 @@ static int ts_bw_emit(const ts_bw *b, int n, ts_schedule **out, ts_err *e)
                 at[r] += p->blocks[x].span;
             }
         }
-    long lo = real[0];
-    for (long i = 1; i < (long)R * nb; i++)
-        lo = real[i] < lo ? real[i] : lo;
-    if (b->cap)
-        ts_schedule_set_memory(sc, b->cap);
-    for (int m = 0; m < n && rc == TS_OK; m++)
-        for (int x = 0; x < nb && rc == TS_OK; x++)
-            if (ts_schedule_add(sc, x, m,
-                                real[(long)(m % R) * nb + x] + (long)(m / R) * (Q + G) - lo))
-                rc = ts_fail(e, TS_ESYS, "barrier waves: out of memory");
-    if (rc == TS_OK) {
-        ts_schedule_sort(sc);
-        ts_schedule_normalize(sc);
-        *out = sc;
-        sc = NULL;
-    }
+    rc = ts_bchain_unroll(p, b->cap, n, R, Q + G, real, "barrier waves", out, e);
 out:
-    ts_schedule_free(sc);
     free(pre);
     free(at);
     free(real);

@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "ts_placement.h"
+#include "ts_schedule.h"
 
 /* One path of blocks, each on one device or on every device (a barrier: it holds no memory),
  * every device holding two single-device blocks that the path meets in a V (the first holds +a,
@@ -22,5 +22,11 @@ typedef struct {
  * ts_bchain_free(b) after either. */
 int ts_bchain_read(const ts_placement *p, ts_bchain *b, char *why, size_t nwhy);
 void ts_bchain_free(ts_bchain *b);
+
+/* N micro-batches of a periodic pattern in *out: micro-batch m runs block x at
+ * base[(m % R) * nblocks + x] + (m / R) * period, shifted so that the first starts at step 0,
+ * within cap (NULL: none). TS_ESYS, with `who` in the message, when out of memory. */
+int ts_bchain_unroll(const ts_placement *p, const long *cap, int n, int R, long period,
+                     const long *base, const char *who, ts_schedule **out, ts_err *e);
 
 #endif

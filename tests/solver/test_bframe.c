@@ -10,34 +10,8 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include <string.h>
-#include "solver_testutil.h"
+#include "bchain_testutil.h"
 #include "ts_bframe.h"
-#include "ts_bound.h"
-
-static void assert_valid(const ts_schedule *s)
-{
-    ts_err e = {0};
-    ts_validate_opts vo = {0};
-    if (ts_schedule_validate(s, &vo, &e))
-        fail_msg("invalid: %s", e.msg);
-}
-
-static long start_of(const ts_schedule *s, int block, int micro)
-{
-    for (int i = 0; i < s->nentries; i++)
-        if (s->entries[i].block == block && s->entries[i].micro == micro)
-            return s->entries[i].step;
-    fail_msg("no entry for block %d, micro-batch %d", block, micro);
-    return -1;
-}
-
-static long lower_bound(const ts_placement *p, int n, const long *cap)
-{
-    long lb = ts_bound_value(p, n, cap);
-    assert_true(lb > 0);
-    return lb;
-}
 
 static void test_nnshape_least_period(void **state)
 {
@@ -50,13 +24,13 @@ static void test_nnshape_least_period(void **state)
         ts_schedule *s = NULL;
         ts_err e = {0};
         assert_int_equal(ts_bframe_schedule(p, n, cap, &s, &e), TS_OK);
-        assert_valid(s);
+        bc_assert_valid(s);
         /* every block's instance two micro-batches on starts 18 steps later */
         for (int b = 0; b < p->nblocks; b++)
             for (int m = 0; m + 2 < n; m++)
-                assert_int_equal(start_of(s, b, m + 2) - start_of(s, b, m), 18);
+                assert_int_equal(bc_start_of(s, b, m + 2) - bc_start_of(s, b, m), 18);
         long mk = tu_makespan(s, n, NULL);
-        assert_true(mk >= lower_bound(p, n, cap));
+        assert_true(mk >= bc_lower_bound(p, n, cap));
         ts_schedule_free(s);
         ts_placement_free(p);
     }
@@ -70,7 +44,7 @@ static void test_uneven_capacities(void **state)
     ts_schedule *s = NULL, *t = NULL;
     ts_err e = {0};
     assert_int_equal(ts_bframe_schedule(p, 24, cap, &s, &e), TS_OK);
-    assert_valid(s);
+    bc_assert_valid(s);
     assert_int_equal(ts_bframe_schedule(p, 24, cap, &t, &e), TS_OK);
     assert_int_equal(s->nentries, t->nentries);
     assert_memory_equal(s->entries, t->entries, (size_t)s->nentries * sizeof *s->entries);
@@ -82,54 +56,22 @@ static void test_uneven_capacities(void **state)
     long c2[4];
     tu_caps(c2, 4, 2);
     assert_int_equal(ts_bframe_schedule(p, 16, c2, &s, &e), TS_OK);
-    assert_valid(s);
-    assert_true(tu_makespan(s, 16, NULL) >= lower_bound(p, 16, c2));
+    bc_assert_valid(s);
+    assert_true(tu_makespan(s, 16, NULL) >= bc_lower_bound(p, 16, c2));
     ts_schedule_free(s);
     ts_placement_free(p);
 }
 
-/* Barriers of 2 and 3 steps (tests/fixtures): each frame holds them whole. */
 static void test_long_barriers(void **state)
 {
     (void)state;
-    ts_placement *p = NULL;
-    ts_err e = {0};
-    if (ts_placement_load(TS_TEST_DATA "/fixtures/nnshape4_long_barriers.json", &p, &e))
-        fail_msg("%s", e.msg);
-    for (long c = 2; c <= 6; c += 2) {
-        long cap[4];
-        tu_caps(cap, 4, c);
-        ts_schedule *s = NULL;
-        if (ts_bframe_schedule(p, 20, cap, &s, &e))
-            fail_msg("memory %ld: %s", c, e.msg);
-        assert_valid(s);
-        assert_true(tu_makespan(s, 20, NULL) >= lower_bound(p, 20, cap));
-        ts_schedule_free(s);
-    }
-    ts_placement_free(p);
+    bc_long_barriers(ts_bframe_schedule);
 }
 
 static void test_refusals(void **state)
 {
     (void)state;
-    const char *other[] = {"xshape", "vshape", "kshape"};
-    for (int i = 0; i < 3; i++) {
-        ts_placement *p = tu_builtin(other[i], 4, false);
-        ts_schedule *s = NULL;
-        ts_err e = {0};
-        assert_int_equal(ts_bframe_schedule(p, 8, NULL, &s, &e), TS_EINPUT);
-        assert_null(s);
-        assert_non_null(strstr(e.msg, "not a barrier V"));
-        ts_placement_free(p);
-    }
-    ts_placement *p = tu_builtin("nnshape", 4, false);
-    long cap[4] = {0, 0, 0, 0};
-    ts_schedule *s = NULL;
-    ts_err e = {0};
-    assert_int_equal(ts_bframe_schedule(p, 8, cap, &s, &e), TS_ENOANSWER);
-    assert_null(s);
-    assert_non_null(strstr(e.msg, "fits the memory"));
-    ts_placement_free(p);
+    bc_refusals(ts_bframe_schedule);
 }
 
 int main(void)
