@@ -184,7 +184,7 @@ static bool ts_bw_try(ts_bw *b)
     return ts_bw_memory(b);
 }
 
-/* The top device's window without waits, and its memory per micro-batch and capacity. */
+/* The top device's window without waits: the spans from its first block to its second. */
 static long ts_bw_top_window(const ts_bw *b)
 {
     long t = 0;
