@@ -41,6 +41,9 @@
 /* Effort units per instance that measuring a candidate at N costs (unroll, tighten, validate,
  * replay: 0.2-0.3 s for 133,000 instances, about 2 us an instance, at TS_EFFORT_PER_SECOND) */
 #define TS_AUTO_MEASURE_EFFORT 0.2
+/* Effort units per instance of scanning a baseline as built (its device orders, memory and
+ * makespan), before any measurement */
+#define TS_AUTO_SCAN_EFFORT 0.05
 /* Instances (N x blocks) above which full's greedy start is skipped: its list scheduling grows
  * faster than the instances (0.1-0.25 s at 8,700-17,000 instances, 14 s at 133,000: nnshape on
  * 128 devices, N 512, where it took the whole limit from the searches) */
@@ -191,28 +194,85 @@ static bool ts_auto_done(const ts_auto *a)
     return ts_auto_close(a) || ts_ctx_over(a->c);
 }
 
+/* A fitting baseline waiting for its measurement: its schedule as built, at N, and the makespan
+ * there (the replay can only shorten it). */
+typedef struct {
+    int i;
+    long built;
+    ts_schedule *s;
+} ts_auto_built;
+
+static int ts_auto_built_cmp(const void *x, const void *y)
+{
+    const ts_auto_built *u = x, *v = y;
+    if (u->built != v->built)
+        return u->built < v->built ? -1 : 1;
+    return (u->i > v->i) - (u->i < v->i);
+}
+
+/* Whether s, as built, stays within every device's capacity (each device's memory taken in its
+ * start order, which the replay keeps), with its makespan in *built. */
+static bool ts_auto_fits_as_built(const ts_auto *a, const ts_schedule *s, long *built)
+{
+    ts_metrics m;
+    *built = -1;
+    if (ts_schedule_metrics(s, &m))
+        return false;
+    bool ok = true;
+    for (int d = 0; a->cap && d < a->c->p->ndevs; d++)
+        ok = ok && (a->cap[d] < 0 || m.peak[d] <= a->cap[d]);
+    *built = m.makespan;
+    ts_metrics_free(&m);
+    return ok;
+}
+
+/* Every baseline that fits is built and scanned first (its memory by device order, its makespan
+ * as built), then measured in the order of that makespan, so that on a huge input, where one
+ * measurement costs a good share of the limit, the likely best comes first (vshape_interleaved
+ * on 64 devices at 4 chunks, N 256, limit 1 s: `interleaved` at the bound, not memlist's 1.30 x
+ * it). Past a third of the limit the rest is left to the searches, once something fits: with
+ * nothing yet, measuring goes on, so that a small limit on a huge input still answers. */
 static void ts_auto_baselines(ts_auto *a)
 {
     double limit = a->c->o->time_limit;
-    for (int i = 0; i < ts_baseline_count() && !ts_auto_done(a); i++) {
-        /* on a huge input one baseline can take seconds: past a third of the limit, the rest
-         * is left to the searches and the improvement */
-        if (ts_ctx_spent(a->c) > limit / 3)
-            break;
+    int nb = ts_baseline_count(), nbuilt = 0;
+    ts_auto_built *v = calloc((size_t)nb + 1, sizeof *v);
+    if (!v)
+        return;
+    for (int i = 0; i < nb; i++) {
         const char *kind = ts_baseline_at(i)->name;
-        ts_schedule *s = NULL, *at;
+        ts_schedule *s = NULL;
         ts_err e = {0};
         double t0 = ts_ctx_elapsed(a->c), e0 = a->c->meter->spent;
         if (ts_baseline_fits(kind, a->c->p, a->n, &e) != TS_OK ||
             ts_baseline_make(kind, a->c->p, a->n, &s, &e) != TS_OK)
             continue;
-        long mk = ts_auto_measure(a, s, &at);
-        ts_schedule_free(s);
+        ts_meter_spend(a->c->meter, (double)s->nentries * TS_AUTO_SCAN_EFFORT);
+        long built;
+        if (ts_auto_fits_as_built(a, s, &built))
+            v[nbuilt++] = (ts_auto_built){i, built, s};
+        else {
+            ts_auto_log(a, kind, -1, t0, e0);
+            ts_schedule_free(s);
+        }
+    }
+    qsort(v, (size_t)nbuilt, sizeof *v, ts_auto_built_cmp);
+    for (int j = 0; j < nbuilt; j++) {
+        bool any = a->pool[0].at != NULL;
+        if (any && (ts_auto_done(a) || ts_ctx_spent(a->c) > limit / 3))
+            break;
+        const char *kind = ts_baseline_at(v[j].i)->name;
+        ts_schedule *at;
+        double t0 = ts_ctx_elapsed(a->c), e0 = a->c->meter->spent;
+        long mk = ts_auto_measure(a, v[j].s, &at);
         ts_auto_log(a, kind, mk, t0, e0);
         if (mk >= 0)
             ts_auto_offer(a, at, NULL, mk, kind, NULL);
-        ts_ctx_progress(a->c, TS_PHASE_BASELINES, i + 1, ts_baseline_count(), -1, false);
+        ts_ctx_progress(a->c, TS_PHASE_BASELINES, j + 1, nbuilt, -1, false);
     }
+    for (int j = 0; j < nbuilt; j++)
+        ts_schedule_free(v[j].s);
+    free(v);
 }
 
 /* A schedule built without a solver by fn (full's greedy start or the memory-aware list
@@ -223,7 +283,9 @@ static void ts_auto_constructed(ts_auto *a, const char *name,
                                           ts_err *),
                                 long max_instances, bool hold)
 {
-    if (ts_auto_done(a) || (max_instances > 0 && (long)a->n * a->c->p->nblocks > max_instances))
+    /* with nothing in the pool yet, a construction runs whatever the budget says (as above) */
+    if ((ts_auto_done(a) && a->pool[0].at) ||
+        (max_instances > 0 && (long)a->n * a->c->p->nblocks > max_instances))
         return;
     ts_schedule *s = NULL, *at;
     ts_err e = {0};

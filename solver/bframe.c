@@ -226,7 +226,7 @@ static int ts_bf_level_up(ts_bf *b, int k, const ts_bf_level *below, ts_bf_level
 static int ts_bf_decide(ts_bf *b, ts_bf_pat *chosen)
 {
     int D = b->D, R = b->R, rc = -1;
-    ts_bf_level *lv = calloc((size_t)D, sizeof *lv);
+    ts_bf_level *lv = D > 0 ? calloc((size_t)D, sizeof *lv) : NULL;
     if (!lv)
         return -1;
     for (int k = 0; k < D; k++)
@@ -318,6 +318,31 @@ static int ts_bf_emit(const ts_bf *b, const ts_bf_pat *pat, int n, ts_schedule *
     return rc;
 }
 
+/* False when no pattern at (R, P) can pass ts_bf_mem_ok at some position: each hop of a window
+ * takes at least its block's span, and G more through a barrier, and the count ts_bf_mem_ok
+ * takes is at least the period's average, the windows' sum over P. Without this, a period the
+ * memory rules out costs the whole pass (1.5 s on nnshape at 128 devices, memory 40, for none
+ * of the periods up to TS_BF_EXTRA steps above the load). */
+static long ts_bf_least_hop(const ts_bf *b, int i)
+{
+    return b->p->blocks[b->work[i]].span + (b->cross[i] ? b->G : 0);
+}
+
+static bool ts_bf_may_fit(const ts_bf *b)
+{
+    int D = b->D;
+    /* position k's least window, the hops i = k .. 2D - 2 - k, grown from the bottom up */
+    long w = 0;
+    for (int k = D - 1; k >= 0; k--) {
+        w += ts_bf_least_hop(b, k) + (k < D - 1 ? ts_bf_least_hop(b, 2 * D - 2 - k) : 0);
+        const ts_block *f = &b->p->blocks[b->work[k]];
+        long cap = b->cap ? b->cap[f->devices[0]] : -1;
+        if (cap >= 0 && f->memory > 0 && (long)b->R * w * f->memory > cap * b->P)
+            return false;
+    }
+    return true;
+}
+
 /* Periods in order of steps per micro-batch (R = 1 before R = 2 at a tie), from the load. */
 static int ts_bf_search(ts_bf *b, ts_bf_pat *chosen)
 {
@@ -336,6 +361,8 @@ static int ts_bf_search(ts_bf *b, ts_bf_pat *chosen)
             b->P = x * R / 2;
             b->G = (long)R * b->barsteps;
             b->too_many = false;
+            if (!ts_bf_may_fit(b))
+                continue;
             int r = ts_bf_decide(b, chosen);
             if (r == -2)
                 b->skipped++;

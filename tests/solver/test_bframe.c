@@ -68,6 +68,24 @@ static void test_long_barriers(void **state)
     bc_long_barriers(ts_bframe_schedule);
 }
 
+/* On nnshape at 128 devices and memory 40 the first device alone rules out every period the
+ * search tries (a window of at least 509 steps against 40 x 12): the answer is that no period
+ * fits the memory, reached before the work bound, which the full pass at each period used to
+ * exhaust first. */
+static void test_memory_rules_out_periods(void **state)
+{
+    (void)state;
+    ts_placement *p = tu_builtin("nnshape", 128, false);
+    long cap[TU_CAPS];
+    tu_caps(cap, 128, 40);
+    ts_schedule *s = NULL;
+    ts_err e = {0};
+    assert_int_equal(ts_bframe_schedule(p, 512, cap, &s, &e), TS_ENOANSWER);
+    assert_null(s);
+    assert_non_null(strstr(e.msg, "fits the memory"));
+    ts_placement_free(p);
+}
+
 static void test_refusals(void **state)
 {
     (void)state;
@@ -80,6 +98,7 @@ int main(void)
         cmocka_unit_test(test_nnshape_least_period),
         cmocka_unit_test(test_uneven_capacities),
         cmocka_unit_test(test_long_barriers),
+        cmocka_unit_test(test_memory_rules_out_periods),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
