@@ -31,6 +31,33 @@ static void ts_cmp_print_memory(const ts_placement *p, const long *cap, const ch
     }
 }
 
+/* Devices shown in the table's peak memory column, the first TS_CMP_PEAK_HEAD and the last
+ * TS_CMP_PEAK_TAIL, when there are more than both: a row of 128 or 256 numbers is no table for
+ * people (--csv and --json give every device). */
+#define TS_CMP_PEAK_HEAD 8
+#define TS_CMP_PEAK_TAIL 4
+
+static bool ts_cmp_peak_cut(const ts_placement *p)
+{
+    return p->ndevs > TS_CMP_PEAK_HEAD + TS_CMP_PEAK_TAIL;
+}
+
+/* The row's peak memory column into buf: every device, or the first and last with ".." between
+ * (ts_cmp_peak_cut). Returns its length. */
+static int ts_cmp_peak_text(const ts_placement *p, const long *peak, char *buf, size_t nbuf)
+{
+    size_t off = 0;
+    bool cut = ts_cmp_peak_cut(p);
+    for (int d = 0; d < p->ndevs && off < nbuf; d++) {
+        if (cut && d == TS_CMP_PEAK_HEAD) {
+            off += (size_t)snprintf(buf + off, nbuf - off, " ..");
+            d = p->ndevs - TS_CMP_PEAK_TAIL;
+        }
+        off += (size_t)snprintf(buf + off, nbuf - off, "%s%ld", d ? " " : "", peak[d]);
+    }
+    return off < nbuf ? (int)off : (int)nbuf - 1;
+}
+
 static void ts_cmp_print_table(const ts_placement *p, long n, const long *cap, const ts_bound *lb,
                                const ts_compare_row *rows, int nrows)
 {
@@ -39,11 +66,10 @@ static void ts_cmp_print_table(const ts_placement *p, long n, const long *cap, c
     ts_cmp_print_memory(p, cap, "unlimited", ',');
     printf(", lower bound %ld (%s)\n\n", lb->value, ts_bound_term_name(lb->binding));
     int pw = 11;
+    char peak[512];
     for (int i = 0; i < nrows; i++)
         if (rows[i].ok) {
-            int w = 0;
-            for (int d = 0; d < p->ndevs; d++)
-                w += snprintf(NULL, 0, "%s%ld", d ? " " : "", rows[i].peak[d]);
+            int w = ts_cmp_peak_text(p, rows[i].peak, peak, sizeof peak);
             if (w > pw)
                 pw = w;
         }
@@ -61,11 +87,7 @@ static void ts_cmp_print_table(const ts_placement *p, long n, const long *cap, c
                    "-", pw, "-", "-", r->seconds, r->status);
             continue;
         }
-        char peak[512] = "";
-        size_t off = 0;
-        for (int d = 0; d < p->ndevs && off < sizeof peak - 24; d++)
-            off +=
-                (size_t)snprintf(peak + off, sizeof peak - off, "%s%ld", d ? " " : "", r->peak[d]);
+        ts_cmp_peak_text(p, r->peak, peak, sizeof peak);
         printf("%c %-14s %4s %7s %9ld %7.3f %6.2f%%  %-*s %4s %9.2f  %s\n", r->best ? '*' : ' ',
                r->method, k, per, r->makespan,
                r->lower_bound > 0 ? (double)r->makespan / r->lower_bound : 0.0,
@@ -73,6 +95,9 @@ static void ts_cmp_print_table(const ts_placement *p, long n, const long *cap, c
                r->seconds, r->status);
     }
     printf("\n* the shortest makespan at N among the rows that fit the memory\n");
+    if (ts_cmp_peak_cut(p))
+        printf("peak memory: devices 0-%d and %d-%d of %d (--csv gives every device)\n",
+               TS_CMP_PEAK_HEAD - 1, p->ndevs - TS_CMP_PEAK_TAIL, p->ndevs - 1, p->ndevs);
 }
 
 static void ts_cmp_print_csv(const ts_placement *p, long n, const long *cap,
