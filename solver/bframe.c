@@ -318,16 +318,18 @@ static int ts_bf_emit(const ts_bf *b, const ts_bf_pat *pat, int n, ts_schedule *
     return rc;
 }
 
-/* False when no pattern at (R, P) can pass ts_bf_mem_ok at some position: each hop of a window
- * takes at least its block's span, and G more through a barrier, and the count ts_bf_mem_ok
- * takes is at least the period's average, the windows' sum over P. Without this, a period the
- * memory rules out costs the whole pass (1.5 s on nnshape at 128 devices, memory 40, for none
- * of the periods up to TS_BF_EXTRA steps above the load). */
+/* The least hop out of work[i]: its span, and the G barrier steps when it crosses them
+ * (ts_bf_hop). */
 static long ts_bf_least_hop(const ts_bf *b, int i)
 {
     return b->p->blocks[b->work[i]].span + (b->cross[i] ? b->G : 0);
 }
 
+/* False when no pattern at (R, P) can pass ts_bf_mem_ok at some position: each hop of a window
+ * takes at least ts_bf_least_hop, and the count ts_bf_mem_ok takes is at least the period's
+ * average, the windows' sum over P. Without this, a period the memory rules out costs the whole
+ * pass (1.5 s on nnshape at 128 devices, memory 40, for none of the periods up to TS_BF_EXTRA
+ * steps above the load). */
 static bool ts_bf_may_fit(const ts_bf *b)
 {
     int D = b->D;
