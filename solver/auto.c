@@ -299,6 +299,9 @@ static void ts_auto_constructed(ts_auto *a, const char *name,
             a->held.source = name;
         } else if (mk >= 0)
             ts_auto_offer(a, at, NULL, mk, name, NULL);
+    } else {
+        /* a construction that does not apply or finds nothing still says what it cost */
+        ts_auto_log(a, name, -1, t0, e0);
     }
     ts_schedule_free(s);
 }

@@ -79,6 +79,11 @@ CASES
 check_status $? "gpt8_uneven: auto search" "$(head -c 300 "$tmp/gpt.err")"
 check_eq "gpt8_uneven: the portfolio lists full's greedy start" yes \
   "$(json_get "$tmp/gpt.json" '["portfolio"]' | grep -q "'full-greedy'" && echo yes)"
+# A construction that does not apply (the GPT is no barrier V) is listed too, with no makespan:
+# the record says where the time went, not only what succeeded.
+check_eq "gpt8_uneven: the portfolio lists barrier-frames, without a makespan" yes \
+  "$(json_get "$tmp/gpt.json" '["portfolio"]' |
+    grep -q "'source': 'barrier-frames', 'makespan': None" && echo yes)"
 check_eq "gpt8_uneven: a wall time for each candidate" \
   "$(json_get "$tmp/gpt.json" '["portfolio_tried"]')" \
   "$(json_get "$tmp/gpt.json" '["search_seconds"]["portfolio"].__len__()')"
