@@ -38,6 +38,12 @@ static int ts_search_check(const ts_placement *p, const ts_search_opts *o, ts_er
                            ts_search_cap(o, d));
     if (o->k < 0 || o->micro_batches < 0)
         return ts_fail(e, TS_EINPUT, "search: k and N must not be negative");
+    if (o->candidates && o->method != TS_METHOD_AUTO)
+        return ts_fail(e, TS_EINPUT,
+                       "search: candidates name rows of auto's portfolio: method %s has none",
+                       ts_method_name(o->method));
+    if (o->candidates && ts_portfolio_check(o->candidates, e))
+        return TS_EINPUT;
     return o->has_memory ? ts_check_memory_growth(p, e) : TS_OK;
 }
 

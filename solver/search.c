@@ -11,7 +11,7 @@
 /* ---- options ------------------------------------------------------------------------------- */
 
 const ts_search_option ts_search_options[TS_OPT_COUNT] = {
-#define TS_X_OPT_ROW(f, t, def, lo, hi, sh, flag, help)                                            \
+#define TS_X_OPT_ROW(f, t, def, lo, hi, sh, flag, py, help)                                            \
     [TS_OPT_##f] = {flag, def, lo, hi, help, sh, _Generic((t)0, int : true, default : false)},
     TS_SEARCH_OPTIONS(TS_X_OPT_ROW)
 #undef TS_X_OPT_ROW
@@ -21,7 +21,7 @@ void ts_search_opts_init(ts_search_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->method = TS_METHOD_LAZY;
-#define TS_X_OPT_INIT(f, t, def, lo, hi, sh, flag, help) o->f = (t)(def);
+#define TS_X_OPT_INIT(f, t, def, lo, hi, sh, flag, py, help) o->f = (t)(def);
     TS_SEARCH_OPTIONS(TS_X_OPT_INIT)
 #undef TS_X_OPT_INIT
 }
@@ -32,7 +32,7 @@ int ts_search_opts_set(ts_search_opts *o, ts_search_option_id id, double v)
         !(v <= ts_search_options[id].max))
         return -1;
     switch (id) {
-#define TS_X_OPT_SET(f, t, def, lo, hi, sh, flag, help)                                            \
+#define TS_X_OPT_SET(f, t, def, lo, hi, sh, flag, py, help)                                            \
     case TS_OPT_##f: o->f = (t)v; break;
         TS_SEARCH_OPTIONS(TS_X_OPT_SET)
 #undef TS_X_OPT_SET
@@ -131,6 +131,14 @@ json_t *ts_search_record(const ts_search_opts *o, const ts_search_stats *st)
     }
     json_object_set_new(j, "portfolio", pf);
     json_object_set_new(j, "portfolio_tried", json_integer(st->portfolio_tried));
+    /* auto: every row of the portfolio, ran or skipped (and why); empty for the other methods */
+    json_t *rows = json_array();
+    for (int i = 0; i < st->nrows; i++)
+        json_array_append_new(rows, st->rows[i].ran
+                                        ? json_pack("{ss sb}", "row", st->rows[i].name, "ran", 1)
+                                        : json_pack("{ss sb ss}", "row", st->rows[i].name, "ran",
+                                                    0, "why", st->rows[i].why));
+    json_object_set_new(j, "portfolio_rows", rows);
     json_object_set_new(j, "search_seconds", ts_search_seconds_json(st));
     return j;
 }
@@ -154,7 +162,11 @@ static json_t *ts_search_options_json(const ts_search_opts *o, int ndevs)
     if (!opt)
         return NULL;
     json_object_set_new(opt, "memory", ts_search_memory_json(o, ndevs));
-#define TS_X_OPT_JSON(f, t, def, lo, hi, sh, flag, help)                                           \
+    /* auto's rows as the request named them (absent: every row), so that a file says how to
+     * rerun the search that made it */
+    if (o->candidates)
+        json_object_set_new(opt, "candidates", json_string(o->candidates));
+#define TS_X_OPT_JSON(f, t, def, lo, hi, sh, flag, py, help)                                           \
     json_object_set_new(opt, #f, _Generic(o->f, int : json_integer, default : json_real)(o->f));
     TS_SEARCH_OPTIONS(TS_X_OPT_JSON)
 #undef TS_X_OPT_JSON

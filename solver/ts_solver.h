@@ -21,35 +21,37 @@
 
 /* ---- options ------------------------------------------------------------------------------- */
 
-/* X(field, C type, default, min, max, short flag (0: none), command-line flag, help). min..max
- * is the accepted range when the option is set; a default outside it means "not set". The
- * command line builds its getopt table and --help from this list. */
+/* X(field, C type, default, min, max, short flag (0: none), command-line flag, Python keyword,
+ * help). min..max is the accepted range when the option is set; a default outside it means "not
+ * set". The operations layer (src/app/ops) makes each a row of the search's option table, from
+ * which the command line's flags and --help, the explorer's fields and the Python keywords come. */
 #define TS_SEARCH_OPTIONS(X)                                                                       \
-    X(k, int, 0, 1, 64, 'k', "nmicros",                                                            \
+    X(k, int, 0, 1, 64, 'k', "nmicros", "k",                                                       \
       "k: micro-batches per repetend (lazy); default: search 1..")                                 \
-    X(micro_batches, int, TS_DEFAULT_MICRO_BATCHES, 1, 100000, 'n', "micro-batches",               \
+    X(micro_batches, int, TS_DEFAULT_MICRO_BATCHES, 1, 100000, 'n', "micro-batches", "n",          \
       "N: where the summary is taken, and full's size")                                            \
     X(time_limit, double, 0, TS_TIME_LIMIT_MIN, TS_TIME_LIMIT_MAX, 't', "time-limit",              \
+      "time_limit",                                                                                \
       "seconds: sets the effort (unless --effort) and caps the wall time; a search the cap cuts "  \
-      "says timed_out and may differ from machine to machine (0: none). auto gives each of "      \
+      "says timed_out and may differ from machine to machine (0: none). auto gives each of "       \
       "compare's search rows it runs, and then its own phases, this much each")                    \
-    X(effort, double, 0, 1, 1e15, 0, "effort",                                                     \
-      "work of the search in solver resource units, the same on any machine (default: "           \
-      "1.2e5 per second of --time-limit)")                                          \
-    X(accept, double, 0.05, 0.0, 1.0, 0, "accept",                                                 \
+    X(effort, double, 0, 1, 1e15, 0, "effort", "effort",                                           \
+      "work of the search in solver resource units, the same on any machine (default: "            \
+      "1.2e5 per second of --time-limit)")                                                         \
+    X(accept, double, 0.05, 0.0, 1.0, 0, "accept", "accept",                                       \
       "fast: accept a warm-up/cool-down within this fraction of the run")                          \
-    X(per_period, int, 1, 1, TS_FOLD_MAX, 0, "per-period",                                         \
+    X(per_period, int, 1, 1, TS_FOLD_MAX, 0, "per-period", "per_period",                           \
       "R: lazy, fast and modulo search repetends of R micro-batches per period (on the R-fold "    \
-      "placement; the schedule is then written at N, with its steady state's repetend)")         \
-    X(gap, double, 0, 0.0, 10.0, 0, "gap",                                                         \
-      "auto: return as soon as a schedule is within this fraction of the lower bound (0: only "   \
+      "placement; the schedule is then written at N, with its steady state's repetend)")           \
+    X(gap, double, 0, 0.0, 10.0, 0, "gap", "gap",                                                  \
+      "auto: return as soon as a schedule is within this fraction of the lower bound (0: only "    \
       "at the bound)")                                                                             \
-    X(seed, int, 0, 1, 2147483647, 0, "seed",                                                      \
+    X(seed, int, 0, 1, 2147483647, 0, "seed", "seed",                                              \
       "auto: seed of the improvement phase's moves (default: a fixed one; the answer changes "     \
       "only when given)")
 
 typedef enum {
-#define TS_X_OPT_ID(f, t, def, lo, hi, sh, flag, help) TS_OPT_##f,
+#define TS_X_OPT_ID(f, t, def, lo, hi, sh, flag, py, help) TS_OPT_##f,
     TS_SEARCH_OPTIONS(TS_X_OPT_ID)
 #undef TS_X_OPT_ID
         TS_OPT_COUNT
@@ -129,7 +131,10 @@ typedef struct {
     /* NULL: every device holds `memory`; otherwise device d holds memory_per_device[d] (ndevs
      * entries, the caller's array, which must outlive the search): ts_search_opts_memory */
     const long *memory_per_device;
-#define TS_X_OPT_FIELD(f, t, def, lo, hi, sh, flag, help) t f;
+    /* auto: the rows of its portfolio it may run, names separated by commas (the caller's
+     * string, which must outlive the search); NULL: every row (ts_portfolio_*) */
+    const char *candidates;
+#define TS_X_OPT_FIELD(f, t, def, lo, hi, sh, flag, py, help) t f;
     TS_SEARCH_OPTIONS(TS_X_OPT_FIELD)
 #undef TS_X_OPT_FIELD
     /* may be NULL */
@@ -179,11 +184,11 @@ json_t *ts_search_memory_json(const ts_search_opts *o, int ndevs);
     X(gap_to_bound, double, "gap_to_bound", REAL, -1.0,                                            \
       "makespan at N over the lower bound, minus 1 (-1: not measured)")                            \
     X(timed_out, bool, "timed_out", BOOL, false,                                                   \
-      "the wall-clock cap (--time-limit) cut the search: the answer may differ between machines") \
+      "the wall-clock cap (--time-limit) cut the search: the answer may differ between machines")  \
     X(effort_out, bool, "effort_out", BOOL, false,                                                 \
-      "the effort ran out before the search finished (the same on every machine)")                \
+      "the effort ran out before the search finished (the same on every machine)")                 \
     X(effort, long long, "effort", INT, 0,                                                         \
-      "work spent: solver resource units and screening ticks, the same on every machine")         \
+      "work spent: solver resource units and screening ticks, the same on every machine")          \
     X(completion_optimal, bool, "completion_optimal", BOOL, false,                                 \
       "warm-up and cool-down steps proven minimal")                                                \
     X(candidates, long, "candidates", INT, 0, "offset assignments or periods tried")               \
@@ -201,12 +206,14 @@ json_t *ts_search_memory_json(const ts_search_opts *o, int ndevs);
       "auto: the exact search at N (small instance counts): proven (nothing shorter exists), "     \
       "cut (its effort ran out), timed out (its clock did); null when not run")                    \
     X(exact_effort, long, "exact_effort", COUNT, -1,                                               \
-      "auto: Z3 resource units the exact search spent (the same on any machine; the "             \
+      "auto: Z3 resource units the exact search spent (the same on any machine; the "              \
       "large-neighbourhood search's are in effort)")
 
 /* Candidates an auto search's record lists (what it tried, with each one's seconds and effort);
  * beyond, the rest are counted only. */
 #define TS_PORTFOLIO_MAX 48
+/* Rows of auto's portfolio the record lists (the baselines and auto's own rows) */
+#define TS_PORTFOLIO_ROWS_MAX 64
 
 typedef struct {
 #define TS_X_STAT_FIELD(f, t, key, kind, init, doc) t f;
@@ -231,6 +238,15 @@ typedef struct {
         double seconds;
         long long effort;
     } portfolio[TS_PORTFOLIO_MAX];
+    /* auto: every row of its portfolio in the order it came up (the record's "portfolio_rows"):
+     * ran, or skipped and why */
+    int nrows;
+    struct {
+        /* static: the row's name */
+        const char *name;
+        bool ran;
+        char why[160];
+    } rows[TS_PORTFOLIO_ROWS_MAX];
 } ts_search_stats;
 
 /* Every statistic at its initial value, no phase. */
@@ -242,6 +258,19 @@ json_t *ts_search_seconds_json(const ts_search_stats *st);
 /* The record stored with a schedule and printed by `tessel search --json`: method, the
  * statistics' keys and search_seconds. NULL on allocation failure. */
 json_t *ts_search_record(const ts_search_opts *o, const ts_search_stats *st);
+
+/* ---- auto's portfolio ---------------------------------------------------------------------- */
+
+/* The rows of auto's portfolio, in the order it runs them: every baseline of the registry, the
+ * constructions without a solver, compare's search rows, and the improvement rows. Any of them
+ * can be asked for by name (ts_search_opts.candidates). */
+int ts_portfolio_count(void);
+/* Row i's name (NULL past the end), and in *doc (may be NULL) one line on what it is. */
+const char *ts_portfolio_name(int i, const char **doc);
+/* Checks a list of row names separated by commas: TS_EINPUT naming the first unknown one. */
+int ts_portfolio_check(const char *list, ts_err *e);
+/* Whether the comma-separated list names `name`. */
+bool ts_portfolio_lists(const char *list, const char *name);
 
 /* ---- search -------------------------------------------------------------------------------- */
 

@@ -71,7 +71,8 @@ typedef struct {
     "  PLACEMENT            a placement file (tessel-placement/1)\n"                               \
     "  --placement NAME     a built-in placement (see `tessel placements`)\n"                      \
     "  --ndevs D            device count of the built-in\n"                                        \
-    "  --infer              inference variant of the built-in (no backward blocks, memory 0)\n"    \
+    "  --infer              inference variant of the built-in (no backward blocks,\n"             \
+    "                       memory 0)\n"                                                          \
     "  --chunks V           model chunks per device (vshape_interleaved)\n"
 /* Handles one of the shared options; returns 1 when it was one, 0 when not, 2 on error. */
 int ts_cli_placement_option(const char *cmd, int opt, const char *arg, ts_cli_placement *pl);

@@ -1,0 +1,209 @@
+/* The command line over the operations layer: getopt's table and --help generated from an
+ * operation's option table, and each flag's argument turned into the request's field as the
+ * table types it (so that the command line sends the very request Python and the explorer send). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli_ops.h"
+
+/* getopt values of the table's rows: past every character and the placement's ids */
+#define TS_CLI_OP_VAL 3000
+#define TS_CLI_OP_MAX 64
+#define TS_CLI_HELP_WIDTH 80
+#define TS_CLI_HELP_INDENT 23
+
+/* text word by word from column indent (the cursor stands there), wrapped at the width. */
+static void ts_cli_help_wrap(const char *text, int indent)
+{
+    int col = indent;
+    for (const char *s = text; *s;) {
+        size_t w = strcspn(s, " ");
+        if (col > indent && col + 1 + (int)w > TS_CLI_HELP_WIDTH) {
+            printf("\n%*s", indent, "");
+            col = indent;
+        } else if (col > indent) {
+            putchar(' ');
+            col++;
+        }
+        col += printf("%.*s", (int)w, s);
+        s += w;
+        while (*s == ' ')
+            s++;
+    }
+    printf("\n");
+}
+
+void ts_cli_help_item(const char *head, const char *text)
+{
+    int col = printf("%s", head);
+    if (col > TS_CLI_HELP_INDENT - 2) {
+        printf("\n");
+        col = 0;
+    }
+    printf("%*s", TS_CLI_HELP_INDENT - col, "");
+    ts_cli_help_wrap(text, TS_CLI_HELP_INDENT);
+}
+
+/* The argument's name in --help: the row's, or its Python name in capitals. */
+static void ts_cli_op_argname(const ts_op_option *o, char *buf, size_t len)
+{
+    const char *src = o->arg ? o->arg : o->py ? o->py : o->key;
+    size_t i = 0;
+    for (; src[i] && i + 1 < len; i++)
+        buf[i] = o->arg ? src[i] : (char)(src[i] >= 'a' && src[i] <= 'z' ? src[i] - 32 : src[i]);
+    buf[i] = '\0';
+}
+
+static bool ts_cli_op_takes(const ts_op_option *o)
+{
+    return o->flag && (o->fronts & TS_FRONT_CLI);
+}
+
+static bool ts_cli_op_has_arg(const ts_op_option *o)
+{
+    return o->type != TS_OPV_FLAG && o->type != TS_OPV_HOOK;
+}
+
+static void ts_cli_op_print_help(const char *cmd, const ts_op *op, const ts_cli_op_help *h)
+{
+    printf("usage: tessel %s %s\n\n", cmd, h->usage);
+    ts_cli_help_wrap(h->intro, 0);
+    printf("\n" TS_CLI_PLACEMENT_HELP);
+    for (int i = 0; i < op->nopts; i++) {
+        const ts_op_option *o = &op->opts[i];
+        if (!ts_cli_op_takes(o))
+            continue;
+        char head[96], arg[48] = "";
+        if (ts_cli_op_has_arg(o))
+            ts_cli_op_argname(o, arg, sizeof arg);
+        if (o->shortflag)
+            snprintf(head, sizeof head, "  -%c, --%s%s%s", o->shortflag, o->flag, *arg ? " " : "",
+                     arg);
+        else
+            snprintf(head, sizeof head, "  --%s%s%s", o->flag, *arg ? " " : "", arg);
+        char text[1024];
+        if (o->type == TS_OPV_INT || o->type == TS_OPV_NUM)
+            snprintf(text, sizeof text, "%s (%.15g to %.15g)", o->help, o->min, o->max);
+        else
+            snprintf(text, sizeof text, "%s", o->help);
+        ts_cli_help_item(head, text);
+    }
+    ts_cli_help_item("  -h, --help", "this text");
+    if (h->lists)
+        h->lists();
+    printf("\n%s", h->outro);
+}
+
+/* The request's field for one flag's argument, typed by its row. */
+static int ts_cli_op_value(const char *cmd, const ts_op_option *o, const char *arg, json_t **v)
+{
+    char flag[64];
+    snprintf(flag, sizeof flag, "--%s", o->flag);
+    long l;
+    double d;
+    *v = NULL;
+    switch (o->type) {
+    case TS_OPV_INT:
+        if (ts_cli_parse_long(cmd, flag, arg, (long)o->min, (long)o->max, &l))
+            return 2;
+        *v = json_integer(l);
+        break;
+    case TS_OPV_NUM:
+        if (ts_cli_parse_double(cmd, flag, arg, o->min, o->max, &d))
+            return 2;
+        *v = json_real(d);
+        break;
+    case TS_OPV_MEMORY: {
+        ts_cli_memory m = {0};
+        if (ts_cli_parse_memory(cmd, arg, &m))
+            return 2;
+        *v = !m.has_memory ? json_string("none")
+             : m.n == 1    ? json_integer(m.cap[0])
+                           : ts_cli_long_array(m.cap, m.n);
+        ts_cli_memory_free(&m);
+        break;
+    }
+    case TS_OPV_FLAG:
+    case TS_OPV_HOOK: *v = json_true(); break;
+    default: *v = json_string(arg); break;
+    }
+    return *v ? 0 : ts_cli_usage_error(cmd, "%s: out of memory", flag);
+}
+
+/* getopt's table from op's rows the command line takes: rows[i] is the row of value
+ * TS_CLI_OP_VAL + i. */
+static int ts_cli_op_options(const ts_op *op, struct option *opts, char *shortopts, size_t slen,
+                             const ts_op_option **rows)
+{
+    static const struct option head[] = {TS_CLI_PLACEMENT_OPTIONS};
+    int n = 0;
+    for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
+        opts[n++] = head[i];
+    int k = 0;
+    snprintf(shortopts, slen, "h");
+    for (int i = 0; i < op->nopts && k < TS_CLI_OP_MAX; i++) {
+        const ts_op_option *o = &op->opts[i];
+        if (!ts_cli_op_takes(o))
+            continue;
+        int has = ts_cli_op_has_arg(o) ? required_argument : no_argument;
+        rows[k] = o;
+        opts[n++] = (struct option){o->flag, has, 0, TS_CLI_OP_VAL + k};
+        if (o->shortflag)
+            snprintf(shortopts + strlen(shortopts), slen - strlen(shortopts), "%c%s", o->shortflag,
+                     has == required_argument ? ":" : "");
+        k++;
+    }
+    opts[n++] = (struct option){"help", no_argument, 0, 'h'};
+    opts[n] = (struct option){0, 0, 0, 0};
+    return k;
+}
+
+int ts_cli_op_parse(const char *cmd, const ts_op *op, const ts_cli_op_help *help, int argc,
+                    char **argv, ts_cli_op_args *a)
+{
+    struct option opts[TS_CLI_OP_MAX + 8];
+    const ts_op_option *rows[TS_CLI_OP_MAX];
+    char shortopts[2 * TS_CLI_OP_MAX + 4];
+    int nrows = ts_cli_op_options(op, opts, shortopts, sizeof shortopts, rows);
+    memset(a, 0, sizeof *a);
+    if (!(a->req = json_object()))
+        return ts_cli_usage_error(cmd, "out of memory");
+    int c;
+    while ((c = ts_cli_getopt_placement(cmd, argc, argv, shortopts, opts, &a->pl)) != -1) {
+        const ts_op_option *o = NULL;
+        for (int k = 0; k < nrows && !o; k++)
+            if (c == TS_CLI_OP_VAL + k || (rows[k]->shortflag && c == rows[k]->shortflag))
+                o = rows[k];
+        if (c == -2)
+            return 2;
+        if (c == 'h') {
+            ts_cli_op_print_help(cmd, op, help);
+            return -1;
+        }
+        json_t *v;
+        if (!o)
+            return ts_cli_usage_error(cmd, "unexpected option");
+        if (ts_cli_op_value(cmd, o, optarg, &v))
+            return 2;
+        json_object_set_new(a->req, o->key, v);
+    }
+    return ts_cli_placement_arg(cmd, argc, argv, &a->pl);
+}
+
+const char *ts_cli_op_take_text(ts_cli_op_args *a, const char *key, char *buf, size_t len)
+{
+    json_t *v = json_object_get(a->req, key);
+    if (!json_is_string(v))
+        return NULL;
+    snprintf(buf, len, "%s", json_string_value(v));
+    json_object_del(a->req, key);
+    return buf;
+}
+
+bool ts_cli_op_take_flag(ts_cli_op_args *a, const char *key)
+{
+    bool given = json_is_true(json_object_get(a->req, key));
+    json_object_del(a->req, key);
+    return given;
+}
