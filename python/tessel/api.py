@@ -2,6 +2,7 @@
 of that name run in this process by the C library."""
 
 import ctypes
+import functools
 
 from . import _lib
 from .placement import Placement
@@ -38,21 +39,53 @@ def _placement(p):
 _NONE = object()
 
 
+@functools.lru_cache(maxsize=None)
+def _table(op):
+    """The option table of operation op (src/app/ops): its rows by Python keyword."""
+    for table in _lib.call("ops", {})["ops"]:
+        if table["name"] == op:
+            return {row["py"]: row for row in table["options"] if "python" in row["fronts"]}
+    raise KeyError(op)
+
+
+def _request(op, request, **kw):
+    """request with the keyword arguments set under their fields, as op's table names them;
+    None leaves a field out."""
+    table = _table(op)
+    for name, value in kw.items():
+        if value is not None and table[name]["type"] != "hook":
+            request[table[name]["key"]] = value
+    return request
+
+
 def search(placement, memory=_NONE, n=None, method="auto", time_limit=None, k=None,
-           accept=None, per_period=None, progress=None, cancel=None):
-    """`tessel search`: a schedule of placement within memory units per device (None: no
-    limit; left out: the capacity the placement states), summarised at n micro-batches (default
-    128). method: auto (default), lazy, fast, full or modulo. progress(Progress) is called
+           accept=None, per_period=None, effort=None, gap=None, seed=None, candidates=None,
+           progress=None, cancel=None):
+    """`tessel search`: a schedule of placement within memory units per device: one capacity
+    for every device, a list of one per device, None (no limit) or left out (the capacity the
+    placement states); summarised at n micro-batches (default 128). method: auto (default),
+    lazy, fast, full or modulo. candidates: the rows of auto's portfolio to run (names, a list
+    or "a,b"; `tessel search --help` lists them). effort, gap, seed, time_limit, k, accept and
+    per_period are the command line's options of those names. progress(Progress) is called
     during the search; cancel is a CancelToken. Returns a Schedule whose bytes are those of
     `tessel search -o FILE` for the same request."""
-    req = _placement(placement)
-    req.update(_keys(method=method, **{"micro_batches": n, "time_limit": time_limit,
-                                       "nmicros": k, "accept": accept,
-                                       "per_period": per_period}))
+    req = _request("search", _placement(placement), method=method, n=n, time_limit=time_limit,
+                   k=k, accept=accept, per_period=per_period, effort=effort, gap=gap,
+                   seed=seed, candidates=candidates)
     if memory is not _NONE:
         req["memory"] = memory
     reply = _lib.call("search", req, progress=progress, cancel=cancel)
     return Schedule(reply["schedule"], reply["summary"], where="search")
+
+
+def options(op="search"):
+    """The option table of an operation: one dict per option (its request field, Python keyword,
+    command-line flag, type, range, help, the front ends that take it and why the others do
+    not)."""
+    for table in _lib.call("ops", {})["ops"]:
+        if table["name"] == op:
+            return table["options"]
+    raise ValueError("no option table for the operation %r" % op)
 
 
 def baseline(kind, placement, n=128):
@@ -76,7 +109,8 @@ def compare(placement, memory, n=128, methods=None, time_limit=60, as_frame=None
     req.update(_keys(memory=memory, micro_batches=n, time_limit=time_limit))
     req["memory"] = memory
     if methods is not None:
-        req["methods"] = list(methods)
+        # one name, or names separated by commas, as --methods takes them; not its letters
+        req["methods"] = methods.split(",") if isinstance(methods, str) else list(methods)
     rows = _lib.call("compare", req)["rows"]
     if as_frame is False:
         return rows

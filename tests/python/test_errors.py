@@ -47,18 +47,24 @@ def test_unknown_builtin(cli):
 
 
 @pytest.mark.parametrize("kw,args", [
-    ({"n": 0}, ["-n", 0]),
+    ({"n": 0}, ["--micro-batches", 0]),
     ({"method": "best"}, ["--method", "best"]),
     ({"time_limit": -1}, ["--time-limit", -1]),
     ({"per_period": 99}, ["--per-period", 99]),
+    ({"seed": 0}, ["--seed", 0]),
+    ({"gap": 11}, ["--gap", 11]),
+    ({"candidates": "memlist,nope"}, ["--candidates", "memlist,nope"]),
 ])
 def test_search_keywords_out_of_range(cli, kw, args):
+    # the same refusal as the command line's, the option named as each names it: the keyword
+    # in Python, the flag on the command line (both from the search's option table)
     status, line = cli.first_error_line("search", "--placement", "vshape", "--ndevs", 4,
                                         "--memory", 4, *args)
     with pytest.raises(tessel.InvalidInput) as exc:
         tessel.search(tessel.Placement.from_builtin("vshape", 4), memory=4, **kw)
     assert exc.value.status == status == 2
-    assert str(exc.value) == line
+    (name,) = kw
+    assert str(exc.value) == line.replace(args[0], name, 1)
 
 
 def test_no_schedule_within_memory(cli):
@@ -98,10 +104,12 @@ def test_missing_model(cli):
 
 def test_wrong_types_never_crash():
     p = tessel.Placement.from_builtin("vshape", 4)
-    with pytest.raises(tessel.InvalidInput, match="--memory expects an integer"):
+    with pytest.raises(tessel.InvalidInput, match="memory expects a capacity, none or a list"):
         tessel.search(p, memory="four")
-    with pytest.raises(tessel.InvalidInput, match="--micro-batches expects an integer"):
+    with pytest.raises(tessel.InvalidInput, match="n expects an integer"):
         tessel.search(p, memory=4, n=1.5)
+    with pytest.raises(tessel.InvalidInput, match="memory lists 2 capacities for 4 devices"):
+        tessel.search(p, memory=[4, 4])
     with pytest.raises(TypeError):
         tessel.search({"not": "a placement"}, memory=4)
     with pytest.raises(tessel.InvalidInput):

@@ -86,7 +86,7 @@ static json_t *ts_op_option_json(const ts_op_option *o)
         json_array_append_new(fronts, json_string("python"));
     bool ranged = o->type == TS_OPV_INT || o->type == TS_OPV_NUM;
     char sh[2] = {(char)o->shortflag, '\0'};
-    return json_pack("{ss ss s? s? ss so so s? ss so s?}", "key", o->key, "py",
+    return json_pack("{ss ss ss? ss? ss so so ss? ss so ss?}", "key", o->key, "py",
                      o->py ? o->py : o->key, "flag", o->flag, "short", o->shortflag ? sh : NULL,
                      "type", types[o->type], "min", ranged ? json_real(o->min) : json_null(), "max",
                      ranged ? json_real(o->max) : json_null(), "arg", o->arg, "help", o->help,

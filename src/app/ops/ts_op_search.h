@@ -9,7 +9,7 @@
 
 extern const ts_op ts_op_search;
 
-typedef struct {
+typedef struct ts_op_search_req {
     /* borrowed: the caller's, which must outlive the request */
     const ts_placement *p;
     ts_search_opts so;

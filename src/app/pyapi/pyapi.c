@@ -27,6 +27,7 @@ static const ts_py_op ts_py_ops[] = {
     {"model", "model", ts_py_op_model},
     {"placement_from_model", "placement", ts_py_op_placement_model},
     {"plan", "plan", ts_py_op_plan},
+    {"ops", "python", ts_py_op_ops},
 };
 #define TS_PY_NOPS (int)(sizeof ts_py_ops / sizeof ts_py_ops[0])
 

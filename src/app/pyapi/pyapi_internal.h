@@ -46,6 +46,7 @@ int ts_py_model_load(const char *dir, const char *name, long seq, const char *hw
 int ts_py_op_placement(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e);
 int ts_py_op_placements(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e);
 int ts_py_op_bound(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e);
+int ts_py_op_ops(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e);
 int ts_py_op_search(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e);
 int ts_py_op_baseline(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e);
 int ts_py_op_compare(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e);

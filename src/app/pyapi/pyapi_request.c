@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pyapi_internal.h"
+#include "ts_op_search.h"
 
 int ts_py_fail(ts_err *e, int code, const char *fmt, ...)
 {
@@ -170,22 +171,9 @@ int ts_py_schedule(json_t *req, const char *flag_n, ts_schedule **out, ts_err *e
 
 json_t *ts_py_schedule_text(const ts_schedule *s)
 {
-    json_t *j = ts_schedule_to_json(s);
-    /* ts_json_write_file's layout, and its final newline: the file's bytes */
-    char *text = j ? json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : NULL;
-    json_decref(j);
-    if (!text)
-        return NULL;
-    size_t len = strlen(text);
-    char *line = realloc(text, len + 2);
-    if (!line) {
-        free(text);
-        return NULL;
-    }
-    line[len] = '\n';
-    line[len + 1] = '\0';
-    json_t *v = json_stringn(line, len + 1);
-    free(line);
+    char *text = ts_op_schedule_text(s);
+    json_t *v = text ? json_string(text) : NULL;
+    free(text);
     return v;
 }
 

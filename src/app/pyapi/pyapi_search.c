@@ -7,6 +7,7 @@
 #include "ts_baseline.h"
 #include "ts_bound.h"
 #include "ts_methods.h"
+#include "ts_op_search.h"
 #include "ts_results.h"
 #include "ts_solver.h"
 
@@ -17,92 +18,52 @@ static void ts_py_progress(void *ud, const ts_search_progress *p)
     h->progress(h->progress_ud, p->phase, p->tried, p->total, p->best_bubbles, p->elapsed);
 }
 
-/* The search options of the request, keyed by their command-line flags ("micro-batches",
- * "time-limit", ...) with the command line's ranges and messages. */
-static int ts_py_search_opts(json_t *req, ts_search_opts *so, ts_err *e)
-{
-    const char *method;
-    if (ts_py_string(req, "method", &method, e))
-        return TS_EINPUT;
-    if (method && ts_method_parse(method, &so->method)) {
-        char names[96];
-        return ts_py_fail(e, TS_EINPUT, "--method: unknown method '%s' (%s)", method,
-                          ts_method_list(names, sizeof names));
-    }
-    for (int i = 0; i < TS_OPT_COUNT; i++) {
-        const ts_search_option *o = &ts_search_options[i];
-        json_t *v = json_object_get(req, o->flag);
-        char flag[48];
-        snprintf(flag, sizeof flag, "--%s", o->flag);
-        double x;
-        long l;
-        if (!v || json_is_null(v))
-            continue;
-        if (o->integer ? ts_py_long(req, o->flag, flag, (long)o->min, (long)o->max, 0, &l, e)
-                       : ts_py_double(req, o->flag, flag, o->min, o->max, 0, &x, e))
-            return TS_EINPUT;
-        if (ts_search_opts_set(so, (ts_search_option_id)i, o->integer ? (double)l : x))
-            return ts_py_fail(e, TS_EINPUT, "%s: not a valid value", flag);
-    }
-    return 0;
-}
+/* The fields of a search request besides its option table's: the placement, as
+ * ts_py_placement reads it. */
+static const char *const ts_py_search_extra[] = {"builtin", "ndevs", "chunks", "infer",
+                                                 "file",    "placement", "where", NULL};
 
-/* The search of p as `tessel search -o FILE --json` runs it: the file's text and the record. */
-static int ts_py_search_run(const ts_placement *p, ts_search_opts *so, json_t **out, ts_err *e)
-{
-    ts_schedule *s = NULL, *at = NULL;
-    ts_search_stats st;
-    ts_metrics m = {0};
-    ts_err se = {0};
-    int rc = ts_search(p, so, &s, &st, &se);
-    if (rc) {
-        ts_py_fail(e, se.code ? se.code : rc, "%s", se.msg[0] ? se.msg : "failed");
-    } else if (ts_results_at(s, so->micro_batches, &at, &m, &se)) {
-        rc = ts_py_fail(e, TS_ESYS, "cannot summarise the schedule at %d micro-batches",
-                        so->micro_batches);
-    } else {
-        *out = json_pack("{so so}", "schedule", ts_py_schedule_text(s), "summary",
-                         ts_results_search_json(p, so, &st, at, &m));
-    }
-    ts_metrics_free(&m);
-    ts_schedule_free(at);
-    ts_schedule_free(s);
-    return rc;
-}
-
+/* `tessel search -o FILE --json` in this process, through the operations layer: the request's
+ * fields are the search table's keys (tessel.search maps its keywords onto them), and the reply
+ * is the file's text and the figures. */
 int ts_py_op_search(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e)
 {
-    ts_search_opts so;
-    bool given;
-    ts_search_opts_init(&so);
-    so.method = TS_METHOD_AUTO; /* the command's default: the user's makespan at N */
-    if (ts_py_search_opts(req, &so, e) || ts_py_memory(req, &given, &so.has_memory, &so.memory, e))
+    if (ts_op_check_keys(&ts_op_search, req, TS_FRONT_PY, ts_py_search_extra, e))
         return TS_EINPUT;
     ts_placement *p;
     int rc = ts_py_placement(req, &p, NULL, 0, e);
     if (rc)
         return rc;
-    if (!given && !p->has_capacity) {
-        ts_placement_free(p);
-        return ts_py_fail(e, TS_EINPUT,
-                          "--memory is required: a per-device capacity, or none "
-                          "(a placement file may state its own capacity)");
+    ts_op_search_req r;
+    ts_op_search_res res = {0};
+    rc = ts_op_search_read(req, TS_FRONT_PY, p, &r, e);
+    if (rc == TS_OK) {
+        if (h->progress) {
+            r.so.progress = ts_py_progress;
+            r.so.progress_ud = (void *)h;
+        }
+        r.so.cancel = h->cancel;
+        rc = ts_op_search_run(&r, &res, e);
     }
-    if (!given) {
-        so.has_memory = true;
-        so.memory = p->capacity;
-        /* a file's list of one per device (p outlives the search) */
-        if (p->capacity_per_device)
-            ts_search_opts_memory(&so, p->capacity_per_device, p->ndevs);
+    if (rc == TS_OK) {
+        *out = json_pack("{so sO}", "schedule", ts_py_schedule_text(res.s), "summary",
+                         res.summary);
+        rc = *out ? TS_OK : ts_py_fail(e, TS_ESYS, "out of memory");
     }
-    if (h->progress) {
-        so.progress = ts_py_progress;
-        so.progress_ud = (void *)h;
-    }
-    so.cancel = h->cancel;
-    rc = ts_py_search_run(p, &so, out, e);
+    ts_op_search_res_free(&res);
+    ts_op_search_req_free(&r);
     ts_placement_free(p);
     return rc;
+}
+
+/* The operations' option tables (ts_ops_json): what tessel.search maps its keywords by, and what
+ * the package's test walks against the three front ends. */
+int ts_py_op_ops(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e)
+{
+    (void)req;
+    (void)h;
+    *out = json_pack("{so}", "ops", ts_ops_json());
+    return *out ? TS_OK : ts_py_fail(e, TS_ESYS, "out of memory");
 }
 
 /* The kinds of the baseline registry and what each fits (`tessel baseline --list`). */

@@ -7,6 +7,7 @@
 #include "ts_baseline.h"
 #include "ts_json.h"
 #include "ts_jsonutil.h"
+#include "ts_op_search.h"
 #include "ts_serve.h"
 #include "ts_solver.h"
 
@@ -215,15 +216,32 @@ static int ts_api_builtin(json_t *o, ts_api_request *rq, bool need_ndevs, ts_err
     return TS_OK;
 }
 
+/* A search job's fields are the search operation's (ts_op_search.h), read by its table as the
+ * command line and Python read theirs; the explorer's own default time limit stands when the
+ * page gives none. */
+static int ts_api_search_body(json_t *o, ts_api_request *rq, ts_err *e)
+{
+    if (!json_object_get(o, "time_limit") &&
+        json_object_set_new(o, "time_limit", json_real(TS_API_DEFAULT_LIMIT)))
+        return ts_fail(e, TS_ESYS, "request: out of memory");
+    if (!(rq->search = calloc(1, sizeof *rq->search)))
+        return ts_fail(e, TS_ESYS, "request: out of memory");
+    return ts_op_search_read(o, TS_FRONT_SERVE, rq->placement, rq->search, e);
+}
+
 static int ts_api_job_body(json_t *o, ts_api_request *rq, ts_err *e)
 {
     static const char *const keys[] = {
         "job",     "placement", "file", "memory", "micro_batches", "method", "time_limit",
         "nmicros", "methods",   "knob", "values", "builtin",       "model",  NULL};
+    static const char *const search_extra[] = {"job", "placement", "file", NULL};
     char job[16] = "";
-    double tl = 10.0;
+    double tl = TS_API_DEFAULT_LIMIT;
     json_t *t = json_object_get(o, "time_limit");
-    if (ts_jkeys(o, "request", keys, e) || ts_api_str(o, "job", job, sizeof job, e))
+    if (ts_api_str(o, "job", job, sizeof job, e))
+        return TS_EINPUT;
+    if (strcmp(job, "search") ? ts_jkeys(o, "request", keys, e)
+                              : ts_op_check_keys(&ts_op_search, o, TS_FRONT_SERVE, search_extra, e))
         return TS_EINPUT;
     if (!strcmp(job, "search"))
         rq->job = TS_JOB_SEARCH;
@@ -268,7 +286,9 @@ static int ts_api_job_body(json_t *o, ts_api_request *rq, ts_err *e)
         if (!strcmp(rq->knob, "ndevs"))
             return ts_api_builtin(json_object_get(o, "builtin"), rq, false, e);
     }
-    return ts_api_placement(o, rq, e);
+    if (ts_api_placement(o, rq, e))
+        return TS_EINPUT;
+    return rq->job == TS_JOB_SEARCH ? ts_api_search_body(o, rq, e) : TS_OK;
 }
 
 /* Reads the body of a POST route: a JSON object with the keys the route allows. */
@@ -397,6 +417,10 @@ void ts_api_request_free(ts_api_request *rq)
     ts_placement_free(rq->placement);
     ts_schedule_free(rq->schedule);
     free(rq->memory);
+    if (rq->search)
+        ts_op_search_req_free(rq->search);
+    free(rq->search);
+    rq->search = NULL;
     rq->placement = NULL;
     rq->schedule = NULL;
     rq->memory = NULL;

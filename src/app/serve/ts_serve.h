@@ -30,6 +30,7 @@
 #define TS_API_MAX_VALUES 32 /* what-if points */
 #define TS_API_MAX_METHODS 12 /* compare rows asked for */
 #define TS_API_MAX_N 4096 /* micro-batches */
+#define TS_API_DEFAULT_LIMIT 10.0 /* seconds of a job's search when the page gives none */
 
 typedef enum {
     TS_API_INFO, /* GET  /api/info: built-ins, baselines, methods, limits */
@@ -75,6 +76,8 @@ typedef struct {
     int nmethods; /* compare: methods and baselines, in order */
     char methods[TS_API_MAX_METHODS][24];
     char model[48], hardware[48], strategy[16]; /* model-placement */
+    /* owned: a search job's request, read by the search operation's table (ts_op_search.h) */
+    struct ts_op_search_req *search;
     ts_derive_opts dopts; /* model-placement; its strategy points at rq->strategy when used */
     /* Borrowed, set by ts_api_parse: the body it read (valid while the caller's buffer is). A
      * job's worker process gets these bytes and parses them again (see ts_worker_main). */

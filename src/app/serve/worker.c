@@ -10,6 +10,7 @@
 #include "ts_bound.h"
 #include "ts_clock.h"
 #include "ts_json.h"
+#include "ts_op_search.h"
 #include "ts_results.h"
 #include "ts_serve.h"
 #include "ts_solver.h"
@@ -137,19 +138,31 @@ static void ts_wlabel(json_t *sum)
     json_object_set_new(sum, "label", json_string(l));
 }
 
+/* The search job through the search operation, with the request its table read (request.c):
+ * the same schedule as `tessel search` and tessel.search for the same request, and the page's
+ * keys around the command line's figures. */
 static void ts_wjob_search(ts_wctx *w, const ts_api_request *rq)
 {
-    ts_schedule *s;
-    json_t *sum;
+    ts_op_search_req r = *rq->search;
+    const ts_placement *p = r.p;
+    ts_op_search_res res;
     ts_err e = {0};
-    snprintf(w->step, sizeof w->step, "%s", rq->method);
-    if (ts_wsearch(w, rq, rq->placement, rq->method, rq->micro_batches, &s, &sum, &e)) {
+    r.so.progress = ts_wprogress;
+    r.so.progress_ud = w;
+    snprintf(w->step, sizeof w->step, "%s", ts_method_name(r.so.method));
+    if (ts_op_search_run(&r, &res, &e)) {
         ts_wline(w, 'E', json_pack("{s:s, s:i}", "error", e.msg, "code", e.code));
+        ts_op_search_res_free(&res);
         return;
     }
+    json_t *sum = json_incref(res.summary);
+    ts_results_fit_json(sum, &res.m, p->ndevs, r.cap, r.cap ? p->ndevs : 0);
+    json_object_set_new(sum, "seconds", json_real(res.st.seconds));
+    json_object_set_new(sum, "memory_searched", ts_search_memory_json(&r.so, p->ndevs));
     ts_wlabel(sum);
-    ts_wline(w, 'R', json_pack("{s:o, s:o}", "summary", sum, "schedule", ts_schedule_to_json(s)));
-    ts_schedule_free(s);
+    ts_wline(w, 'R',
+             json_pack("{s:o, s:o}", "summary", sum, "schedule", ts_schedule_to_json(res.s)));
+    ts_op_search_res_free(&res);
 }
 
 /* One compare row: a baseline built by its rule, or a search, as `tessel compare` builds it. */
