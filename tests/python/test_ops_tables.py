@@ -1,0 +1,120 @@
+"""The operations layer's option tables against the three front ends (issue 42): every option of
+every operation is taken by the command line (a flag in --help), by Python (a keyword of the
+call) and by the explorer (a field its job request accepts), or its row says why not. Then one
+request, three front ends: tessel.search, `tessel search -o` and the explorer's search write the
+same schedule."""
+
+import inspect
+import json
+import os
+import re
+import sys
+
+import pytest
+
+import tessel
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "serve"))
+from serve_util import Server, wait_job  # noqa: E402
+
+# A value each option type takes, for the explorer's check that it accepts the field.
+SAMPLE = {"int": 1, "number": 1.0, "text": "auto", "names": "memlist", "memory": 4, "flag": True}
+
+
+def tables():
+    return json.loads(json.dumps([{"name": op, "options": tessel.options(op)}
+                                  for op in ("search",)]))
+
+
+@pytest.fixture(scope="module")
+def server(tessel_bin):
+    srv = Server(tessel_bin)
+    yield srv
+    srv.stop()
+
+
+def test_every_row_says_where_it_is_not_taken():
+    for t in tables():
+        for row in t["options"]:
+            if set(row["fronts"]) != {"cli", "serve", "python"}:
+                assert row["why_not"], (t["name"], row["key"])
+
+
+def test_command_line_has_every_flag(cli):
+    for t in tables():
+        help_text = cli.run(t["name"], "--help").stdout
+        for row in t["options"]:
+            if "cli" in row["fronts"]:
+                assert "--" + row["flag"] in help_text, (t["name"], row["flag"])
+            if row["short"]:
+                assert "-%s, --%s" % (row["short"], row["flag"]) in help_text, row["flag"]
+        # and nothing past 80 columns
+        assert max(map(len, help_text.splitlines())) <= 80
+
+
+def test_python_has_every_keyword():
+    for t in tables():
+        params = inspect.signature(getattr(tessel, t["name"])).parameters
+        for row in t["options"]:
+            if "python" in row["fronts"]:
+                assert row["py"] in params, (t["name"], row["py"])
+
+
+def test_explorer_takes_every_field(server):
+    p = tessel.Placement.from_builtin("vshape", 4)
+    for t in tables():
+        for row in t["options"]:
+            if "serve" not in row["fronts"] or row["type"] == "hook":
+                continue
+            body = {"job": t["name"], "placement": p.to_dict(), "memory": 4,
+                    row["key"]: SAMPLE[row["type"]]}
+            if row["key"] == "candidates":
+                body["method"] = "auto"
+            st, j = server.request("POST", "/api/jobs", body)
+            assert st == 200, (row["key"], st, j)
+            wait_job(server, j["id"])
+        # a field no row names is refused, naming it
+        st, j = server.request("POST", "/api/jobs", {"job": t["name"], "placement": p.to_dict(),
+                                                     "memory": 4, "colour": 1})
+        assert st == 400 and "unknown field 'colour'" in j["error"], j
+
+
+def strip(schedule):
+    """A schedule file without what the clock decides (seconds)."""
+    def walk(x):
+        if isinstance(x, dict):
+            return {k: walk(v) for k, v in x.items() if "seconds" not in k}
+        if isinstance(x, list):
+            return [walk(v) for v in x]
+        return x
+    return walk(schedule)
+
+
+def test_one_request_three_front_ends(cli, server, tmp_path):
+    memory = [9, 4, 4, 4, 4, 4]
+    p = tessel.Placement.from_builtin("vshape", 6)
+    ours = tessel.search(p, memory=memory, n=32, time_limit=2, candidates=["1f1b", "memlist",
+                                                                            "modulo", "improve"])
+    out = tmp_path / "cli.json"
+    cli.run("search", "--placement", "vshape", "--ndevs", 6, "--memory", "9,4,4,4,4,4", "-n", 32,
+            "--time-limit", 2, "--candidates", "1f1b,memlist,modulo,improve", "-o", out)
+    mine = tmp_path / "py.json"
+    ours.save(str(mine))
+    # byte for byte, but the wall seconds (timing fields)
+    ta, tb = (re.sub(r'("[a-z_]*seconds[a-z_]*": )(\{[^}]*\}|[-0-9.e+]+)', r"\1T", f.read_text())
+              for f in (out, mine))
+    assert ta == tb
+    a = json.loads(out.read_text())
+    # the explorer's search of the same request
+    st, j = server.request("POST", "/api/jobs", {
+        "job": "search", "placement": p.to_dict(), "memory": memory, "micro_batches": 32,
+        "time_limit": 2, "candidates": ["1f1b", "memlist", "modulo", "improve"]})
+    assert st == 200, j
+    done = wait_job(server, j["id"])
+    assert done["state"] == "done", done
+    page = done["result"]["schedule"]
+    # the page's placement is the one it sent (its own name), the rest is the search's
+    assert strip(page)["entries"] == strip(a)["entries"]
+    assert strip(page)["search"] == strip(a)["search"]
+    assert done["result"]["summary"]["makespan"] == ours.makespan
