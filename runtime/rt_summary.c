@@ -3,6 +3,7 @@
 #include "rt_summary.h"
 
 #include <jansson.h>
+#include "ts_bound.h"
 
 void ts_rt_summary_header(const ts_rt_summary *s, FILE *out)
 {

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "ts_baseline.h"
+#include "ts_bound.h"
 
 static ts_placement *builtin(const char *name, int D, bool infer, int chunks)
 {

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "ts_baseline.h"
+#include "ts_bound.h"
 
 static ts_placement *vplace(int D)
 {

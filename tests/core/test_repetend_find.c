@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "ts_baseline.h"
+#include "ts_bound.h"
 #include "ts_json.h"
 #include "random_placement.h"
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "cli.h"
 #include "ts_baseline.h"
+#include "ts_bound.h"
 #include "ts_methods.h"
 #include "ts_results.h"
 

@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include "cli.h"
+#include "ts_bound.h"
 
 int ts_cmd_show(int argc, char **argv)
 {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "ts_bound.h"
 #include "ts_results.h"
 
 /* --scale BLOCK=F, repeatable: slows or speeds one block in the replay. */

@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include "cli.h"
+#include "ts_bound.h"
 
 int ts_cmd_validate(int argc, char **argv)
 {

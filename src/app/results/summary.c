@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <math.h>
 #include <string.h>
+#include "ts_bound.h"
 #include "ts_results.h"
 
 int ts_results_at(const ts_schedule *s, int n, ts_schedule **at, ts_metrics *m, ts_err *e)

@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "ts_bound.h"
 #include "ts_render.h"
 #include "ts_serve.h"
 

@@ -1,5 +1,6 @@
-/* Zero-bubble timing, shared by the rules that split a backward pass into an input-gradient pass
- * B and a weight-gradient pass W (ZB-H1, ZB-H2, ZB-V, DualPipe, DualPipeV): each device works
+/* Zero-bubble timing of the rules that split a backward pass into an input-gradient pass B and a
+ * weight-gradient pass W and leave W out of their orders (ZB-H1, ZB-H2, zb-v-defer; ZB-V and
+ * DualPipe place W in each rank's program and are timed as early as it allows): each device works
  * through its own order of forward and B passes; the W attached to a B (which nothing waits
  * for) is queued when that B runs and fills the steps where the next pass is not ready yet, or
  * runs first when the next pass would lift the device's memory above its cap. Timed step by step,

@@ -1,5 +1,6 @@
-/* Internals of the lower bound: bound_devblocks.c (below all) serves bound.c and bound_memdev.c;
- * bound_memdev.c serves bound_memory.c and bound_exclusive.c, which serve bound.c. */
+/* Internals of the lower bound: bound_devblocks.c and bound_mctx.c (below all) serve the rest;
+ * bound_memdev.c serves bound_memory.c and bound_exclusive.c, which with bound_cross.c serve
+ * bound.c. */
 #ifndef TS_BOUND_INTERNAL_H
 #define TS_BOUND_INTERNAL_H
 
@@ -27,8 +28,8 @@ void ts_devblocks_free(ts_devblocks *db);
 int ts_bound_memory_term(const ts_placement *p, int n, const long *cap, const long *est,
                          const long *tail, long *out, int *dev);
 
-/* What the memory terms (bound_memory.c, bound_exclusive.c) know of the dependencies, made by
- * ts_mctx_make (bound_memory.c) and freed by ts_mctx_free. */
+/* What the memory terms (bound_memory.c, bound_exclusive.c, bound_cross.c) know of the
+ * dependencies (bound_mctx.c), made by ts_mctx_make and freed by ts_mctx_free. */
 typedef struct {
     const ts_placement *p;
     int nb, words;

@@ -3,7 +3,7 @@
 #ifndef TS_BOUND_H
 #define TS_BOUND_H
 
-#include "ts_placement.h"
+#include "ts_schedule.h"
 
 typedef enum {
     /* max_d head(d) + N*load(d) + tail(d) (the first, simple bound) */
@@ -48,5 +48,9 @@ long ts_bound_value(const ts_placement *p, int n, const long *cap);
 
 /* The first, simple bound alone: max_d head(d) + n*load(d) + tail(d). */
 long ts_lower_bound_load(const ts_placement *p, int n);
+
+/* A schedule's metrics (ts_schedule_measure) with its lower bound at its micro-batches, under
+ * its capacities when it has them (bound_metrics.c). 0 or -1 (allocation). */
+int ts_schedule_metrics(const ts_schedule *s, ts_metrics *m);
 
 #endif

@@ -73,6 +73,7 @@ typedef struct {
     double fwd, bgrad, wgrad, act, stat, out;
 } ts_stage_sum;
 
+/* The builders' primitives in real units (model_rblock.c). */
 int ts_d_block(ts_dctx *c, const char *id, ts_kind kind, double t, double mem, int first, int ndev,
                int owner, double frac);
 int ts_d_edge(ts_dctx *c, int src, int dst, double bytes);
@@ -84,6 +85,8 @@ void ts_d_static(ts_dctx *c, int first, int ndev, double bytes);
  * one frees owner's memory. */
 int ts_d_sharded(ts_dctx *c, const char *id, bool fwd, int j, int i, int owner);
 double ts_d_sharded_static(const ts_dctx *c, int j, int i);
+/* Seconds of collectives in a sharded block of layers [j, i) (forward or backward). */
+double ts_d_collective_s(const ts_dctx *c, bool fwd, int j, int i);
 /* The micro-batches in flight on each stage, by the schedule a strategy is made for: 1F1B's S - s,
  * Megatron's interleaved warm-up, or two opposite pipelines' (S + 1) / 2. */
 typedef enum { TS_INFLIGHT_1F1B, TS_INFLIGHT_INTERLEAVED, TS_INFLIGHT_TWO_WAY } ts_inflight;
@@ -103,11 +106,11 @@ int ts_build_terapipe(ts_dctx *c, ts_derive_info *info, ts_err *e);
  * mshape of a model without an output layer) */
 int ts_build_tp(ts_dctx *c, ts_derive_info *info, ts_err *e);
 int ts_build_eager(ts_dctx *c, ts_derive_info *info, ts_err *e);
-/* Seconds of collectives in a sharded block of layers [j, i) (forward or backward). */
-double ts_d_collective_s(const ts_dctx *c, bool fwd, int j, int i);
-/* Applies the derive options' communication mode (ts_comm_mode) to the real-unit blocks. */
+/* Applies the derive options' communication mode (ts_comm_mode) to the real-unit blocks
+ * (model_paper.c). */
 void ts_d_comm(ts_dctx *c);
-/* Quantises the real-unit blocks into a placement and fills info's units and capacity. */
+/* Quantises the real-unit blocks into a placement and fills info's units and capacity
+ * (model_quant.c). */
 int ts_d_quantise(ts_dctx *c, const char *name, ts_placement **out, ts_derive_info *info,
                   ts_err *e);
 

@@ -8,21 +8,6 @@
 #include <string.h>
 #include "model_internal.h"
 
-double ts_d_collective_s(const ts_dctx *c, bool fwd, int j, int i)
-{
-    if (!fwd && c->o->infer)
-        return 0;
-    double s = 0;
-    for (int k = j; k < i; k++) {
-        const ts_layer *l = &c->m->layers[k];
-        double ar = l->allreduces * ts_hw_allreduce_s(c->h, 0, c->D, l->ar_bytes * c->o->b);
-        /* as ts_layer_cost_of: the forward's all-reduces recur in the backward, twice with
-         * recomputation */
-        s += fwd ? c->R * ar : ar * (c->o->recompute ? 2 : 1);
-    }
-    return s;
-}
-
 void ts_d_comm(ts_dctx *c)
 {
     if (c->o->comm == TS_COMM_OVERLAP) {

@@ -1,8 +1,8 @@
-/* ts_schedule_metrics: makespan, bubble rate, peak memory, loads and the lower bound of a
- * schedule. */
+/* ts_schedule_measure: makespan, bubble rate, peak memory and loads of a schedule. Its lower
+ * bound is the bound's business: ts_schedule_metrics (bound/bound_metrics.c) adds it, so that
+ * schedule/ needs nothing above it. */
 #include <stdlib.h>
 #include <string.h>
-#include "ts_bound.h"
 #include "ts_schedule.h"
 
 void ts_metrics_free(ts_metrics *m)
@@ -12,7 +12,7 @@ void ts_metrics_free(ts_metrics *m)
     m->peak = m->load = NULL;
 }
 
-int ts_schedule_metrics(const ts_schedule *s, ts_metrics *m)
+int ts_schedule_measure(const ts_schedule *s, ts_metrics *m)
 {
     const ts_placement *p = s->placement;
     int *off, *order;
@@ -39,8 +39,6 @@ int ts_schedule_metrics(const ts_schedule *s, ts_metrics *m)
                 m->peak[d] = run;
         }
     }
-    /* a schedule with capacities is bounded under them too (the memory term) */
-    m->lower_bound = ts_bound_value(p, s->nmicros, s->has_memory ? s->memory : NULL);
     free(off);
     free(order);
     return 0;

@@ -128,13 +128,19 @@ typedef struct {
     long *load;
     /* sum over instances of span * ndevices */
     long busy;
-    /* LB(nmicros) */
+    /* LB(nmicros): ts_schedule_metrics (ts_bound.h) fills it, ts_schedule_measure leaves 0 */
     long lower_bound;
 } ts_metrics;
 
-/* 0 or -1 (allocation) */
-int ts_schedule_metrics(const ts_schedule *s, ts_metrics *m);
+/* Every metric but the lower bound, which is the bound's (ts_schedule_metrics in ts_bound.h
+ * adds it). 0 or -1 (allocation). */
+int ts_schedule_measure(const ts_schedule *s, ts_metrics *m);
 void ts_metrics_free(ts_metrics *m);
+/* Declared in ts_bound.h and defined in bound/: repeated here only while three callers reach
+ * it through this header alone (solver/lns.c, tests/solver/solver_testutil.h,
+ * src/app/pyapi/pyapi_schedule.c, being edited elsewhere). Remove it once they include
+ * ts_bound.h. */
+int ts_schedule_metrics(const ts_schedule *s, ts_metrics *m);
 
 /* Event replay of each device's order with given durations. */
 typedef struct {
