@@ -78,11 +78,18 @@ def search(placement, memory=_NONE, n=None, method="auto", time_limit=None, k=No
     return Schedule(reply["schedule"], reply["summary"], where="search")
 
 
+def operations():
+    """The operations with an option table (src/app/ops): one dict each, with where every front
+    end offers it (cli, py, serve_path, serve_job), what it works on (subject) and its
+    options."""
+    return _lib.call("ops", {})["ops"]
+
+
 def options(op="search"):
     """The option table of an operation: one dict per option (its request field, Python keyword,
     command-line flag, type, range, help, the front ends that take it and why the others do
     not)."""
-    for table in _lib.call("ops", {})["ops"]:
+    for table in operations():
         if table["name"] == op:
             return table["options"]
     raise ValueError("no option table for the operation %r" % op)

@@ -20,11 +20,30 @@ from serve_util import Server, wait_job  # noqa: E402
 
 # A value each option type takes, for the explorer's check that it accepts the field.
 SAMPLE = {"int": 1, "number": 1.0, "text": "auto", "names": "memlist", "memory": 4, "flag": True}
+# Where a field takes only some values of its type: (operation, field) -> a value it takes.
+SAMPLE_FOR = {}
 
 
 def tables():
-    return json.loads(json.dumps([{"name": op, "options": tessel.options(op)}
-                                  for op in ("search",)]))
+    return tessel.operations()
+
+
+def python_callable(path):
+    """tessel.search, tessel.Schedule.validate, ...: the callable a table names."""
+    obj = tessel
+    for part in path.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def subject(kind):
+    """What an operation works on, as a request to the explorer carries it."""
+    p = tessel.Placement.from_builtin("vshape", 4)
+    if kind == "placement":
+        return {"placement": p.to_dict()}
+    if kind == "schedule":
+        return {"schedule": tessel.baseline("1f1b", p, n=8).to_dict()}
+    return {}
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +54,11 @@ def server(tessel_bin):
 
 
 def test_every_row_says_where_it_is_not_taken():
+    assert tables(), "no operation has a table"
     for t in tables():
+        for front, where in (("cli", t["cli"]), ("python", t["py"]), ("serve", t["serve_path"])):
+            if where is None:
+                assert all(front not in row["fronts"] for row in t["options"]), (t["name"], front)
         for row in t["options"]:
             if set(row["fronts"]) != {"cli", "serve", "python"}:
                 assert row["why_not"], (t["name"], row["key"])
@@ -43,40 +66,46 @@ def test_every_row_says_where_it_is_not_taken():
 
 def test_command_line_has_every_flag(cli):
     for t in tables():
-        help_text = cli.run(t["name"], "--help").stdout
+        if not t["cli"]:
+            continue
+        help_text = cli.run(*t["cli"].split(), "--help").stdout
         for row in t["options"]:
             if "cli" in row["fronts"]:
                 assert "--" + row["flag"] in help_text, (t["name"], row["flag"])
-            if row["short"]:
+            if "cli" in row["fronts"] and row["short"]:
                 assert "-%s, --%s" % (row["short"], row["flag"]) in help_text, row["flag"]
         # and nothing past 80 columns
-        assert max(map(len, help_text.splitlines())) <= 80
+        assert max(map(len, help_text.splitlines())) <= 80, t["name"]
 
 
 def test_python_has_every_keyword():
     for t in tables():
-        params = inspect.signature(getattr(tessel, t["name"])).parameters
+        if not t["py"]:
+            continue
+        params = inspect.signature(python_callable(t["py"])).parameters
         for row in t["options"]:
             if "python" in row["fronts"]:
                 assert row["py"] in params, (t["name"], row["py"])
 
 
 def test_explorer_takes_every_field(server):
-    p = tessel.Placement.from_builtin("vshape", 4)
     for t in tables():
+        if not t["serve_path"]:
+            continue
+        base = dict(subject(t["subject"]), memory=4)
+        if t["serve_job"]:
+            base["job"] = t["serve_job"]
         for row in t["options"]:
             if "serve" not in row["fronts"] or row["type"] == "hook":
                 continue
-            body = {"job": t["name"], "placement": p.to_dict(), "memory": 4,
-                    row["key"]: SAMPLE[row["type"]]}
-            if row["key"] == "candidates":
-                body["method"] = "auto"
-            st, j = server.request("POST", "/api/jobs", body)
-            assert st == 200, (row["key"], st, j)
-            wait_job(server, j["id"])
+            value = SAMPLE_FOR.get((t["name"], row["key"]), SAMPLE[row["type"]])
+            body = dict(base, **{row["key"]: value})
+            st, j = server.request("POST", t["serve_path"], body)
+            assert st == 200, (t["name"], row["key"], st, j)
+            if t["serve_job"]:
+                wait_job(server, j["id"])
         # a field no row names is refused, naming it
-        st, j = server.request("POST", "/api/jobs", {"job": t["name"], "placement": p.to_dict(),
-                                                     "memory": 4, "colour": 1})
+        st, j = server.request("POST", t["serve_path"], dict(base, colour=1))
         assert st == 400 and "unknown field 'colour'" in j["error"], j
 
 

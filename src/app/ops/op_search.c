@@ -53,6 +53,11 @@ static const ts_op_option ts_op_search_opts[] = {
 const ts_op ts_op_search = {"search",
                             "a schedule of a placement within each device's memory, summarised "
                             "at N micro-batches",
+                            TS_OP_ON_PLACEMENT,
+                            "search",
+                            "search",
+                            "/api/jobs",
+                            "search",
                             ts_op_search_opts,
                             (int)(sizeof ts_op_search_opts / sizeof ts_op_search_opts[0])};
 

@@ -101,8 +101,12 @@ json_t *ts_ops_json(void)
         json_t *opts = json_array();
         for (int k = 0; opts && k < op->nopts; k++)
             json_array_append_new(opts, ts_op_option_json(&op->opts[k]));
-        json_array_append_new(all, json_pack("{ss ss so}", "name", op->name, "summary", op->summary,
-                                             "options", opts));
+        static const char *const subjects[] = {NULL, "placement", "schedule", "model"};
+        json_array_append_new(all,
+                              json_pack("{ss ss ss? ss? ss? ss? ss? so}", "name", op->name,
+                                        "summary", op->summary, "subject", subjects[op->subject],
+                                        "cli", op->cli, "py", op->py, "serve_path", op->serve_path,
+                                        "serve_job", op->serve_job, "options", opts));
     }
     return all;
 }

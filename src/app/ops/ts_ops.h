@@ -63,9 +63,23 @@ typedef struct {
     const char *why_not;
 } ts_op_option;
 
+/* What an operation works on, which every front end gives its own way (a file or a built-in, a
+ * Placement or Schedule object, a JSON object in the body): not a row of the table. */
+typedef enum {
+    TS_OP_ON_NOTHING,
+    TS_OP_ON_PLACEMENT,
+    TS_OP_ON_SCHEDULE,
+    TS_OP_ON_MODEL,
+} ts_op_subject;
+
 typedef struct {
     const char *name;
     const char *summary;
+    ts_op_subject subject;
+    /* where each front end offers it: the subcommand, the Python callable under the package
+     * ("search", "Schedule.validate"), the explorer's path and, for a job, its kind (NULL where a
+     * front end has none; the table's rows then say why_not for that front) */
+    const char *cli, *py, *serve_path, *serve_job;
     const ts_op_option *opts;
     int nopts;
 } ts_op;
@@ -76,8 +90,9 @@ int ts_ops_count(void);
 const ts_op *ts_ops_at(int i);
 /* op's row for key, or NULL. */
 const ts_op_option *ts_op_option_find(const ts_op *op, const char *key);
-/* Every table as JSON: [{name, summary, options: [{key, py, flag, short, type, min, max, arg,
- * help, fronts: [cli, serve, python], why_not}]}] (what the Python package and its test read).
+/* Every table as JSON: [{name, summary, subject, cli, py, serve_path, serve_job, options: [{key,
+ * py, flag, short, type, min, max, arg, help, fronts: [cli, serve, python], why_not}]}] (what the
+ * Python package and its test read).
  * NULL when out of memory. */
 json_t *ts_ops_json(void);
 
