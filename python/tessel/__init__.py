@@ -14,7 +14,7 @@ line's one-line message when it fails::
 from ._errors import Cancelled, InvalidInput, NoAnswer, SystemFailure, TesselError
 from ._lib import Progress, library_path, version
 from .api import (CancelToken, baseline, baselines, compare, model, operations,
-                  options, placement_from_model, plan, search)
+                  options, placement_from_model, plan, portfolio, search)
 from .placement import Placement, placements
 from .schedule import Schedule
 
@@ -22,7 +22,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Placement", "Schedule", "CancelToken", "Progress", "search", "baseline", "baselines",
-    "compare", "model", "operations", "options", "placement_from_model", "plan", "placements", "library_path",
-    "version",
-    "TesselError", "NoAnswer", "InvalidInput", "SystemFailure", "Cancelled",
+    "compare", "model", "operations", "options", "portfolio", "placement_from_model", "plan",
+    "placements", "library_path", "version", "TesselError", "NoAnswer", "InvalidInput",
+    "SystemFailure", "Cancelled",
 ]

@@ -85,6 +85,12 @@ def operations():
     return _lib.call("ops", {})["ops"]
 
 
+def portfolio():
+    """The rows of auto's portfolio in the order it runs them, each {name, doc}: the names
+    search(candidates=...) takes."""
+    return _lib.call("ops", {})["portfolio"]
+
+
 def options(op="search"):
     """The option table of an operation: one dict per option (its request field, Python keyword,
     command-line flag, type, range, help, the front ends that take it and why the others do

@@ -62,7 +62,12 @@ int ts_py_op_ops(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e)
 {
     (void)req;
     (void)h;
-    *out = json_pack("{so}", "ops", ts_ops_json());
+    json_t *rows = json_array();
+    for (int i = 0; rows && i < ts_portfolio_count(); i++) {
+        const char *doc, *name = ts_portfolio_name(i, &doc);
+        json_array_append_new(rows, json_pack("{ss ss}", "name", name, "doc", doc));
+    }
+    *out = json_pack("{so so}", "ops", ts_ops_json(), "portfolio", rows);
     return *out ? TS_OK : ts_py_fail(e, TS_ESYS, "out of memory");
 }
 
