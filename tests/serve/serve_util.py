@@ -20,13 +20,20 @@ class Server:
             raise SystemExit("tessel serve printed no address: %r %s" % (line, self.proc.stderr.read()))
         self.url = m.group(0)
         self.host, self.port = m.group(1), int(m.group(2))
+        # the page's token: every POST and DELETE carries it, as the page's own requests do
+        self.token = None
+        st, j = self.request("GET", "/api/session")
+        self.token = j["token"] if st == 200 else None
 
     def request(self, method, path, body=None, headers=None, conn=None):
         """Returns (status, parsed JSON or raw bytes). body: bytes, str or a JSON-able object."""
         if body is not None and not isinstance(body, (bytes, str)):
             body = json.dumps(body)
         c = conn or http.client.HTTPConnection(self.host, self.port, timeout=60)
-        c.request(method, path, body=body, headers=headers or {})
+        headers = dict(headers or {})
+        if method not in ("GET", "HEAD") and self.token and "X-Tessel-Token" not in headers:
+            headers["X-Tessel-Token"] = self.token
+        c.request(method, path, body=body, headers=headers)
         r = c.getresponse()
         data = r.read()
         if conn is None:

@@ -114,6 +114,39 @@ static bool ts_http_host_ok(struct MHD_Connection *c, const ts_serve_http *h)
     return ts_http_loopback_host(host);
 }
 
+int ts_http_token_make(ts_serve_http *h, ts_err *e)
+{
+    unsigned char raw[16];
+    FILE *f = fopen("/dev/urandom", "rb");
+    size_t got = f ? fread(raw, 1, sizeof raw, f) : 0;
+    if (f)
+        fclose(f);
+    if (got != sizeof raw)
+        return ts_fail(e, TS_ESYS, "cannot read random bytes for the page's token (/dev/urandom)");
+    for (size_t i = 0; i < sizeof raw; i++)
+        snprintf(h->token + 2 * i, 3, "%02x", raw[i]);
+    return TS_OK;
+}
+
+/* Whether a request that changes state (POST, DELETE) proves that the page this server served
+ * sent it: an Origin header, when the browser sent one, naming this server (the Host it asked
+ * for, which ts_http_host_ok has checked), and the page's token. Compared in full, without an
+ * early exit, so that the time taken says nothing of the token. */
+static bool ts_http_from_page(struct MHD_Connection *c, const ts_serve_http *h)
+{
+    const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
+    const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+    const char *token = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Tessel-Token");
+    if (origin && (!host || strncmp(origin, "http://", 7) || strcmp(origin + 7, host)))
+        return false;
+    if (!token || strlen(token) != strlen(h->token))
+        return false;
+    unsigned char diff = 0;
+    for (size_t i = 0; h->token[i]; i++)
+        diff |= (unsigned char)(token[i] ^ h->token[i]);
+    return diff == 0;
+}
+
 static enum MHD_Result ts_http_api(struct MHD_Connection *c, const ts_serve_http *h,
                                    const char *url, const char *method, const ts_http_req *rb)
 {
@@ -165,6 +198,13 @@ enum MHD_Result ts_http_access(void *cls, struct MHD_Connection *c, const char *
     if (!ts_http_host_ok(c, h))
         return ts_http_error(c, 403,
                              "request: Host header names another site, or there is more than one");
+    if (!strcmp(url, "/api/session") && !strcmp(method, "GET"))
+        return ts_http_json(c, 200, json_pack("{ss}", "token", h->token));
+    if (!strncmp(url, "/api/", 5) && strcmp(method, "GET") && strcmp(method, "HEAD") &&
+        !ts_http_from_page(c, h))
+        return ts_http_error(c, 403,
+                             "request: not sent by the explorer's page (its Origin names another "
+                             "site, or the token from GET /api/session is missing)");
     if (!strncmp(url, "/api/", 5))
         return ts_http_api(c, h, url, method, rb);
     return ts_http_asset(c, url, method);

@@ -144,8 +144,12 @@ static int ts_serve_run(const ts_serve_opts *o, const struct sockaddr_in *sa)
 {
     ts_err e = {0};
     ts_guard guard;
-    ts_serve_http h = {NULL, (ntohl(sa->sin_addr.s_addr) >> 24) == 127, &guard};
+    ts_serve_http h = {NULL, (ntohl(sa->sin_addr.s_addr) >> 24) == 127, &guard, ""};
     unsigned limit = ts_serve_connection_limit();
+    if (ts_http_token_make(&h, &e)) {
+        fprintf(stderr, "tessel serve: %s\n", e.msg);
+        return 3;
+    }
     if (ts_guard_start(&guard, limit, TS_SERVE_REQUEST_SECONDS, TS_SERVE_PRESSED_SECONDS, &e)) {
         fprintf(stderr, "tessel serve: %s\n", e.msg);
         return 3;

@@ -14,7 +14,14 @@ typedef struct {
     bool loopback;
     /* Request deadlines. */
     ts_guard *guard;
+    /* The token the page holds (GET /api/session) and sends with every POST and DELETE: a page of
+     * another site can send a request here but cannot read the token (no CORS headers are sent),
+     * so it cannot change the server's state. 32 hex digits from /dev/urandom, per start. */
+    char token[33];
 } ts_serve_http;
+
+/* Fills h->token; TS_ESYS when no random bytes could be read. */
+int ts_http_token_make(ts_serve_http *h, ts_err *e);
 
 enum MHD_Result ts_http_access(void *cls, struct MHD_Connection *c, const char *url,
                                const char *method, const char *version, const char *upload,

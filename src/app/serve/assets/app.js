@@ -26,10 +26,19 @@ const state = {
 // Round-trip times of every API call, for the browser test's report (ms).
 window.tsTimings = [];
 
+// The token of this page's server (GET /api/session), sent with every POST: the server refuses
+// a request that changes its state without it, so that a page of another site cannot.
+let sessionToken = null;
+async function token() {
+  if (!sessionToken) sessionToken = (await (await fetch('/api/session')).json()).token;
+  return sessionToken;
+}
+
 async function api(path, body) {
   const t0 = performance.now();
   const opt = body === undefined ? {} : {
-    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
+    method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Tessel-Token': await token() },
+    body: JSON.stringify(body) };
   const r = await fetch(path, opt);
   const j = await r.json();
   window.tsTimings.push({ path: path.replace(/\d+/g, 'ID'), ms: performance.now() - t0 });
