@@ -87,16 +87,17 @@ static void ts_search_print_text(const ts_search_args *a, const ts_op_search_req
     if (st->k > 0 && st->per_period > 1)
         printf("repetend: k = %d, %d micro-batches per period %ld, bubbles per repetend %ld (%s)\n",
                st->k, st->per_period, st->period, st->bubbles,
-               st->period_optimal ? "smallest period of its class" : "period not proven minimal");
+               ts_results_period_claim(st));
     else if (st->k > 0)
         printf("repetend: k = %d, period %ld, bubbles per repetend %ld (%s)\n", st->k, st->period,
                st->bubbles,
-               st->period_optimal ? "smallest period of its class" : "period not proven minimal");
+               ts_results_period_claim(st));
     if (st->source)
         printf("kept: %s%s\n", st->source, st->improved ? ", improved" : "");
-    printf("at N = %d: makespan %ld, lower bound %ld, bubble rate %.2f%%, %s\n", res->at->nmicros,
-           m->makespan, m->lower_bound, 100.0 * m->bubble_rate,
-           st->optimal ? "optimal (meets the lower bound)" : "not proven optimal");
+    const char *by = ts_results_optimal_by(st, m->makespan, m->lower_bound);
+    printf("at N = %d: makespan %ld, lower bound %ld, bubble rate %.2f%%, %s%s%s\n",
+           res->at->nmicros, m->makespan, m->lower_bound, 100.0 * m->bubble_rate,
+           by ? "optimal (" : "not proven optimal", by ? by : "", by ? ")" : "");
     printf("peak memory:");
     for (int d = 0; d < p->ndevs; d++)
         printf(" %ld", m->peak[d]);

@@ -114,7 +114,9 @@ static void ts_compare_search_status(const ts_search_stats *st, ts_compare_row *
     snprintf(r->status, sizeof r->status, "%s%s",
              st->timed_out ? "timed out (best found)"
              : r->greedy   ? "not searched: too large for the solver, a greedy schedule"
-             : st->optimal ? "ok (optimal: meets the lower bound)"
+             : st->optimal ? (st->exact && !strcmp(st->exact, "proven") && st->gap_to_bound > 0
+                                  ? "ok (optimal: the exact search refuted every shorter schedule)"
+                                  : "ok (optimal: meets the lower bound)")
                            : "ok",
              kept);
 }
