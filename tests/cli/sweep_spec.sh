@@ -105,4 +105,17 @@ rc=$?
     [ ! -e "$TMP/badfile" ]
 check_status $? "a malformed placement file refused" "exit $rc" "$(cat "$TMP/stderr")"
 
+# Two 16-device memory lists that differ only in the last capacity are two points (issue 43: ids
+# cut the lists at 31 characters and refused them as duplicates); a short list keeps its slug.
+cat >"$TMP/specs/lists.json" <<'SPEC'
+{"format": "tessel-sweep/1",
+ "points": [{"placement": "vshape", "ndevs": 16, "memory": [20,20,20,20,20,20,20,20,20,20,20,20,20,20,20,20]},
+            {"placement": "vshape", "ndevs": 16, "memory": [20,20,20,20,20,20,20,20,20,20,20,20,20,20,20,21]},
+            {"placement": "vshape", "ndevs": 4, "memory": [9,4,4,4]}]}
+SPEC
+"$TESSEL" sweep "$TMP/specs/lists.json" --dry-run >"$TMP/ids" 2>"$TMP/stderr"
+check_status $? "two long lists that differ at the end" "$(cat "$TMP/stderr")"
+check_eq "three points" 3 "$(sort -u "$TMP/ids" | wc -l)"
+grep -qx "vshape-d4-train-m9_4_4_4-lazy" "$TMP/ids"; check_status $? "a short list's id" "$(cat "$TMP/ids")"
+
 harness_end

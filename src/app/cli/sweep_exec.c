@@ -338,9 +338,12 @@ static void ts_sweep_read_summary(const ts_sweep_job *j, ts_sweep_outcome *r)
         /* cut by the wall-clock cap, or by the effort the time limit sets (which stops it the
          * same way on every machine): either way the limit ended the search */
         r->status = TS_SWEEP_TIMEOUT;
-        r->message = ts_sweep_last_line(j->log_path);
-        if (!r->message)
-            r->message = json_string("the time limit cut the search");
+        /* the message says which of the two: only the wall-clock cap makes timed_out true */
+        if (!json_is_true(json_object_get(r->summary, "timed_out")))
+            r->message = json_string("the search stopped on its effort, which --time-limit sets "
+                                     "(the same on every machine; timed_out is false)");
+        else if (!(r->message = ts_sweep_last_line(j->log_path)))
+            r->message = json_string("the wall-clock cap (--time-limit) cut the search");
     } else {
         r->status = TS_SWEEP_OK;
     }

@@ -188,6 +188,23 @@ static void ts_sweep_file_stem(char *dst, size_t cap, const char *path)
     ts_sweep_slug(dst, cap, tmp);
 }
 
+/* A per-device memory list as a point id's part: the list's slug when it fits in cap, else its
+ * head and a hash of the whole list (FNV-1a), so that two lists that differ anywhere, the last
+ * capacity of 16 included, make two ids. */
+static void ts_sweep_memory_slug(char *dst, size_t cap, const char *list)
+{
+    char whole[4096];
+    ts_sweep_slug(whole, sizeof whole, list);
+    if (strlen(whole) < cap && strlen(list) < sizeof whole) {
+        memcpy(dst, whole, strlen(whole) + 1);
+        return;
+    }
+    unsigned long h = 2166136261UL;
+    for (const unsigned char *c = (const unsigned char *)list; *c; c++)
+        h = ((h ^ *c) * 16777619UL) & 0xffffffffUL;
+    snprintf(dst, cap, "%.*s-h%08lx", (int)(cap - 11), whole, h);
+}
+
 static char *ts_sweep_make_id(const ts_sweep_point *p)
 {
     char name[256], mem[32], k[32], n[32];
@@ -196,7 +213,7 @@ static char *ts_sweep_make_id(const ts_sweep_point *p)
     else
         ts_sweep_slug(name, sizeof name, p->placement);
     if (p->memory_list) /* commas are not safe in a file name */
-        ts_sweep_slug(mem, sizeof mem, p->memory_list);
+        ts_sweep_memory_slug(mem, sizeof mem, p->memory_list);
     else if (p->memory < 0)
         snprintf(mem, sizeof mem, "none");
     else
