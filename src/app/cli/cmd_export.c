@@ -24,10 +24,12 @@ static const ts_export_format ts_export_formats[] = {
 static int ts_export_help(void)
 {
     printf("usage: tessel export --FORMAT SCHED [-n N] [-o FILE]\n\n"
-           "Writes a schedule in another tool's format. Formats:\n");
+           "Writes a schedule in another tool's format; an invalid schedule is refused\n"
+           "(exit 1, nothing written). Formats:\n");
     for (int i = 0; i < TS_EXPORT_NFORMATS; i++)
         printf("  --%-18s %s\n", ts_export_formats[i].flag, ts_export_formats[i].summary);
-    printf("  -n, --micro-batches N  unroll the schedule to N micro-batches first\n"
+    printf("  -n, --micro-batches N  the first N micro-batches, unrolled when N is above the\n"
+           "                       schedule's own (as every command takes N)\n"
            "  -o, --output FILE    write to FILE instead of stdout\n");
     return 0;
 }
@@ -63,29 +65,37 @@ int ts_cmd_export(int argc, char **argv)
     if (fmt < 0)
         return ts_cli_usage_error(cmd, "missing the format (--%s ...)", ts_export_formats[0].flag);
     ts_schedule *s;
-    int rc = ts_cli_schedule_arg(cmd, argc, argv, 0, NULL, &s);
+    const char *path = NULL;
+    int rc = ts_cli_schedule_arg(cmd, argc, argv, 0, &path, &s);
     if (rc)
         return rc;
-    if (n > 0 && n < s->nmicros) {
-        int have = s->nmicros;
-        ts_schedule_free(s);
-        return ts_cli_usage_error(cmd, "-n %ld is below the schedule's %d micro-batches", n, have);
-    }
     /* The Python format's cap, checked before unrolling so that a huge -n costs nothing. */
     long instances = (n > 0 ? n : s->nmicros) * (long)s->placement->nblocks;
     if (ts_export_formats[fmt].write == ts_pyexport_save && instances > TS_PYEXPORT_MAX_INSTANCES) {
         fprintf(stderr,
                 "tessel %s: %s: %ld instances, more than the limit of %ld (2^22) for the Python "
                 "Tessel's format: ask for fewer micro-batches\n",
-                cmd, argv[optind], instances, (long)TS_PYEXPORT_MAX_INSTANCES);
+                cmd, path, instances, (long)TS_PYEXPORT_MAX_INSTANCES);
         ts_schedule_free(s);
         return 2;
     }
     ts_schedule *u = NULL;
     ts_err e = {0};
-    if (n > 0 && ts_schedule_unroll(s, (int)n, &u, &e)) {
+    /* N as every other command takes it: unrolled above the file's micro-batches, the first N
+     * below (the planned steps, not replayed) */
+    if (n > 0 && n != s->nmicros && ts_schedule_at(s, (int)n, false, &u, &e)) {
         ts_schedule_free(s);
         return ts_cli_report(cmd, &e);
+    }
+    /* An exporter writes only what it can vouch for: a schedule that another tool would run in
+     * an order that breaks a dependency, or with an action twice or missing, is refused here
+     * (exit 1, nothing written), as `validate` refuses it */
+    ts_validate_opts vo = {0};
+    if (ts_schedule_validate(u ? u : s, &vo, &e)) {
+        fprintf(stderr, "tessel %s: %s: invalid schedule, nothing written: %s\n", cmd, path, e.msg);
+        ts_schedule_free(u);
+        ts_schedule_free(s);
+        return 1;
     }
     rc = ts_export_formats[fmt].write(u ? u : s, outp, &e) ? ts_cli_report(cmd, &e) : 0;
     ts_schedule_free(u);

@@ -154,7 +154,7 @@ static void ts_sweep_argv_search(ts_sweep_argvec *run, const ts_sweep_point *p,
     ts_sweep_av_add(run, "search");
     ts_sweep_av_placement(run, p);
     ts_sweep_av_add(run, "--memory");
-    ts_sweep_av_add(run, p->memory_list ? p->memory_list
+    ts_sweep_av_add(run, p->memory_list  ? p->memory_list
                          : p->memory < 0 ? "none"
                                          : ts_sweep_av_num(run, "%.0f", (double)p->memory));
     ts_sweep_av_add(run, "--method");

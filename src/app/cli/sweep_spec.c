@@ -671,9 +671,9 @@ static json_t *ts_sweep_point_memory_json(const ts_sweep_point *p)
 
 json_t *ts_sweep_point_params(const ts_sweep_point *p)
 {
-    return json_pack(
-        "{s:s, s:i, s:b, s:o, s:o, s:s, s:o}", "placement", p->placement, "ndevs", p->ndevs,
-        "infer", p->infer, "memory", ts_sweep_point_memory_json(p),
-        "nmicros", p->nmicros > 0 ? json_integer(p->nmicros) : json_null(), "method", p->method,
-        "micro_batches", p->micro_batches > 0 ? json_integer(p->micro_batches) : json_null());
+    return json_pack("{s:s, s:i, s:b, s:o, s:o, s:s, s:o}", "placement", p->placement, "ndevs",
+                     p->ndevs, "infer", p->infer, "memory", ts_sweep_point_memory_json(p),
+                     "nmicros", p->nmicros > 0 ? json_integer(p->nmicros) : json_null(), "method",
+                     p->method, "micro_batches",
+                     p->micro_batches > 0 ? json_integer(p->micro_batches) : json_null());
 }

@@ -160,8 +160,7 @@ static void ts_compare_search(const ts_compare_opts *o, const char *name, ts_com
         snprintf(r->method, sizeof r->method, "%s (greedy)", name);
     ts_compare_search_status(&st, r);
     if (o->keep && (r->summary = ts_search_record(&so, &st)))
-        json_object_set_new(r->summary, "memory_searched",
-                            ts_search_memory_json(&so, o->p->ndevs));
+        json_object_set_new(r->summary, "memory_searched", ts_search_memory_json(&so, o->p->ndevs));
     ts_compare_measure(o, s, r);
 }
 #endif
@@ -178,9 +177,8 @@ void ts_compare_row_run(const ts_compare_opts *o, const char *name, ts_compare_r
     }
 #ifdef TS_HAVE_SOLVER
     ts_method m;
-    const char *skip = o->default_rows && ts_method_parse(name, &m) == 0
-                           ? ts_search_row_skip(o->p, m)
-                           : NULL;
+    const char *skip =
+        o->default_rows && ts_method_parse(name, &m) == 0 ? ts_search_row_skip(o->p, m) : NULL;
     if (skip) {
         snprintf(r->status, sizeof r->status, "%s", skip);
         return;

@@ -3,7 +3,6 @@
 #ifdef TS_HAVE_SOLVER
 #include "ts_results.h"
 
-
 const char *ts_results_optimal_by(const ts_search_stats *st, long makespan, long lower_bound)
 {
     if (!st->optimal)
