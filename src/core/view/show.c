@@ -1,5 +1,6 @@
 /* Text timeline: one row per device, one cell per step; an instance's first cell carries its
- * block's letter and micro-batch, the rest of its span is drawn with '-', idle steps with '.'.
+ * block's letter and micro-batch (its id, ':' and the micro-batch where two blocks of one device
+ * share a letter), the rest of its span is drawn with '-', idle steps with '.'.
  * Long schedules wrap into segments so that rows stay readable in a terminal.
  *
  * Bounded in time and memory whatever the steps: stretches where every device idles for more than
@@ -18,8 +19,11 @@ typedef struct {
 
 typedef struct {
     const ts_schedule *s;
-    int cw; /* cell width: letter + micro-batch digits */
+    int cw; /* cell width: letter (or id and ':') + micro-batch digits */
     int digits;
+    /* 0: blocks are labelled by a letter; else the width of their ids, which label them because
+     * two blocks on one device share a letter */
+    int idw;
     ts_show_run *runs; /* ascending */
     int nruns;
     long ncols;
@@ -35,6 +39,35 @@ static char ts_block_letter(const ts_block *b)
         return b->kind == TS_KIND_FORWARD ? 'F' : b->kind == TS_KIND_BACKWARD ? 'B' : 'O';
     size_t n = strlen(b->id);
     return b->id[n - 1] == '\'' ? (char)tolower(c) : (char)toupper(c);
+}
+
+/* Most characters of a block id in a label: longer ids are cut (the legend-free timeline stays
+ * readable; the ids of the built-ins are 2 to 5 characters) */
+#define TS_SHOW_MAX_ID 8
+
+/* 0 when no device runs two blocks with the same letter; else the longest id (at most
+ * TS_SHOW_MAX_ID), so that every label tells its block apart on its device. -1: out of memory. */
+static int ts_show_id_width(const ts_placement *p)
+{
+    int *seen = malloc((size_t)p->ndevs * 128 * sizeof *seen);
+    if (!seen)
+        return -1;
+    for (size_t i = 0; i < (size_t)p->ndevs * 128; i++)
+        seen[i] = -1;
+    bool clash = false;
+    int w = 0;
+    for (int b = 0; b < p->nblocks; b++) {
+        int len = (int)strlen(p->blocks[b].id);
+        w = len > w ? len : w;
+        unsigned char c = (unsigned char)ts_block_letter(&p->blocks[b]) & 127;
+        for (int k = 0; k < p->blocks[b].ndevices && !clash; k++) {
+            int *slot = &seen[(size_t)p->blocks[b].devices[k] * 128 + c];
+            clash = *slot >= 0 && *slot != b;
+            *slot = b;
+        }
+    }
+    free(seen);
+    return clash ? (w < TS_SHOW_MAX_ID ? w : TS_SHOW_MAX_ID) : 0;
 }
 
 static int ts_cmp_interval(const void *a, const void *b)
@@ -123,8 +156,12 @@ static void ts_show_fill(const ts_show_layout *L, char *grid)
     for (int i = 0; i < s->nentries; i++) {
         const ts_entry *x = &s->entries[i];
         const ts_block *b = &p->blocks[x->block];
-        char label[32];
-        snprintf(label, sizeof label, "%c%0*d", ts_block_letter(b), L->digits, x->micro);
+        char label[48];
+        if (L->idw)
+            snprintf(label, sizeof label, "%-*.*s:%0*d", L->idw, L->idw, b->id, L->digits,
+                     x->micro);
+        else
+            snprintf(label, sizeof label, "%c%0*d", ts_block_letter(b), L->digits, x->micro);
         long c0 = ts_col_of_step(L, x->step) * L->cw; /* an instance never spans a gap */
         for (int k = 0; k < b->ndevices; k++) {
             char *row = grid + (size_t)b->devices[k] * rowlen;
@@ -177,8 +214,9 @@ int ts_show_text(const ts_schedule *s, FILE *out, int width, ts_err *e)
     ts_show_layout L = {.s = s, .digits = 1};
     for (int m = s->nmicros - 1; m >= 10; m /= 10)
         L.digits++;
-    L.cw = L.digits + 1;
-    if (ts_show_runs(&L)) {
+    L.idw = ts_show_id_width(p);
+    L.cw = L.digits + (L.idw > 0 ? L.idw + 1 : 1);
+    if (L.idw < 0 || ts_show_runs(&L)) {
         free(L.runs);
         return ts_fail(e, TS_ESYS, "out of memory");
     }
