@@ -42,6 +42,9 @@ def check_bad_requests(srv, p):
         ("POST", "/api/check", {"memory": 4}, 400, "missing field 'placement'"),
         ("POST", "/api/builtin", {"name": "nosuch", "ndevs": 4}, 400, "unknown built-in"),
         ("POST", "/api/builtin", {"name": "vshape", "ndevs": 0}, 400, "ndevs"),
+        # refused before a 78 MB placement is built into an answer (issue 43)
+        ("POST", "/api/builtin", {"name": "vshape_interleaved", "ndevs": 4096, "chunks": 64}, 422,
+         "more than the limit of 100000"),
         ("POST", "/api/baseline", {"placement": p, "kind": "bogus"}, 400, "unknown baseline"),
         ("POST", "/api/view", {"schedule": {"format": "nope"}}, 400, "format"),
         ("POST", "/api/jobs", {"job": "dance", "placement": p}, 400, "field 'job'"),

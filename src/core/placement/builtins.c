@@ -486,6 +486,17 @@ int ts_builtin_make(const char *name, const ts_builtin_opts *o, ts_placement **o
         ts_placement_free(b.p);
         return ts_fail(e, TS_ESYS, "out of memory building '%s'", name);
     }
+    /* what no command reads back (placement_io.c refuses it) is not handed out, written or sent:
+     * refused here, before any file or answer is made of it */
+    if (b.p->nblocks > TS_MAX_BLOCKS) {
+        int n = b.p->nblocks;
+        ts_placement_free(b.p);
+        return ts_fail(e, TS_EINPUT,
+                       "built-in '%s' on %d devices%s has %d blocks, more than the limit of %d "
+                       "that every command reads: fewer devices%s",
+                       name, D, info->chunks ? " with its chunks" : "", n, TS_MAX_BLOCKS,
+                       info->chunks ? " or chunks" : "");
+    }
     if (o->infer) {
         ts_placement *q = ts_inference_variant(b.p);
         ts_placement_free(b.p);
