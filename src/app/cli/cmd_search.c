@@ -94,7 +94,7 @@ static void ts_search_print_text(const ts_search_args *a, const ts_op_search_req
                ts_results_period_claim(st));
     if (st->source)
         printf("kept: %s%s\n", st->source, st->improved ? ", improved" : "");
-    const char *by = ts_results_optimal_by(st, m->makespan, m->lower_bound);
+    const char *by = ts_results_optimal_by(st);
     printf("at N = %d: makespan %ld, lower bound %ld, bubble rate %.2f%%, %s%s%s\n",
            res->at->nmicros, m->makespan, m->lower_bound, 100.0 * m->bubble_rate,
            by ? "optimal (" : "not proven optimal", by ? by : "", by ? ")" : "");

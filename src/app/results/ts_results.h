@@ -51,7 +51,7 @@ double ts_results_sim_lower_bound(const ts_placement *p, int n, const double *sc
  * the answer optimal at N ("meets the lower bound", "the exact search refuted every shorter
  * schedule"; NULL when nothing does), and what the repetend's period rests on ("no bubble in
  * the period", "smallest period of its class", "period not proven minimal"). */
-const char *ts_results_optimal_by(const ts_search_stats *st, long makespan, long lower_bound);
+const char *ts_results_optimal_by(const ts_search_stats *st);
 const char *ts_results_period_claim(const ts_search_stats *st);
 /* What `tessel search --json` prints of a search that found a schedule: placement, ndevs,
  * memory, feasible, the search record (ts_search_record: method, every TS_SEARCH_STATS key,
