@@ -10,7 +10,7 @@ import json
 import os
 import threading
 
-from ._errors import error_for
+from ._errors import InvalidInput, error_for
 
 _PROGRESS = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_long,
                              ctypes.c_long, ctypes.c_long, ctypes.c_double)
@@ -85,10 +85,39 @@ class Progress:
                 % (self.phase, self.tried, self.total, self.best_bubbles, self.elapsed))
 
 
-def call(op, request, progress=None, cancel=None):
+# The most and least a request's integer may be: the library reads integers as 64-bit.
+_INT_MAX, _INT_MIN = 2 ** 63 - 1, -2 ** 63
+
+
+def _check_value(op, field, value):
+    """Refuses what the library's JSON cannot carry, naming the caller's field: an integer beyond
+    64 bits, a NUL inside a string (it would cut the string short)."""
+    if isinstance(value, bool):
+        return
+    if isinstance(value, int) and not _INT_MIN <= value <= _INT_MAX:
+        raise InvalidInput("tessel %s: %s: %d is out of range (at most 2^63 - 1 in size)"
+                           % (op, field, value), 2)
+    if isinstance(value, str) and "\0" in value:
+        raise InvalidInput("tessel %s: %s: the text holds a NUL character" % (op, field), 2)
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _check_value(op, "%s.%s" % (field, k), v)
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            _check_value(op, "%s[%d]" % (field, i), v)
+
+
+def call(op, request, progress=None, cancel=None, names=None):
     """Runs operation op on the request (a dict) and returns the reply (a dict); raises the
-    TesselError of the status with the command line's message."""
+    TesselError of the status with the command line's message. names maps a request's field to
+    the caller's name for it (a keyword argument), for messages."""
     lib = _load()
+    if cancel is not None and not isinstance(getattr(cancel, "_flag", None), ctypes.c_int):
+        raise TypeError("cancel: expected a tessel.CancelToken, got %s" % type(cancel).__name__)
+    if progress is not None and not callable(progress):
+        raise TypeError("progress: expected a function, got %s" % type(progress).__name__)
+    for key, value in request.items():
+        _check_value(op, (names or {}).get(key, key), value)
     flag = cancel._flag if cancel is not None else ctypes.c_int(0)
     raised = []
     hooks = _Hooks()

@@ -74,7 +74,8 @@ def search(placement, memory=_NONE, n=None, method="auto", time_limit=None, k=No
                    seed=seed, candidates=candidates)
     if memory is not _NONE:
         req["memory"] = memory
-    reply = _lib.call("search", req, progress=progress, cancel=cancel)
+    names = {row["key"]: py for py, row in _table("search").items()}
+    reply = _lib.call("search", req, progress=progress, cancel=cancel, names=names)
     return Schedule(reply["schedule"], reply["summary"], where="search")
 
 

@@ -2,7 +2,9 @@
 checks them (tessel-placement/1). A Placement holds the library's own dict of it."""
 
 import copy
+import errno
 import json
+import os
 
 from . import _lib
 
@@ -80,7 +82,10 @@ class Placement:
 
     @classmethod
     def from_file(cls, path):
-        """A placement file (tessel-placement/1)."""
+        """A placement file (tessel-placement/1). A missing file raises FileNotFoundError, as
+        open() does."""
+        if not os.path.exists(str(path)):
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(path))
         return cls._reply(_lib.call("placement", {"file": str(path)}))
 
     @classmethod

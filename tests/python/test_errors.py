@@ -122,3 +122,25 @@ def test_a_message_stays_one_line():
         tessel.search(tessel.Placement.from_builtin("vshape", 4), memory=4, method="la\nzy")
     assert "\n" not in str(exc.value)
     assert "unknown method 'la\\x0azy'" in str(exc.value)
+
+
+def test_what_the_library_cannot_carry_names_the_keyword():
+    # issue 43: these named the library's internal JSON (request:1:865), or raised AttributeError
+    p = tessel.Placement.from_builtin("vshape", 4)
+    with pytest.raises(tessel.InvalidInput, match=r"tessel search: n: 18446744073709551616 is out"):
+        tessel.search(p, memory=4, n=2 ** 64)
+    with pytest.raises(tessel.InvalidInput, match=r"tessel search: method: the text holds a NUL"):
+        tessel.search(p, memory=4, method="la\0zy")
+    with pytest.raises(tessel.InvalidInput, match=r"memory\[1\]: .* out of range"):
+        tessel.search(p, memory=[4, 2 ** 70, 4, 4])
+    with pytest.raises(TypeError, match="cancel: expected a tessel.CancelToken, got int"):
+        tessel.search(p, memory=4, cancel=5)
+    with pytest.raises(TypeError, match="progress: expected a function"):
+        tessel.search(p, memory=4, progress=3)
+
+
+def test_a_missing_file_is_file_not_found(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        tessel.Placement.from_file(str(tmp_path / "nope.json"))
+    with pytest.raises(FileNotFoundError):
+        tessel.Schedule.load(str(tmp_path / "nope.json"))
