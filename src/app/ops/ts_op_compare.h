@@ -17,7 +17,7 @@ extern const ts_op ts_op_compare;
 /* Told as each row starts: its name, its index and the count of rows to run. */
 typedef void (*ts_op_compare_row_fn)(void *ud, const char *name, int i, int n);
 
-typedef struct {
+typedef struct ts_op_compare_req {
     /* borrowed: the caller's, which must outlive the request */
     const ts_placement *p;
     int n;
