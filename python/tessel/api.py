@@ -102,11 +102,10 @@ def options(op="search"):
     raise ValueError("no option table for the operation %r" % op)
 
 
-def baseline(kind, placement, n=128):
-    """`tessel baseline KIND`: the hand-made schedule of n micro-batches by its published rule."""
-    req = _placement(placement)
-    req.update(kind=kind, n=n)
-    reply = _lib.call("baseline", req)
+def baseline(kind, placement, n=None):
+    """`tessel baseline KIND`: the hand-made schedule of n micro-batches (default 128) by its
+    published rule."""
+    reply = _lib.call("baseline", _request("baseline", _placement(placement), kind=kind, n=n))
     return Schedule(reply["schedule"], reply["summary"], where=kind)
 
 
@@ -115,16 +114,18 @@ def baselines():
     return _lib.call("baseline", {})["baselines"]
 
 
-def compare(placement, memory, n=128, methods=None, time_limit=60, as_frame=None):
+def compare(placement, memory=_NONE, n=None, methods=None, time_limit=None, effort=None,
+            gap=None, seed=None, as_frame=None):
     """`tessel compare --csv` as rows: every baseline that fits, then every search method (or
-    the names in methods), measured at n micro-batches; one dict per row with the CSV's columns.
-    A pandas DataFrame when pandas is installed (as_frame=None) or asked for (True)."""
-    req = _placement(placement)
-    req.update(_keys(memory=memory, micro_batches=n, time_limit=time_limit))
-    req["memory"] = memory
-    if methods is not None:
-        # one name, or names separated by commas, as --methods takes them; not its letters
-        req["methods"] = methods.split(",") if isinstance(methods, str) else list(methods)
+    the names in methods: a list, or "a,b"), measured at n micro-batches (default 128) within
+    memory (one capacity for every device, a list of one per device, None for no limit, or left
+    out: the capacity the placement states). time_limit (default 60), effort, gap and seed are
+    the command line's options of those names. One dict per row with the CSV's columns; a
+    pandas DataFrame when pandas is installed (as_frame=None) or asked for (True)."""
+    req = _request("compare", _placement(placement), n=n, methods=methods,
+                   time_limit=time_limit, effort=effort, gap=gap, seed=seed)
+    if memory is not _NONE:
+        req["memory"] = memory
     rows = _lib.call("compare", req)["rows"]
     if as_frame is False:
         return rows

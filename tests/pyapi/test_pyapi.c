@@ -101,8 +101,8 @@ static void test_other_operations(void **state)
     const char *ok[][2] = {
         {"placements", "{}"},
         {"baseline", "{}"},
-        {"baseline", "{\"kind\":\"1f1b\",\"builtin\":\"vshape\",\"ndevs\":4,\"n\":8}"},
-        {"compare", "{\"builtin\":\"vshape\",\"ndevs\":4,\"memory\":4,\"micro-batches\":8,"
+        {"baseline", "{\"kind\":\"1f1b\",\"builtin\":\"vshape\",\"ndevs\":4,\"micro_batches\":8}"},
+        {"compare", "{\"builtin\":\"vshape\",\"ndevs\":4,\"memory\":4,\"micro_batches\":8,"
                     "\"methods\":[\"1f1b\",\"lazy\"]}"},
         {"model", "{\"name\":\"gpt3-1.3b\",\"hardware\":\"a100-40gb\"}"},
         {"plan", "{\"model\":\"gpt3-1.3b\",\"hardware\":\"a100-40gb\",\"gpus\":4,"

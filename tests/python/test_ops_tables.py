@@ -19,9 +19,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "serve"))
 from serve_util import Server, wait_job  # noqa: E402
 
 # A value each option type takes, for the explorer's check that it accepts the field.
-SAMPLE = {"int": 1, "number": 1.0, "text": "auto", "names": "memlist", "memory": 4, "flag": True}
+SAMPLE = {"int": 1, "number": 1.0, "text": "auto", "names": "memlist", "memory": 4, "flag": True,
+          "texts": ["a=b.json"]}
 # Where a field takes only some values of its type: (operation, field) -> a value it takes.
-SAMPLE_FOR = {}
+SAMPLE_FOR = {("compare", "methods"): "1f1b", ("baseline", "kind"): "1f1b"}
+# The fields a request to the explorer needs besides the one under test (compare: one quick row
+# rather than every method).
+BASE_FOR = {"compare": {"methods": ["1f1b"]}, "baseline": {"kind": "1f1b"}}
 
 
 def tables():
@@ -92,7 +96,9 @@ def test_explorer_takes_every_field(server):
     for t in tables():
         if not t["serve_path"]:
             continue
-        base = dict(subject(t["subject"]), memory=4)
+        base = dict(subject(t["subject"]), **BASE_FOR.get(t["name"], {}))
+        if any(row["key"] == "memory" for row in t["options"]):
+            base["memory"] = 4
         if t["serve_job"]:
             base["job"] = t["serve_job"]
         for row in t["options"]:
@@ -147,3 +153,48 @@ def test_one_request_three_front_ends(cli, server, tmp_path):
     assert strip(page)["entries"] == strip(a)["entries"]
     assert strip(page)["search"] == strip(a)["search"]
     assert done["result"]["summary"]["makespan"] == ours.makespan
+
+
+def test_compare_one_request_three_front_ends(cli, server):
+    """tessel.compare, `tessel compare --csv` and the explorer's compare job give the same rows
+    for vshape on 6 devices at memory 9,3,3,3,3,3 (the bound and fits judged per device)."""
+    memory = [9, 3, 3, 3, 3, 3]
+    p = tessel.Placement.from_builtin("vshape", 6)
+    ours = tessel.compare(p, memory=memory, n=16, methods="1f1b,gpipe,fast", time_limit=5,
+                          as_frame=False)
+    out = cli.run("compare", "--placement", "vshape", "--ndevs", 6, "--memory", "9,3,3,3,3,3",
+                  "-n", 16, "--methods", "1f1b,gpipe,fast", "-t", 5, "--csv").stdout
+    import csv
+    import io
+    want = list(csv.DictReader(io.StringIO(out)))
+    st, j = server.request("POST", "/api/jobs", {
+        "job": "compare", "placement": p.to_dict(), "memory": memory, "micro_batches": 16,
+        "methods": "1f1b,gpipe,fast", "time_limit": 5})
+    assert st == 200, j
+    done = wait_job(server, j["id"])
+    assert done["state"] == "done", done
+    page = done["result"]["rows"]
+    assert [r["method"] for r in ours] == [r["method"] for r in want] == [r["method"] for r in page]
+    for o, w, g in zip(ours, want, page):
+        assert str(o["makespan"]) == w["makespan"] == str(g["makespan"]), (o, w, g)
+        assert str(o["lower_bound"]) == w["lower_bound"] == str(g["lower_bound"]), (o, w, g)
+        assert ("yes" if o["fits"] else "no") == w["fits"] == ("yes" if g["fits"] else "no")
+        assert o["status"] == w["status"] == g["status"], (o, w, g)
+        assert w["memory"] == "9 3 3 3 3 3" and o["memory"] == memory
+    assert [r["fits"] for r in ours] == [False, False, True]
+
+
+def test_baseline_one_request_three_front_ends(cli, server, tmp_path):
+    """tessel.baseline, `tessel baseline -o` and the explorer's baseline give the same schedule."""
+    p = tessel.Placement.from_builtin("vshape", 4)
+    out = tmp_path / "cli.json"
+    cli.run("baseline", "1f1b", "--placement", "vshape", "--ndevs", 4, "-n", 8, "-o", out)
+    mine = tmp_path / "py.json"
+    tessel.baseline("1f1b", p, n=8).save(str(mine))
+    assert out.read_text() == mine.read_text()
+    st, j = server.request("POST", "/api/baseline", {"placement": p.to_dict(), "kind": "1f1b",
+                                                     "micro_batches": 8})
+    assert st == 200, j
+    assert j["schedule"]["entries"] == json.loads(out.read_text())["entries"]
+    st, j = server.request("POST", "/api/baseline", {"placement": p.to_dict(), "kind": "nope"})
+    assert st == 400 and "request: field 'kind': unknown baseline 'nope'" in j["error"], j

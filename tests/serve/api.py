@@ -54,7 +54,7 @@ def check_bad_requests(srv, p):
         ("POST", "/api/jobs", {"job": "whatif", "placement": p, "knob": "n", "values": []}, 400,
          "values"),
         ("POST", "/api/jobs", {"job": "compare", "placement": p, "methods": ["nope"]}, 400,
-         "methods[0]"),
+         "field 'methods': unknown method 'nope'"),
         ("GET", "/api/nowhere", None, 404, "no such API path"),
         ("GET", "/api/check", None, 405, "not allowed"),
         ("DELETE", "/api/info", None, 405, "not allowed"),

@@ -85,7 +85,8 @@ static void test_prefixes(void **state)
 {
     (void)state;
     char *bodies[] = {
-        vshape_body("{\"job\": \"compare\", \"placement\": %s, \"methods\": [\"1f1b\", \"lazy\"]}"),
+        vshape_body("{\"job\": \"compare\", \"placement\": %s, \"memory\": 4, "
+                    "\"methods\": [\"1f1b\", \"lazy\"]}"),
         vshape_body("{\"job\": \"whatif\", \"knob\": \"memory\", \"values\": [1, 2], "
                     "\"placement\": %s}"),
     };

@@ -162,6 +162,12 @@ static int ts_cli_op_options(const ts_op *op, struct option *opts, char *shortop
 int ts_cli_op_parse(const char *cmd, const ts_op *op, const ts_cli_op_help *help, int argc,
                     char **argv, ts_cli_op_args *a)
 {
+    return ts_cli_op_parse_arg(cmd, op, help, NULL, argc, argv, a);
+}
+
+int ts_cli_op_parse_arg(const char *cmd, const ts_op *op, const ts_cli_op_help *help,
+                        const char *first_key, int argc, char **argv, ts_cli_op_args *a)
+{
     struct option opts[TS_CLI_OP_MAX + 8];
     const ts_op_option *rows[TS_CLI_OP_MAX];
     char shortopts[2 * TS_CLI_OP_MAX + 4];
@@ -186,8 +192,15 @@ int ts_cli_op_parse(const char *cmd, const ts_op *op, const ts_cli_op_help *help
             return ts_cli_usage_error(cmd, "unexpected option");
         if (ts_cli_op_value(cmd, o, optarg, &v))
             return 2;
-        json_object_set_new(a->req, o->key, v);
+        if (o->type == TS_OPV_TEXTS && !json_object_get(a->req, o->key))
+            json_object_set_new(a->req, o->key, json_array());
+        if (o->type == TS_OPV_TEXTS)
+            json_array_append_new(json_object_get(a->req, o->key), v);
+        else
+            json_object_set_new(a->req, o->key, v);
     }
+    if (first_key && optind < argc)
+        json_object_set_new(a->req, first_key, json_string(argv[optind++]));
     return ts_cli_placement_arg(cmd, argc, argv, &a->pl);
 }
 

@@ -25,10 +25,14 @@ typedef struct {
 } ts_cli_op_help;
 
 /* Parses argv by op's rows that the command line takes (and the placement's shared options) into
- * a->req (the caller frees it with json_decref). Returns 0, -1 after printing --help, or the exit
+ * a->req (a flag of a TEXTS row once per item, its values a list) (the caller frees it with json_decref). Returns 0, -1 after printing --help, or the exit
  * status after reporting a usage error. */
 int ts_cli_op_parse(const char *cmd, const ts_op *op, const ts_cli_op_help *help, int argc,
                     char **argv, ts_cli_op_args *a);
+/* The same, for a command with an argument before the placement file (`tessel baseline KIND`):
+ * that argument, when given, is the request's field first_key. */
+int ts_cli_op_parse_arg(const char *cmd, const ts_op *op, const ts_cli_op_help *help,
+                        const char *first_key, int argc, char **argv, ts_cli_op_args *a);
 /* One option of --help: "  -n, --micro-batches N" and its help wrapped at 80 columns. */
 void ts_cli_help_item(const char *head, const char *text);
 /* Takes the command line's own field `key` out of the request: a string (NULL when absent) or

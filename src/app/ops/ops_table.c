@@ -4,6 +4,8 @@
 #include <string.h>
 #include "ts_jsonutil.h"
 #include "ts_ops.h"
+#include "ts_op_baseline.h"
+#include "ts_op_compare.h"
 #ifdef TS_HAVE_SOLVER
 #include "ts_op_search.h"
 #endif
@@ -14,7 +16,7 @@ static const ts_op *const ts_ops[] = {
 #ifdef TS_HAVE_SOLVER
     &ts_op_search,
 #endif
-    NULL};
+    &ts_op_compare, &ts_op_baseline, NULL};
 
 int ts_ops_count(void)
 {
@@ -76,7 +78,8 @@ int ts_op_check_keys(const ts_op *op, json_t *req, ts_front f, const char *const
 
 static json_t *ts_op_option_json(const ts_op_option *o)
 {
-    static const char *const types[] = {"int", "number", "flag", "text", "names", "memory", "hook"};
+    static const char *const types[] = {"int",   "number", "flag", "text",
+                                        "names", "memory", "hook", "texts"};
     json_t *fronts = json_array();
     if (o->fronts & TS_FRONT_CLI)
         json_array_append_new(fronts, json_string("cli"));

@@ -41,6 +41,8 @@ typedef enum {
     TS_OPV_MEMORY,
     /* a front end's own object (a Python callback or token): never a JSON value */
     TS_OPV_HOOK,
+    /* strings: a list of them; on the command line, the flag once per item */
+    TS_OPV_TEXTS,
 } ts_opv;
 
 typedef struct {

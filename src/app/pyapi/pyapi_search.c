@@ -1,14 +1,11 @@
-/* Searches and baselines for Python: `tessel search` (with progress and cancel hooks), `tessel
- * baseline` and `tessel compare`, each answered with the schedule's file text and the figures
- * the command prints with --json (compare: its CSV columns, one object per row). */
+/* Searches and baselines for Python: `tessel search` (with progress and cancel hooks) and `tessel
+ * baseline`, each through the operations layer and answered with the schedule's file text and
+ * the figures the command prints with --json; and the operations' option tables. */
 #include <stdlib.h>
 #include <string.h>
 #include "pyapi_internal.h"
-#include "ts_baseline.h"
-#include "ts_bound.h"
-#include "ts_methods.h"
+#include "ts_op_baseline.h"
 #include "ts_op_search.h"
-#include "ts_results.h"
 #include "ts_solver.h"
 
 /* Hands the solver's progress to the caller's hook. */
@@ -18,7 +15,7 @@ static void ts_py_progress(void *ud, const ts_search_progress *p)
     h->progress(h->progress_ud, p->phase, p->tried, p->total, p->best_bubbles, p->elapsed);
 }
 
-/* The fields of a search request besides its option table's: the placement, as
+/* The fields of a search or baseline request besides its option table's: the placement, as
  * ts_py_placement reads it. */
 static const char *const ts_py_search_extra[] = {"builtin", "ndevs", "chunks", "infer",
                                                  "file",    "placement", "where", NULL};
@@ -71,50 +68,30 @@ int ts_py_op_ops(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e)
     return *out ? TS_OK : ts_py_fail(e, TS_ESYS, "out of memory");
 }
 
-/* The kinds of the baseline registry and what each fits (`tessel baseline --list`). */
-static json_t *ts_py_baseline_list(void)
-{
-    json_t *list = json_array();
-    for (int i = 0; list && i < ts_baseline_count(); i++) {
-        char fits[512];
-        ts_baseline_fits_text(ts_baseline_at(i), fits, sizeof fits);
-        json_array_append_new(list,
-                              json_pack("{ss ss}", "name", ts_baseline_at(i)->name, "fits", fits));
-    }
-    return json_pack("{so}", "baselines", list);
-}
-
+/* `tessel baseline KIND -o FILE --json` in this process, through the operations layer (a request
+ * without a kind: the kinds and what each fits, as `tessel baseline --list`). */
 int ts_py_op_baseline(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e)
 {
     (void)h;
-    const char *kind;
-    long n;
-    if (ts_py_string(req, "kind", &kind, e) ||
-        ts_py_long(req, "n", "--micro-batches", 1, 100000, TS_DEFAULT_MICRO_BATCHES, &n, e))
-        return TS_EINPUT;
-    if (!kind)
-        return (*out = ts_py_baseline_list()) ? 0 : ts_py_fail(e, TS_ESYS, "out of memory");
-    if (!ts_baseline_find(kind))
-        return ts_py_fail(e, TS_EINPUT, "unknown baseline '%s' (see --list)", kind);
+    if (!json_object_get(req, "kind"))
+        return (*out = json_pack("{so}", "baselines", ts_op_baselines_json()))
+                   ? TS_OK
+                   : ts_py_fail(e, TS_ESYS, "out of memory");
+    ts_op_baseline_req r;
+    ts_op_baseline_res res = {0};
     ts_placement *p;
+    if (ts_op_check_keys(&ts_op_baseline, req, TS_FRONT_PY, ts_py_search_extra, e) ||
+        ts_op_baseline_read(req, TS_FRONT_PY, &r, e))
+        return TS_EINPUT;
     int rc = ts_py_placement(req, &p, NULL, 0, e);
     if (rc)
         return rc;
-    ts_schedule *s = NULL;
-    ts_metrics m;
-    ts_err be = {0};
-    if ((rc = ts_baseline_make(kind, p, (int)n, &s, &be)) != TS_OK) {
-        ts_py_fail(e, be.code ? be.code : rc, "%s", be.msg);
-    } else if (ts_schedule_metrics(s, &m) != 0) {
-        rc = ts_py_fail(e, TS_ESYS, "out of memory");
-    } else {
-        json_t *j = json_pack("{ss ss}", "baseline", kind, "placement", p->name);
-        if (j)
-            ts_results_metrics_json(j, &m, s->nmicros, p->ndevs);
-        *out = json_pack("{so so}", "schedule", ts_py_schedule_text(s), "summary", j);
-        ts_metrics_free(&m);
+    rc = ts_op_baseline_run(&r, p, &res, e);
+    if (rc == TS_OK) {
+        *out = json_pack("{so sO}", "schedule", ts_py_schedule_text(res.s), "summary", res.summary);
+        rc = *out ? TS_OK : ts_py_fail(e, TS_ESYS, "out of memory");
     }
-    ts_schedule_free(s);
+    ts_op_baseline_res_free(&res);
     ts_placement_free(p);
     return rc;
 }

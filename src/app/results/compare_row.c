@@ -139,6 +139,12 @@ static void ts_compare_search(const ts_compare_opts *o, const char *name, ts_com
     ts_method m = TS_METHOD_AUTO;
     ts_method_parse(name, &m);
     ts_search_row_opts(&req, m, &so);
+    /* the options only auto's portfolio takes */
+    if (m == TS_METHOD_AUTO) {
+        so.gap = o->gap;
+        if (o->seed > 0)
+            so.seed = o->seed;
+    }
     so.progress = o->progress;
     so.progress_ud = o->progress_ud;
     ts_search_stats st;

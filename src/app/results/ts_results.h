@@ -130,6 +130,9 @@ typedef struct {
     double time_limit;
     /* Solver resource units per search; 0: from time_limit. */
     double effort;
+    /* auto's row: its gap to the bound and its seed (0: the search's defaults) */
+    double gap;
+    int seed;
     /* Keep the summary JSON and the schedule in the row. */
     bool keep;
     /* The default table (every baseline that fits, every method): a search row that auto leaves

@@ -20,6 +20,7 @@
 #endif
 #include "ts_clock.h"
 #include "ts_methods.h"
+#include "ts_op_compare.h"
 #include "ts_results.h"
 #include "ts_serve.h"
 
@@ -412,10 +413,11 @@ static int ts_jobs_caps(const char *name)
 /* The searches a job runs, each under its time limit: the watchdog gives it that many. */
 static int ts_jobs_searches(const ts_api_request *rq)
 {
+    const ts_op_compare_req *c = rq->job == TS_JOB_COMPARE ? rq->compare : NULL;
     int n = 0;
-    for (int i = 0; rq->job == TS_JOB_COMPARE && i < rq->nmethods; i++)
-        n += ts_jobs_caps(rq->methods[i]);
-    if (rq->job == TS_JOB_COMPARE && rq->nmethods == 0)
+    for (int i = 0; c && c->listed && i < c->nnames; i++)
+        n += ts_jobs_caps(c->names[i]);
+    if (c && !c->listed)
         n = 6 - 1 + ts_method_caps(TS_METHOD_AUTO); /* the default list: auto takes its caps */
     return rq->job == TS_JOB_COMPARE  ? n
            : rq->job == TS_JOB_WHATIF ? rq->nvalues * ts_jobs_caps(rq->method)

@@ -4,9 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ts_baseline.h"
 #include "ts_json.h"
 #include "ts_jsonutil.h"
+#include "ts_op_baseline.h"
+#include "ts_op_compare.h"
 #include "ts_op_search.h"
 #include "ts_serve.h"
 #include "ts_solver.h"
@@ -133,38 +134,10 @@ static int ts_api_schedule(json_t *o, ts_api_request *rq, ts_err *e)
     return TS_OK;
 }
 
-static bool ts_api_known_method(const char *m, bool baselines)
+static bool ts_api_known_method(const char *m)
 {
     ts_method x;
-    if (ts_method_parse(m, &x) == 0)
-        return true;
-    return baselines && ts_baseline_find(m) != NULL;
-}
-
-static int ts_api_methods(json_t *o, ts_api_request *rq, ts_err *e)
-{
-    json_t *v = json_object_get(o, "methods"), *it;
-    size_t i;
-    if (!v)
-        return TS_OK; /* the worker fills in every baseline that fits and every method */
-    if (!json_is_array(v) || json_array_size(v) > TS_API_MAX_METHODS)
-        return ts_fail(e, TS_EINPUT,
-                       "request: field 'methods' must be a list of at most %d "
-                       "method or baseline names",
-                       TS_API_MAX_METHODS);
-    json_array_foreach(v, i, it)
-    {
-        const char *m = json_string_value(it);
-        if (!m || strlen(m) >= sizeof rq->methods[0] || !ts_api_known_method(m, true)) {
-            char list[128];
-            return ts_fail(e, TS_EINPUT,
-                           "request: methods[%zu]: not a search method (%s) or a "
-                           "baseline kind",
-                           i, ts_method_list(list, sizeof list));
-        }
-        strcpy(rq->methods[rq->nmethods++], m);
-    }
-    return TS_OK;
+    return ts_method_parse(m, &x) == 0;
 }
 
 static int ts_api_values(json_t *o, ts_api_request *rq, ts_err *e)
@@ -229,24 +202,44 @@ static int ts_api_search_body(json_t *o, ts_api_request *rq, ts_err *e)
     return ts_op_search_read(o, TS_FRONT_SERVE, rq->placement, rq->search, e);
 }
 
+/* A compare job's fields are the compare operation's (ts_op_compare.h), read by its table; the
+ * explorer's own default time limit stands when the page gives none. */
+static int ts_api_compare_body(json_t *o, ts_api_request *rq, ts_err *e)
+{
+    if (!json_object_get(o, "time_limit") &&
+        json_object_set_new(o, "time_limit", json_real(TS_API_DEFAULT_LIMIT)))
+        return ts_fail(e, TS_ESYS, "request: out of memory");
+    if (!(rq->compare = calloc(1, sizeof *rq->compare)))
+        return ts_fail(e, TS_ESYS, "request: out of memory");
+    if (ts_api_placement(o, rq, e) ||
+        ts_op_compare_read(o, TS_FRONT_SERVE, rq->placement, rq->compare, e))
+        return e->code == TS_ESYS ? TS_ESYS : TS_EINPUT;
+    rq->time_limit = rq->compare->time_limit;
+    return TS_OK;
+}
+
 static int ts_api_job_body(json_t *o, ts_api_request *rq, ts_err *e)
 {
     static const char *const keys[] = {
-        "job",     "placement", "file", "memory", "micro_batches", "method", "time_limit",
-        "nmicros", "methods",   "knob", "values", "builtin",       "model",  NULL};
-    static const char *const search_extra[] = {"job", "placement", "file", NULL};
+        "job",     "placement", "file",   "memory",  "micro_batches", "method", "time_limit",
+        "nmicros", "knob",      "values", "builtin", "model",         NULL};
+    static const char *const op_extra[] = {"job", "placement", "file", NULL};
     char job[16] = "";
     double tl = TS_API_DEFAULT_LIMIT;
     json_t *t = json_object_get(o, "time_limit");
     if (ts_api_str(o, "job", job, sizeof job, e))
         return TS_EINPUT;
-    if (strcmp(job, "search") ? ts_jkeys(o, "request", keys, e)
-                              : ts_op_check_keys(&ts_op_search, o, TS_FRONT_SERVE, search_extra, e))
+    const ts_op *op = !strcmp(job, "search")    ? &ts_op_search
+                      : !strcmp(job, "compare") ? &ts_op_compare
+                                                : NULL;
+    if (op ? ts_op_check_keys(op, o, TS_FRONT_SERVE, op_extra, e) : ts_jkeys(o, "request", keys, e))
         return TS_EINPUT;
+    if (op == &ts_op_compare) {
+        rq->job = TS_JOB_COMPARE;
+        return ts_api_compare_body(o, rq, e);
+    }
     if (!strcmp(job, "search"))
         rq->job = TS_JOB_SEARCH;
-    else if (!strcmp(job, "compare"))
-        rq->job = TS_JOB_COMPARE;
     else if (!strcmp(job, "whatif"))
         rq->job = TS_JOB_WHATIF;
     else
@@ -262,10 +255,9 @@ static int ts_api_job_body(json_t *o, ts_api_request *rq, ts_err *e)
     rq->time_limit = tl;
     strcpy(rq->method, "auto");
     if (ts_api_str(o, "method", rq->method, sizeof rq->method, e) ||
-        ts_api_int(o, "nmicros", 0, 64, 0, &rq->nmicros, e) || ts_api_memory(o, rq, e) ||
-        ts_api_methods(o, rq, e))
+        ts_api_int(o, "nmicros", 0, 64, 0, &rq->nmicros, e) || ts_api_memory(o, rq, e))
         return TS_EINPUT;
-    if (!ts_api_known_method(rq->method, false)) {
+    if (!ts_api_known_method(rq->method)) {
         char list[128];
         return ts_fail(e, TS_EINPUT, "request: unknown method '%s' (%s)", rq->method,
                        ts_method_list(list, sizeof list));
@@ -291,12 +283,25 @@ static int ts_api_job_body(json_t *o, ts_api_request *rq, ts_err *e)
     return rq->job == TS_JOB_SEARCH ? ts_api_search_body(o, rq, e) : TS_OK;
 }
 
+/* The baseline route's fields are the baseline operation's (ts_op_baseline.h), read by its
+ * table. */
+static int ts_api_baseline_body(json_t *o, ts_api_request *rq, ts_err *e)
+{
+    static const char *const extra[] = {"placement", "file", NULL};
+    ts_op_baseline_req r;
+    if (ts_op_check_keys(&ts_op_baseline, o, TS_FRONT_SERVE, extra, e) ||
+        ts_op_baseline_read(o, TS_FRONT_SERVE, &r, e))
+        return TS_EINPUT;
+    snprintf(rq->kind, sizeof rq->kind, "%s", r.kind);
+    rq->micro_batches = r.n;
+    return TS_OK;
+}
+
 /* Reads the body of a POST route: a JSON object with the keys the route allows. */
 static int ts_api_body(json_t *o, ts_api_request *rq, ts_err *e)
 {
     static const char *const kbuiltin[] = {"name", "ndevs", "infer", "chunks", NULL};
     static const char *const kcheck[] = {"placement", "file", "memory", "micro_batches", NULL};
-    static const char *const kbase[] = {"placement", "file", "kind", "micro_batches", NULL};
     static const char *const kview[] = {"schedule", "micro_batches", "timeline", "svg", NULL};
     if (ts_api_str(o, "file", rq->file, sizeof rq->file, e) ||
         ts_api_int(o, "micro_batches", 1, TS_API_MAX_N, 128, &rq->micro_batches, e))
@@ -308,11 +313,7 @@ static int ts_api_body(json_t *o, ts_api_request *rq, ts_err *e)
         return ts_jkeys(o, "request", kcheck, e) || ts_api_memory(o, rq, e) ||
                ts_api_placement(o, rq, e);
     case TS_API_BASELINE:
-        if (ts_jkeys(o, "request", kbase, e) || ts_api_str(o, "kind", rq->kind, sizeof rq->kind, e))
-            return TS_EINPUT;
-        if (!ts_baseline_find(rq->kind))
-            return ts_fail(e, TS_EINPUT, "request: unknown baseline kind '%s'", rq->kind);
-        if (ts_api_placement(o, rq, e))
+        if (ts_api_baseline_body(o, rq, e) || ts_api_placement(o, rq, e))
             return TS_EINPUT;
         if ((long)rq->placement->nblocks * rq->micro_batches > TS_API_MAX_INSTANCES)
             return ts_fail(e, TS_EINPUT, "request: too many instances to build");
@@ -421,6 +422,10 @@ void ts_api_request_free(ts_api_request *rq)
         ts_op_search_req_free(rq->search);
     free(rq->search);
     rq->search = NULL;
+    if (rq->compare)
+        ts_op_compare_req_free(rq->compare);
+    free(rq->compare);
+    rq->compare = NULL;
     rq->placement = NULL;
     rq->schedule = NULL;
     rq->memory = NULL;

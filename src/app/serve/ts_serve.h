@@ -28,7 +28,6 @@
 
 #define TS_API_MAX_BODY (4u << 20) /* bytes; a larger request body is refused with 413 */
 #define TS_API_MAX_VALUES 32 /* what-if points */
-#define TS_API_MAX_METHODS 12 /* compare rows asked for */
 #define TS_API_MAX_N 4096 /* micro-batches */
 #define TS_API_DEFAULT_LIMIT 10.0 /* seconds of a job's search when the page gives none */
 
@@ -62,7 +61,7 @@ typedef struct {
     char method[16]; /* search: auto, lazy, fast, full, modulo */
     double time_limit; /* seconds per search (default 10) */
     int nmicros; /* lazy's k, 0 = search it */
-    char kind[24]; /* baseline kind */
+    char kind[32]; /* baseline kind */
     bool replayed; /* view/trace: replayed (as early as each device's order allows) */
     bool no_svg; /* view: leave the SVG out (the page draws from the entries) */
     ts_job_kind job;
@@ -73,11 +72,11 @@ typedef struct {
     bool whatif_model; /* what-if over ndevs: of the model in model/hardware/strategy/dopts */
     int nvalues;
     long values[TS_API_MAX_VALUES];
-    int nmethods; /* compare: methods and baselines, in order */
-    char methods[TS_API_MAX_METHODS][24];
     char model[48], hardware[48], strategy[16]; /* model-placement */
     /* owned: a search job's request, read by the search operation's table (ts_op_search.h) */
     struct ts_op_search_req *search;
+    /* owned: a compare job's request, read by the compare operation's table (ts_op_compare.h) */
+    struct ts_op_compare_req *compare;
     ts_derive_opts dopts; /* model-placement; its strategy points at rq->strategy when used */
     /* Borrowed, set by ts_api_parse: the body it read (valid while the caller's buffer is). A
      * job's worker process gets these bytes and parses them again (see ts_worker_main). */

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "ts_baseline.h"
 #include "ts_bound.h"
 #include "ts_clock.h"
 #include "ts_json.h"
+#include "ts_op_compare.h"
 #include "ts_op_search.h"
 #include "ts_results.h"
 #include "ts_serve.h"
@@ -83,19 +83,6 @@ static long ts_wmemory(const ts_api_request *rq)
     return m;
 }
 
-/* The capacities the searches are held to: "none", one, or the list of one per device. */
-static json_t *ts_wmemory_json(const ts_api_request *rq)
-{
-    if (!rq->has_memory)
-        return json_string("none");
-    if (rq->nmemory == 1)
-        return json_integer(rq->memory[0]);
-    json_t *a = json_array();
-    for (int i = 0; a && i < rq->nmemory; i++)
-        json_array_append_new(a, json_integer(rq->memory[i]));
-    return a;
-}
-
 /* The search options of a request: one capacity for every device, or a per-device list (whose
  * length the request's parser checked against the placement). */
 static void ts_wopts(ts_wctx *w, const ts_api_request *rq, const char *method, int n,
@@ -165,35 +152,14 @@ static void ts_wjob_search(ts_wctx *w, const ts_api_request *rq)
     ts_op_search_res_free(&res);
 }
 
-/* One compare row: a baseline built by its rule, or a search, as `tessel compare` builds it. */
-static void ts_wrow(ts_wctx *w, const ts_api_request *rq, const char *name, ts_compare_row *r)
+/* Tells the page which compare row runs, as it starts. */
+static void ts_wrow_start(void *ud, const char *name, int i, int n)
 {
-    ts_compare_opts o = {.p = rq->placement,
-                         .n = rq->micro_batches,
-                         .has_memory = rq->has_memory,
-                         .memory = rq->has_memory ? ts_wmemory(rq) : 0,
-                         .cap = rq->has_memory ? rq->memory : NULL,
-                         .ncap = rq->has_memory ? rq->nmemory : 0,
-                         .time_limit = rq->time_limit,
-                         .keep = true,
-                         .default_rows = rq->nmethods == 0,
-                         .progress = ts_wprogress,
-                         .progress_ud = w};
+    ts_wctx *w = ud;
+    w->part = i;
+    w->parts = n;
     snprintf(w->step, sizeof w->step, "%s", name);
     ts_wpart(w, "start", 0, 0, -1);
-    ts_compare_row_run(&o, name, r);
-}
-
-/* The table's one lower bound, as `tessel compare` takes it: at N, within the capacities (the
- * list as given, one per device). */
-static void ts_wbound(const ts_api_request *rq, ts_bound *lb)
-{
-    const ts_placement *p = rq->placement;
-    long *cap = rq->has_memory ? malloc((size_t)p->ndevs * sizeof(long)) : NULL;
-    for (int d = 0; cap && d < p->ndevs; d++)
-        cap[d] = rq->memory[rq->nmemory > 1 ? d : 0];
-    ts_bound_compute(p, rq->micro_batches, cap, lb);
-    free(cap);
 }
 
 /* "greedy", "time limit", "optimal", "no schedule" or "": the row's status in one word. */
@@ -241,40 +207,33 @@ static json_t *ts_wrow_json(const ts_compare_row *r, bool has_memory)
     return row;
 }
 
+/* The compare job through the compare operation, with the request its table read (request.c):
+ * the rows, bound and best of `tessel compare` for the same request, each row with its summary
+ * and schedule for the page. */
 static void ts_wjob_compare(ts_wctx *w, const ts_api_request *rq)
 {
-    const char *names[TS_API_MAX_METHODS + 16];
-    int n = 0;
-    for (int i = 0; i < rq->nmethods; i++)
-        names[n++] = rq->methods[i];
-    /* None given: every baseline that fits, then every search method. */
-    if (n == 0) {
-        for (int i = 0; i < ts_baseline_count() && n < 12; i++)
-            if (ts_baseline_fits(ts_baseline_at(i)->name, rq->placement, rq->micro_batches, NULL) ==
-                TS_OK)
-                names[n++] = ts_baseline_at(i)->name;
-        for (int i = 0; i < (int)TS_METHOD_COUNT; i++)
-            names[n++] = ts_method_name((ts_method)i);
+    ts_op_compare_req r = *rq->compare;
+    ts_op_compare_res res;
+    ts_err e = {0};
+    r.keep = true;
+    r.row_start = ts_wrow_start;
+    r.row_ud = w;
+    r.progress = ts_wprogress;
+    r.progress_ud = w;
+    if (ts_op_compare_run(&r, &res, &e)) {
+        ts_wline(w, 'E', json_pack("{s:s, s:i}", "error", e.msg, "code", e.code));
+        ts_op_compare_res_free(&res);
+        return;
     }
-    ts_compare_row *rows = calloc((size_t)n + 1, sizeof *rows);
     json_t *arr = json_array();
-    ts_bound lb;
-    ts_wbound(rq, &lb);
-    w->parts = n;
-    for (int i = 0; rows && i < n; i++) {
-        w->part = i;
-        ts_wrow(w, rq, names[i], &rows[i]);
-    }
-    int best = rows ? ts_compare_finish(rows, n, lb.value) : -1;
-    for (int i = 0; rows && i < n; i++) {
-        json_array_append_new(arr, ts_wrow_json(&rows[i], rq->has_memory));
-        ts_compare_row_clear(&rows[i]);
-    }
-    free(rows);
+    for (int i = 0; i < res.nrows; i++)
+        json_array_append_new(arr, ts_wrow_json(&res.rows[i], r.cap != NULL));
     ts_wline(w, 'R',
-             json_pack("{s:o, s:I, s:I, s:s, s:o}", "rows", arr, "best", (json_int_t)best,
-                       "lower_bound", (json_int_t)lb.value, "bound_term",
-                       ts_bound_term_name(lb.binding), "memory_searched", ts_wmemory_json(rq)));
+             json_pack("{s:o, s:I, s:I, s:s, s:o}", "rows", arr, "best", (json_int_t)res.best,
+                       "lower_bound", (json_int_t)res.lb.value, "bound_term",
+                       ts_bound_term_name(res.lb.binding), "memory_searched",
+                       ts_op_compare_memory_json(&r)));
+    ts_op_compare_res_free(&res);
 }
 
 /* One what-if point: the search's makespan against LB at the point's knob value. */

@@ -570,7 +570,8 @@ async function compare() {
     await mustCheck('compare');
     const key = snapshot();
     const list = $('cmp-methods').value.split(',').map((s) => s.trim()).filter((s) => s);
-    const body = { job: 'compare' };
+    // compare runs every method it lists: the page's method knob is no field of it
+    const body = { job: 'compare', method: undefined };
     if (list.length) body.methods = list;
     const r = await runJob(body);
     drawCompare(r, key);
