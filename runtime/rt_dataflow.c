@@ -138,9 +138,11 @@ int ts_rt_dataflow_new(const ts_rt_plan *p, int rank, ts_rt_backend *be,
     }
     free(tmp);
     if (rc != TS_OK) {
+        /* the message first: destroying w frees d, whose size it names */
+        ts_fail(e, TS_ESYS, "dataflow: rank %d could not allocate %d x %d matrices", rank, d->S,
+                d->S);
         ts_rt_df_destroy(w);
-        return ts_fail(e, TS_ESYS, "dataflow: rank %d could not allocate %d x %d matrices", rank,
-                       d->S, d->S);
+        return TS_ESYS;
     }
     *out = w;
     return TS_OK;

@@ -1,14 +1,16 @@
-/* tessel-run: replays a schedule on MPI ranks (rank r = device r). Setup failures are agreed on by
- * all ranks and reported once; a failure while running ends the job with MPI_Abort and a message
- * naming the rank and the instance, so that no rank is left waiting. Start-up (MPI_Init, set-up,
- * agreement) and shutdown run under a watchdog (rt_watchdog.c) that ends a rank left waiting in
- * them for longer than --timeout. */
+/* tessel-run: replays a schedule on MPI ranks (rank r = device r). Before any buffer is sized the
+ * ranks check that they were started with the same options and schedule (rt_agree.h). Setup
+ * failures are agreed on by all ranks and reported once; a failure while running ends the job with
+ * MPI_Abort and a message naming the rank and the instance, so that no rank is left waiting.
+ * Start-up (MPI_Init, set-up, agreement) and shutdown run under a watchdog (rt_watchdog.c) that
+ * ends a rank left waiting in them for longer than --timeout. */
 #include <mpi.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_agree.h"
 #include "rt_backend.h"
 #include "rt_exec.h"
 #include "rt_gather.h"
@@ -104,12 +106,12 @@ static int ts_rt_load_schedule(ts_rt_run *run, ts_err *e)
     return TS_OK;
 }
 
+/* The rest of the set-up, once every rank is known to replay the same schedule with the same
+ * options: the rank count, the plan, the backend and the workload's buffers. */
 static int ts_rt_setup(ts_rt_run *run, ts_err *e)
 {
     const ts_rt_options *o = &run->o;
-    int rc = ts_rt_load_schedule(run, e);
-    if (rc != TS_OK)
-        return rc;
+    int rc;
     const ts_placement *pl = run->sched->placement;
     if (pl->ndevs != run->size)
         return ts_fail(
@@ -171,22 +173,56 @@ static void ts_rt_die(ts_rt_run *run, const ts_err *e)
     MPI_Abort(run->world, e->code ? e->code : TS_ESYS);
 }
 
+/* Every rank compares its options and schedule with rank 0's before any buffer is sized: a rank
+ * started with another --size or --workload would overflow or starve its peers' receives, and one
+ * with another schedule would wait for messages that no peer sends. Every rank returns the same
+ * code; the lowest rank that differs prints why, once. */
+static int ts_rt_compare_ranks(ts_rt_run *run, const ts_rt_agreement *mine, ts_err *e)
+{
+    ts_rt_agreement root = *mine;
+    MPI_Bcast(&root, (int)sizeof root, MPI_BYTE, 0, run->world);
+    int rc = ts_rt_agreement_compare(mine, run->rank, &root, e);
+    int first = rc == TS_OK ? run->size : run->rank, lowest = first;
+    MPI_Allreduce(&first, &lowest, 1, MPI_INT, MPI_MIN, run->world);
+    if (lowest == run->size)
+        return TS_OK;
+    if (run->rank == lowest)
+        fprintf(stderr, "tessel-run: %s\n", e->msg);
+    else if (rc == TS_OK)
+        ts_fail(e, TS_EINPUT, "rank %d does not agree with rank 0", lowest);
+    return TS_EINPUT;
+}
+
 /* Options, schedule, plan, backend, workload and the replay loop's state, agreed on by all ranks.
  * Returns TS_OK with *help set when there is nothing to run. */
 static int ts_rt_start(ts_rt_run *run, ts_rt_exec *x, int argc, char **argv, bool *help, ts_err *e)
 {
+    ts_rt_agreement mine;
+    memset(&mine, 0, sizeof mine);
     int rc = ts_rt_options_parse(argc, argv, &run->o, e);
+    if (rc == TS_OK && !run->o.help)
+        rc = ts_rt_load_schedule(run, e);
+    if (rc == TS_OK)
+        rc = ts_rt_agreement_make(&run->o, run->sched, &mine, e);
+    ts_rt_watchdog_phase(
+        run->wd, run->rank,
+        "start-up (agreeing on the options and the schedule with the other ranks)");
+    rc = ts_rt_agree(run, rc, e);
+    if (rc == TS_OK)
+        rc = ts_rt_compare_ranks(run, &mine, e);
     *help = rc == TS_OK && run->o.help;
     if (*help) {
         if (run->rank == 0)
             fputs(ts_rt_options_usage(), stdout);
         return TS_OK;
     }
-    if (rc == TS_OK)
+    if (rc == TS_OK) {
+        ts_rt_watchdog_phase(run->wd, run->rank, "start-up (set-up: plan, backend, workload)");
         rc = ts_rt_setup(run, e);
-    ts_rt_watchdog_phase(run->wd, run->rank,
-                         "start-up (agreeing on the set-up with the other ranks)");
-    rc = ts_rt_agree(run, rc, e);
+        ts_rt_watchdog_phase(run->wd, run->rank,
+                             "start-up (agreeing on the set-up with the other ranks)");
+        rc = ts_rt_agree(run, rc, e);
+    }
     if (rc == TS_OK)
         rc = ts_rt_agree(
             run, ts_rt_exec_init(x, run->plan, run->world, run->o.timeout, run->be, run->w, e), e);
@@ -301,7 +337,7 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(run.world, MPI_ERRORS_RETURN);
     MPI_Comm_rank(run.world, &run.rank);
     MPI_Comm_size(run.world, &run.size);
-    ts_rt_watchdog_phase(run.wd, run.rank, "start-up (set-up: schedule, plan, backend)");
+    ts_rt_watchdog_phase(run.wd, run.rank, "start-up (set-up: options and schedule)");
     ts_rt_exec x;
     memset(&x, 0, sizeof x);
     bool help = false;
