@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The README's Slurm batch script, run for real: starts munged, slurmctld and slurmd on this
+# The Slurm batch script of docs/sweeps.md, run for real: starts munged, slurmctld and slurmd on this
 # machine as a one-node cluster with 4 CPUs (its own config, ports, key and state in a scratch
 # folder; the system's Slurm and munge setup is left alone), then
-#   1. sbatch of the README's script shrunk to one node and a small spec: every point recorded once;
+#   1. sbatch of the script of docs/sweeps.md shrunk to one node and a small spec: every point recorded once;
 #   2. the same script on a slower spec, scancel midway, resubmitted (it passes --resume): every
 #      point still recorded exactly once, the records made before the cancel unchanged;
 #   3. srun --mpi=pmix --kill-on-bad-exit=0 -n 3 of the small spec: the same records as sbatch's;
@@ -170,11 +170,11 @@ sys.exit(1 if bad else 0)
 PY
 }
 
-# The README's batch script, shrunk: one node, 2 CPUs per task, the spec and output given here.
+# The batch script of docs/sweeps.md, shrunk: one node, 2 CPUs per task, the spec and output given here.
 FAST=$SRC/tests/fixtures/sweep_mpi.json
 SLOW=$SRC/tests/slurm/slow.json
 awk '/^A Slurm batch script/ {f = 1} f && /^```sh/ {g = 1; next} g && /^```/ {exit} g' \
-    "$SRC/README.md" >"$TMP/readme.sbatch"
+    "$SRC/docs/sweeps.md" >"$TMP/readme.sbatch"
 batch() { # spec outdir > script
     sed -e 's/--nodes=16/--nodes=1/' -e 's/--cpus-per-task=32/--cpus-per-task=2/' \
         -e 's/--time=48:00:00/--time=00:10:00/' -e "s|tessel sweep |$TESSEL sweep |" \
@@ -185,17 +185,17 @@ batch "$FAST" "$TMP/fast" >"$TMP/fast.sbatch"
 for want in "--nodes=1" "--cpus-per-task=2" "--time=00:10:00" "$TESSEL sweep $FAST -o $TMP/fast" \
     "--mpi -j \"\$SLURM_CPUS_PER_TASK\" --resume" "mpirun -np \$((SLURM_NNODES + 1))"; do
     grep -qF -- "$want" "$TMP/fast.sbatch" ||
-        { say "the README's batch script changed (no '$want' after shrinking): update this test"; cat "$TMP/fast.sbatch"; exit 1; }
+        { say "the batch script of docs/sweeps.md changed (no '$want' after shrinking): update this test"; cat "$TMP/fast.sbatch"; exit 1; }
 done
 [ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 # 1. sbatch: every point once.
 t0=$SECONDS
 if timeout 180 sbatch --wait --quiet -o "$TMP/fast.out" "$TMP/fast.sbatch" >/dev/null; then
-    echo "sbatch (the README's script, $(basename "$FAST")):" \
+    echo "sbatch (the script of docs/sweeps.md, $(basename "$FAST")):" \
         "$(grep -o '[0-9]*/[0-9]* points recorded[^;]*' "$TMP/fast.out"), $((SECONDS - t0)) s"
 else
-    say "sbatch of the README's script failed"; cat "$TMP/fast.out"
+    say "sbatch of the script of docs/sweeps.md failed"; cat "$TMP/fast.out"
 fi
 check "$FAST" "$TMP/fast" "sbatch"
 
