@@ -68,26 +68,29 @@ static void ts_cmp_print_table(const ts_placement *p, long n, const long *cap, c
             if (w > pw)
                 pw = w;
         }
-    printf("  %-14s %4s %7s %9s %7s %7s  %-*s %4s %9s  %s\n", "method", "k", "period", "makespan",
-           "/LB", "bubble", pw, "peak memory", "fits", "seconds", "status");
+    printf("  %-14s %4s %6s %2s %9s %7s %7s  %-*s %4s %9s  %s\n", "method", "k", "period", "R",
+           "makespan", "/LB", "bubble", pw, "peak memory", "fits", "seconds", "status");
     for (int i = 0; i < nrows; i++) {
         const ts_compare_row *r = &rows[i];
-        char k[16] = "-", per[24] = "-";
+        char k[16] = "-", per[24] = "-", R[16] = "-", ratio[16] = "-";
         if (r->k > 0)
             snprintf(k, sizeof k, "%ld", r->k);
         if (r->period > 0)
             snprintf(per, sizeof per, "%ld", r->period);
+        if (r->per > 0 && r->period > 0)
+            snprintf(R, sizeof R, "%d", r->per);
         if (!r->ok) {
-            printf("  %-14s %4s %7s %9s %7s %7s  %-*s %4s %9.2f  %s\n", r->method, k, per, "-", "-",
-                   "-", pw, "-", "-", r->seconds, r->status);
+            printf("  %-14s %4s %6s %2s %9s %7s %7s  %-*s %4s %9.2f  %s\n", r->method, k, per, R,
+                   "-", "-", "-", pw, "-", "-", r->seconds, r->status);
             continue;
         }
+        /* a row over the memory, or at another N, is not held to the table's bound: no ratio */
+        if (r->lower_bound > 0 && r->at_n && (r->fits || !has_memory))
+            snprintf(ratio, sizeof ratio, "%.3f", (double)r->makespan / r->lower_bound);
         ts_cmp_peak_text(p, r->peak, peak, sizeof peak);
-        printf("%c %-14s %4s %7s %9ld %7.3f %6.2f%%  %-*s %4s %9.2f  %s\n", r->best ? '*' : ' ',
-               r->method, k, per, r->makespan,
-               r->lower_bound > 0 ? (double)r->makespan / r->lower_bound : 0.0,
-               100.0 * r->bubble_rate, pw, peak, has_memory ? (r->fits ? "yes" : "no") : "-",
-               r->seconds, r->status);
+        printf("%c %-14s %4s %6s %2s %9ld %7s %6.2f%%  %-*s %4s %9.2f  %s\n", r->best ? '*' : ' ',
+               r->method, k, per, R, r->makespan, ratio, 100.0 * r->bubble_rate, pw, peak,
+               has_memory ? (r->fits ? "yes" : "no") : "-", r->seconds, r->status);
     }
     printf("\n* the shortest makespan at N among the rows that fit the memory\n");
     if (ts_cmp_peak_cut(p))
@@ -99,8 +102,8 @@ static void ts_cmp_print_csv(const ts_placement *p, long n, const long *cap,
                              const ts_compare_row *rows, int nrows)
 {
     bool has_memory = cap != NULL;
-    printf("placement,ndevs,micro_batches,memory,method,source,k,period,makespan,lower_bound,"
-           "makespan_over_lb,bubble_rate,peak_memory,fits,best,seconds,status\n");
+    printf("placement,ndevs,micro_batches,memory,method,source,k,period,per_period,makespan,"
+           "lower_bound,makespan_over_lb,bubble_rate,peak_memory,fits,best,seconds,status\n");
     for (int i = 0; i < nrows; i++) {
         const ts_compare_row *r = &rows[i];
         printf("%s,%d,%ld,", p->name, p->ndevs, n);
@@ -116,9 +119,14 @@ static void ts_cmp_print_csv(const ts_placement *p, long n, const long *cap,
         printf(",");
         if (r->period > 0)
             printf("%ld", r->period);
+        printf(",");
+        if (r->per > 0 && r->period > 0)
+            printf("%d", r->per);
         if (r->ok) {
-            printf(",%ld,%ld,%.4f,%.4f,", r->makespan, r->lower_bound,
-                   r->lower_bound > 0 ? (double)r->makespan / r->lower_bound : 0.0, r->bubble_rate);
+            printf(",%ld,%ld,", r->makespan, r->lower_bound);
+            if (r->lower_bound > 0 && r->at_n && (r->fits || !has_memory))
+                printf("%.4f", (double)r->makespan / r->lower_bound);
+            printf(",%.4f,", r->bubble_rate);
             /* spaces, as in the sweep's CSV */
             for (int d = 0; d < p->ndevs; d++)
                 printf("%s%ld", d ? " " : "", r->peak[d]);

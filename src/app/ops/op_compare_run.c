@@ -28,14 +28,39 @@ static ts_compare_opts ts_op_compare_opts_of(const ts_op_compare_req *r)
                              .progress_ud = r->progress_ud};
 }
 
-/* Whether two placements have the same devices and blocks: a schedule file's must be the
- * compared one. */
-static bool ts_op_compare_same(const ts_placement *q, const ts_placement *p)
+/* Where placement q differs from p (the compared one), in words, or NULL when they are the
+ * same problem: devices, every block (id, kind, span, memory, devices) and every dependency
+ * (ends, delay, distance). A schedule file's must be the compared one: a file whose spans were
+ * all set to 1 is a schedule of another placement. */
+static const char *ts_op_compare_differs(const ts_placement *q, const ts_placement *p, char *buf,
+                                         size_t len)
 {
-    bool same = q->ndevs == p->ndevs && q->nblocks == p->nblocks;
-    for (int b = 0; same && b < p->nblocks; b++)
-        same = !strcmp(q->blocks[b].id, p->blocks[b].id);
-    return same;
+    if (q->ndevs != p->ndevs || q->nblocks != p->nblocks || q->nedges != p->nedges) {
+        snprintf(buf, len, "%d devices, %d blocks and %d edges, not %d, %d and %d", q->ndevs,
+                 q->nblocks, q->nedges, p->ndevs, p->nblocks, p->nedges);
+        return buf;
+    }
+    for (int b = 0; b < p->nblocks; b++) {
+        const ts_block *x = &q->blocks[b], *y = &p->blocks[b];
+        if (strcmp(x->id, y->id) || x->kind != y->kind || x->span != y->span ||
+            x->memory != y->memory || x->ndevices != y->ndevices ||
+            memcmp(x->devices, y->devices, (size_t)y->ndevices * sizeof *y->devices)) {
+            snprintf(buf, len,
+                     "block %d ('%s': span %d, memory %d) is not '%s' (span %d, memory %d) "
+                     "on the same devices",
+                     b, x->id, x->span, x->memory, y->id, y->span, y->memory);
+            return buf;
+        }
+    }
+    for (int i = 0; i < p->nedges; i++) {
+        const ts_edge *x = &q->edges[i], *y = &p->edges[i];
+        if (x->src != y->src || x->dst != y->dst || x->delay != y->delay ||
+            x->distance != y->distance) {
+            snprintf(buf, len, "edge %d differs (its ends, delay or distance)", i);
+            return buf;
+        }
+    }
+    return NULL;
 }
 
 /* Loads every schedule file into s[]; on an error frees what it loaded. */
@@ -47,11 +72,11 @@ static int ts_op_compare_load(const ts_op_compare_req *r, ts_schedule **s, ts_er
         if ((rc = ts_schedule_load(path, &s[i], e)) != TS_OK)
             break;
         const ts_placement *q = s[i]->placement, *p = r->p;
-        if (!ts_op_compare_same(q, p))
+        char why[192];
+        if (ts_op_compare_differs(q, p, why, sizeof why))
             rc = ts_fail(e, TS_EINPUT,
-                         "%s: its placement '%s' (%d devices, %d blocks) is not the compared "
-                         "placement '%s' (%d devices, %d blocks)",
-                         path, q->name, q->ndevs, q->nblocks, p->name, p->ndevs, p->nblocks);
+                         "%s: its placement '%s' is not the compared placement '%s': %s", path,
+                         q->name, p->name, why);
     }
     for (int k = 0; rc != TS_OK && k < r->nfiles; k++) {
         ts_schedule_free(s[k]);

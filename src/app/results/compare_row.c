@@ -34,10 +34,22 @@ static void ts_compare_measure(const ts_compare_opts *o, ts_schedule *s, ts_comp
     ts_err e = {0};
     ts_schedule *u;
     ts_metrics m;
+    if (s->has_repetend)
+        r->per = s->rep.per > 0 ? s->rep.per : 1;
     int rc = ts_results_at(s, o->n, &u, &m, &e);
     if (rc > 0)
         snprintf(r->status, sizeof r->status, "unroll failed: %.120s", e.msg);
     if (rc) {
+        ts_schedule_free(s);
+        return;
+    }
+    /* a row is ranked only once it is known valid: a file may hold anything (an action twice,
+     * one missing, a broken dependency), and every other row is checked the same way */
+    ts_validate_opts vo = {0};
+    if (ts_schedule_validate(u, &vo, &e)) {
+        snprintf(r->status, sizeof r->status, "invalid: %.140s", e.msg);
+        ts_metrics_free(&m);
+        ts_schedule_free(u);
         ts_schedule_free(s);
         return;
     }
@@ -53,6 +65,7 @@ static void ts_compare_measure(const ts_compare_opts *o, ts_schedule *s, ts_comp
         if (o->ncap > 0 && m.peak[d] > o->cap[o->ncap > 1 ? d : 0])
             r->fits = false;
     }
+    r->at_n = u->nmicros == o->n;
     if (u->nmicros != o->n) {
         char at[40];
         snprintf(at, sizeof at, " (at N = %d)", u->nmicros);
@@ -206,11 +219,11 @@ int ts_compare_finish(ts_compare_row *rows, int nrows, long lb)
     int first = -1;
     for (int i = 0; i < nrows; i++) {
         rows[i].lower_bound = lb;
-        if (rows[i].ok && rows[i].fits && (best < 0 || rows[i].makespan < best))
+        if (rows[i].ok && rows[i].fits && rows[i].at_n && (best < 0 || rows[i].makespan < best))
             best = rows[i].makespan;
     }
     for (int i = 0; i < nrows; i++) {
-        rows[i].best = rows[i].ok && rows[i].fits && rows[i].makespan == best;
+        rows[i].best = rows[i].ok && rows[i].fits && rows[i].at_n && rows[i].makespan == best;
         if (rows[i].best && first < 0)
             first = i;
     }
@@ -227,6 +240,8 @@ json_t *ts_compare_row_json(const ts_compare_row *r)
         json_object_set_new(row, "k", json_integer(r->k));
     if (r->period > 0)
         json_object_set_new(row, "period", json_integer(r->period));
+    if (r->per > 0)
+        json_object_set_new(row, "per_period", json_integer(r->per));
     if (r->ok && r->summary) {
         json_t *sum = json_deep_copy(r->summary);
         /* The row's own name (e.g. "full (greedy)") stays. */

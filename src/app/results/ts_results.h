@@ -95,6 +95,12 @@ typedef struct {
     char status[160];
     /* -1 when not applicable. */
     long k, period;
+    /* micro-batches per period of the schedule's repetend (0: none), so that a period of
+     * several micro-batches reads against one of one */
+    int per;
+    /* measured at the table's N (false: at the file's own micro-batches, which cannot be taken
+     * to N): only such a row can be the best */
+    bool at_n;
     long makespan, lower_bound;
     double bubble_rate, seconds;
     bool fits;

@@ -198,9 +198,11 @@ static json_t *ts_wrow_json(const ts_compare_row *r, bool has_memory)
     json_object_set_new(row, "label", json_string(ts_wrow_label(r)));
     if (r->ok) {
         json_object_set_new(row, "lower_bound", json_integer(r->lower_bound));
-        json_object_set_new(
-            row, "ratio",
-            json_real(r->lower_bound > 0 ? (double)r->makespan / r->lower_bound : 0.0));
+        /* a row over the memory is not held to the bound within it: no ratio (as the CLI) */
+        json_object_set_new(row, "ratio",
+                            r->lower_bound > 0 && r->at_n && (r->fits || !has_memory)
+                                ? json_real((double)r->makespan / r->lower_bound)
+                                : json_null());
         if (!has_memory)
             json_object_set_new(row, "fits", json_null());
     }

@@ -602,7 +602,7 @@ function drawCompare(r, key) {
     const ok = row.makespan !== undefined;
     const val = {
       best: row.best ? '*' : '', method: row.method, k: row.k ? String(row.k) : '-', period: row.period ? String(row.period) : '-',
-      makespan: ok ? String(row.makespan) : '-', ratio: ok ? row.ratio.toFixed(3) : '-',
+      makespan: ok ? String(row.makespan) : '-', ratio: ok && row.ratio != null ? row.ratio.toFixed(3) : '-',
       bubbles: ok ? (100 * row.bubble_rate).toFixed(2) + '%' : '-', peak: ok ? row.peak_memory.join(' ') : '-',
       fits: ok && hasMem ? (row.fits ? 'yes' : 'no') : '-', seconds: row.seconds.toFixed(2), status: row.status,
       ms: ok ? uTime(row.makespan) : '-', gb: ok ? uMemList(row.peak_memory) : '-', label: '',
