@@ -21,7 +21,15 @@ from serve_util import Server, wait_job  # noqa: E402
 # A value each option type takes, for the explorer's check that it accepts the field.
 SAMPLE = {"int": 1, "number": 1.0, "text": "auto", "names": "memlist", "memory": 4, "flag": True}
 # Where a field takes only some values of its type: (operation, field) -> a value it takes.
-SAMPLE_FOR = {}
+SAMPLE_FOR = {("model_placement", "model"): "gpt3-1.3b",
+              ("model_placement", "hardware"): "a100-40gb",
+              ("model_placement", "strategy"): "1f1b", ("model_placement", "gpus"): 4,
+              ("model_placement", "seq"): 1024, ("model_placement", "max_span"): 64,
+              ("model_placement", "comm"): "overlap",
+              ("model_placement", "first_stage_param_cap_gb"): 100}
+# What an explorer request needs besides the field under test (default: a memory).
+BASE_FOR = {"model_placement": {"model": "gpt3-1.3b", "hardware": "a100-40gb", "gpus": 4,
+                                "strategy": "1f1b"}}
 
 
 def tables():
@@ -92,7 +100,7 @@ def test_explorer_takes_every_field(server):
     for t in tables():
         if not t["serve_path"]:
             continue
-        base = dict(subject(t["subject"]), memory=4)
+        base = dict(subject(t["subject"]), **BASE_FOR.get(t["name"], {"memory": 4}))
         if t["serve_job"]:
             base["job"] = t["serve_job"]
         for row in t["options"]:
@@ -147,3 +155,4 @@ def test_one_request_three_front_ends(cli, server, tmp_path):
     assert strip(page)["entries"] == strip(a)["entries"]
     assert strip(page)["search"] == strip(a)["search"]
     assert done["result"]["summary"]["makespan"] == ours.makespan
+

@@ -3,8 +3,10 @@
 #include <stdio.h>
 #include <string.h>
 #include "ts_jsonutil.h"
+#include "ts_op_model.h"
 #include "ts_ops.h"
 #ifdef TS_HAVE_SOLVER
+#include "ts_op_plan.h"
 #include "ts_op_search.h"
 #endif
 
@@ -13,6 +15,10 @@
 static const ts_op *const ts_ops[] = {
 #ifdef TS_HAVE_SOLVER
     &ts_op_search,
+#endif
+    &ts_op_model, &ts_op_model_placement,
+#ifdef TS_HAVE_SOLVER
+    &ts_op_plan,
 #endif
     NULL};
 

@@ -7,6 +7,7 @@
 #include "ts_baseline.h"
 #include "ts_json.h"
 #include "ts_jsonutil.h"
+#include "ts_op_model.h"
 #include "ts_op_search.h"
 #include "ts_serve.h"
 #include "ts_solver.h"
@@ -421,6 +422,10 @@ void ts_api_request_free(ts_api_request *rq)
         ts_op_search_req_free(rq->search);
     free(rq->search);
     rq->search = NULL;
+    if (rq->derive)
+        ts_op_model_placement_req_free(rq->derive);
+    free(rq->derive);
+    rq->derive = NULL;
     rq->placement = NULL;
     rq->schedule = NULL;
     rq->memory = NULL;
