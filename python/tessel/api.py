@@ -161,12 +161,14 @@ def placement_from_model(model, hardware, gpus, strategy, micro_batch_size=None,
 def plan(model, hardware, gpus, global_batch, micro_batch_size=None, tensor_parallel=None,
          pipeline=None, virtual_stages=None, zero=None, recompute=None, sequence_parallel=None,
          tp_across_nodes=False, strategies=None, precision=None, infer=False, top=None,
-         search_top=None, time_limit=None, efficiency=None, models_dir=None):
+         search_top=None, time_limit=None, effort=None, gap=None, seed=None, efficiency=None,
+         models_dir=None):
     """`tessel plan --json`: the plan space of a model on gpus GPUs searched with the cost model
     (tensor parallelism, pipeline, strategy, virtual stages, ZeRO, recomputation none, selective,
     full or adaptive, micro-batch size: each auto unless given), the best plans with a pipeline
-    searched for their schedule, ranked (fitting plans first, by iteration time). Each searched
-    plan that fits carries its Placement and Schedule."""
+    searched for their schedule, ranked (fitting plans first, by iteration time). time_limit,
+    effort, gap and seed are each schedule search's, as in search(). Each searched plan that
+    fits carries its Placement and Schedule."""
     if strategies is not None and not isinstance(strategies, str):
         strategies = list(strategies)
     req = _request("plan", {}, model=model, hardware=hardware, gpus=gpus,
@@ -175,8 +177,8 @@ def plan(model, hardware, gpus, global_batch, micro_batch_size=None, tensor_para
                    virtual_stages=virtual_stages, zero=zero, recompute=recompute,
                    sequence_parallel=sequence_parallel, tp_across_nodes=tp_across_nodes,
                    strategies=strategies, precision=precision, infer=infer, top=top,
-                   search_top=search_top, time_limit=time_limit, efficiency=efficiency,
-                   models_dir=models_dir)
+                   search_top=search_top, time_limit=time_limit, effort=effort, gap=gap,
+                   seed=seed, efficiency=efficiency, models_dir=models_dir)
     reply = _lib.call("plan", req)
     for p in reply["plans"]:
         pj, st = p.pop("placement_json", None), p.pop("schedule_text", None)

@@ -46,6 +46,16 @@ static const ts_op_option ts_op_plan_opts[] = {
      "plans whose schedule is searched; default 3; 0: none", TS_PLAN_FRONTS},
     {"time_limit", NULL, "time-limit", 0, TS_OPV_NUM, TS_TIME_LIMIT_MIN, TS_TIME_LIMIT_MAX, "S",
      "seconds per schedule search; default 3", TS_PLAN_FRONTS},
+    {"effort", NULL, "effort", 0, TS_OPV_NUM, 1, 1e15, "E",
+     "work of each schedule search in solver resource units, the same on any machine; default: "
+     "the time limit's",
+     TS_PLAN_FRONTS},
+    {"gap", NULL, "gap", 0, TS_OPV_NUM, 0, 10, "F",
+     "a schedule search returns within this fraction of its lower bound; default 0: only at "
+     "the bound",
+     TS_PLAN_FRONTS},
+    {"seed", NULL, "seed", 0, TS_OPV_INT, 1, 2147483647, "S",
+     "seed of each schedule search's improvement moves; default: a fixed one", TS_PLAN_FRONTS},
     {"efficiency", NULL, "efficiency", 0, TS_OPV_NUM, 0.01, 1, "f",
      "achievable fraction of peak FLOP/s; default: the profile's", TS_PLAN_FRONTS},
     {"models_dir", NULL, "models-dir", 0, TS_OPV_TEXT, 0, 0, "DIR",
@@ -114,6 +124,9 @@ static int ts_op_plan_ints(json_t *req, ts_front f, ts_op_plan_req *r, ts_err *e
     bool given, unused;
     if (ts_op_read_num(op, "global_batch", req, f, &global, &given, e) ||
         ts_op_read_num(op, "time_limit", req, f, &r->r.time_limit, &unused, e) ||
+        ts_op_read_num(op, "effort", req, f, &r->r.effort, &unused, e) ||
+        ts_op_read_num(op, "gap", req, f, &r->r.gap, &unused, e) ||
+        ts_op_read_int(op, "seed", req, f, &r->r.seed, e) ||
         ts_op_read_num(op, "efficiency", req, f, &r->efficiency, &unused, e) ||
         ts_op_read_flag(op, "tp_across_nodes", req, f, &r->sp.tp_across_nodes, e) ||
         ts_op_read_flag(op, "infer", req, f, &r->r.infer, e))
