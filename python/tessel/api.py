@@ -142,23 +142,26 @@ def model(name, hardware=None, micro_batch_size=None, tensor_parallel=None, seq=
           recompute=False, models_dir=None):
     """`tessel model NAME --json`: the model's layers (and, on hardware, their times and
     memory)."""
-    return _lib.call("model", _keys(name=name, hardware=hardware,
-                                    micro_batch_size=micro_batch_size,
-                                    tensor_parallel=tensor_parallel, seq=seq,
-                                    recompute=recompute, models_dir=models_dir))
+    return _lib.call("model", _request(
+        "model", {"name": name}, hardware=hardware, micro_batch_size=micro_batch_size,
+        tensor_parallel=tensor_parallel, seq=seq, recompute=recompute, models_dir=models_dir))
 
 
 def placement_from_model(model, hardware, gpus, strategy, micro_batch_size=None,
                          tensor_parallel=None, seq=None, chunks=None, micro_batches=None,
                          slices=None, max_span=None, recompute=False, infer=False,
-                         efficiency=None, workspace_gb=None, models_dir=None):
+                         efficiency=None, workspace_gb=None, param_bytes=None,
+                         first_stage_param_cap_gb=None, comm=None, models_dir=None):
     """`tessel placement --model ...`: the placement derived from a model on gpus GPUs of a
-    hardware profile by a strategy; its .info is the derivation's summary (--json)."""
-    reply = _lib.call("placement_from_model", _keys(
-        model=model, hardware=hardware, gpus=gpus, strategy=strategy,
+    hardware profile by a strategy; its .info is the derivation's summary (--json). param_bytes,
+    first_stage_param_cap_gb and comm ("overlap" or "sync") are the command line's options of
+    those names."""
+    reply = _lib.call("placement_from_model", _request(
+        "model_placement", {}, model=model, hardware=hardware, gpus=gpus, strategy=strategy,
         micro_batch_size=micro_batch_size, tensor_parallel=tensor_parallel, seq=seq,
         chunks=chunks, micro_batches=micro_batches, slices=slices, max_span=max_span,
         recompute=recompute, infer=infer, efficiency=efficiency, workspace_gb=workspace_gb,
+        param_bytes=param_bytes, first_stage_param_cap_gb=first_stage_param_cap_gb, comm=comm,
         models_dir=models_dir))
     return Placement._reply(reply, info=reply["summary"])
 
@@ -166,20 +169,24 @@ def placement_from_model(model, hardware, gpus, strategy, micro_batch_size=None,
 def plan(model, hardware, gpus, global_batch, micro_batch_size=None, tensor_parallel=None,
          pipeline=None, virtual_stages=None, zero=None, recompute=None, sequence_parallel=None,
          tp_across_nodes=False, strategies=None, precision=None, infer=False, top=None,
-         search_top=None, time_limit=None, efficiency=None, models_dir=None):
+         search_top=None, time_limit=None, effort=None, gap=None, seed=None, efficiency=None,
+         models_dir=None):
     """`tessel plan --json`: the plan space of a model on gpus GPUs searched with the cost model
     (tensor parallelism, pipeline, strategy, virtual stages, ZeRO, recomputation none, selective,
     full or adaptive, micro-batch size: each auto unless given), the best plans with a pipeline
-    searched for their schedule, ranked (fitting plans first, by iteration time). Each searched
-    plan that fits carries its Placement and Schedule."""
-    req = _keys(model=model, hardware=hardware, gpus=gpus, global_batch=global_batch,
-                micro_batch_size=micro_batch_size, tensor_parallel=tensor_parallel,
-                pipeline=pipeline, virtual_stages=virtual_stages, zero=zero, recompute=recompute,
-                sequence_parallel=sequence_parallel, tp_across_nodes=tp_across_nodes,
-                precision=precision, infer=infer, top=top, search_top=search_top,
-                time_limit=time_limit, efficiency=efficiency, models_dir=models_dir)
-    if strategies is not None:
-        req["strategies"] = list(strategies)
+    searched for their schedule, ranked (fitting plans first, by iteration time). time_limit,
+    effort, gap and seed are each schedule search's, as in search(). Each searched plan that
+    fits carries its Placement and Schedule."""
+    if strategies is not None and not isinstance(strategies, str):
+        strategies = list(strategies)
+    req = _request("plan", {}, model=model, hardware=hardware, gpus=gpus,
+                   global_batch=global_batch, micro_batch_size=micro_batch_size,
+                   tensor_parallel=tensor_parallel, pipeline=pipeline,
+                   virtual_stages=virtual_stages, zero=zero, recompute=recompute,
+                   sequence_parallel=sequence_parallel, tp_across_nodes=tp_across_nodes,
+                   strategies=strategies, precision=precision, infer=infer, top=top,
+                   search_top=search_top, time_limit=time_limit, effort=effort, gap=gap,
+                   seed=seed, efficiency=efficiency, models_dir=models_dir)
     reply = _lib.call("plan", req)
     for p in reply["plans"]:
         pj, st = p.pop("placement_json", None), p.pop("schedule_text", None)

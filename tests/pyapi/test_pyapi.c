@@ -106,8 +106,8 @@ static void test_other_operations(void **state)
                     "\"methods\":[\"1f1b\",\"lazy\"]}"},
         {"model", "{\"name\":\"gpt3-1.3b\",\"hardware\":\"a100-40gb\"}"},
         {"plan", "{\"model\":\"gpt3-1.3b\",\"hardware\":\"a100-40gb\",\"gpus\":4,"
-                 "\"global-batch\":16,\"micro-batch-size\":1,\"strategies\":[\"1f1b\"],"
-                 "\"time-limit\":1}"},
+                 "\"global_batch\":16,\"micro_batch_size\":1,\"strategies\":[\"1f1b\"],"
+                 "\"time_limit\":1}"},
         {"placement_from_model",
          "{\"model\":\"gpt3-1.3b\",\"hardware\":\"a100-40gb\",\"gpus\":4,\"strategy\":\"1f1b\"}"},
     };

@@ -169,7 +169,8 @@ def test_plan_ranks_with_files(cli):
     assert isinstance(best["placement"], tessel.Placement)
     assert best["schedule"].validate()["valid"]
     assert best["schedule"].makespan == best["makespan"]
-    with pytest.raises(tessel.InvalidInput, match="--recompute: unknown value 'some'"):
+    # the message names the keyword, as Python takes it (the command line: --recompute)
+    with pytest.raises(tessel.InvalidInput, match="plan: recompute: unknown value 'some'"):
         tessel.plan("gpt3-1.3b", "a100-40gb", gpus=4, global_batch=16, recompute="some")
 
 

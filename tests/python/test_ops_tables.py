@@ -2,7 +2,8 @@
 every operation is taken by the command line (a flag in --help), by Python (a keyword of the
 call) and by the explorer (a field its job request accepts), or its row says why not. Then one
 request, three front ends: tessel.search, `tessel search -o` and the explorer's search write the
-same schedule."""
+same schedule; tessel.placement_from_model, `tessel placement --model` and the explorer's model
+placement derive the same placement; tessel.plan and `tessel plan --json` rank the same plans."""
 
 import inspect
 import json
@@ -22,10 +23,18 @@ from serve_util import Server, wait_job  # noqa: E402
 SAMPLE = {"int": 1, "number": 1.0, "text": "auto", "names": "memlist", "memory": 4, "flag": True,
           "texts": ["a=b.json"]}
 # Where a field takes only some values of its type: (operation, field) -> a value it takes.
-SAMPLE_FOR = {("compare", "methods"): "1f1b", ("baseline", "kind"): "1f1b"}
+SAMPLE_FOR = {("compare", "methods"): "1f1b", ("baseline", "kind"): "1f1b",
+              ("model_placement", "model"): "gpt3-1.3b",
+              ("model_placement", "hardware"): "a100-40gb",
+              ("model_placement", "strategy"): "1f1b", ("model_placement", "gpus"): 4,
+              ("model_placement", "seq"): 1024, ("model_placement", "max_span"): 64,
+              ("model_placement", "comm"): "overlap",
+              ("model_placement", "first_stage_param_cap_gb"): 100}
 # The fields a request to the explorer needs besides the one under test (compare: one quick row
-# rather than every method).
-BASE_FOR = {"compare": {"methods": ["1f1b"]}, "baseline": {"kind": "1f1b"}}
+# rather than every method; a memory where the table has one).
+BASE_FOR = {"compare": {"methods": ["1f1b"]}, "baseline": {"kind": "1f1b"},
+            "model_placement": {"model": "gpt3-1.3b", "hardware": "a100-40gb", "gpus": 4,
+                                "strategy": "1f1b"}}
 
 
 def tables():
@@ -198,3 +207,47 @@ def test_baseline_one_request_three_front_ends(cli, server, tmp_path):
     assert j["schedule"]["entries"] == json.loads(out.read_text())["entries"]
     st, j = server.request("POST", "/api/baseline", {"placement": p.to_dict(), "kind": "nope"})
     assert st == 400 and "request: field 'kind': unknown baseline 'nope'" in j["error"], j
+
+
+def test_model_placement_three_front_ends(cli, server, tmp_path):
+    """One model placement request, with the options Python and the explorer lacked before the
+    table (param_bytes, comm, efficiency, workspace_gb): tessel.placement_from_model, `tessel
+    placement --model -o FILE --json` and the explorer's model placement derive the same
+    placement, and Python's summary is the command line's."""
+    args = dict(model="gpt3-1.3b", hardware="a100-40gb", gpus=4, strategy="interleaved",
+                chunks=2, micro_batches=8, param_bytes=8, comm="overlap", efficiency=0.5,
+                workspace_gb=2)
+    ours = tessel.placement_from_model(**args)
+    out = tmp_path / "cli.json"
+    flags = [x for key, value in args.items() for x in ("--" + key.replace("_", "-"), value)]
+    info = json.loads(cli.run("placement", *flags, "-o", out, "--json").stdout)
+    want = json.loads(out.read_text())
+    assert ours.to_dict() == want and ours.info == info
+    st, j = server.request("POST", "/api/model-placement", args)
+    assert st == 200, j
+    assert j["placement"] == want and j["info"]["capacity"] == info["capacity"]
+    # a value the row refuses, named as each front end names it
+    r = cli.run("placement", *flags, "--comm", "both", check=False)
+    assert r.returncode == 2 and "--comm takes overlap or sync, not 'both'" in r.stderr
+    with pytest.raises(tessel.InvalidInput, match="comm takes overlap or sync, not 'both'"):
+        tessel.placement_from_model(**dict(args, comm="both"))
+    st, j = server.request("POST", "/api/model-placement", dict(args, comm="both"))
+    assert st == 400 and j["error"] == "request: field 'comm' takes overlap or sync, not 'both'"
+
+
+def test_plan_cli_and_python(cli):
+    """One plan request: tessel.plan and `tessel plan --json` rank the same plans with the same
+    figures (the schedule searches' seconds aside); each search spends the effort it is given,
+    so the answer is the machine's load's neither."""
+    args = dict(model="gpt3-1.3b", hardware="a100-40gb", gpus=4, global_batch=16,
+                micro_batch_size=1, tensor_parallel=1, pipeline=4, zero=0, strategies="1f1b,zb",
+                recompute="none", sequence_parallel=False, top=4, search_top=2, time_limit=30,
+                effort=50000, seed=7, efficiency=0.4)
+    ours = tessel.plan(**args)
+    flags = [x for key, value in args.items() for x in ("--" + key.replace("_", "-"), value)]
+    flags = ["off" if value is False else value for value in flags]
+    want = json.loads(cli.run("plan", *flags, "--json").stdout)
+    assert ours["counts"]["searched"] == 2
+    for p in ours["plans"] + want["plans"]:
+        p.pop("placement", None), p.pop("schedule", None), p.pop("search_s")
+    assert strip(ours) == strip(want)

@@ -69,7 +69,7 @@ static void ts_cli_op_print_help(const char *cmd, const ts_op *op, const ts_cli_
 {
     printf("usage: tessel %s %s\n\n", cmd, h->usage);
     ts_cli_help_wrap(h->intro, 0);
-    printf("\n" TS_CLI_PLACEMENT_HELP);
+    printf("\n%s", op->subject == TS_OP_ON_PLACEMENT ? TS_CLI_PLACEMENT_HELP : "");
     for (int i = 0; i < op->nopts; i++) {
         const ts_op_option *o = &op->opts[i];
         if (!ts_cli_op_takes(o))
@@ -138,7 +138,8 @@ static int ts_cli_op_options(const ts_op *op, struct option *opts, char *shortop
 {
     static const struct option head[] = {TS_CLI_PLACEMENT_OPTIONS};
     int n = 0;
-    for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
+    /* the placement's own options, for an operation on a placement */
+    for (size_t i = 0; op->subject == TS_OP_ON_PLACEMENT && i < sizeof head / sizeof head[0]; i++)
         opts[n++] = head[i];
     int k = 0;
     snprintf(shortopts, slen, "h");
@@ -176,7 +177,9 @@ int ts_cli_op_parse_arg(const char *cmd, const ts_op *op, const ts_cli_op_help *
     if (!(a->req = json_object()))
         return ts_cli_usage_error(cmd, "out of memory");
     int c;
-    while ((c = ts_cli_getopt_placement(cmd, argc, argv, shortopts, opts, &a->pl)) != -1) {
+    bool on_placement = op->subject == TS_OP_ON_PLACEMENT;
+    while ((c = on_placement ? ts_cli_getopt_placement(cmd, argc, argv, shortopts, opts, &a->pl)
+                             : ts_cli_getopt(cmd, argc, argv, shortopts, opts)) != -1) {
         const ts_op_option *o = NULL;
         for (int k = 0; k < nrows && !o; k++)
             if (c == TS_CLI_OP_VAL + k || (rows[k]->shortflag && c == rows[k]->shortflag))
@@ -201,6 +204,11 @@ int ts_cli_op_parse_arg(const char *cmd, const ts_op *op, const ts_cli_op_help *
     }
     if (first_key && optind < argc)
         json_object_set_new(a->req, first_key, json_string(argv[optind++]));
+    if (!on_placement) {
+        a->args = argv + optind;
+        a->nargs = argc - optind;
+        return 0;
+    }
     return ts_cli_placement_arg(cmd, argc, argv, &a->pl);
 }
 

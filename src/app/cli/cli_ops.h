@@ -6,15 +6,18 @@
 #include "cli.h"
 #include "ts_ops.h"
 
-/* What the command line asked for: the placement and the request (the table's keys). */
+/* What the command line asked for: the placement and the request (the table's keys); for an
+ * operation on no placement, the arguments after the options instead. */
 typedef struct {
     ts_cli_placement pl;
     json_t *req;
+    char **args;
+    int nargs;
 } ts_cli_op_args;
 
 /* Text of a command's --help around the options the table gives. */
 typedef struct {
-    /* after "usage: tessel CMD ": the placement and the required options */
+    /* after "usage: tessel CMD ": the subject and the required options */
     const char *usage;
     /* what the command does (a paragraph) */
     const char *intro;
@@ -24,8 +27,10 @@ typedef struct {
     const char *outro;
 } ts_cli_op_help;
 
-/* Parses argv by op's rows that the command line takes (and the placement's shared options) into
- * a->req (a flag of a TEXTS row once per item, its values a list) (the caller frees it with json_decref). Returns 0, -1 after printing --help, or the exit
+/* Parses argv by op's rows that the command line takes (and, for an operation on a placement, the
+ * placement's shared options and its file argument) into a->req (a flag of a TEXTS row once per
+ * item, its values a list; the caller frees it with json_decref). Returns 0, -1 after printing
+ * --help, or the exit
  * status after reporting a usage error. */
 int ts_cli_op_parse(const char *cmd, const ts_op *op, const ts_cli_op_help *help, int argc,
                     char **argv, ts_cli_op_args *a);

@@ -1,26 +1,13 @@
 /* tessel model: a model description expanded into its per-layer table (and, on a GPU, its
  * per-layer times and memory); without a name, the models and GPUs available. */
 #include <dirent.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "cli_ops.h"
 #include "model_cli.h"
-#include "ts_model.h"
-#include "ts_results.h"
-
-#ifndef TS_MODELS_DIR
-#define TS_MODELS_DIR "models"
-#endif
-
-const char *ts_cli_models_dir(const char *dir)
-{
-    if (dir)
-        return dir;
-    const char *env = getenv("TESSEL_MODELS");
-    return env && *env ? env : TS_MODELS_DIR;
-}
+#include "ts_op_model.h"
 
 bool ts_cli_has_model_flag(int argc, char **argv)
 {
@@ -112,97 +99,65 @@ static void ts_model_summary(const ts_model *m)
     printf("\n\n");
 }
 
-static int ts_model_help(void)
+static const ts_cli_op_help ts_model_help = {
+    "[NAME] [--hardware H] [OPTIONS]",
+    "Expands a model description (tessel-model/1) into its per-layer table: forward FLOPs, "
+    "parameters, stored activation bytes and bytes sent per sample, and the layer kind. "
+    "Consecutive equal layers share a row; * marks tied parameters. NAME is a model of the "
+    "models folder, or a file (tessel-model/1); without NAME, lists the models and GPU "
+    "profiles. The options are those of tessel.model in Python, under the same names.",
+    NULL, "Exit status: 0 done, 2 bad usage or input.\n"};
+
+/* The models and GPU profiles of the folder (tessel model without a name). */
+static void ts_model_list(ts_cli_op_args *a)
 {
-    printf("usage: tessel model [NAME] [--hardware H [--micro-batch-size b] [--tensor-parallel T]\n"
-           "                    [--recompute]] [--seq s] [--json] [--models-dir DIR]\n\n"
-           "Expands a model description (tessel-model/1) into its per-layer table: forward\n"
-           "FLOPs, parameters, stored activation bytes and bytes sent per sample, and the\n"
-           "layer kind. Consecutive equal layers share a row; * marks tied parameters.\n"
-           "Without NAME, lists the models and GPU profiles.\n\n"
-           "  NAME                 a model of the models folder, or a file (tessel-model/1)\n"
-           "  --hardware H         add per-layer times and memory on GPU H (models/hardware)\n"
-           "  --micro-batch-size b samples per micro-batch for those columns (default 1)\n"
-           "  --tensor-parallel T  split each layer over T GPUs (default 1)\n"
-           "  --recompute          full activation recomputation\n"
-           "  --seq s              override the model's sequence length\n"
-           "  --json               print JSON instead of the table\n"
-           "  --models-dir DIR     the models folder (default $TESSEL_MODELS or the project's)\n");
-    return 0;
+    char buf[4096], hwdir[4200];
+    const char *dir = ts_op_models_dir(ts_cli_op_take_text(a, "models_dir", buf, sizeof buf));
+    snprintf(hwdir, sizeof hwdir, "%s/hardware", dir);
+    ts_list_json(dir, "models");
+    ts_list_json(hwdir, "hardware");
+}
+
+/* The text for people: the summary, the GPU's line, the table. */
+static void ts_model_print(const ts_op_model_req *r, const ts_op_model_res *res)
+{
+    const ts_hardware *h = res->has_hw ? &res->h : NULL;
+    ts_model_summary(res->m);
+    if (h)
+        printf("on %s: micro-batch %d, tensor parallelism %d%s, %.0f TFLOP/s achievable\n", h->name,
+               r->co.b, r->co.T, r->co.recompute ? ", recomputation" : "", ts_hw_flops(h) / 1e12);
+    ts_print_table(res->m, h, &r->co);
 }
 
 int ts_cmd_model(int argc, char **argv)
 {
-    static const struct option opts[] = {{"hardware", required_argument, 0, 'H'},
-                                         {"micro-batch-size", required_argument, 0, 'b'},
-                                         {"tensor-parallel", required_argument, 0, 'T'},
-                                         {"recompute", no_argument, 0, 'r'},
-                                         {"seq", required_argument, 0, 's'},
-                                         {"json", no_argument, 0, 'j'},
-                                         {"models-dir", required_argument, 0, 'd'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    const char *cmd = "model", *hw = NULL, *dir = NULL;
-    long b = 1, T = 1, seq = 0;
-    bool json = false, rec = false;
-    int c;
-    while ((c = ts_cli_getopt(cmd, argc, argv, "h", opts)) != -1) {
-        switch (c) {
-        case -2: return 2;
-        case 'h': return ts_model_help();
-        case 'H': hw = optarg; break;
-        case 'b':
-            if (ts_cli_parse_long(cmd, "--micro-batch-size", optarg, 1, 65536, &b))
-                return 2;
-            break;
-        case 'T':
-            if (ts_cli_parse_long(cmd, "--tensor-parallel", optarg, 1, 1024, &T))
-                return 2;
-            break;
-        case 's':
-            if (ts_cli_parse_long(cmd, "--seq", optarg, 1, 10000000, &seq))
-                return 2;
-            break;
-        case 'r': rec = true; break;
-        case 'j': json = true; break;
-        case 'd': dir = optarg; break;
-        default: return ts_cli_usage_error(cmd, "unexpected option");
-        }
-    }
-    dir = ts_cli_models_dir(dir);
-    if (optind + 1 < argc)
-        return ts_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
-    if (optind == argc) {
-        char hwdir[4200];
-        snprintf(hwdir, sizeof hwdir, "%s/hardware", dir);
-        ts_list_json(dir, "models");
-        ts_list_json(hwdir, "hardware");
-        return 0;
-    }
-    char path[4200];
+    const char *cmd = "model";
+    ts_cli_op_args a;
+    int rc = ts_cli_op_parse(cmd, &ts_op_model, &ts_model_help, argc, argv, &a);
+    bool json = false;
+    ts_op_model_req r = {0};
+    ts_op_model_res res = {0};
     ts_err e = {0};
-    ts_model *m = NULL;
-    ts_hardware h = {0};
-    int rc = 0;
-    if (ts_model_path(dir, argv[optind], false, path, sizeof path, &e) ||
-        ts_model_load(path, (int)seq, &m, &e))
-        return ts_cli_report(cmd, &e);
-    if (hw &&
-        (ts_model_path(dir, hw, true, path, sizeof path, &e) || ts_hardware_load(path, &h, &e))) {
-        ts_model_free(m);
-        return ts_cli_report(cmd, &e);
+    if (rc == 0 && a.nargs > 1)
+        rc = ts_cli_usage_error(cmd, "unexpected argument '%s'", a.args[1]);
+    else if (rc == 0 && a.nargs == 0) {
+        ts_model_list(&a);
+        /* done: the list is the answer */
+        rc = -1;
     }
-    ts_cost_opts co = {.b = (int)b, .T = (int)T, .recompute = rec};
-    if (json) {
-        ts_cli_print_json(ts_results_model_json(m, hw ? &h : NULL, &co));
-    } else {
-        ts_model_summary(m);
-        if (hw)
-            printf("on %s: micro-batch %ld, tensor parallelism %ld%s, %.0f TFLOP/s achievable\n",
-                   h.name, b, T, rec ? ", recomputation" : "", ts_hw_flops(&h) / 1e12);
-        ts_print_table(m, hw ? &h : NULL, &co);
+    if (rc == 0) {
+        json = ts_cli_op_take_flag(&a, "json");
+        if (ts_op_model_read(a.req, TS_FRONT_CLI, a.args[0], &r, &e))
+            rc = e.code == TS_ESYS ? ts_cli_report(cmd, &e) : ts_cli_usage_error(cmd, "%s", e.msg);
     }
-    ts_model_free(m);
-    ts_hardware_clear(&h);
-    return rc;
+    if (rc == 0 && ts_op_model_run(&r, &res, &e))
+        rc = ts_cli_report(cmd, &e);
+    else if (rc == 0 && json)
+        ts_cli_print_json(json_incref(res.json));
+    else if (rc == 0)
+        ts_model_print(&r, &res);
+    ts_op_model_res_free(&res);
+    ts_op_model_req_free(&r);
+    json_decref(a.req);
+    return rc < 0 ? 0 : rc;
 }

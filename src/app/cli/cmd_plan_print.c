@@ -1,10 +1,10 @@
 /* tessel plan's output: the ranked table with the search's counts and the refusals by reason,
- * --explain's breakdown of one plan, the JSON and the CSV. */
+ * --explain's breakdown of one plan, and the CSV (the JSON is the operation's, ts_op_plan_json). */
 #ifdef TS_HAVE_SOLVER
 #include <stdio.h>
 #include "plan.h"
 
-static void ts_plan_counts(const ts_plan_args *a)
+static void ts_plan_counts(const ts_op_plan_res *a)
 {
     const ts_plan_stats *st = &a->st;
     printf("plans: %ld in the space, %ld evaluated, %ld pruned by bound, %ld refused; schedule "
@@ -16,9 +16,11 @@ static void ts_plan_counts(const ts_plan_args *a)
                    st->example[k]);
 }
 
-void ts_plan_print(const ts_plan_args *a, const ts_plan *pl, int n)
+void ts_plan_print(const ts_op_plan_res *a)
 {
     const ts_plan_req *r = &a->r;
+    const ts_plan *pl = a->pl;
+    int n = a->n;
     printf("%s on %d x %s: global batch %ld, %s\n", r->m->name, r->gpus, r->h->name, r->global,
            r->infer ? "inference" : "training");
     ts_plan_counts(a);
@@ -65,29 +67,6 @@ void ts_plan_explain(const ts_plan *pl)
                pl->iter_s > 0 ? 100 * part[i].s / pl->iter_s : 0);
     printf("  stages recomputing: %d none, %d selective, %d full; peak %.1f GB per GPU\n",
            c->stages_rc[0], c->stages_rc[1], c->stages_rc[2], pl->peak_gb);
-}
-
-json_t *ts_plans_json(const ts_plan_args *a, const ts_plan *pl, int n)
-{
-    const ts_plan_req *r = &a->r;
-    const ts_plan_stats *st = &a->st;
-    json_t *arr = json_array(), *ref = json_object();
-    for (int i = 0; i < n; i++)
-        json_array_append_new(arr, ts_plan_json(&pl[i]));
-    for (int k = 0; k < TS_REFUSE_KINDS; k++)
-        if (st->refused_by[k])
-            json_object_set_new(ref, ts_refuse_name(k),
-                                json_pack("{sI ss}", "count", (json_int_t)st->refused_by[k],
-                                          "example", st->example[k]));
-    json_t *counts = json_pack("{sI sI sI sI si si so}", "space", (json_int_t)st->total,
-                               "evaluated", (json_int_t)st->evaluated, "pruned",
-                               (json_int_t)st->pruned, "refused", (json_int_t)st->refused,
-                               "searched", a->searched, "search_pruned", a->search_pruned,
-                               "refused_by", ref);
-    return json_pack("{ss ss si sI sb sf sf so so}", "model", r->m->name, "hardware", r->h->name,
-                     "gpus", r->gpus, "global_batch", (json_int_t)r->global, "infer", r->infer,
-                     "peak_tflops", r->h->peak_tflops, "time_limit_s", r->time_limit, "counts",
-                     counts, "plans", arr);
 }
 
 void ts_plan_csv(const ts_plan *pl, int n)

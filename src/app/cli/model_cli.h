@@ -12,7 +12,5 @@ int ts_cmd_plan(int argc, char **argv); /* cmd_plan.c */
 int ts_cmd_placement_model(int argc, char **argv);
 /* True when argv holds --model (or --model=...). */
 bool ts_cli_has_model_flag(int argc, char **argv);
-/* The folder of model descriptions: dir when given, else $TESSEL_MODELS, else the source tree's. */
-const char *ts_cli_models_dir(const char *dir);
 
 #endif

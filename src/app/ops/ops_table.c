@@ -3,10 +3,12 @@
 #include <stdio.h>
 #include <string.h>
 #include "ts_jsonutil.h"
+#include "ts_op_model.h"
 #include "ts_ops.h"
 #include "ts_op_baseline.h"
 #include "ts_op_compare.h"
 #ifdef TS_HAVE_SOLVER
+#include "ts_op_plan.h"
 #include "ts_op_search.h"
 #endif
 
@@ -16,7 +18,11 @@ static const ts_op *const ts_ops[] = {
 #ifdef TS_HAVE_SOLVER
     &ts_op_search,
 #endif
-    &ts_op_compare, &ts_op_baseline, NULL};
+    &ts_op_compare, &ts_op_baseline, &ts_op_model, &ts_op_model_placement,
+#ifdef TS_HAVE_SOLVER
+    &ts_op_plan,
+#endif
+    NULL};
 
 int ts_ops_count(void)
 {

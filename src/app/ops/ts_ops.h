@@ -139,4 +139,21 @@ void ts_op_memory_free(ts_op_memory *m);
 int ts_op_memory_caps(const ts_op *op, const ts_op_memory *m, const ts_placement *p, ts_front f,
                       long **caps, bool *has_memory, ts_err *e);
 
+/* ---- names, whole numbers, flags, required fields (ops_fields.c) ---------------------------- */
+
+/* Reads TEXT option key of op as an owned copy (*out NULL when absent): a name must not be
+ * empty nor hold a control character, so that messages quoting it stay one line. */
+int ts_op_read_name(const ts_op *op, const char *key, json_t *req, ts_front f, char **out,
+                    ts_err *e);
+/* Reads INT option key into *out (untouched when absent). */
+int ts_op_read_int(const ts_op *op, const char *key, json_t *req, ts_front f, int *out, ts_err *e);
+/* Reads FLAG option key into *out (untouched when absent): true or false. */
+int ts_op_read_flag(const ts_op *op, const char *key, json_t *req, ts_front f, bool *out,
+                    ts_err *e);
+/* Refuses a request without one of keys (NULL-terminated): the command line and Python name them
+ * all ("--model, --hardware and --gpus are all required" and tail), the explorer the first one
+ * missing ("request: missing field 'hardware'"). */
+int ts_op_require(const ts_op *op, json_t *req, ts_front f, const char *const *keys,
+                  const char *tail, ts_err *e);
+
 #endif

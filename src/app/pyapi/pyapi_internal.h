@@ -37,11 +37,6 @@ int ts_py_schedule(json_t *req, const char *flag_n, ts_schedule **out, ts_err *e
 json_t *ts_py_schedule_text(const ts_schedule *s);
 json_t *ts_py_long_array(const long *v, int n);
 
-/* The models folder of the request ("models-dir"), else $TESSEL_MODELS, else the source tree's. */
-int ts_py_models_dir(json_t *req, const char **dir, ts_err *e);
-/* Loads the model (with seq) and, when hw is not NULL, the hardware; messages as the command's. */
-int ts_py_model_load(const char *dir, const char *name, long seq, const char *hw, ts_model **m,
-                     ts_hardware *h, ts_err *e);
 /* The operations, one file per family. */
 int ts_py_op_placement(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e);
 int ts_py_op_placements(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e);

@@ -56,6 +56,9 @@ int ts_plan_eval(const ts_plan_req *r, ts_plan *pl)
     so.memory = in.capacity;
     so.micro_batches = n;
     so.time_limit = r->time_limit;
+    so.effort = r->effort;
+    so.gap = r->gap;
+    so.seed = r->seed;
     ts_search_stats st;
     ts_schedule *s = NULL;
     ts_metrics m = {0};

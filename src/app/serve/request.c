@@ -8,6 +8,7 @@
 #include "ts_jsonutil.h"
 #include "ts_op_baseline.h"
 #include "ts_op_compare.h"
+#include "ts_op_model.h"
 #include "ts_op_search.h"
 #include "ts_serve.h"
 #include "ts_solver.h"
@@ -426,6 +427,10 @@ void ts_api_request_free(ts_api_request *rq)
         ts_op_compare_req_free(rq->compare);
     free(rq->compare);
     rq->compare = NULL;
+    if (rq->derive)
+        ts_op_model_placement_req_free(rq->derive);
+    free(rq->derive);
+    rq->derive = NULL;
     rq->placement = NULL;
     rq->schedule = NULL;
     rq->memory = NULL;

@@ -69,7 +69,7 @@ typedef struct {
     char builtin[48]; /* builtin, and what-if over the device count */
     ts_builtin_opts bopts;
     char knob[16]; /* what-if: memory, n, time_limit, ndevs */
-    bool whatif_model; /* what-if over ndevs: of the model in model/hardware/strategy/dopts */
+    bool whatif_model; /* what-if over ndevs: of the model that derive names */
     int nvalues;
     long values[TS_API_MAX_VALUES];
     char model[48], hardware[48], strategy[16]; /* model-placement */
@@ -77,7 +77,9 @@ typedef struct {
     struct ts_op_search_req *search;
     /* owned: a compare job's request, read by the compare operation's table (ts_op_compare.h) */
     struct ts_op_compare_req *compare;
-    ts_derive_opts dopts; /* model-placement; its strategy points at rq->strategy when used */
+    /* owned: a model placement's request (model-placement, what-if over a model's GPUs), read by
+     * its operation's table (ts_op_model.h) */
+    struct ts_op_model_placement_req *derive;
     /* Borrowed, set by ts_api_parse: the body it read (valid while the caller's buffer is). A
      * job's worker process gets these bytes and parses them again (see ts_worker_main). */
     const char *raw_body;

@@ -70,6 +70,10 @@ typedef struct {
     bool infer;
     /* Seconds per schedule search. */
     double time_limit;
+    /* Each schedule search's effort, gap to the bound and seed (0: the search's defaults: the
+     * effort the time limit sets, only at the bound, a fixed seed). */
+    double effort, gap;
+    int seed;
 } ts_plan_req;
 
 /* One plan's iteration time and memory. 0 and out filled; or the refusal kind + 1 with why. */
