@@ -74,7 +74,7 @@ expect_rc 2 "--unit-us" trace "$s" --unit-us 0
 out=$("$tessel" compare --placement vshape --ndevs 4 --memory 4 --methods gpipe,1f1b,chimera --csv)
 check "compare csv rows" test "$(wc -l <<<"$out")" -eq 4
 # peak memory space-separated (as in the sweep's CSV); the shortest row that fits is marked best
-check "compare 1f1b row" grep -q '^vshape,4,128,4,1f1b,baseline,,,524,524,1.0000,0.0229,4 3 2 1,yes,yes,' \
+check "compare 1f1b row" grep -q '^vshape,4,128,4,1f1b,baseline,,,,524,524,1.0000,0.0229,4 3 2 1,yes,yes,' \
   <<<"$out"
 check "compare gpipe not best" grep -q ',gpipe,baseline,.*,no,,' <<<"$out"
 check "compare gpipe does not fit memory 4" grep -q ',gpipe,baseline,.*,no,' <<<"$out"
@@ -103,7 +103,7 @@ if "$tessel" search --help >/dev/null 2>&1; then
     --time-limit 5)
   check "compare full greedy row" grep -q '^mshape,16,128,18,full (greedy),greedy,,,' <<<"$out"
 fi
-expect_rc 2 "--memory M" compare --placement vshape --ndevs 4
+expect_rc 2 "--memory is required" compare --placement vshape --ndevs 4
 expect_rc 2 "unknown method" compare --placement vshape --ndevs 4 --memory 4 --methods gpipe,foo
 
 harness_end

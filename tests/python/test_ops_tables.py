@@ -138,11 +138,13 @@ def strip(schedule):
 def test_one_request_three_front_ends(cli, server, tmp_path):
     memory = [9, 4, 4, 4, 4, 4]
     p = tessel.Placement.from_builtin("vshape", 6)
-    ours = tessel.search(p, memory=memory, n=32, time_limit=2, candidates=["1f1b", "memlist",
-                                                                            "modulo", "improve"])
+    # a fixed effort (the time limit only a far cap), so that a slow build (ASan) gives the same
+    ours = tessel.search(p, memory=memory, n=32, time_limit=600, effort=240000,
+                         candidates=["1f1b", "memlist", "modulo", "improve"])
     out = tmp_path / "cli.json"
     cli.run("search", "--placement", "vshape", "--ndevs", 6, "--memory", "9,4,4,4,4,4", "-n", 32,
-            "--time-limit", 2, "--candidates", "1f1b,memlist,modulo,improve", "-o", out)
+            "--time-limit", 600, "--effort", 240000, "--candidates", "1f1b,memlist,modulo,improve",
+            "-o", out)
     mine = tmp_path / "py.json"
     ours.save(str(mine))
     # byte for byte, but the wall seconds (timing fields)
@@ -153,7 +155,7 @@ def test_one_request_three_front_ends(cli, server, tmp_path):
     # the explorer's search of the same request
     st, j = server.request("POST", "/api/jobs", {
         "job": "search", "placement": p.to_dict(), "memory": memory, "micro_batches": 32,
-        "time_limit": 2, "candidates": ["1f1b", "memlist", "modulo", "improve"]})
+        "time_limit": 600, "effort": 240000, "candidates": ["1f1b", "memlist", "modulo", "improve"]})
     assert st == 200, j
     done = wait_job(server, j["id"])
     assert done["state"] == "done", done
