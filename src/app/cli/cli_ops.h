@@ -24,9 +24,10 @@ typedef struct {
     const char *outro;
 } ts_cli_op_help;
 
-/* Parses argv by op's rows that the command line takes (and the placement's shared options) into
- * a->req (the caller frees it with json_decref). Returns 0, -1 after printing --help, or the exit
- * status after reporting a usage error. */
+/* Parses argv by op's rows that the command line takes (and, for an operation on a placement,
+ * the placement's shared options and file) into a->req (the caller frees it with json_decref);
+ * an operation on a schedule leaves its file at argv[optind] (ts_cli_schedule_arg). Returns 0, -1
+ * after printing --help, or the exit status after reporting a usage error. */
 int ts_cli_op_parse(const char *cmd, const ts_op *op, const ts_cli_op_help *help, int argc,
                     char **argv, ts_cli_op_args *a);
 /* One option of --help: "  -n, --micro-batches N" and its help wrapped at 80 columns. */
