@@ -119,9 +119,11 @@ class Placement:
         return {"placement": self._dict, "where": self.name}
 
     def bound(self, n, memory=None):
-        """LB(n), within memory when given: the dict of `tessel bound --json` (lower_bound, the
-        term that binds, every term, the load per device)."""
-        return _lib.call("bound", dict(self.request(), n=n, memory=memory))
+        """LB(n), within memory when given (one capacity for every device, or a list of one per
+        device): the dict of `tessel bound --json` (lower_bound, the term that binds, every
+        term, the load per device)."""
+        from .api import _request
+        return _lib.call("bound", _request("bound", self.request(), n=n, memory=memory))
 
     def __eq__(self, other):
         return isinstance(other, Placement) and self._dict == other._dict

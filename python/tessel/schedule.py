@@ -30,6 +30,13 @@ class Schedule:
         req.update({k.replace("_", "-"): v for k, v in kw.items() if v is not None})
         return req
 
+    def _op(self, op, table=None, **kw):
+        """Operation op on this schedule: the keywords set under the fields of its table (of
+        table's when given), as the C library's operations layer names them."""
+        from .api import _request
+        return _lib.call(op, _request(table or op, {"schedule": self.text, "where": self._where},
+                                      **kw))
+
     @property
     def record(self):
         """The --json record of the call that made it; for a loaded file, its summary at its
@@ -54,8 +61,9 @@ class Schedule:
 
     def summary(self, n=None):
         """Its figures at n micro-batches (default: its own), unrolled or cut and replayed as
-        early as each device's order allows: `tessel compare`'s measure."""
-        return _lib.call("summary", self._req(at=n))
+        early as each device's order allows: `tessel compare`'s measure. A count it cannot be
+        unrolled to raises, as simulate(n) and validate(n) do."""
+        return self._op("summary", "simulate", n=n)
 
     def to_dict(self):
         return json.loads(self.text)
@@ -67,15 +75,23 @@ class Schedule:
     def simulate(self, n=None, scale=None, noise=0.0, seed=1, comm_delay=0.0):
         """`tessel simulate --json`: replays each device's order with the spans as durations,
         scale {block id: factor}, seeded noise and a delay on edges between devices."""
-        return _lib.call("simulate", self._req(n=n, scale=scale, noise=noise, seed=seed,
-                                               comm_delay=comm_delay))
+        return self._op("simulate", n=n, scale=scale, noise=noise, seed=seed,
+                        comm_delay=comm_delay)
 
     def validate(self, n=None, monotone=False, ignore_memory=False):
         """`tessel validate`: the figures of a valid schedule; raises NoAnswer with the first
         violation otherwise."""
-        req = self._req(n=n)
-        req.update(monotone=monotone, ignore_memory=ignore_memory)
-        return _lib.call("validate", req)
+        return self._op("validate", n=n, monotone=monotone, ignore_memory=ignore_memory)
+
+    def show(self, n=None, timeline=None, width=None):
+        """`tessel show`: the text timeline (one row per device, with its figures) as a string;
+        an invalid schedule is shown too. timeline: planned (default) or replayed."""
+        return self._op("show", n=n, timeline=timeline, width=width)["text"]
+
+    def trace(self, n=None, timeline=None, unit_us=None):
+        """`tessel trace`: the timeline as a Chrome trace (a dict with traceEvents), unit_us
+        microseconds per time unit (default 1000); what the explorer's trace answers."""
+        return self._op("trace", n=n, timeline=timeline, unit_us=unit_us)
 
     def save(self, path):
         """Writes the file, byte for byte what `tessel search -o` writes."""
@@ -106,9 +122,10 @@ class Schedule:
         to path when given)."""
         return json.loads(self._export("python", path, n))
 
-    def svg(self, n=None, scale=None, title=None):
-        """`tessel render`: the SVG timeline (an invalid schedule is drawn too)."""
-        return _lib.call("render", self._req(n=n, scale=scale, title=title))["svg"]
+    def svg(self, n=None, timeline=None, scale=None, title=None):
+        """`tessel render`: the SVG timeline (an invalid schedule is drawn too); timeline:
+        planned (default) or replayed."""
+        return self._op("render", n=n, timeline=timeline, scale=scale, title=title)["svg"]
 
     def _repr_svg_(self):
         return self.svg()

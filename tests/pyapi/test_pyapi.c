@@ -42,9 +42,9 @@ static void test_search_and_views(void **state)
     const char *text = json_string_value(json_object_get(r, "schedule"));
     assert_non_null(strstr(text, "\"format\": \"tessel-schedule/1\""));
     /* the schedule's text goes back in for every view */
-    const char *ops[] = {"summary", "validate", "simulate", "render"};
+    const char *ops[] = {"summary", "validate", "simulate", "render", "show", "trace"};
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
-        json_t *req = json_pack("{ss si}", "schedule", text, "n", 16);
+        json_t *req = json_pack("{ss si}", "schedule", text, "micro_batches", 16);
         char *body = json_dumps(req, 0), msg[256];
         json_t *v;
         assert_int_equal(call(ops[i], body, NULL, &v, msg, sizeof msg), 0);
@@ -66,7 +66,7 @@ static void test_bad_requests(void **state)
     assert_string_equal(msg, "tessel bound: request: expected an object, got an array");
     assert_int_equal(
         call("bound", "{\"builtin\":\"vshape\",\"ndevs\":4}", NULL, NULL, msg, sizeof msg), 2);
-    assert_string_equal(msg, "tessel bound: --micro-batches N is required");
+    assert_string_equal(msg, "tessel bound: n is required: the number of micro-batches");
     assert_int_equal(call("search",
                           "{\"builtin\":\"vshape\",\"ndevs\":4,\"memory\":0,"
                           "\"method\":\"lazy\"}",

@@ -29,7 +29,8 @@ SAMPLE_FOR = {("compare", "methods"): "1f1b", ("baseline", "kind"): "1f1b",
               ("model_placement", "strategy"): "1f1b", ("model_placement", "gpus"): 4,
               ("model_placement", "seq"): 1024, ("model_placement", "max_span"): 64,
               ("model_placement", "comm"): "overlap",
-              ("model_placement", "first_stage_param_cap_gb"): 100}
+              ("model_placement", "first_stage_param_cap_gb"): 100,
+              ("render", "timeline"): "replayed", ("trace", "timeline"): "replayed"}
 # The fields a request to the explorer needs besides the one under test (compare: one quick row
 # rather than every method; a memory where the table has one).
 BASE_FOR = {"compare": {"methods": ["1f1b"]}, "baseline": {"kind": "1f1b"},
@@ -106,7 +107,7 @@ def test_explorer_takes_every_field(server):
         if not t["serve_path"]:
             continue
         base = dict(subject(t["subject"]), **BASE_FOR.get(t["name"], {}))
-        if any(row["key"] == "memory" for row in t["options"]):
+        if any(row["key"] == "memory" and "serve" in row["fronts"] for row in t["options"]):
             base["memory"] = 4
         if t["serve_job"]:
             base["job"] = t["serve_job"]
@@ -253,3 +254,75 @@ def test_plan_cli_and_python(cli):
     for p in ours["plans"] + want["plans"]:
         p.pop("placement", None), p.pop("schedule", None), p.pop("search_s")
     assert strip(ours) == strip(want)
+
+
+def test_views_one_request_three_front_ends(cli, server, tests_dir, tmp_path):
+    """show, render and trace of one schedule at N = 12, replayed: the command line's output is
+    Python's, and the explorer's view and trace are the same."""
+    path = os.path.join(tests_dir, "fixtures", "vshape4_1f1b.json")
+    s = tessel.Schedule.load(path)
+    assert cli.run("show", path, "-n", 12, "-w", 60, "--timeline", "replayed").stdout == \
+        s.show(n=12, width=60, timeline="replayed")
+    svg = s.svg(n=12, timeline="replayed", title="t", scale=3)
+    assert cli.run("render", path, "-n", 12, "--timeline", "replayed", "--title", "t",
+                   "--scale", 3).stdout == svg
+    st, v = server.request("POST", "/api/view", {"schedule": s.to_dict(), "micro_batches": 12,
+                                                 "timeline": "replayed", "title": "t",
+                                                 "scale": 3})
+    assert st == 200 and v["svg"] == svg and v["micro_batches"] == 12, st
+    out = tmp_path / "trace.json"
+    cli.run("trace", path, "-n", 12, "--timeline", "replayed", "-u", 1, "-o", out)
+    trace = s.trace(n=12, timeline="replayed", unit_us=1)
+    st, t = server.request("POST", "/api/trace", {"schedule": s.to_dict(), "micro_batches": 12,
+                                                  "timeline": "replayed"})
+    assert st == 200 and t == trace, st
+    assert json.loads(out.read_text())["traceEvents"] == trace["traceEvents"]
+
+
+def test_bound_one_request_three_front_ends(cli, server):
+    """LB(128) of vshape on 4 devices within a capacity per device: `tessel bound --json`,
+    Placement.bound and the explorer's check agree (the check now bounds within the memory)."""
+    p = tessel.Placement.from_builtin("vshape", 4)
+    want = json.loads(cli.run("bound", "--placement", "vshape", "--ndevs", 4, "-n", 128,
+                              "--memory", "2,2,2,3", "--json").stdout)
+    assert p.bound(128, memory=[2, 2, 2, 3]) == want and want["memory"] == [2, 2, 2, 3]
+    st, j = server.request("POST", "/api/check", {"placement": p.to_dict(), "memory": [2, 2, 2, 3],
+                                                  "micro_batches": 128})
+    assert st == 200 and j["lower_bound"] == want["lower_bound"] > 524, (j, want)
+
+
+def test_simulate_one_request(cli, tests_dir):
+    path = os.path.join(tests_dir, "fixtures", "vshape4_1f1b.json")
+    want = json.loads(cli.run("simulate", path, "-n", 16, "--json", "--scale", "B3=2",
+                              "--scale", "F0=0.5", "--seed", 3, "--noise", 0.2).stdout)
+    got = tessel.Schedule.load(path).simulate(n=16, scale={"B3": 2, "F0": 0.5}, seed=3, noise=0.2)
+    assert got == want
+
+
+def test_summary_raises_as_simulate_and_validate(tests_dir):
+    """Issue 43: a count a schedule cannot be unrolled to (4 micro-batches, no repetend): summary
+    raises as simulate and validate do, with the same words, instead of answering at its own
+    N."""
+    s = tessel.Schedule.load(os.path.join(tests_dir, "fixtures", "vshape4_1f1b_n4.json"))
+    said = []
+    for call in (s.summary, s.simulate, s.validate):
+        with pytest.raises(tessel.InvalidInput) as exc:
+            call(n=9)
+        said.append(str(exc.value).split(": ", 1)[1])
+    assert "no repetend" in said[0] and said[0] == said[1] == said[2], said
+    assert s.summary(n=2)["micro_batches"] == 2
+
+
+def test_messages_name_the_field_as_each_front_end_does(cli, server, tests_dir):
+    path = os.path.join(tests_dir, "fixtures", "vshape4_1f1b.json")
+    s = tessel.Schedule.load(path)
+    _, line = cli.first_error_line("render", path, "--timeline", "sideways")
+    assert line.endswith("--timeline must be planned or replayed"), line
+    with pytest.raises(tessel.InvalidInput, match="^tessel render: timeline must be planned"):
+        s.svg(timeline="sideways")
+    st, j = server.request("POST", "/api/view", {"schedule": s.to_dict(), "timeline": "sideways"})
+    assert st == 400 and j["error"] == "request: field 'timeline' must be planned or replayed"
+    with pytest.raises(tessel.InvalidInput, match="scale: unknown block 'Z'"):
+        s.simulate(scale={"Z": 2})
+    with pytest.raises(tessel.InvalidInput, match="n must be between 1 and 1000000"):
+        tessel.Placement.from_builtin("vshape", 4).bound(0)

@@ -93,10 +93,6 @@ int ts_cli_schedule_load(const char *cmd, const char *path, long n, ts_schedule 
  * the exit code. */
 int ts_cli_schedule_arg(const char *cmd, int argc, char **argv, long n, const char **path,
                         ts_schedule **out);
-/* Views (show, render, trace) draw invalid schedules too, since the picture shows where they go
- * wrong: this prints "tessel CMD: invalid schedule: REASON" on stderr and returns 1 when s is
- * invalid (the view's exit code), 0 when valid. */
-int ts_cli_warn_invalid(const char *cmd, const ts_schedule *s);
 /* Writes a JSON value to stdout, indented, with a final newline. Steals j. */
 void ts_cli_print_json(json_t *j);
 json_t *ts_cli_long_array(const long *v, int n);

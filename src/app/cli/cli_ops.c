@@ -69,7 +69,12 @@ static void ts_cli_op_print_help(const char *cmd, const ts_op *op, const ts_cli_
 {
     printf("usage: tessel %s %s\n\n", cmd, h->usage);
     ts_cli_help_wrap(h->intro, 0);
-    printf("\n%s", op->subject == TS_OP_ON_PLACEMENT ? TS_CLI_PLACEMENT_HELP : "");
+    if (op->subject == TS_OP_ON_PLACEMENT)
+        printf("\n" TS_CLI_PLACEMENT_HELP);
+    else if (op->subject == TS_OP_ON_SCHEDULE)
+        printf("\n  SCHED                a schedule file (tessel-schedule/1; - reads stdin)\n");
+    else
+        printf("\n");
     for (int i = 0; i < op->nopts; i++) {
         const ts_op_option *o = &op->opts[i];
         if (!ts_cli_op_takes(o))
@@ -83,7 +88,7 @@ static void ts_cli_op_print_help(const char *cmd, const ts_op *op, const ts_cli_
         else
             snprintf(head, sizeof head, "  --%s%s%s", o->flag, *arg ? " " : "", arg);
         char text[1024];
-        if (o->type == TS_OPV_INT || o->type == TS_OPV_NUM)
+        if (o->type == TS_OPV_INT || o->type == TS_OPV_NUM || o->type == TS_OPV_FACTORS)
             snprintf(text, sizeof text, "%s (%.15g to %.15g)", o->help, o->min, o->max);
         else
             snprintf(text, sizeof text, "%s", o->help);
@@ -116,8 +121,11 @@ static int ts_cli_op_value(const char *cmd, const ts_op_option *o, const char *a
         break;
     case TS_OPV_MEMORY: {
         ts_cli_memory m = {0};
-        if (ts_cli_parse_memory(cmd, arg, &m))
+        /* a list refused part way holds what it had read */
+        if (ts_cli_parse_memory(cmd, arg, &m)) {
+            ts_cli_memory_free(&m);
             return 2;
+        }
         *v = !m.has_memory ? json_string("none")
              : m.n == 1    ? json_integer(m.cap[0])
                            : ts_cli_long_array(m.cap, m.n);
@@ -129,6 +137,26 @@ static int ts_cli_op_value(const char *cmd, const ts_op_option *o, const char *a
     default: *v = json_string(arg); break;
     }
     return *v ? 0 : ts_cli_usage_error(cmd, "%s: out of memory", flag);
+}
+
+/* One NAME=F of a FACTORS flag, added to the request's object of factors (the flag repeats). */
+static int ts_cli_op_factor(const char *cmd, const ts_op_option *o, const char *arg, json_t *req)
+{
+    char flag[64];
+    snprintf(flag, sizeof flag, "--%s", o->flag);
+    const char *eq = strrchr(arg, '=');
+    if (!eq || eq == arg)
+        return ts_cli_usage_error(cmd, "%s expects %s, got '%s'", flag, o->arg, arg);
+    double d;
+    if (ts_cli_parse_double(cmd, flag, eq + 1, o->min, o->max, &d))
+        return 2;
+    json_t *obj = json_object_get(req, o->key);
+    if (!obj && json_object_set_new(req, o->key, obj = json_object()))
+        return ts_cli_usage_error(cmd, "%s: out of memory", flag);
+    char *id = strndup(arg, (size_t)(eq - arg));
+    int rc = id ? json_object_set_new(obj, id, json_real(d)) : -1;
+    free(id);
+    return rc ? ts_cli_usage_error(cmd, "%s: out of memory", flag) : 0;
 }
 
 /* getopt's table from op's rows the command line takes: rows[i] is the row of value
@@ -193,6 +221,11 @@ int ts_cli_op_parse_arg(const char *cmd, const ts_op *op, const ts_cli_op_help *
         json_t *v;
         if (!o)
             return ts_cli_usage_error(cmd, "unexpected option");
+        if (o->type == TS_OPV_FACTORS) {
+            if (ts_cli_op_factor(cmd, o, optarg, a->req))
+                return 2;
+            continue;
+        }
         if (ts_cli_op_value(cmd, o, optarg, &v))
             return 2;
         if (o->type == TS_OPV_TEXTS && !json_object_get(a->req, o->key))
@@ -209,7 +242,8 @@ int ts_cli_op_parse_arg(const char *cmd, const ts_op *op, const ts_cli_op_help *
         a->nargs = argc - optind;
         return 0;
     }
-    return ts_cli_placement_arg(cmd, argc, argv, &a->pl);
+    /* a schedule's file is the caller's to load (ts_cli_schedule_arg) */
+    return op->subject == TS_OP_ON_PLACEMENT ? ts_cli_placement_arg(cmd, argc, argv, &a->pl) : 0;
 }
 
 const char *ts_cli_op_take_text(ts_cli_op_args *a, const char *key, char *buf, size_t len)

@@ -27,10 +27,10 @@ typedef struct {
     const char *outro;
 } ts_cli_op_help;
 
-/* Parses argv by op's rows that the command line takes (and, for an operation on a placement, the
- * placement's shared options and its file argument) into a->req (a flag of a TEXTS row once per
- * item, its values a list; the caller frees it with json_decref). Returns 0, -1 after printing
- * --help, or the exit
+/* Parses argv by op's rows that the command line takes (and, for an operation on a placement,
+ * the placement's shared options and file) into a->req (a flag of a TEXTS row once per item, its
+ * values a list; the caller frees it with json_decref); an operation on a schedule leaves its
+ * file at argv[optind] (ts_cli_schedule_arg). Returns 0, -1 after printing --help, or the exit
  * status after reporting a usage error. */
 int ts_cli_op_parse(const char *cmd, const ts_op *op, const ts_cli_op_help *help, int argc,
                     char **argv, ts_cli_op_args *a);

@@ -1,15 +1,14 @@
-/* tessel render: an SVG timeline of a schedule, optionally converted to PNG by an installed
- * converter (rsvg-convert, inkscape or ImageMagick's convert). */
+/* tessel render: an SVG timeline of a schedule (the render operation, ts_op_views.h), optionally
+ * converted to PNG by an installed converter (rsvg-convert, inkscape or ImageMagick's convert). */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "cli.h"
-#include "ts_render.h"
+#include "cli_ops.h"
+#include "ts_op_views.h"
 
 /* Finds prog in PATH; full receives its path. */
 static bool ts_find_program(const char *prog, char *full, size_t n)
@@ -73,82 +72,68 @@ static int ts_to_png(const char *cmd, const char *svg, const char *png)
     return 3;
 }
 
+static const ts_cli_op_help ts_render_help = {
+    "SCHED [--micro-batches N] -o FILE.svg [--png] [OPTIONS]",
+    "Draws the schedule as an SVG timeline, like the papers' figures: one row per device, one "
+    "box per instance coloured by kind (darker: a block on several devices) and labelled with "
+    "its micro-batch where the box is wide enough, the repetend window shaded, a step axis and a "
+    "legend. The options are those of Schedule.svg in Python and of the explorer's view, under "
+    "the same names.",
+    NULL,
+    "An invalid schedule is drawn too, with the reason on stderr, and exits 1. The\n"
+    "picture is at most 100000 px wide (a larger --scale is refused, exit 2). Exit 3:\n"
+    "the SVG was written but --png found no converter that worked.\n"};
+
+/* FILE.png beside FILE.svg, converted by whichever converter is installed. */
+static int ts_render_png(const char *cmd, const char *out)
+{
+    size_t len = strlen(out);
+    char *pngpath = malloc(len + 5);
+    if (!pngpath)
+        return 3;
+    memcpy(pngpath, out, len + 1);
+    if (len >= 4 && !strcmp(out + len - 4, ".svg"))
+        pngpath[len - 4] = '\0';
+    strcat(pngpath, ".png");
+    int rc = ts_to_png(cmd, out, pngpath);
+    free(pngpath);
+    return rc;
+}
+
 int ts_cmd_render(int argc, char **argv)
 {
-    static const struct option opts[] = {{"micro-batches", required_argument, 0, 'n'},
-                                         {"output", required_argument, 0, 'o'},
-                                         {"png", no_argument, 0, 'p'},
-                                         {"scale", required_argument, 0, 's'},
-                                         {"title", required_argument, 0, 't'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    const char *cmd = "render";
-    long n = 0;
-    const char *out = NULL;
-    int png = 0, c;
-    ts_render_opts ro = {0};
-    while ((c = ts_cli_getopt(cmd, argc, argv, "n:o:h", opts)) != -1) {
-        switch (c) {
-        case -2: return 2;
-        case 'h':
-            printf(
-                "usage: tessel render SCHED [--micro-batches N] -o FILE.svg [--png]\n"
-                "                      [--scale PX] [--title TEXT]\n\n"
-                "Draws the schedule as an SVG timeline, like the papers' figures: one row per\n"
-                "device, one box per instance coloured by kind (darker: a block on several\n"
-                "devices) and labelled with its micro-batch where the box is wide enough, the\n"
-                "repetend window shaded, a step axis and a legend.\n"
-                "  -n, --micro-batches N  unroll the repetend to N micro-batches first\n"
-                "  -o, --output FILE    the SVG file (default stdout; required with --png)\n"
-                "  --png                also write FILE.png through rsvg-convert, inkscape or\n"
-                "                       ImageMagick, whichever is installed\n"
-                "  --scale PX           pixels per time step (default: about 1600 px in all)\n"
-                "  --title TEXT         title line (default: placement, method, sizes)\n\n"
-                "An invalid schedule is drawn too, with the reason on stderr, and exits 1. The\n"
-                "picture is at most 100000 px wide (a larger --scale is refused, exit 2). Exit 3:\n"
-                "the SVG was written but --png found no converter that worked.\n");
-            return 0;
-        case 'n':
-            if (ts_cli_parse_long(cmd, "--micro-batches", optarg, 1, 1000000, &n))
-                return 2;
-            break;
-        case 'o': out = optarg; break;
-        case 'p': png = 1; break;
-        case 's':
-            if (ts_cli_parse_double(cmd, "--scale", optarg, 0.01, 1000, &ro.px_per_step))
-                return 2;
-            break;
-        case 't': ro.title = optarg; break;
-        }
-    }
-    if (optind >= argc)
-        return ts_cli_usage_error(cmd, "missing the schedule file");
-    if (optind + 1 < argc)
-        return ts_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
-    if (png && (!out || !strcmp(out, "-")))
-        return ts_cli_usage_error(cmd, "--png needs -o FILE.svg");
-    ts_schedule *s;
-    int rc = ts_cli_schedule_load(cmd, argv[optind], n, &s);
-    if (rc)
-        return rc;
+    const char *cmd = "render", *path = NULL, *out;
+    char outbuf[4096];
+    ts_cli_op_args a;
+    int rc = ts_cli_op_parse(cmd, &ts_op_render, &ts_render_help, argc, argv, &a);
+    out = rc == 0 ? ts_cli_op_take_text(&a, "output", outbuf, sizeof outbuf) : NULL;
+    bool png = rc == 0 && ts_cli_op_take_flag(&a, "png");
+    ts_schedule *s = NULL;
+    ts_op_view_req r;
+    ts_op_view_res res = {0};
     ts_err e = {0};
-    int invalid = ts_cli_warn_invalid(cmd, s);
-    if (ts_render_svg_file(s, &ro, out ? out : "-", &e) != TS_OK) {
+    if (rc == 0 && ts_op_view_read(&ts_op_render, a.req, TS_FRONT_CLI, &r, &e))
+        rc = ts_cli_usage_error(cmd, "%s", e.msg);
+    if (rc == 0 && optind >= argc)
+        rc = ts_cli_usage_error(cmd, "missing the schedule file");
+    if (rc == 0 && optind + 1 < argc)
+        rc = ts_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+    if (rc == 0 && png && (!out || !strcmp(out, "-")))
+        rc = ts_cli_usage_error(cmd, "--png needs -o FILE.svg");
+    if (rc == 0)
+        rc = ts_cli_schedule_arg(cmd, argc, argv, 0, &path, &s);
+    if (rc == 0 && ts_op_view_run(&ts_op_render, s, path, &r, &res, &e))
         rc = ts_cli_report(cmd, &e);
-    } else if (png) {
-        size_t len = strlen(out);
-        char *pngpath = malloc(len + 5);
-        if (!pngpath) {
-            rc = 3;
-        } else {
-            memcpy(pngpath, out, len + 1);
-            if (len >= 4 && !strcmp(out + len - 4, ".svg"))
-                pngpath[len - 4] = '\0';
-            strcat(pngpath, ".png");
-            rc = ts_to_png(cmd, out, pngpath);
-            free(pngpath);
-        }
-    }
+    if (rc == 0 && !res.valid)
+        fprintf(stderr, "tessel %s: invalid schedule: %s\n", cmd, res.why);
+    if (rc == 0 && ts_render_svg_file(res.at, &r.ro, out ? out : "-", &e) != TS_OK)
+        rc = ts_cli_report(cmd, &e);
+    else if (rc == 0 && png)
+        rc = ts_render_png(cmd, out);
+    if (rc == 0 && !res.valid)
+        rc = 1;
+    ts_op_view_res_free(&res);
     ts_schedule_free(s);
-    return rc ? rc : invalid;
+    json_decref(a.req);
+    return rc < 0 ? 0 : rc;
 }

@@ -274,15 +274,6 @@ int ts_cli_schedule_arg(const char *cmd, int argc, char **argv, long n, const ch
     return ts_cli_schedule_load(cmd, argv[optind], n, out);
 }
 
-int ts_cli_warn_invalid(const char *cmd, const ts_schedule *s)
-{
-    ts_err e = {0};
-    if (ts_schedule_validate(s, NULL, &e) == TS_OK)
-        return 0;
-    fprintf(stderr, "tessel %s: invalid schedule: %s\n", cmd, e.msg);
-    return 1;
-}
-
 void ts_cli_print_json(json_t *j)
 {
     json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

@@ -196,3 +196,34 @@ int ts_op_memory_caps(const ts_op *op, const ts_op_memory *m, const ts_placement
                                               : p->capacity;
     return TS_OK;
 }
+
+int ts_op_read_factors(const ts_op *op, const char *key, json_t *req, ts_front f,
+                       const ts_placement *p, double *scale, int *given, ts_err *e)
+{
+    json_t *v, *x;
+    const ts_op_option *o = ts_op_get(op, key, req, &v);
+    const char *id;
+    char name[96];
+    *given = 0;
+    for (int b = 0; b < p->nblocks; b++)
+        scale[b] = 1.0;
+    if (!v || !o)
+        return TS_OK;
+    if (!json_is_object(v))
+        return ts_op_fail(o, f, e, "expects a factor per block, got %s", ts_jtype(v));
+    json_object_foreach(v, id, x)
+    {
+        int b = ts_placement_find(p, id);
+        if (b < 0)
+            return ts_fail(e, TS_EINPUT, "%s: unknown block '%s'",
+                           ts_op_field(o, f, name, sizeof name), id);
+        if (!json_is_number(x))
+            return ts_op_fail(o, f, e, "expects numbers, got %s", ts_jtype(x));
+        double y = json_number_value(x);
+        if (!(y >= o->min && y <= o->max))
+            return ts_op_fail(o, f, e, "must be between %g and %g, got %g", o->min, o->max, y);
+        scale[b] = y;
+        (*given)++;
+    }
+    return TS_OK;
+}

@@ -43,6 +43,9 @@ typedef enum {
     TS_OPV_HOOK,
     /* strings: a list of them; on the command line, the flag once per item */
     TS_OPV_TEXTS,
+    /* a factor in [min, max] per name: an object {name: number}; on the command line NAME=F,
+     * the flag repeated */
+    TS_OPV_FACTORS,
 } ts_opv;
 
 typedef struct {
@@ -133,6 +136,11 @@ typedef struct {
 int ts_op_read_memory(const ts_op *op, const char *key, json_t *req, ts_front f, int ndevs,
                       ts_op_memory *m, ts_err *e);
 void ts_op_memory_free(ts_op_memory *m);
+/* FACTORS: scale[b] (nblocks entries, set to 1 first) takes the factor of each block of p the
+ * object names; *given counts them. An unknown block or a factor outside the row's range is
+ * TS_EINPUT. */
+int ts_op_read_factors(const ts_op *op, const char *key, json_t *req, ts_front f,
+                       const ts_placement *p, double *scale, int *given, ts_err *e);
 /* Each device's capacity (ndevs entries, the caller frees; NULL without a memory limit): the
  * request's, or the capacity the placement states when the request has none, or TS_EINPUT
  * ("memory is required") when neither does. */

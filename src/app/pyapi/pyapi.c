@@ -24,6 +24,8 @@ static const ts_py_op ts_py_ops[] = {
     {"simulate", "simulate", ts_py_op_simulate},
     {"export", "export", ts_py_op_export},
     {"render", "render", ts_py_op_render},
+    {"show", "show", ts_py_op_show},
+    {"trace", "trace", ts_py_op_trace},
     {"model", "model", ts_py_op_model},
     {"placement_from_model", "placement", ts_py_op_placement_model},
     {"plan", "plan", ts_py_op_plan},

@@ -1,160 +1,140 @@
 /* Schedules for Python: their summary at N, `tessel validate`, `tessel simulate --json`, `tessel
- * export` (to a file) and `tessel render`, each on the schedule file's text that the request carries. */
+ * show`, `tessel render` and `tessel trace` through the operations layer (ts_op_views.h: the
+ * request's fields are the operation's table's, which schedule.py maps its keywords onto), and
+ * `tessel export` (to a file), each on the schedule file's text that the request carries. */
 #include <stdlib.h>
 #include <string.h>
 #include "pyapi_internal.h"
+#include "ts_op_views.h"
 #include "ts_pytessel.h"
 #include "ts_pytorch.h"
-#include "ts_render.h"
-#include "ts_results.h"
+#include "ts_trace.h"
 
+/* The fields of a request on a schedule besides its table's: the file's text and its name. */
+static const char *const ts_py_schedule_extra[] = {"schedule", "where", NULL};
+
+/* The schedule of a request for op: its fields checked against op's table, then the file's text
+ * parsed (*where names it in messages). */
+static int ts_py_op_schedule(const ts_op *op, json_t *req, ts_schedule **s, const char **where,
+                             ts_err *e)
+{
+    if (ts_op_check_keys(op, req, TS_FRONT_PY, ts_py_schedule_extra, e) ||
+        ts_py_string(req, "where", where, e))
+        return TS_EINPUT;
+    *where = *where ? *where : "schedule";
+    return ts_py_schedule(req, "--micro-batches", s, e);
+}
+
+/* Schedule.summary(n): simulate's schedule at N (a count it cannot reach fails as simulate
+ * does), measured as `tessel compare` measures. */
 int ts_py_op_summary(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e)
 {
     (void)h;
+    const char *where;
     ts_schedule *s;
-    long n;
-    if (ts_py_long(req, "at", "--micro-batches", 1, 1000000, 0, &n, e))
+    int n;
+    bool replayed;
+    if (ts_op_read_at(&ts_op_simulate, req, TS_FRONT_PY, &n, &replayed, e))
         return TS_EINPUT;
-    int rc = ts_py_schedule(req, "--micro-batches", &s, e);
+    int rc = ts_py_op_schedule(&ts_op_simulate, req, &s, &where, e);
     if (rc)
         return rc;
-    ts_err se = {0};
-    int ncap = s->has_memory ? s->placement->ndevs : 0;
-    *out = ts_results_summary(s, n > 0 ? (int)n : s->nmicros, s->memory, ncap, &se);
-    if (!*out)
-        rc = ts_py_fail(e, se.code ? se.code : TS_ESYS, "%s", se.msg[0] ? se.msg : "failed");
+    *out = ts_op_summary(s, where, n, e);
     ts_schedule_free(s);
-    return rc;
+    return *out ? TS_OK : e->code ? e->code : ts_py_fail(e, TS_ESYS, "out of memory");
 }
 
 int ts_py_op_validate(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e)
 {
     (void)h;
-    ts_validate_opts vo = {0};
     const char *where;
-    long n;
-    if (ts_py_bool(req, "monotone", &vo.monotone, e) ||
-        ts_py_bool(req, "ignore_memory", &vo.ignore_memory, e) ||
-        ts_py_string(req, "where", &where, e) ||
-        ts_py_long(req, "n", "--micro-batches", 1, 1000000, 0, &n, e))
-        return TS_EINPUT;
-    where = where ? where : "schedule";
-    json_object_del(req, "n"); /* unrolled below, after the file's own micro-batches are judged */
     ts_schedule *s;
-    int rc = ts_py_schedule(req, "--micro-batches", &s, e);
+    ts_op_validate_req r;
+    ts_op_validate_res res = {0};
+    if (ts_op_validate_read(req, TS_FRONT_PY, &r, e))
+        return TS_EINPUT;
+    int rc = ts_py_op_schedule(&ts_op_validate, req, &s, &where, e);
     if (rc)
         return rc;
-    ts_err ve = {0};
-    /* As `tessel validate -n N`: below the file's count only its first N are judged; above it,
-     * the file's own micro-batches first, then the unrolled schedule. */
-    bool cut = n > 0 && n < s->nmicros;
-    int file_n = s->nmicros;
-    rc = cut ? TS_OK : ts_schedule_validate(s, &vo, &ve);
-    if (!rc && n > 0 && n != s->nmicros) {
-        ts_schedule *u;
-        rc = ts_schedule_unroll(s, (int)n, &u, &ve);
-        ts_schedule_free(s);
-        if (rc)
-            return ts_py_fail(e, rc, "%s: %s", where, ve.msg);
-        s = u;
-        rc = ts_schedule_validate(s, &vo, &ve);
-    }
-    ts_metrics m;
-    if (rc) {
-        ts_py_fail(e, rc, "%s: invalid%s: %s", where,
-                   n > file_n ? " (in the file's micro-batches)" : "", ve.msg);
-    } else if (ts_schedule_metrics(s, &m) == 0) {
-        *out = json_pack("{sb si sI sI}", "valid", 1, "micro_batches", s->nmicros, "makespan",
-                         (json_int_t)m.makespan, "lower_bound", (json_int_t)m.lower_bound);
-        ts_metrics_free(&m);
-    }
+    if ((rc = ts_op_validate_run(s, where, &r, &res, e)) == TS_OK)
+        *out = json_incref(res.json);
+    ts_op_validate_res_free(&res);
     ts_schedule_free(s);
     return rc;
-}
-
-/* Scale factors per block ({"BLOCK": F}), as --scale BLOCK=F; 1 where none is given. */
-static int ts_py_scales(json_t *req, const ts_placement *p, double *scale, int *nscale, ts_err *e)
-{
-    json_t *obj = json_object_get(req, "scale");
-    *nscale = 0;
-    for (int b = 0; b < p->nblocks; b++)
-        scale[b] = 1.0;
-    if (!obj || json_is_null(obj))
-        return 0;
-    if (!json_is_object(obj))
-        return ts_py_fail(e, TS_EINPUT, "--scale expects BLOCK=FACTOR pairs");
-    const char *id;
-    json_t *v;
-    json_object_foreach(obj, id, v)
-    {
-        int b = ts_placement_find(p, id);
-        if (b < 0)
-            return ts_py_fail(e, TS_EINPUT, "--scale: unknown block '%s'", id);
-        double f = json_number_value(v);
-        if (!json_is_number(v) || !(f >= 0 && f <= 1e6))
-            return ts_py_fail(e, TS_EINPUT, "--scale must be between 0 and 1e+06, got %s",
-                              json_is_number(v) ? "a number outside it" : ts_jtype(v));
-        scale[b] = f;
-        (*nscale)++;
-    }
-    return 0;
-}
-
-/* The keys of `tessel simulate --json`, in its order. */
-static json_t *ts_py_sim_json(const ts_schedule *s, const ts_sim_result *r, const ts_metrics *m,
-                              double lb)
-{
-    const ts_placement *p = s->placement;
-    double busy = 0;
-    for (int i = 0; i < s->nentries; i++)
-        busy += (r->finish[i] - r->start[i]) * p->blocks[s->entries[i].block].ndevices;
-    double bubble = r->makespan > 0 ? 1.0 - busy / (p->ndevs * r->makespan) : 0.0;
-    return json_pack("{ss si sf sI sf sf so so}", "placement", p->name, "micro_batches", s->nmicros,
-                     "makespan", r->makespan, "planned_makespan", (json_int_t)m->makespan,
-                     "bubble_rate", bubble, "lower_bound", lb, "peak_memory",
-                     ts_py_long_array(m->peak, p->ndevs), "load",
-                     ts_py_long_array(m->load, p->ndevs));
 }
 
 int ts_py_op_simulate(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e)
 {
     (void)h;
-    ts_sim_opts so = {0};
-    long seed;
     const char *where;
-    if (ts_py_double(req, "noise", "--noise", 0.0, 0.99, 0, &so.noise, e) ||
-        ts_py_long(req, "seed", "--seed", 0, 2147483647L, 1, &seed, e) ||
-        ts_py_double(req, "comm-delay", "--comm-delay", 0.0, 1e9, 0, &so.comm_delay, e) ||
-        ts_py_string(req, "where", &where, e))
-        return TS_EINPUT;
-    so.seed = (unsigned long long)seed;
     ts_schedule *s;
-    int rc = ts_py_schedule(req, "--micro-batches", &s, e), nscale;
+    ts_op_simulate_req r = {0};
+    ts_op_simulate_res res = {0};
+    int rc = ts_py_op_schedule(&ts_op_simulate, req, &s, &where, e);
     if (rc)
         return rc;
-    double *scale = malloc((size_t)s->placement->nblocks * sizeof(double));
-    ts_metrics m = {0};
-    ts_sim_result r = {0};
-    ts_err se = {0};
-    if (!scale) {
-        rc = ts_py_fail(e, TS_ESYS, "out of memory");
-    } else if ((rc = ts_py_scales(req, s->placement, scale, &nscale, e))) {
-    } else if ((so.scale = scale, ts_schedule_validate(s, NULL, &se))) {
-        rc = ts_py_fail(e, se.code, "%s: invalid: %s", where ? where : "schedule", se.msg);
-    } else if ((rc = ts_simulate(s, &so, &r, &se))) {
-        ts_py_fail(e, rc, "%s", se.msg);
-    } else if (ts_schedule_metrics(s, &m)) {
-        rc = ts_py_fail(e, TS_ESYS, "out of memory");
-    } else {
-        double lb = (double)m.lower_bound;
-        if (nscale || so.comm_delay > 0)
-            lb = ts_results_sim_lower_bound(s->placement, s->nmicros, scale, so.comm_delay);
-        *out = ts_py_sim_json(s, &r, &m, lb);
-    }
-    ts_sim_result_free(&r);
-    ts_metrics_free(&m);
-    free(scale);
+    if ((rc = ts_op_simulate_read(req, TS_FRONT_PY, s->placement, &r, e)) == TS_OK &&
+        (rc = ts_op_simulate_run(s, where, &r, &res, e)) == TS_OK)
+        *out = json_incref(res.json);
+    ts_op_simulate_res_free(&res);
+    ts_op_simulate_req_free(&r);
     ts_schedule_free(s);
+    return rc;
+}
+
+/* A view's schedule at N (show, render, trace): read, loaded, run. */
+static int ts_py_view(const ts_op *op, json_t *req, ts_op_view_req *r, ts_op_view_res *res,
+                      ts_err *e)
+{
+    const char *where;
+    ts_schedule *s;
+    if (ts_op_view_read(op, req, TS_FRONT_PY, r, e))
+        return TS_EINPUT;
+    int rc = ts_py_op_schedule(op, req, &s, &where, e);
+    if (rc == TS_OK)
+        rc = ts_op_view_run(op, s, where, r, res, e);
+    ts_schedule_free(s);
+    return rc;
+}
+
+/* Schedule.show: `tessel show`'s text (an invalid schedule is shown too). */
+int ts_py_op_show(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e)
+{
+    (void)h;
+    ts_op_view_req r;
+    ts_op_view_res res = {0};
+    char *buf = NULL;
+    size_t len = 0;
+    int rc = ts_py_view(&ts_op_show, req, &r, &res, e);
+    FILE *f = rc ? NULL : open_memstream(&buf, &len);
+    if (!rc && !f)
+        rc = ts_py_fail(e, TS_ESYS, "out of memory");
+    if (f) {
+        rc = ts_op_show_write(&res, &r, f, e);
+        if (fclose(f) && !rc)
+            rc = ts_py_fail(e, TS_ESYS, "out of memory");
+    }
+    if (!rc && !(*out = json_pack("{so sb}", "text", json_stringn(buf, len), "valid", res.valid)))
+        rc = ts_py_fail(e, TS_ESYS, "out of memory");
+    free(buf);
+    ts_op_view_res_free(&res);
+    return rc;
+}
+
+/* Schedule.trace: the explorer's trace, as an object. */
+int ts_py_op_trace(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e)
+{
+    (void)h;
+    ts_op_view_req r;
+    ts_op_view_res res = {0};
+    int rc = ts_py_view(&ts_op_trace, req, &r, &res, e);
+    if (rc == TS_OK) {
+        ts_trace *t = ts_trace_from_schedule(res.at, r.unit_us);
+        *out = t ? ts_trace_to_json(t) : NULL;
+        ts_trace_free(t);
+        rc = *out ? TS_OK : ts_py_fail(e, TS_ESYS, "out of memory");
+    }
+    ts_op_view_res_free(&res);
     return rc;
 }
 
@@ -198,45 +178,21 @@ int ts_py_op_export(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e)
     return rc;
 }
 
-/* ts_render_svg into a string (open_memstream). */
-static int ts_py_svg(const ts_schedule *s, const ts_render_opts *ro, json_t **svg, ts_err *e)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return ts_py_fail(e, TS_ESYS, "out of memory");
-    ts_err re = {0};
-    int rc = ts_render_svg(s, ro, f, &re);
-    if (fclose(f) && !rc)
-        rc = ts_py_fail(e, TS_ESYS, "out of memory");
-    else if (rc)
-        ts_py_fail(e, rc, "%s", re.msg);
-    else if (!(*svg = json_stringn(buf, len)))
-        rc = ts_py_fail(e, TS_ESYS, "out of memory");
-    free(buf);
-    return rc;
-}
-
 int ts_py_op_render(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e)
 {
     (void)h;
-    ts_render_opts ro = {0};
-    if (ts_py_double(req, "scale", "--scale", 0.01, 1000, 0, &ro.px_per_step, e) ||
-        ts_py_string(req, "title", &ro.title, e))
-        return TS_EINPUT;
-    ts_schedule *s;
-    int rc = ts_py_schedule(req, "--micro-batches", &s, e);
-    if (rc)
-        return rc;
-    ts_err ve = {0};
-    bool valid = ts_schedule_validate(s, NULL, &ve) == TS_OK;
-    json_t *svg = NULL;
-    if (!(rc = ts_py_svg(s, &ro, &svg, e))) {
-        *out = json_pack("{so sb}", "svg", svg, "valid", valid);
-        if (*out && !valid)
-            json_object_set_new(*out, "invalid", json_string(ve.msg));
+    ts_op_view_req r;
+    ts_op_view_res res = {0};
+    int rc = ts_py_view(&ts_op_render, req, &r, &res, e);
+    char *svg = rc ? NULL : ts_op_render_svg(&res, &r, e);
+    if (!rc && !svg)
+        rc = e->code ? e->code : ts_py_fail(e, TS_ESYS, "out of memory");
+    if (svg) {
+        *out = json_pack("{ss sb}", "svg", svg, "valid", res.valid);
+        if (*out && !res.valid)
+            json_object_set_new(*out, "invalid", json_string(res.why));
     }
-    ts_schedule_free(s);
+    free(svg);
+    ts_op_view_res_free(&res);
     return rc;
 }

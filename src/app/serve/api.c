@@ -5,7 +5,6 @@
 #include <string.h>
 #include "ts_baseline.h"
 #include "ts_json.h"
-#include "ts_render.h"
 #include "ts_serve.h"
 #include "ts_solver.h"
 #include "ts_trace.h"
@@ -60,20 +59,23 @@ static json_t *ts_api_longs(const long *v, int n)
     return a;
 }
 
-/* The placement parsed (so it passed every check the command line makes): its figures. */
+/* The placement parsed (so it passed every check the command line makes): its figures, and its
+ * lower bound within the memory asked for, by the bound operation (`tessel bound`'s). */
 static int ts_api_check(const ts_api_request *rq, json_t **out)
 {
     const ts_placement *p = rq->placement;
-    long *load = calloc((size_t)p->ndevs, sizeof(long));
-    if (!load)
-        return ts_api_error(out, 500, "out of memory");
-    ts_placement_device_load(p, load);
+    ts_op_bound_res res;
+    ts_err e = {0};
+    if (ts_op_bound_run(p, &rq->bound, &res, &e)) {
+        ts_op_bound_res_free(&res);
+        return ts_api_error(out, 500, e.msg);
+    }
     *out = json_pack("{s:b, s:s, s:i, s:i, s:i, s:i, s:I, s:I, s:o}", "ok", 1, "name",
                      p->name ? p->name : "", "ndevs", p->ndevs, "nblocks", p->nblocks, "nedges",
-                     p->nedges, "micro_batches", rq->micro_batches, "lower_bound",
-                     (json_int_t)ts_lower_bound(p, rq->micro_batches), "max_load",
-                     (json_int_t)ts_placement_max_load(p), "load", ts_api_longs(load, p->ndevs));
-    free(load);
+                     p->nedges, "micro_batches", rq->bound.n, "lower_bound",
+                     (json_int_t)res.b.value, "max_load", (json_int_t)ts_placement_max_load(p),
+                     "load", ts_api_longs(res.load, p->ndevs));
+    ts_op_bound_res_free(&res);
     return 200;
 }
 
@@ -93,29 +95,33 @@ static int ts_api_baseline(const ts_api_request *rq, json_t **out)
     return 200;
 }
 
+/* The trace operation's schedule at N as the Chrome trace object. */
 static int ts_api_trace(const ts_api_request *rq, json_t **out)
 {
-    ts_schedule *u;
+    ts_op_view_res res;
     ts_err e = {0};
-    if (ts_schedule_at(rq->schedule, rq->micro_batches, rq->replayed, &u, &e))
-        return ts_api_error(out, 422, e.msg);
-    ts_trace *t = ts_trace_from_schedule(u, 1.0);
+    if (ts_op_view_run(&ts_op_trace, rq->schedule, "schedule", &rq->view, &res, &e)) {
+        ts_op_view_res_free(&res);
+        return ts_api_error(out, e.code == TS_ESYS ? 500 : 422, e.msg);
+    }
+    ts_trace *t = ts_trace_from_schedule(res.at, rq->view.unit_us);
     *out = t ? ts_trace_to_json(t) : NULL;
     ts_trace_free(t);
-    ts_schedule_free(u);
+    ts_op_view_res_free(&res);
     return *out ? 200 : ts_api_error(out, 500, "trace: out of memory");
 }
 
-json_t *ts_api_view(const ts_schedule *u, bool with_svg, ts_err *e); /* view.c */
-
+/* The render operation's schedule at N as the page draws it (view.c). */
 static int ts_api_view_route(const ts_api_request *rq, json_t **out)
 {
-    ts_schedule *u;
+    ts_op_view_res res;
     ts_err e = {0};
-    if (ts_schedule_at(rq->schedule, rq->micro_batches, rq->replayed, &u, &e))
-        return ts_api_error(out, 422, e.msg);
-    *out = ts_api_view(u, !rq->no_svg, &e);
-    ts_schedule_free(u);
+    if (ts_op_view_run(&ts_op_render, rq->schedule, "schedule", &rq->view, &res, &e)) {
+        ts_op_view_res_free(&res);
+        return ts_api_error(out, e.code == TS_ESYS ? 500 : 422, e.msg);
+    }
+    *out = ts_api_view(&res, &rq->view, !rq->no_svg, &e);
+    ts_op_view_res_free(&res);
     return *out ? 200 : ts_api_error(out, 500, e.msg);
 }
 

@@ -109,6 +109,7 @@ static int ts_api_placement(json_t *o, ts_api_request *rq, ts_err *e)
     return TS_OK;
 }
 
+/* The schedule of a view or a trace, within the instances the explorer draws. */
 static int ts_api_schedule(json_t *o, ts_api_request *rq, ts_err *e)
 {
     json_t *v = json_object_get(o, "schedule");
@@ -122,14 +123,53 @@ static int ts_api_schedule(json_t *o, ts_api_request *rq, ts_err *e)
     if (inst > TS_API_MAX_INSTANCES)
         return ts_fail(e, TS_EINPUT, "request: %ld instances is more than %ld to draw", inst,
                        TS_API_MAX_INSTANCES);
-    char tl[16] = "planned";
-    if (ts_api_str(o, "timeline", tl, sizeof tl, e))
+    return TS_OK;
+}
+
+/* Sets field key of o to v when the page gave none: the explorer's own default. Steals v. */
+static int ts_api_default(json_t *o, const char *key, json_t *v, ts_err *e)
+{
+    if (json_object_get(o, key)) {
+        json_decref(v);
+        return TS_OK;
+    }
+    return json_object_set_new(o, key, v) ? ts_fail(e, TS_ESYS, "request: out of memory") : TS_OK;
+}
+
+/* A check is the bound operation's request (ts_op_views.h), read by its table as the command
+ * line and Python read theirs: N 128 when the page gives none. The memory is read here first
+ * too, for the capacities' count against the placement's devices. */
+static int ts_api_check_body(json_t *o, ts_api_request *rq, ts_err *e)
+{
+    static const char *const extra[] = {"placement", "file", NULL};
+    if (ts_op_check_keys(&ts_op_bound, o, TS_FRONT_SERVE, extra, e) || ts_api_memory(o, rq, e) ||
+        ts_api_placement(o, rq, e) ||
+        ts_api_default(o, "micro_batches", json_integer(rq->micro_batches), e))
         return TS_EINPUT;
-    if (strcmp(tl, "planned") && strcmp(tl, "replayed"))
-        return ts_fail(e, TS_EINPUT, "request: field 'timeline' must be planned or replayed");
-    rq->replayed = !strcmp(tl, "replayed");
+    return ts_op_bound_read(o, TS_FRONT_SERVE, rq->placement, &rq->bound, e);
+}
+
+/* A view or a trace is the render or trace operation's request, read by its table. When the page
+ * gives no N, the explorer's default: 128, or the schedule's own count when it cannot be unrolled
+ * to 128 (no repetend); the trace's time unit is 1 microsecond unless the page gives one. */
+static int ts_api_view_body(json_t *o, ts_api_request *rq, ts_err *e)
+{
+    static const char *const extra[] = {"schedule", NULL};
+    const ts_op *op = rq->route == TS_API_VIEW ? &ts_op_render : &ts_op_trace;
+    if (ts_op_check_keys(op, o, TS_FRONT_SERVE, extra, e) || ts_api_schedule(o, rq, e))
+        return TS_EINPUT;
+    const ts_schedule *s = rq->schedule;
+    int n = s->has_repetend || rq->micro_batches < s->nmicros ? rq->micro_batches : s->nmicros;
+    if (ts_api_default(o, "micro_batches", json_integer(n), e) ||
+        (op == &ts_op_trace && ts_api_default(o, "unit_us", json_real(1.0), e)) ||
+        ts_op_view_read(op, o, TS_FRONT_SERVE, &rq->view, e))
+        return TS_EINPUT;
+    if (rq->view.ro.title) {
+        snprintf(rq->title, sizeof rq->title, "%s", rq->view.ro.title);
+        rq->view.ro.title = rq->title;
+    }
     bool svg = true;
-    if (ts_api_bool(o, "svg", &svg, e))
+    if (op == &ts_op_render && ts_api_bool(o, "svg", &svg, e))
         return TS_EINPUT;
     rq->no_svg = !svg;
     return TS_OK;
@@ -302,17 +342,13 @@ static int ts_api_baseline_body(json_t *o, ts_api_request *rq, ts_err *e)
 static int ts_api_body(json_t *o, ts_api_request *rq, ts_err *e)
 {
     static const char *const kbuiltin[] = {"name", "ndevs", "infer", "chunks", NULL};
-    static const char *const kcheck[] = {"placement", "file", "memory", "micro_batches", NULL};
-    static const char *const kview[] = {"schedule", "micro_batches", "timeline", "svg", NULL};
     if (ts_api_str(o, "file", rq->file, sizeof rq->file, e) ||
         ts_api_int(o, "micro_batches", 1, TS_API_MAX_N, 128, &rq->micro_batches, e))
         return TS_EINPUT;
     switch (rq->route) {
     case TS_API_BUILTIN:
         return ts_jkeys(o, "request", kbuiltin, e) || ts_api_builtin(o, rq, true, e);
-    case TS_API_CHECK:
-        return ts_jkeys(o, "request", kcheck, e) || ts_api_memory(o, rq, e) ||
-               ts_api_placement(o, rq, e);
+    case TS_API_CHECK: return ts_api_check_body(o, rq, e);
     case TS_API_BASELINE:
         if (ts_api_baseline_body(o, rq, e) || ts_api_placement(o, rq, e))
             return TS_EINPUT;
@@ -320,7 +356,7 @@ static int ts_api_body(json_t *o, ts_api_request *rq, ts_err *e)
             return ts_fail(e, TS_EINPUT, "request: too many instances to build");
         return TS_OK;
     case TS_API_VIEW:
-    case TS_API_TRACE: return ts_jkeys(o, "request", kview, e) || ts_api_schedule(o, rq, e);
+    case TS_API_TRACE: return ts_api_view_body(o, rq, e);
     case TS_API_JOB_START: return ts_api_job_body(o, rq, e);
     case TS_API_MODEL_PLACEMENT: return ts_api_model_body(o, rq, e);
     default: return TS_OK;
@@ -419,6 +455,7 @@ void ts_api_request_free(ts_api_request *rq)
     ts_placement_free(rq->placement);
     ts_schedule_free(rq->schedule);
     free(rq->memory);
+    ts_op_bound_req_free(&rq->bound);
     if (rq->search)
         ts_op_search_req_free(rq->search);
     free(rq->search);

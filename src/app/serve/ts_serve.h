@@ -23,6 +23,7 @@
 #include <jansson.h>
 #include "ts_model.h"
 #include "ts_placement.h"
+#include "ts_op_views.h"
 #include "ts_schedule.h"
 #include "ts_time_limit.h"
 
@@ -62,8 +63,13 @@ typedef struct {
     double time_limit; /* seconds per search (default 10) */
     int nmicros; /* lazy's k, 0 = search it */
     char kind[32]; /* baseline kind */
-    bool replayed; /* view/trace: replayed (as early as each device's order allows) */
     bool no_svg; /* view: leave the SVG out (the page draws from the entries) */
+    /* check: the request read by the bound operation's table (ts_op_views.h); owns its memory */
+    ts_op_bound_req bound;
+    /* view, trace: the request read by the render or trace operation's table, its title copied
+     * to title (the body does not outlive the parse) */
+    ts_op_view_req view;
+    char title[256];
     ts_job_kind job;
     long job_id;
     char builtin[48]; /* builtin, and what-if over the device count */
@@ -136,6 +142,10 @@ int ts_worker_main(int in, int out);
 
 /* One line of a compare table or a search summary: figures at n micro-batches. */
 json_t *ts_serve_summary(const ts_schedule *s, int n, const ts_api_request *rq, ts_err *e);
+/* What the page draws of the render operation's schedule at N (view.c): the SVG (with_svg), the
+ * figures, validity, each device's memory over time, every instance, the blocks, the repetend.
+ * NULL with e set. */
+json_t *ts_api_view(const ts_op_view_res *res, const ts_op_view_req *r, bool with_svg, ts_err *e);
 
 /* `tessel serve [--port P] [--host H] [--open] [--max-searches J]`; argv[0] is "serve". */
 int ts_serve_main(int argc, char **argv);

@@ -1,13 +1,11 @@
-/* What the page's timeline and memory panels draw for one schedule: the core renderer's SVG, the
- * schedule's figures and whether it is valid, and each device's live memory over time. */
+/* What the page's timeline and memory panels draw for the render operation's schedule at N
+ * (ts_op_views.h): its SVG, the schedule's figures and whether it is valid, and each device's
+ * live memory over time. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "ts_bound.h"
-#include "ts_render.h"
 #include "ts_serve.h"
-
-json_t *ts_api_view(const ts_schedule *u, bool with_svg, ts_err *e);
 
 typedef struct {
     long step;
@@ -65,23 +63,6 @@ static json_t *ts_view_memory(const ts_schedule *u)
     return json_pack("{s:o, s:o}", "devices", devs, "capacity", cap);
 }
 
-static json_t *ts_view_svg(const ts_schedule *u, ts_err *e)
-{
-    char *buf = NULL;
-    size_t size = 0;
-    FILE *f = open_memstream(&buf, &size);
-    if (!f) {
-        ts_fail(e, TS_ESYS, "render: out of memory");
-        return NULL;
-    }
-    int rc = ts_render_svg(u, NULL, f, e);
-    if (fclose(f) != 0 && rc == TS_OK)
-        rc = ts_fail(e, TS_ESYS, "render: out of memory");
-    json_t *s = rc == TS_OK ? json_stringn(buf, size) : NULL;
-    free(buf);
-    return s;
-}
-
 /* Every instance as three integers (block index, micro-batch, start step), in the schedule's
  * order: the page's timeline draws these on a canvas at any N (an SVG of 65,536 boxes is tens of
  * megabytes and slow to zoom). */
@@ -134,13 +115,13 @@ static void ts_view_add_timeline(json_t *j, const ts_schedule *u)
     json_object_set_new(j, "repetend", ts_view_repetend(u));
 }
 
-json_t *ts_api_view(const ts_schedule *u, bool with_svg, ts_err *e)
+json_t *ts_api_view(const ts_op_view_res *res, const ts_op_view_req *r, bool with_svg, ts_err *e)
 {
+    const ts_schedule *u = res->at;
     ts_metrics m;
-    ts_err ve = {0};
-    ts_validate_opts vo = {0};
-    int valid = ts_schedule_validate(u, &vo, &ve) == TS_OK;
-    json_t *svg = with_svg ? ts_view_svg(u, e) : json_null();
+    char *text = with_svg ? ts_op_render_svg(res, r, e) : NULL;
+    json_t *svg = !with_svg ? json_null() : text ? json_string(text) : NULL;
+    free(text);
     if (!svg)
         return NULL;
     if (ts_schedule_metrics(u, &m)) {
@@ -151,12 +132,12 @@ json_t *ts_api_view(const ts_schedule *u, bool with_svg, ts_err *e)
     json_t *peak = json_array();
     for (int d = 0; d < u->placement->ndevs; d++)
         json_array_append_new(peak, json_integer(m.peak[d]));
-    json_t *j = json_pack(
-        "{s:o, s:i, s:i, s:I, s:I, s:f, s:I, s:I, s:o, s:b, s:s, s:o*}", "svg", svg, "ndevs",
-        u->placement->ndevs, "micro_batches", u->nmicros, "makespan", (json_int_t)m.makespan,
-        "lower_bound", (json_int_t)m.lower_bound, "bubble_rate", m.bubble_rate, "first",
-        (json_int_t)m.first, "last", (json_int_t)m.last, "peak_memory", peak, "valid", valid,
-        "message", valid ? "" : ve.msg, "memory", ts_view_memory(u));
+    json_t *j = json_pack("{s:o, s:i, s:i, s:I, s:I, s:f, s:I, s:I, s:o, s:b, s:s, s:o*}", "svg",
+                          svg, "ndevs", u->placement->ndevs, "micro_batches", u->nmicros,
+                          "makespan", (json_int_t)m.makespan, "lower_bound",
+                          (json_int_t)m.lower_bound, "bubble_rate", m.bubble_rate, "first",
+                          (json_int_t)m.first, "last", (json_int_t)m.last, "peak_memory", peak,
+                          "valid", res->valid, "message", res->why, "memory", ts_view_memory(u));
     ts_metrics_free(&m);
     if (j)
         ts_view_add_timeline(j, u);
