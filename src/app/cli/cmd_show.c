@@ -8,7 +8,9 @@ static const ts_cli_op_help ts_show_help = {
     "SCHED [--micro-batches N] [--timeline KIND] [--width W]",
     "Prints a schedule as a text timeline: one row per device, one cell per step. A cell 'F3' "
     "starts micro-batch 3 of a block whose id begins with F (a primed id such as S' prints lower "
-    "case: s3), '-' continues it, '.' is idle, '~' stands for an idle stretch of more than 8 "
+    "case: s3); where two blocks of one device share a letter, a cell holds the block's id and "
+    "micro-batch (F0c1:0). '-' continues it, '.' is idle, '~' stands for an idle stretch of more "
+    "than 8 "
     "steps; the 'repeat' row marks the repetend. The options are those of Schedule.show in "
     "Python, under the same names.",
     NULL,
