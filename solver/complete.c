@@ -2,6 +2,7 @@
  * within an accept bound), then the whole k-micro-batch schedule with its window declared. */
 #include <stdlib.h>
 #include <string.h>
+#include "ts_caps.h"
 #include "ts_complete.h"
 #include "ts_encode.h"
 

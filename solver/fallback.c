@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ts_caps.h"
 #include "ts_complete.h"
 #include "ts_encode.h"
 #include "ts_replay.h"

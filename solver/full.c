@@ -4,6 +4,7 @@
  * is optimal among monotone schedules. It grows with N on purpose: that is the comparison. */
 #include <stdlib.h>
 #include <string.h>
+#include "ts_caps.h"
 #include "ts_encode.h"
 
 /* The exact minimisation of the makespan from lb (steps: the greedy schedule's, when g == 0).

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ts_caps.h"
 #include "ts_complete.h"
 #include "ts_encode.h"
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ts_caps.h"
 #include "ts_encode.h"
 
 /* Per-device sum of memory * (mids[b] + extra) over the blocks on each device. */
@@ -74,15 +75,6 @@ void ts_net_memory(const ts_placement *p, long *net)
     }
 }
 
-long ts_caps_max(const long *cap, int ndevs)
-{
-    long m = 0;
-    for (int d = 0; d < ndevs; d++)
-        if (cap[d] > m)
-            m = cap[d];
-    return m;
-}
-
 ts_memspec ts_memspec_fill(const long *cap, int ndevs, const long *level, long *buf)
 {
     if (!cap)
@@ -91,28 +83,6 @@ ts_memspec ts_memspec_fill(const long *cap, int ndevs, const long *level, long *
     for (int d = 0; d < ndevs; d++)
         buf[d] = (level ? level[d] : 0) + capmax - cap[d];
     return (ts_memspec){true, capmax, buf};
-}
-
-const char *ts_caps_text(const long *cap, int ndevs, char *buf, size_t len)
-{
-    bool uniform = true;
-    for (int d = 1; cap && d < ndevs; d++)
-        uniform = uniform && cap[d] == cap[0];
-    if (!cap || ndevs < 1 || uniform)
-        return snprintf(buf, len, cap && ndevs > 0 ? "%ld" : "none", cap ? cap[0] : 0), buf;
-    size_t at = 0;
-    for (int d = 0; d < ndevs; d++) {
-        char item[24];
-        int w = snprintf(item, sizeof item, "%s%ld", d ? "," : "", cap[d]);
-        /* room for this item and, when more follow, for ",..." */
-        if (at + (size_t)w + (d + 1 < ndevs ? 4 : 0) >= len) {
-            snprintf(buf + at, len - at, "%s", at + 4 < len ? ",..." : "");
-            break;
-        }
-        memcpy(buf + at, item, (size_t)w + 1);
-        at += (size_t)w;
-    }
-    return buf;
 }
 
 /* The memory floor over orders of one micro-batch; also leaves the order (starts) that reaches

@@ -3,6 +3,7 @@
  * methods call it (ts_search's dispatch is in dispatch.c). */
 #include <stdlib.h>
 #include <string.h>
+#include "ts_caps.h"
 #include "ts_encode.h"
 #include "ts_label.h"
 #include "ts_search_ctx.h"

@@ -254,12 +254,6 @@ int ts_fast_construct(const ts_placement *p, const int *chain, const long *cap, 
 /* Per-device memory level left by running instances (b, m) for m < mids[b]: sum of memory *
  * mids[b] over the blocks on each device. */
 void ts_mids_levels(const ts_placement *p, const int *mids, long *level);
-/* Capacities in this file and in the methods: ndevs entries, one per device; NULL where a
- * function takes it for unconstrained memory. The largest of them: */
-long ts_caps_max(const long *cap, int ndevs);
-/* The capacities as a user writes them: "4" when uniform, "9,4,4" per device (cut with ",..."
- * to fit buf), "none" for NULL. Returns buf. */
-const char *ts_caps_text(const long *cap, int ndevs, char *buf, size_t len);
 /* Does a repetend window (start per block, offsets mids) stay within cap on every device, started
  * from the level its offsets leave (written to level)? Checked at every positive start over the
  * blocks that started no later; with strict_level, a level above cap fails by itself too. */

@@ -21,8 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "modulo_internal.h"
-#include "ts_encode.h"
+#include "ts_caps.h"
 #include "ts_complete.h"
+#include "ts_encode.h"
 #include "ts_search_ctx.h"
 #include "ts_solver.h"
 
