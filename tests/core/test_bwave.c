@@ -1,4 +1,4 @@
-/* The barrier-wave construction (solver/bwave.c): on nnshape at 128 devices and memory 40 (the
+/* The barrier-wave construction (construct/bwave.c): on nnshape at 128 devices and memory 40 (the
  * scale set of tests/bench/quality.sh) it repeats every 676 steps per 40 micro-batches, within
  * 1.10 of the lower bound at N 512 where the other constructions stay above 1.17; every schedule
  * passes the core's validator within the capacities given, uneven ones included, and is not

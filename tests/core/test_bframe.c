@@ -1,4 +1,4 @@
-/* The barrier-frame construction (solver/bframe.c): on nnshape at memory D + 2 its steps per
+/* The barrier-frame construction (construct/bframe.c): on nnshape at memory D + 2 its steps per
  * two micro-batches are the least of the one-boundary class as CP-SAT decides it on a model of
  * its own (tests/bench/periodic_cpsat.py --boundaries 1: 2 per 17 proven infeasible at 8, 16 and
  * 32 devices, 2 per 18 feasible; tests/python/test_barrier_frames.py holds the search's Python

@@ -4,7 +4,7 @@
 #define BCHAIN_TESTUTIL_H
 
 #include <string.h>
-#include "solver_testutil.h"
+#include "core_testutil.h"
 #include "ts_bound.h"
 
 typedef int (*bc_construct)(const ts_placement *, int, const long *, ts_schedule **, ts_err *);

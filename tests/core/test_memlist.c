@@ -1,4 +1,4 @@
-/* The memory-aware list schedule (solver/memlist.c): every schedule it returns passes the core's
+/* The memory-aware list schedule (construct/memlist.c): every schedule it returns passes the core's
  * validator within the capacities it was given; on zero-bubble pipelines it is never longer than
  * the ZB-H1 baseline at that baseline's own peak memory; on a tensor-parallel pipeline whose
  * capacity admits three micro-batches it keeps to them; it refuses sharded placements and a
@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <string.h>
-#include "solver_testutil.h"
+#include "core_testutil.h"
 #include "ts_baseline.h"
 #include "ts_bound.h"
 #include "ts_memlist.h"

@@ -12,8 +12,9 @@
  * fit). Within a class the oldest micro-batch goes first. The forwards thus run as far ahead as
  * memory allows and no further, which is what the zero-bubble and controllable-memory schedules
  * do by hand. TS_EINPUT for a placement where some device runs blocks on different sets of
- * devices (sharded blocks beside single-device stages, which the rule starves); TS_ENOANSWER when the run stalls (a device whose next forward never fits and
- * nothing left to free) or when N x blocks x steps is too large to time. */
+ * devices (sharded blocks beside single-device stages, which the rule starves); TS_ENOANSWER
+ * when the run stalls (a device whose next forward never fits and nothing left to free) or when
+ * N x blocks x steps is too large to time. */
 int ts_memlist_schedule(const ts_placement *p, int n, const long *cap, ts_schedule **out,
                         ts_err *e);
 
