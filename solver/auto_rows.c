@@ -10,7 +10,7 @@
 #include "ts_baseline.h"
 #include "ts_bframe.h"
 #include "ts_bwave.h"
-#include "ts_encode.h"
+#include "ts_construct.h"
 #include "ts_memlist.h"
 #include "ts_rows.h"
 #include "ts_shard.h"

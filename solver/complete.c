@@ -4,7 +4,10 @@
 #include <string.h>
 #include "ts_caps.h"
 #include "ts_complete.h"
-#include "ts_encode.h"
+#include "ts_imodel.h"
+#include "ts_iset.h"
+#include "ts_memory.h"
+#include "ts_search_ctx.h"
 
 void ts_complete_opts_init(ts_complete_opts *o)
 {

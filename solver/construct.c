@@ -3,7 +3,9 @@
  * microseconds; a "no" proves nothing, and the caller then asks the repetend model. */
 #include <stdlib.h>
 #include <string.h>
-#include "ts_encode.h"
+#include "ts_construct.h"
+#include "ts_memory.h"
+#include "ts_search_ctx.h"
 
 /* Do [a, a + la) and [b, b + lb) meet on the circle of length P (starts in [0, P))? */
 static bool ts_circle_meet(long a, long la, long b, long lb, long P)

@@ -20,9 +20,12 @@
  * so (it then depends on the machine). */
 #include <stdlib.h>
 #include <string.h>
-#include "ts_encode.h"
 #include "ts_exact.h"
 #include "ts_exact_model.h"
+#include "ts_imodel.h"
+#include "ts_iset.h"
+#include "ts_search_ctx.h"
+#include "ts_z3.h"
 
 /* Z3's resource count so far on z's solver (the statistic "rlimit count"), 0 when absent. */
 static long ts_exact_rcount(ts_z3 *z)

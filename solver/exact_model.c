@@ -6,9 +6,10 @@
  *   instance: Z3 propagates it as a constraint of its own, where the integer sum of if-then-else
  *   terms that ts_imodel_build writes reaches the arithmetic solver only as fresh variables.
  * - The capacity is a constant, so the only integers left are the starts and H, and every
- *   arithmetic constraint is a difference constraint: Z3's difference-logic solver decides them. ts_imodel_build's redundant load sums are
- *   left out: on the small-N set (tests/bench/exact_check.py) they cost 5-60% more Z3 units,
- *   and so did transitivity clauses over each device's orders (1.3 to 4 times more).
+ *   arithmetic constraint is a difference constraint: Z3's difference-logic solver decides them.
+ *   ts_imodel_build's redundant load sums are left out: on the small-N set
+ *   (tests/bench/exact_check.py) they cost 5-60% more Z3 units, and so did transitivity clauses
+ *   over each device's orders (1.3 to 4 times more).
  * - Where a device's memory falls into pairs (a block and the one that frees it), the orders
  *   the capacity forces are written out (ts_xm_held, ts_xm_alone).
  * Every constraint here holds in every schedule (with the instances of each block in micro-batch
@@ -16,6 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ts_exact_model.h"
+#include "ts_imodel.h"
+#include "ts_iset.h"
+#include "ts_z3.h"
 
 typedef struct {
     ts_imodel *m;

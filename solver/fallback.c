@@ -8,8 +8,10 @@
 #include <string.h>
 #include "ts_caps.h"
 #include "ts_complete.h"
-#include "ts_encode.h"
+#include "ts_fallback.h"
+#include "ts_memory.h"
 #include "ts_replay.h"
+#include "ts_search_ctx.h"
 
 typedef struct {
     long start;

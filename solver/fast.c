@@ -15,7 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ts_complete.h"
-#include "ts_encode.h"
+#include "ts_construct.h"
+#include "ts_fallback.h"
+#include "ts_memory.h"
+#include "ts_rmodel.h"
+#include "ts_search_ctx.h"
 
 /* The intervals placed on one device, sorted by start. They never overlap (every block is placed
  * where its devices are free), so they are sorted by end too. [0, full) is busy without a gap

@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ts_caps.h"
-#include "ts_encode.h"
+#include "ts_construct.h"
+#include "ts_imodel.h"
+#include "ts_iset.h"
+#include "ts_search_ctx.h"
 
 /* The exact minimisation of the makespan from lb (steps: the greedy schedule's, when g == 0).
  * Fills start and res; TS_ENOANSWER when nothing was found. */

@@ -1,7 +1,10 @@
 /* Z3 model of an instance set and its bounded minimisation (steps or memory capacity). */
 #include <stdlib.h>
 #include <string.h>
-#include "ts_encode.h"
+#include "ts_imodel.h"
+#include "ts_iset.h"
+#include "ts_search_ctx.h"
+#include "ts_z3.h"
 
 /* Order literals of the pairs that share a device and whose order is not forced, keyed by
  * (x, y) with x < y: true means x runs before y. Open addressing; the table lives only while the

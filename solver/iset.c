@@ -1,9 +1,11 @@
 /* Instance sets: explicit (block, micro-batch) instances, their dependency arcs, the orders the
  * arcs force, simple bounds, a greedy serial list schedule that answers most memory questions
- * without calling Z3, and the schedule of a set's starts. */
+ * without calling Z3 (with the memory settings it reads), and the schedule of a set's starts. */
 #include <stdlib.h>
 #include <string.h>
-#include "ts_encode.h"
+#include "ts_caps.h"
+#include "ts_iset.h"
+#include "ts_search_ctx.h"
 
 static long ts_lmax(long a, long b)
 {
@@ -325,6 +327,16 @@ long ts_iset_lower_bound(const ts_iset *s)
         lb = ts_lmax(lb, head + load + after);
     }
     return lb;
+}
+
+ts_memspec ts_memspec_fill(const long *cap, int ndevs, const long *level, long *buf)
+{
+    if (!cap)
+        return (ts_memspec){false, 0, level};
+    long capmax = ts_caps_max(cap, ndevs);
+    for (int d = 0; d < ndevs; d++)
+        buf[d] = (level ? level[d] : 0) + capmax - cap[d];
+    return (ts_memspec){true, capmax, buf};
 }
 
 /* The candidates of the list schedule: every instance whose predecessors are all placed, kept in

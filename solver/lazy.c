@@ -20,7 +20,12 @@
 #include <string.h>
 #include "ts_caps.h"
 #include "ts_complete.h"
-#include "ts_encode.h"
+#include "ts_construct.h"
+#include "ts_fallback.h"
+#include "ts_iset.h"
+#include "ts_memory.h"
+#include "ts_rmodel.h"
+#include "ts_search_ctx.h"
 
 typedef struct {
     int *mids; /* nblocks */

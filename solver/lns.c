@@ -25,8 +25,11 @@
  * place on every machine. */
 #include <stdlib.h>
 #include <string.h>
-#include "ts_encode.h"
+#include "ts_imodel.h"
+#include "ts_iset.h"
 #include "ts_lns.h"
+#include "ts_search_ctx.h"
+#include "ts_z3.h"
 
 /* Effort units per schedule entry for one scan that bounds a window or composes a result (each
  * entry's edges and devices once, then the replay and validation: about what measuring a

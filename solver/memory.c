@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ts_caps.h"
-#include "ts_encode.h"
+#include "ts_imodel.h"
+#include "ts_iset.h"
+#include "ts_memory.h"
+#include "ts_search_ctx.h"
 
 /* Per-device sum of memory * (mids[b] + extra) over the blocks on each device. */
 static void ts_levels_at(const ts_placement *p, const int *mids, int extra, long *level)
@@ -73,16 +76,6 @@ void ts_net_memory(const ts_placement *p, long *net)
         for (int i = 0; i < bl->ndevices; i++)
             net[bl->devices[i]] += bl->memory;
     }
-}
-
-ts_memspec ts_memspec_fill(const long *cap, int ndevs, const long *level, long *buf)
-{
-    if (!cap)
-        return (ts_memspec){false, 0, level};
-    long capmax = ts_caps_max(cap, ndevs);
-    for (int d = 0; d < ndevs; d++)
-        buf[d] = (level ? level[d] : 0) + capmax - cap[d];
-    return (ts_memspec){true, capmax, buf};
 }
 
 /* The memory floor over orders of one micro-batch; also leaves the order (starts) that reaches

@@ -5,7 +5,10 @@
  * learnt from one candidate to the next and across k. */
 #include <stdlib.h>
 #include <string.h>
-#include "ts_encode.h"
+#include "ts_memory.h"
+#include "ts_rmodel.h"
+#include "ts_search_ctx.h"
+#include "ts_z3.h"
 
 typedef struct {
     long key;

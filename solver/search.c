@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ts_caps.h"
-#include "ts_encode.h"
 #include "ts_label.h"
 #include "ts_search_ctx.h"
 #include "ts_solver.h"

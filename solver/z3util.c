@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "ts_encode.h"
+#include "ts_search_ctx.h"
+#include "ts_z3.h"
 
 int ts_z3_open(ts_z3 *z, ts_err *e)
 {

@@ -23,7 +23,6 @@
 #include "modulo_internal.h"
 #include "ts_caps.h"
 #include "ts_complete.h"
-#include "ts_encode.h"
 #include "ts_search_ctx.h"
 #include "ts_solver.h"
 

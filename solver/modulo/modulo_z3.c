@@ -16,8 +16,8 @@
 #include <string.h>
 #include <z3.h>
 #include "modulo_internal.h"
-#include "ts_encode.h"
 #include "ts_search_ctx.h"
+#include "ts_z3.h"
 
 typedef struct {
     int a, b;

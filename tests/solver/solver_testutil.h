@@ -4,7 +4,8 @@
 #define SOLVER_TESTUTIL_H
 
 #include "core_testutil.h"
-#include "ts_encode.h"
+#include "ts_memory.h"
+#include "ts_search_ctx.h"
 #include "ts_solver.h"
 
 /* Search options for method m within memory cap on every device (when has_memory), the rest at

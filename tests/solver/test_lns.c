@@ -13,8 +13,10 @@
 #include "solver_testutil.h"
 #include "../core/test_rng.h"
 #include "ts_baseline.h"
-#include "ts_encode.h"
+#include "ts_construct.h"
+#include "ts_fallback.h"
 #include "ts_lns.h"
+#include "ts_search_ctx.h"
 
 /* A random placement (as test_search_property.c draws them): block i depends on one or two
  * earlier blocks, some blocks on several devices, random spans, delays now and then, memory on
