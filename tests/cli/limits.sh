@@ -5,6 +5,7 @@
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 tessel=$1
+"$tessel" search --help 2>&1 | grep -q -- "--effort" || skip_all "no solver in this build"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 run() { timeout 60 "$tessel" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
