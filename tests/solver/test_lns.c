@@ -1,9 +1,9 @@
-/* The large-neighbourhood search (solver/lns.c): on random small placements it never returns a
- * longer or invalid schedule (every result checked by the core's validator, within the seed's
- * own peak memory where that is the capacity), it spends the same effort and gives the same
+/* The large-neighbourhood search (solver/improve/lns.c): on random small placements it never
+ * returns a longer or invalid schedule (every result checked by the core's validator, within the
+ * seed's own peak memory where that is the capacity), it spends the same effort and gives the same
  * schedule twice, and on a fixed poor incumbent (1F1B on vshape with two forwards swapped, which
- * replaying its device orders cannot undo) it provably finds the shorter schedule, as it does
- * on a drain pushed late. */
+ * replaying its device orders cannot undo) it provably finds the shorter schedule, as it does on a
+ * drain pushed late. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

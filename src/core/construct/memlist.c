@@ -1,10 +1,10 @@
-/* The memory-aware list schedule (ts_memlist.h). Full's greedy start (iset.c) picks, among all
- * ready instances, the one that can start first; with the weight-gradient passes as eager as the
- * input-gradient ones, and every instance a candidate, it grows quadratic and loses the
+/* The memory-aware list schedule (ts_memlist.h). The solver's greedy start (models/iset.c) picks,
+ * among all ready instances, the one that can start first; with the weight-gradient passes as eager
+ * as the input-gradient ones, and every instance a candidate, it grows quadratic and loses the
  * critical path where memory binds (34,192 against a bound of 28,054 on GPT-3 175B's zero-bubble
  * placement on 128 GPUs, N 1024, where this gives 29,242). Here time moves step by step and each
- * block offers only its next micro-batch, so a step costs O(blocks). Placements with sharded
- * blocks beside single-device stages are refused (ts_ml_mixed). */
+ * block offers only its next micro-batch, so a step costs O(blocks). Placements with sharded blocks
+ * beside single-device stages are refused (ts_ml_mixed). */
 #include <stdlib.h>
 #include <string.h>
 #include "ts_memlist.h"

@@ -1,7 +1,7 @@
-/* Internal pieces of the modulo repetend search (the files of solver/modulo). Not a public
+/* Internal pieces of the modulo repetend search (the files of solver/methods/modulo). Not a public
  * header. The files form a ladder: modulo_plan.c (memory plan, verification) is below all;
- * modulo_greedy.c, modulo_bound.c, modulo_z3.c, modulo_repetend.c and modulo_tighten.c each
- * serve modulo.c, the search, at the top; none calls upward.
+ * modulo_greedy.c, modulo_bound.c, modulo_z3.c, modulo_repetend.c and modulo_tighten.c each serve
+ * modulo.c, the search, at the top; none calls upward.
  *
  * A modulo timetable gives each block b one start t[b] for micro-batch 0; micro-batch j starts
  * at t[b] + j*P. Everything below works on that one vector t and the period P. */

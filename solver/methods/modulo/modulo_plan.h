@@ -1,6 +1,6 @@
 /* The bottom of the modulo search (modulo_plan.c): the floor division every file uses, the memory
  * plan of a modulo timetable, the recurrence bound and the timetable's verification. Every other
- * file of solver/modulo builds on these; this header includes none of theirs. */
+ * file of solver/methods/modulo builds on these; this header includes none of theirs. */
 #ifndef TS_MODULO_PLAN_H
 #define TS_MODULO_PLAN_H
 
