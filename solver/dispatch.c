@@ -1,7 +1,8 @@
 /* ts_search: the input checks every method shares, and the dispatch to the method that the
  * registry (ts_methods.h) names. The methods run in the search context of search.c. */
 #include <stdlib.h>
-#include "ts_encode.h"
+#include "ts_memory.h"
+#include "ts_search_ctx.h"
 #include "ts_solver.h"
 
 /* A device that keeps memory from every micro-batch overflows any capacity. */

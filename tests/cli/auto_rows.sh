@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # auto never loses to a row of its own `tessel compare` (issue 23, part 2): its portfolio holds
-# every fitting baseline, full's greedy start, and compare's search rows (fast, modulo, lazy,
-# full) each run with the very request compare's row makes (solver/rows.c), so its makespan at N
-# is no longer than any row that fits, and each search row it ran has compare's makespan. Cases:
-# the issue's hand-written placements (an 8-stage GPT whose first and last stages are heavier at
-# memory 4; two encoder towers feeding a decoder on 6 devices at memory 6, N = 128), nnshape and
-# mshape on 8 devices at memory 10, N = 32 (the quality matrix's), and a few more. Then --gap: a
-# search allowed a 50% gap returns as soon as a candidate is within it, and the record lists what
-# it tried (portfolio, with each candidate's effort, and its seconds under search_seconds).
+# every fitting baseline, full's greedy start, and compare's search rows (fast, modulo, lazy, full)
+# each run with the very request compare's row makes (solver/portfolio/rows.c), so its makespan at N
+# is no longer than any row that fits, and each search row it ran has compare's makespan. Cases: the
+# issue's hand-written placements (an 8-stage GPT whose first and last stages are heavier at memory
+# 4; two encoder towers feeding a decoder on 6 devices at memory 6, N = 128), nnshape and mshape on
+# 8 devices at memory 10, N = 32 (the quality matrix's), and a few more. Then --gap: a search
+# allowed a 50% gap returns as soon as a candidate is within it, and the record lists what it tried
+# (portfolio, with each candidate's effort, and its seconds under search_seconds).
 . "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 tessel=$1
 fix=$2/fixtures
@@ -16,9 +16,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # compare's rows as CSV and auto's own record at the same request; prints "auto_makespan
-# best_other_fitting_row best_row_name lower_bound same", where same is "yes" when every search
-# row that auto's portfolio ran has there the makespan compare printed (the same request gives
-# the same schedule: solver/rows.c), "no:ROW" otherwise. Rows measured at another N are left out.
+# best_other_fitting_row best_row_name lower_bound same", where same is "yes" when every search row
+# that auto's portfolio ran has there the makespan compare printed (the same request gives the same
+# schedule: solver/portfolio/rows.c), "no:ROW" otherwise. Rows measured at another N are left out.
 rows() { # placement-args memory N
   local pa=$1 effort=${EFFORT:-1e6}
   # shellcheck disable=SC2086

@@ -4,6 +4,7 @@
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 tessel=$1
+"$tessel" search --help 2>&1 | grep -q -- "--effort" || skip_all "no solver in this build"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 "$tessel" search --help >"$tmp/help" 2>&1; check_rc "--help" 0 $?

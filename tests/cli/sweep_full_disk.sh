@@ -9,6 +9,7 @@
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 TESSEL=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+"$TESSEL" search --help 2>&1 | grep -q -- "--effort" || skip_all "no solver in this build"
 rounds=${TESSEL_DISK_ROUNDS:-1}
 [ "$(id -u)" = 0 ] || skip_all "mounting a small tmpfs needs root"
 TMP=$(mktemp -d)

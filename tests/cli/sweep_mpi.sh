@@ -7,6 +7,7 @@
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 TESSEL=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+"$TESSEL" search --help 2>&1 | grep -q -- "--effort" || skip_all "no solver in this build"
 TESTS=$2
 TMP=$(mktemp -d)
 JOB_PIDS=

@@ -1,8 +1,8 @@
-"""The barrier-wave construction (solver/bwave.c) where memory sets the pace: nnshape on 128
-devices at memory 40, N 512 (the scale set of tests/bench/quality.sh). `tessel search --method
+"""The barrier-wave construction (src/core/construct/bwave.c) where memory sets the pace: nnshape on
+128 devices at memory 40, N 512 (the scale set of tests/bench/quality.sh). `tessel search --method
 auto` keeps it, within 1.10 of `tessel bound`, and the schedule it writes is checked by the plain
-Python validator of tests/bench/exact_cpsat.py (DESIGN.md's rules, no tessel code): every
-instance once, every dependency, no overlap on a device, every device within its memory."""
+Python validator of tests/bench/exact_cpsat.py (DESIGN.md's rules, no tessel code): every instance
+once, every dependency, no overlap on a device, every device within its memory."""
 
 import json
 import os

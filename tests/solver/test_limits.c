@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "solver_testutil.h"
-#include "ts_encode.h"
+#include "ts_construct.h"
+#include "ts_search_ctx.h"
 
 /* n forward blocks then n backward ones, round-robin on d devices, one chain of edges. */
 static ts_placement *chain(int n, int d)

@@ -1,9 +1,9 @@
-/* The large-neighbourhood search (solver/lns.c): on random small placements it never returns a
- * longer or invalid schedule (every result checked by the core's validator, within the seed's
- * own peak memory where that is the capacity), it spends the same effort and gives the same
+/* The large-neighbourhood search (solver/improve/lns.c): on random small placements it never
+ * returns a longer or invalid schedule (every result checked by the core's validator, within the
+ * seed's own peak memory where that is the capacity), it spends the same effort and gives the same
  * schedule twice, and on a fixed poor incumbent (1F1B on vshape with two forwards swapped, which
- * replaying its device orders cannot undo) it provably finds the shorter schedule, as it does
- * on a drain pushed late. */
+ * replaying its device orders cannot undo) it provably finds the shorter schedule, as it does on a
+ * drain pushed late. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -13,8 +13,10 @@
 #include "solver_testutil.h"
 #include "../core/test_rng.h"
 #include "ts_baseline.h"
-#include "ts_encode.h"
+#include "ts_construct.h"
+#include "ts_fallback.h"
 #include "ts_lns.h"
+#include "ts_search_ctx.h"
 
 /* A random placement (as test_search_property.c draws them): block i depends on one or two
  * earlier blocks, some blocks on several devices, random spans, delays now and then, memory on

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "solver_testutil.h"
-#include "ts_encode.h"
 #include "ts_schedule.h"
 #include "../core/random_placement.h"
 

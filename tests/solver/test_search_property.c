@@ -11,8 +11,9 @@
 #include "solver_testutil.h"
 #include "../core/test_rng.h"
 #include "ts_baseline.h"
-#include "ts_encode.h"
 #include "ts_exact.h"
+#include "ts_memory.h"
+#include "ts_search_ctx.h"
 
 /* A random placement: block i depends on one or two earlier blocks (joins), several blocks may
  * share a predecessor (branches); memory on single-device blocks, balanced so that no device

@@ -76,7 +76,6 @@ int ts_plan_eval(const ts_plan_req *r, ts_plan *pl)
     ts_derive_info_clear(&in);
     return rc < 0 ? -1 : 0;
 }
-#endif
 
 int ts_plan_search_best(const ts_plan_req *r, ts_plan *pl, int n, int top, bool show, int *searched,
                         int *pruned)
@@ -112,3 +111,4 @@ int ts_plan_search_best(const ts_plan_req *r, ts_plan *pl, int n, int top, bool 
         }
     return 0;
 }
+#endif

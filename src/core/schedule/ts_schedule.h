@@ -137,7 +137,7 @@ typedef struct {
 int ts_schedule_measure(const ts_schedule *s, ts_metrics *m);
 void ts_metrics_free(ts_metrics *m);
 /* Declared in ts_bound.h and defined in bound/: repeated here only while three callers reach
- * it through this header alone (solver/lns.c, tests/solver/solver_testutil.h,
+ * it through this header alone (solver/improve/lns.c, tests/solver/solver_testutil.h,
  * src/app/pyapi/pyapi_schedule.c, being edited elsewhere). Remove it once they include
  * ts_bound.h. */
 int ts_schedule_metrics(const ts_schedule *s, ts_metrics *m);
