@@ -72,6 +72,7 @@ int ts_search(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
      * --time-limit's seconds); the wall-clock cap is --time-limit from now, on the one meter
      * every part of the search spends on. */
     ts_search_opts so = *o;
+    so.dispatch = ts_search;
     ts_meter m;
     if (!so.meter) {
         ts_meter_init(&m, o->time_limit);

@@ -121,8 +121,9 @@ typedef struct {
 } ts_search_progress;
 
 struct ts_meter;
+struct ts_search_stats;
 
-typedef struct {
+typedef struct ts_search_opts {
     ts_method method;
     /* false: unconstrained */
     bool has_memory;
@@ -147,6 +148,11 @@ typedef struct {
     /* Internal to the solver, NULL from callers: the effort meter a search spends on, shared
      * with the searches it runs (auto's candidates); NULL: its own, capped at time_limit. */
     struct ts_meter *meter;
+    /* Internal to the solver, set by ts_search: the dispatcher itself, which auto's rows call
+     * back (so that the portfolio runs a method by its row without naming the file that
+     * dispatches to the portfolio) */
+    int (*dispatch)(const ts_placement *p, const struct ts_search_opts *o, ts_schedule **out,
+                    struct ts_search_stats *st, ts_err *e);
 } ts_search_opts;
 
 /* Every option at its default (method lazy, no memory limit, no progress). */
@@ -215,7 +221,7 @@ json_t *ts_search_memory_json(const ts_search_opts *o, int ndevs);
 /* Rows of auto's portfolio the record lists (the baselines and auto's own rows) */
 #define TS_PORTFOLIO_ROWS_MAX 64
 
-typedef struct {
+typedef struct ts_search_stats {
 #define TS_X_STAT_FIELD(f, t, key, kind, init, doc) t f;
     TS_SEARCH_STATS(TS_X_STAT_FIELD)
 #undef TS_X_STAT_FIELD

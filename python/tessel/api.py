@@ -2,9 +2,9 @@
 of that name run in this process by the C library."""
 
 import ctypes
-import functools
 
 from . import _lib
+from ._ops import _request, _table
 from .placement import Placement
 from .schedule import Schedule
 
@@ -37,25 +37,6 @@ def _placement(p):
 
 
 _NONE = object()
-
-
-@functools.lru_cache(maxsize=None)
-def _table(op):
-    """The option table of operation op (src/app/ops): its rows by Python keyword."""
-    for table in _lib.call("ops", {})["ops"]:
-        if table["name"] == op:
-            return {row["py"]: row for row in table["options"] if "python" in row["fronts"]}
-    raise KeyError(op)
-
-
-def _request(op, request, **kw):
-    """request with the keyword arguments set under their fields, as op's table names them;
-    None leaves a field out."""
-    table = _table(op)
-    for name, value in kw.items():
-        if value is not None and table[name]["type"] != "hook":
-            request[table[name]["key"]] = value
-    return request
 
 
 def search(placement, memory=_NONE, n=None, method="auto", time_limit=None, k=None,

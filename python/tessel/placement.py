@@ -122,7 +122,7 @@ class Placement:
         """LB(n), within memory when given (one capacity for every device, or a list of one per
         device): the dict of `tessel bound --json` (lower_bound, the term that binds, every
         term, the load per device)."""
-        from .api import _request
+        from ._ops import _request
         return _lib.call("bound", _request("bound", self.request(), n=n, memory=memory))
 
     def __eq__(self, other):

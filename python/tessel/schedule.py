@@ -33,7 +33,7 @@ class Schedule:
     def _op(self, op, table=None, **kw):
         """Operation op on this schedule: the keywords set under the fields of its table (of
         table's when given), as the C library's operations layer names them."""
-        from .api import _request
+        from ._ops import _request
         return _lib.call(op, _request(table or op, {"schedule": self.text, "where": self._where},
                                       **kw))
 

@@ -21,20 +21,6 @@
 #include "ts_auto.h"
 #include "ts_bound.h"
 
-/* Whether the comma-separated list names `name` (whole names only). */
-bool ts_portfolio_lists(const char *list, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *s = list; s && *s;) {
-        const char *end = strchr(s, ',');
-        size_t len = end ? (size_t)(end - s) : strlen(s);
-        if (len == n && !strncmp(s, name, n))
-            return true;
-        s = end ? end + 1 : NULL;
-    }
-    return false;
-}
-
 int ts_portfolio_count(void)
 {
     ts_auto_row rows[TS_AUTO_ROWS_MAX];
@@ -196,6 +182,7 @@ int ts_auto_run(const ts_placement *p, const ts_search_opts *o, ts_schedule **ou
     a.n = o->micro_batches > 0 ? o->micro_batches : TS_DEFAULT_MICRO_BATCHES;
     a.cap = c.cap;
     a.req = o;
+    a.rerun = ts_auto_run;
     a.rowcap = c.meter->wall > 0 ? c.meter->wall - ts_clock_now() : 0;
     double t0 = ts_clock_now();
     a.bound = ts_bound_value(p, a.n, a.cap);

@@ -1,6 +1,7 @@
 /* auto's pool: every candidate measured at N the same way (unrolled or cut, tightened,
  * validated, replayed within the memory), listed in the record, and the best TS_AUTO_POOL kept
  * for the improvement rows. */
+#include <stdio.h>
 #include <string.h>
 #include "ts_auto.h"
 
@@ -109,4 +110,18 @@ bool ts_auto_done(const ts_auto *a)
 double ts_auto_limit(const ts_auto *a)
 {
     return a->c->o->time_limit > 0 ? a->c->o->time_limit : TS_AUTO_DEFAULT_LIMIT;
+}
+
+/* Whether the comma-separated list names `name` (whole names only). */
+bool ts_portfolio_lists(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *s = list; s && *s;) {
+        const char *end = strchr(s, ',');
+        size_t len = end ? (size_t)(end - s) : strlen(s);
+        if (len == n && !strncmp(s, name, n))
+            return true;
+        s = end ? end + 1 : NULL;
+    }
+    return false;
 }

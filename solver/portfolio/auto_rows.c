@@ -239,7 +239,7 @@ static void ts_auto_unsharded_inner(ts_auto *a, const ts_auto_row *row, const ts
     ts_err e = {0};
     double rows_spent = 0;
     int rc = !ts_auto_done(a) && so.time_limit >= 0.05
-                 ? ts_auto_run(u->reduced, &so, &s, &st, &rows_spent, &e)
+                 ? a->rerun(u->reduced, &so, &s, &st, &rows_spent, &e)
                  : TS_ENOANSWER;
     /* its rows' effort is theirs, as auto's own rows' is (ts_auto_search) */
     if (c->budget.deadline > 0)

@@ -69,7 +69,11 @@ int ts_search_row_run(const ts_placement *p, const ts_search_opts *req, ts_metho
     /* compare's row: a fresh meter, capped at the time limit from its start */
     ts_meter_init(&own, cap > 0 ? cap : so.time_limit);
     so.meter = &own;
-    int rc = ts_search(p, &so, out, st, e);
+    /* the dispatcher that ran auto, which runs this row (ts_search_opts.dispatch) */
+    if (!req->dispatch)
+        return ts_fail(e, TS_ESYS, "search row %s: no dispatcher (run auto through ts_search)",
+                       ts_method_name(m));
+    int rc = req->dispatch(p, &so, out, st, e);
     *spent = own.spent;
     return rc;
 }

@@ -46,6 +46,10 @@ typedef struct ts_auto {
     double rowcap; /* seconds of each row's wall-clock cap (<= 0: none) */
     double rows_spent; /* effort units the rows spent (theirs, outside auto's own budget) */
     ts_auto_cand held; /* a construction offered only if it leads when the searches are done */
+    /* auto itself (auto.c's ts_auto_run), which the unsharded row runs on the reduced placement:
+     * handed down, so that the rows' file does not name the loop's */
+    int (*rerun)(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
+                 ts_search_stats *st, double *rows_spent, ts_err *e);
     /* the baselines built and fitting as built, waiting to be measured (auto_rows.c) */
     ts_auto_built *built;
     int nbuilt;
