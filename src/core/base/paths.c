@@ -23,7 +23,10 @@ static int ts_models_beside(const char *path, char *buf, size_t cap)
     if (!slash)
         return 0;
     *slash = '\0';
-    static const char *const rel[] = {"../share/tessel/models", "models"};
+    /* bin/ or lib/ of a prefix; lib/<multiarch>/ (GNUInstallDirs under /usr); the wheel's
+     * package folder, which holds libtessel.so and models/ side by side. */
+    static const char *const rel[] = {"../share/tessel/models", "../../share/tessel/models",
+                                      "models"};
     for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
         char cand[TS_PATH_MAX], found[PATH_MAX];
         struct stat st;

@@ -12,9 +12,10 @@
 /* The folder of the model descriptions (models/), written into buf (cap bytes), which it returns:
  * $TESSEL_MODELS when set; else, beside the executable or shared library that holds this code,
  * ../share/tessel/models (an installed prefix, and the build tree, which links its
- * share/tessel/models to the source tree's models/) or models/ (the Python wheel, which puts it
- * next to libtessel.so); else "models", relative to the working directory, as a last resort
- * whose failure to open names the folder. */
+ * share/tessel/models to the source tree's models/), ../../share/tessel/models (a library in
+ * lib/<multiarch>/) or models/ (the Python wheel, which puts it next to libtessel.so); else
+ * "models", relative to the working directory, as a last resort whose failure to open names the
+ * folder. */
 const char *ts_models_dir(char *buf, size_t cap);
 
 #endif
