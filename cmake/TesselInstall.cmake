@@ -10,6 +10,7 @@
 #   include/tessel/                     the headers (one flat folder: they include each other by name)
 #   share/tessel/models/                the model and hardware descriptions (found relative to the
 #                                       binary or library: src/core/base/paths.c)
+#   share/man/man1/                     tessel.1, tessel-run.1 (docs/man)
 #   lib/cmake/Tessel/, lib/pkgconfig/   the CMake package and tessel.pc
 #
 # The explorer's page assets and the models it serves are compiled into `tessel`: no files.
@@ -26,6 +27,9 @@ if(TARGET tessel-run)
 endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/models/ DESTINATION ${TS_INSTALL_MODELSDIR}
         FILES_MATCHING PATTERN "*.json" PATTERN "*.md")
+# The manual pages, generated from the programs' --help (docs/man/generate.sh) and committed.
+file(GLOB TS_MAN_PAGES ${PROJECT_SOURCE_DIR}/docs/man/*.1)
+install(FILES ${TS_MAN_PAGES} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 
 # The libraries need the solver (so does libtessel itself, see src/app/pyapi).
 if(NOT TARGET tessel_py)

@@ -43,6 +43,9 @@ else
   rm -rf "$tmp/build"
 fi
 (cd "$prefix" && find . -type f -o -type l | grep -v '^./include/tessel/ts_\|^./share/tessel/models/' | sort)
+for page in man1/tessel.1 man1/tessel-run.1; do
+  [ -f "$prefix/share/man/$page" ] || fail "no $page in share/man"
+done
 echo "   + $(ls "$prefix/include/tessel" | wc -l) headers, $(find "$prefix/share/tessel/models" -name '*.json' | wc -l) model files"
 
 # From a folder of its own, with the environment's pointers into the checkout cleared.
