@@ -18,7 +18,13 @@ from .api import (CancelToken, baseline, baselines, compare, model, operations,
 from .placement import Placement, placements
 from .schedule import Schedule
 
-__version__ = "0.1.0"
+try:
+    # Written by setup.py into the installed package.
+    from ._version import __version__
+except ImportError:
+    # Imported from a checkout: the version is project(VERSION) of its top CMakeLists.txt.
+    from ._lib import checkout_version as _checkout_version
+    __version__ = _checkout_version()
 
 __all__ = [
     "Placement", "Schedule", "CancelToken", "Progress", "search", "baseline", "baselines",

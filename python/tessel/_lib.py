@@ -8,6 +8,7 @@ the length of the call, so other threads run while a search does (and may cancel
 import ctypes
 import json
 import os
+import re
 import threading
 
 from ._errors import InvalidInput, error_for
@@ -38,6 +39,17 @@ def _candidates():
     root = os.path.dirname(os.path.dirname(here))
     for build in ("build", "build-asan"):
         yield os.path.join(root, build, "lib", _LIBNAME)
+
+
+def checkout_version():
+    """project(tessel VERSION x.y.z) of the checkout this file sits in ("0+unknown" without one)."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    try:
+        with open(os.path.join(root, "CMakeLists.txt")) as f:
+            found = re.search(r"project\(\s*tessel\s+VERSION\s+([0-9.]+)", f.read())
+    except OSError:
+        found = None
+    return found.group(1) if found else "0+unknown"
 
 
 def library_path():

@@ -2,11 +2,16 @@
 of that name run in this process by the C library."""
 
 import ctypes
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 from . import _lib
+from ._lib import Progress
 from ._ops import _request, _table
 from .placement import Placement
 from .schedule import Schedule
+
+# A capacity: one for every device, one per device, or None (no limit).
+Memory = Union[int, Sequence[int], None]
 
 
 class CancelToken:
@@ -14,14 +19,14 @@ class CancelToken:
     token.cancel(); the search stops at its next check of the time limit (a solver call under
     way runs to its own timeout first) and raises Cancelled. One token per search."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._flag = ctypes.c_int(0)
 
-    def cancel(self):
+    def cancel(self) -> None:
         self._flag.value = 1
 
     @property
-    def cancelled(self):
+    def cancelled(self) -> bool:
         return bool(self._flag.value)
 
 
@@ -36,12 +41,16 @@ def _placement(p):
     return p.request()
 
 
-_NONE = object()
+_NONE: Any = object()
 
 
-def search(placement, memory=_NONE, n=None, method="auto", time_limit=None, k=None,
-           accept=None, per_period=None, effort=None, gap=None, seed=None, candidates=None,
-           progress=None, cancel=None):
+def search(placement: Placement, memory: Memory = _NONE, n: Optional[int] = None,
+           method: str = "auto", time_limit: Optional[float] = None, k: Optional[int] = None,
+           accept: Optional[float] = None, per_period: Optional[int] = None,
+           effort: Optional[float] = None, gap: Optional[float] = None,
+           seed: Optional[int] = None, candidates: Union[str, Sequence[str], None] = None,
+           progress: Optional[Callable[[Progress], None]] = None,
+           cancel: Optional[CancelToken] = None) -> Schedule:
     """`tessel search`: a schedule of placement within memory units per device: one capacity
     for every device, a list of one per device, None (no limit) or left out (the capacity the
     placement states); summarised at n micro-batches (default 128). method: auto (default),
@@ -60,20 +69,20 @@ def search(placement, memory=_NONE, n=None, method="auto", time_limit=None, k=No
     return Schedule(reply["schedule"], reply["summary"], where="search")
 
 
-def operations():
+def operations() -> List[Dict[str, Any]]:
     """The operations with an option table (src/app/ops): one dict each, with where every front
     end offers it (cli, py, serve_path, serve_job), what it works on (subject) and its
     options."""
     return _lib.call("ops", {})["ops"]
 
 
-def portfolio():
+def portfolio() -> List[Dict[str, str]]:
     """The rows of auto's portfolio in the order it runs them, each {name, doc}: the names
     search(candidates=...) takes."""
     return _lib.call("ops", {})["portfolio"]
 
 
-def options(op="search"):
+def options(op: str = "search") -> List[Dict[str, Any]]:
     """The option table of an operation: one dict per option (its request field, Python keyword,
     command-line flag, type, range, help, the front ends that take it and why the others do
     not)."""
@@ -83,20 +92,22 @@ def options(op="search"):
     raise ValueError("no option table for the operation %r" % op)
 
 
-def baseline(kind, placement, n=None):
+def baseline(kind: str, placement: Placement, n: Optional[int] = None) -> Schedule:
     """`tessel baseline KIND`: the hand-made schedule of n micro-batches (default 128) by its
     published rule."""
     reply = _lib.call("baseline", _request("baseline", _placement(placement), kind=kind, n=n))
     return Schedule(reply["schedule"], reply["summary"], where=kind)
 
 
-def baselines():
+def baselines() -> List[Dict[str, Any]]:
     """The baseline kinds and what each fits (`tessel baseline --list`)."""
     return _lib.call("baseline", {})["baselines"]
 
 
-def compare(placement, memory=_NONE, n=None, methods=None, time_limit=None, effort=None,
-            gap=None, seed=None, as_frame=None):
+def compare(placement: Placement, memory: Memory = _NONE, n: Optional[int] = None,
+            methods: Union[str, Sequence[str], None] = None, time_limit: Optional[float] = None,
+            effort: Optional[float] = None, gap: Optional[float] = None,
+            seed: Optional[int] = None, as_frame: Optional[bool] = None) -> Any:
     """`tessel compare --csv` as rows: every baseline that fits, then every search method (or
     the names in methods: a list, or "a,b"), measured at n micro-batches (default 128) within
     memory (one capacity for every device, a list of one per device, None for no limit, or left
@@ -119,8 +130,9 @@ def compare(placement, memory=_NONE, n=None, methods=None, time_limit=None, effo
     return pandas.DataFrame(rows)
 
 
-def model(name, hardware=None, micro_batch_size=None, tensor_parallel=None, seq=None,
-          recompute=False, models_dir=None):
+def model(name: str, hardware: Optional[str] = None, micro_batch_size: Optional[int] = None,
+          tensor_parallel: Optional[int] = None, seq: Optional[int] = None,
+          recompute: bool = False, models_dir: Optional[str] = None) -> Dict[str, Any]:
     """`tessel model NAME --json`: the model's layers (and, on hardware, their times and
     memory)."""
     return _lib.call("model", _request(
@@ -128,11 +140,18 @@ def model(name, hardware=None, micro_batch_size=None, tensor_parallel=None, seq=
         tensor_parallel=tensor_parallel, seq=seq, recompute=recompute, models_dir=models_dir))
 
 
-def placement_from_model(model, hardware, gpus, strategy, micro_batch_size=None,
-                         tensor_parallel=None, seq=None, chunks=None, micro_batches=None,
-                         slices=None, max_span=None, recompute=False, infer=False,
-                         efficiency=None, workspace_gb=None, param_bytes=None,
-                         first_stage_param_cap_gb=None, comm=None, models_dir=None):
+def placement_from_model(model: str, hardware: str, gpus: int, strategy: str,
+                         micro_batch_size: Optional[int] = None,
+                         tensor_parallel: Optional[int] = None, seq: Optional[int] = None,
+                         chunks: Optional[int] = None, micro_batches: Optional[int] = None,
+                         slices: Optional[int] = None, max_span: Optional[int] = None,
+                         recompute: bool = False, infer: bool = False,
+                         efficiency: Optional[float] = None,
+                         workspace_gb: Optional[float] = None,
+                         param_bytes: Optional[float] = None,
+                         first_stage_param_cap_gb: Optional[float] = None,
+                         comm: Optional[str] = None,
+                         models_dir: Optional[str] = None) -> Placement:
     """`tessel placement --model ...`: the placement derived from a model on gpus GPUs of a
     hardware profile by a strategy; its .info is the derivation's summary (--json). param_bytes,
     first_stage_param_cap_gb and comm ("overlap" or "sync") are the command line's options of
@@ -147,11 +166,16 @@ def placement_from_model(model, hardware, gpus, strategy, micro_batch_size=None,
     return Placement._reply(reply, info=reply["summary"])
 
 
-def plan(model, hardware, gpus, global_batch, micro_batch_size=None, tensor_parallel=None,
-         pipeline=None, virtual_stages=None, zero=None, recompute=None, sequence_parallel=None,
-         tp_across_nodes=False, strategies=None, precision=None, infer=False, top=None,
-         search_top=None, time_limit=None, effort=None, gap=None, seed=None, efficiency=None,
-         models_dir=None):
+def plan(model: str, hardware: str, gpus: int, global_batch: int,
+         micro_batch_size: Optional[int] = None, tensor_parallel: Optional[int] = None,
+         pipeline: Optional[int] = None, virtual_stages: Optional[int] = None,
+         zero: Optional[int] = None, recompute: Optional[str] = None,
+         sequence_parallel: Optional[bool] = None, tp_across_nodes: bool = False,
+         strategies: Optional[Sequence[str]] = None, precision: Optional[str] = None,
+         infer: bool = False, top: Optional[int] = None, search_top: Optional[int] = None,
+         time_limit: Optional[float] = None, effort: Optional[float] = None,
+         gap: Optional[float] = None, seed: Optional[int] = None,
+         efficiency: Optional[float] = None, models_dir: Optional[str] = None) -> Dict[str, Any]:
     """`tessel plan --json`: the plan space of a model on gpus GPUs searched with the cost model
     (tensor parallelism, pipeline, strategy, virtual stages, ZeRO, recomputation none, selective,
     full or adaptive, micro-batch size: each auto unless given), the best plans with a pipeline

@@ -5,6 +5,7 @@ import copy
 import errno
 import json
 import os
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 from . import _lib
 
@@ -51,8 +52,13 @@ class Placement:
     or take a built-in (from_builtin), a file (from_file) or a dict (from_dict).
     """
 
-    def __init__(self, name="placement", ndevs=1, blocks=(), edges=(), chains=(), capacity=None,
-                 *, _dict=None, info=None):
+    def __init__(self, name: str = "placement", ndevs: int = 1,
+                 blocks: Iterable[Union[Dict[str, Any], Sequence[Any]]] = (),
+                 edges: Iterable[Union[Dict[str, Any], Sequence[Any]]] = (),
+                 chains: Iterable[Sequence[str]] = (),
+                 capacity: Union[int, Sequence[int], None] = None,
+                 *, _dict: Optional[Dict[str, Any]] = None,
+                 info: Optional[Dict[str, Any]] = None) -> None:
         if _dict is None:
             d = {"format": FORMAT, "name": name, "ndevs": ndevs,
                  "blocks": [_block(b) for b in blocks]}
@@ -75,13 +81,14 @@ class Placement:
         return p
 
     @classmethod
-    def from_builtin(cls, name, ndevs, infer=False, chunks=None):
+    def from_builtin(cls, name: str, ndevs: int, infer: bool = False,
+                     chunks: Optional[int] = None) -> "Placement":
         """A built-in placement (`tessel placements`), as --placement NAME --ndevs D."""
         return cls._reply(_lib.call("placement", {"builtin": name, "ndevs": ndevs,
                                                   "infer": bool(infer), "chunks": chunks}))
 
     @classmethod
-    def from_file(cls, path):
+    def from_file(cls, path: Union[str, "os.PathLike[str]"]) -> "Placement":
         """A placement file (tessel-placement/1). A missing file raises FileNotFoundError, as
         open() does."""
         if not os.path.exists(str(path)):
@@ -89,50 +96,50 @@ class Placement:
         return cls._reply(_lib.call("placement", {"file": str(path)}))
 
     @classmethod
-    def from_dict(cls, d, where="placement"):
+    def from_dict(cls, d: Dict[str, Any], where: str = "placement") -> "Placement":
         """A placement given as the dict of a placement file; where names it in messages."""
         return cls._reply(_lib.call("placement", {"placement": d, "where": where}))
 
-    def to_dict(self):
+    def to_dict(self) -> Dict[str, Any]:
         """The placement as the dict of a tessel-placement/1 file."""
         return copy.deepcopy(self._dict)
 
-    def save(self, path):
+    def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
         with open(path, "w") as f:
             json.dump(self._dict, f, indent=1)
             f.write("\n")
 
     @property
-    def name(self):
+    def name(self) -> str:
         return self._dict["name"]
 
     @property
-    def ndevs(self):
+    def ndevs(self) -> int:
         return self._dict["ndevs"]
 
     @property
-    def blocks(self):
+    def blocks(self) -> List[Dict[str, Any]]:
         return copy.deepcopy(self._dict["blocks"])
 
-    def request(self):
+    def request(self) -> Dict[str, Any]:
         """The request keys that name this placement."""
         return {"placement": self._dict, "where": self.name}
 
-    def bound(self, n, memory=None):
+    def bound(self, n: int, memory: Union[int, Sequence[int], None] = None) -> Dict[str, Any]:
         """LB(n), within memory when given (one capacity for every device, or a list of one per
         device): the dict of `tessel bound --json` (lower_bound, the term that binds, every
         term, the load per device)."""
         from ._ops import _request
         return _lib.call("bound", _request("bound", self.request(), n=n, memory=memory))
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Placement) and self._dict == other._dict
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Placement(%r, ndevs=%d, blocks=%d)" % (self.name, self.ndevs,
                                                        len(self._dict["blocks"]))
 
 
-def placements():
+def placements() -> List[Dict[str, Any]]:
     """The built-in placements: name, description, device counts, whether they take chunks."""
     return _lib.call("placements", {})["placements"]

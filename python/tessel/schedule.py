@@ -4,6 +4,7 @@ with what the library measured of it, and the views and checks of the command li
 import json
 import os
 import tempfile
+from typing import Any, Dict, Optional, Union
 
 from . import _lib
 from .placement import Placement
@@ -14,13 +15,14 @@ class Schedule:
     it (`tessel search --json`: method, the search's statistics and the figures at N; `tessel
     baseline --json`); `makespan` and `bound` are its figures at N."""
 
-    def __init__(self, text, record=None, where="schedule"):
+    def __init__(self, text: str, record: Optional[Dict[str, Any]] = None,
+                 where: str = "schedule") -> None:
         self.text = text
         self._where = where
         self._record = record
 
     @classmethod
-    def load(cls, path):
+    def load(cls, path: Union[str, "os.PathLike[str]"]) -> "Schedule":
         """A schedule file, as it is."""
         with open(path) as f:
             return cls(f.read(), where=str(path))
@@ -38,7 +40,7 @@ class Schedule:
                                       **kw))
 
     @property
-    def record(self):
+    def record(self) -> Dict[str, Any]:
         """The --json record of the call that made it; for a loaded file, its summary at its
         own micro-batches (micro_batches, makespan, bubble_rate, lower_bound, peak_memory, load,
         ratio, fits)."""
@@ -47,53 +49,57 @@ class Schedule:
         return self._record
 
     @property
-    def makespan(self):
+    def makespan(self) -> Optional[int]:
         return self.record["makespan"]
 
     @property
-    def bound(self):
+    def bound(self) -> Optional[int]:
         """The lower bound LB(N) at the record's N."""
         return self.record["lower_bound"]
 
     @property
-    def micro_batches(self):
+    def micro_batches(self) -> int:
         return self.record["micro_batches"]
 
-    def summary(self, n=None):
+    def summary(self, n: Optional[int] = None) -> Dict[str, Any]:
         """Its figures at n micro-batches (default: its own), unrolled or cut and replayed as
         early as each device's order allows: `tessel compare`'s measure. A count it cannot be
         unrolled to raises, as simulate(n) and validate(n) do."""
         return self._op("summary", "simulate", n=n)
 
-    def to_dict(self):
+    def to_dict(self) -> Dict[str, Any]:
         return json.loads(self.text)
 
     @property
-    def placement(self):
+    def placement(self) -> Placement:
         return Placement.from_dict(self.to_dict()["placement"], where=self._where)
 
-    def simulate(self, n=None, scale=None, noise=0.0, seed=1, comm_delay=0.0):
+    def simulate(self, n: Optional[int] = None, scale: Optional[Dict[str, float]] = None,
+                 noise: float = 0.0, seed: int = 1, comm_delay: float = 0.0) -> Dict[str, Any]:
         """`tessel simulate --json`: replays each device's order with the spans as durations,
         scale {block id: factor}, seeded noise and a delay on edges between devices."""
         return self._op("simulate", n=n, scale=scale, noise=noise, seed=seed,
                         comm_delay=comm_delay)
 
-    def validate(self, n=None, monotone=False, ignore_memory=False):
+    def validate(self, n: Optional[int] = None, monotone: bool = False,
+                 ignore_memory: bool = False) -> Dict[str, Any]:
         """`tessel validate`: the figures of a valid schedule; raises NoAnswer with the first
         violation otherwise."""
         return self._op("validate", n=n, monotone=monotone, ignore_memory=ignore_memory)
 
-    def show(self, n=None, timeline=None, width=None):
+    def show(self, n: Optional[int] = None, timeline: Optional[str] = None,
+             width: Optional[int] = None) -> str:
         """`tessel show`: the text timeline (one row per device, with its figures) as a string;
         an invalid schedule is shown too. timeline: planned (default) or replayed."""
         return self._op("show", n=n, timeline=timeline, width=width)["text"]
 
-    def trace(self, n=None, timeline=None, unit_us=None):
+    def trace(self, n: Optional[int] = None, timeline: Optional[str] = None,
+              unit_us: Optional[float] = None) -> Dict[str, Any]:
         """`tessel trace`: the timeline as a Chrome trace (a dict with traceEvents), unit_us
         microseconds per time unit (default 1000); what the explorer's trace answers."""
         return self._op("trace", n=n, timeline=timeline, unit_us=unit_us)
 
-    def save(self, path):
+    def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
         """Writes the file, byte for byte what `tessel search -o` writes."""
         with open(path, "w", newline="") as f:
             f.write(self.text)
@@ -112,25 +118,28 @@ class Schedule:
         finally:
             os.unlink(tmp)
 
-    def to_pytorch_csv(self, path=None, n=None):
+    def to_pytorch_csv(self, path: Union[str, "os.PathLike[str]", None] = None,
+                       n: Optional[int] = None) -> str:
         """`tessel export --pytorch`: torch.distributed.pipelining's action CSV, as text (and
         written to path when given)."""
         return self._export("pytorch", path, n)
 
-    def to_python_tessel(self, path=None, n=None):
+    def to_python_tessel(self, path: Union[str, "os.PathLike[str]", None] = None,
+                         n: Optional[int] = None) -> Dict[str, Any]:
         """`tessel export --python`: the Python Tessel's saved schedule, as a dict (and written
         to path when given)."""
         return json.loads(self._export("python", path, n))
 
-    def svg(self, n=None, timeline=None, scale=None, title=None):
+    def svg(self, n: Optional[int] = None, timeline: Optional[str] = None,
+            scale: Optional[float] = None, title: Optional[str] = None) -> str:
         """`tessel render`: the SVG timeline (an invalid schedule is drawn too); timeline:
         planned (default) or replayed."""
         return self._op("render", n=n, timeline=timeline, scale=scale, title=title)["svg"]
 
-    def _repr_svg_(self):
+    def _repr_svg_(self) -> str:
         return self.svg()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         r = self._record or {}
         return "Schedule(%s, makespan=%s, lower_bound=%s)" % (
             r.get("method") or r.get("baseline") or self._where, r.get("makespan"),

@@ -119,7 +119,7 @@ static void test_other_operations(void **state)
             fail_msg("%s: %s", ok[i][0], msg);
         json_decref(r);
     }
-    assert_string_equal(ts_py_version(), "0.1.0");
+    assert_string_equal(ts_py_version(), TS_VERSION);
 }
 
 int main(void)

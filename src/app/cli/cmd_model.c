@@ -111,8 +111,9 @@ static const ts_cli_op_help ts_model_help = {
 /* The models and GPU profiles of the folder (tessel model without a name). */
 static void ts_model_list(ts_cli_op_args *a)
 {
-    char buf[4096], hwdir[4200];
-    const char *dir = ts_op_models_dir(ts_cli_op_take_text(a, "models_dir", buf, sizeof buf));
+    char buf[4096], hwdir[4200], found[TS_PATH_MAX];
+    const char *dir = ts_op_models_dir(ts_cli_op_take_text(a, "models_dir", buf, sizeof buf), found,
+                                       sizeof found);
     snprintf(hwdir, sizeof hwdir, "%s/hardware", dir);
     ts_list_json(dir, "models");
     ts_list_json(hwdir, "hardware");

@@ -49,7 +49,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(argv[1], "--version")) {
-        printf("tessel 0.1.0\n");
+        printf("tessel %s\n", TS_VERSION);
         return 0;
     }
     for (size_t i = 0; i < sizeof ts_commands / sizeof ts_commands[0]; i++)

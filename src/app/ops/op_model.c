@@ -6,10 +6,6 @@
 #include "ts_op_model.h"
 #include "ts_results.h"
 
-#ifndef TS_MODELS_DIR
-#define TS_MODELS_DIR "models"
-#endif
-
 #define TS_NO_ROUTE "the explorer has no route for it"
 
 static const ts_op_option ts_op_model_opts[] = {
@@ -43,20 +39,17 @@ const ts_op ts_op_model = {"model",
                            ts_op_model_opts,
                            (int)(sizeof ts_op_model_opts / sizeof ts_op_model_opts[0])};
 
-const char *ts_op_models_dir(const char *dir)
+const char *ts_op_models_dir(const char *dir, char *buf, size_t cap)
 {
-    if (dir)
-        return dir;
-    const char *env = getenv("TESSEL_MODELS");
-    return env && *env ? env : TS_MODELS_DIR;
+    return dir ? dir : ts_models_dir(buf, cap);
 }
 
 /* The model and the hardware from files of the folder dir. */
 static int ts_op_models_files(const char *dir, const char *name, int seq, const char *hw,
                               ts_model **m, ts_hardware *h, ts_err *e)
 {
-    char path[4200];
-    dir = ts_op_models_dir(dir);
+    char path[4200], found[TS_PATH_MAX];
+    dir = ts_op_models_dir(dir, found, sizeof found);
     if (ts_model_path(dir, name, false, path, sizeof path, e) || ts_model_load(path, seq, m, e))
         return e->code ? e->code : TS_EINPUT;
     if (hw && (ts_model_path(dir, hw, true, path, sizeof path, e) || ts_hardware_load(path, h, e)))

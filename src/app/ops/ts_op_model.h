@@ -5,15 +5,17 @@
 #ifndef TS_OP_MODEL_H
 #define TS_OP_MODEL_H
 
+#include <stddef.h>
 #include "ts_model.h"
 #include "ts_ops.h"
+#include "ts_paths.h"
 
 extern const ts_op ts_op_model;
 extern const ts_op ts_op_model_placement;
 
-/* The folder of model descriptions: dir when given, else $TESSEL_MODELS, else the source tree's
- * models/. */
-const char *ts_op_models_dir(const char *dir);
+/* The folder of model descriptions: dir when given, else $TESSEL_MODELS, else the installed one
+ * (ts_models_dir: beside the binary or library, written into buf of cap bytes). */
+const char *ts_op_models_dir(const char *dir, char *buf, size_t cap);
 
 /* Where a front end keeps its models, when not in a folder (the explorer's are compiled in):
  * loads the model `name` (with seq tokens when seq > 0) into *m, or, when hardware is set, the
