@@ -98,8 +98,8 @@ for k in GPipe:vshape:gpipe:0 1F1B:vshape:1f1b:0 Interleaved1F1B:vshape_interlea
   # shellcheck disable=SC2046
   "$tessel" compare $(plc "$p") --memory none -n $N --methods "$ours" --time-limit 30 \
     --schedule "$cls=$j" --csv >"$tmp/cmp.csv" || { echo "FAIL: compare $cls"; fail=1; }
-  ms_pt=$(awk -F, -v m="$cls" '$5 == m {print $9}' "$tmp/cmp.csv")
-  ms_ours=$(awk -F, -v m="$ours" '$5 == m {print $9}' "$tmp/cmp.csv")
+  ms_pt=$(awk -F, -v m="$cls" '$5 == m {print $10}' "$tmp/cmp.csv")
+  ms_ours=$(awk -F, -v m="$ours" '$5 == m {print $10}' "$tmp/cmp.csv")
   [[ -n $ms_pt && -n $ms_ours ]] || { echo "FAIL: compare rows for $cls"; fail=1; continue; }
   d=-
   if [[ $ours != auto ]]; then
