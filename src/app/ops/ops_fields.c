@@ -7,19 +7,6 @@
 #include "ts_jsonutil.h"
 #include "ts_ops.h"
 
-/* "NAME rest" as TS_EINPUT, NAME the field as front f names it. */
-static int ts_op_field_fail(const ts_op_option *o, ts_front f, ts_err *e, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int ts_op_field_fail(const ts_op_option *o, ts_front f, ts_err *e, const char *fmt, ...)
-{
-    char name[96], rest[sizeof e->msg];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(rest, sizeof rest, fmt, ap);
-    va_end(ap);
-    return ts_fail(e, TS_EINPUT, "%s %s", ts_op_field(o, f, name, sizeof name), rest);
-}
-
 int ts_op_read_name(const ts_op *op, const char *key, json_t *req, ts_front f, char **out,
                     ts_err *e)
 {
@@ -32,10 +19,10 @@ int ts_op_read_name(const ts_op *op, const char *key, json_t *req, ts_front f, c
         return TS_OK;
     const ts_op_option *o = ts_op_option_find(op, key);
     if (!*s)
-        return ts_op_field_fail(o, f, e, "must not be empty");
+        return ts_op_refuse(o, f, e, "must not be empty");
     for (const char *c = s; *c; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            return ts_op_field_fail(o, f, e, "holds a control character");
+            return ts_op_refuse(o, f, e, "holds a control character");
     if (!(*out = strdup(s)))
         return ts_fail(e, TS_ESYS, "out of memory");
     return TS_OK;
@@ -59,7 +46,7 @@ int ts_op_read_flag(const ts_op *op, const char *key, json_t *req, ts_front f, b
     if (!o || !v || json_is_null(v))
         return TS_OK;
     if (!json_is_boolean(v))
-        return ts_op_field_fail(o, f, e, "expects true or false, got %s", ts_jtype(v));
+        return ts_op_refuse(o, f, e, "expects true or false, got %s", ts_jtype(v));
     *out = json_is_true(v);
     return TS_OK;
 }

@@ -9,19 +9,6 @@
 #include "ts_jsonutil.h"
 #include "ts_ops.h"
 
-/* "NAME rest" as TS_EINPUT, NAME the field as front f names it. */
-static int ts_op_fail(const ts_op_option *o, ts_front f, ts_err *e, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int ts_op_fail(const ts_op_option *o, ts_front f, ts_err *e, const char *fmt, ...)
-{
-    char name[96], rest[sizeof e->msg];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(rest, sizeof rest, fmt, ap);
-    va_end(ap);
-    return ts_fail(e, TS_EINPUT, "%s %s", ts_op_field(o, f, name, sizeof name), rest);
-}
-
 /* The row of key, whose value in req is *v (NULL when absent or null). */
 static const ts_op_option *ts_op_get(const ts_op *op, const char *key, json_t *req, json_t **v)
 {
@@ -42,13 +29,13 @@ int ts_op_read_num(const ts_op *op, const char *key, json_t *req, ts_front f, do
         return TS_OK;
     bool whole = o->type == TS_OPV_INT;
     if (whole ? !json_is_integer(v) : !json_is_number(v))
-        return ts_op_fail(o, f, e, "expects %s, got %s", whole ? "an integer" : "a number",
+        return ts_op_refuse(o, f, e, "expects %s, got %s", whole ? "an integer" : "a number",
                           ts_jtype(v));
     double x = json_number_value(v);
     if (!(x >= o->min && x <= o->max))
-        return whole ? ts_op_fail(o, f, e, "must be between %.0f and %.0f, got %lld", o->min,
+        return whole ? ts_op_refuse(o, f, e, "must be between %.0f and %.0f, got %lld", o->min,
                                   o->max, (long long)json_integer_value(v))
-                     : ts_op_fail(o, f, e, "must be between %g and %g, got %g", o->min, o->max, x);
+                     : ts_op_refuse(o, f, e, "must be between %g and %g, got %g", o->min, o->max, x);
     *out = x;
     *given = true;
     return TS_OK;
@@ -63,7 +50,7 @@ int ts_op_read_text(const ts_op *op, const char *key, json_t *req, ts_front f, c
     if (!v || !o)
         return TS_OK;
     if (!json_is_string(v))
-        return ts_op_fail(o, f, e, "expects a string, got %s", ts_jtype(v));
+        return ts_op_refuse(o, f, e, "expects a string, got %s", ts_jtype(v));
     *out = json_string_value(v);
     *given = true;
     return TS_OK;
@@ -75,13 +62,13 @@ static int ts_op_names_add(const ts_op_option *o, ts_front f, char *buf, size_t 
                            const char *name, size_t len, ts_err *e)
 {
     if (len == 0)
-        return ts_op_fail(o, f, e, "holds an empty name");
+        return ts_op_refuse(o, f, e, "holds an empty name");
     for (size_t i = 0; i < len; i++)
         if ((unsigned char)name[i] < 0x20 || name[i] == ',')
-            return ts_op_fail(o, f, e, "holds a name with a comma or a control character");
+            return ts_op_refuse(o, f, e, "holds a name with a comma or a control character");
     size_t used = strlen(buf);
     if (used + len + 2 > cap)
-        return ts_op_fail(o, f, e, "is longer than %zu characters", cap - 2);
+        return ts_op_refuse(o, f, e, "is longer than %zu characters", cap - 2);
     snprintf(buf + used, cap - used, "%s%.*s", used ? "," : "", (int)len, name);
     return TS_OK;
 }
@@ -96,7 +83,7 @@ int ts_op_read_names(const ts_op *op, const char *key, json_t *req, ts_front f, 
     if (!v || !o)
         return TS_OK;
     if (!json_is_string(v) && !json_is_array(v))
-        return ts_op_fail(o, f, e, "expects a list of names, got %s", ts_jtype(v));
+        return ts_op_refuse(o, f, e, "expects a list of names, got %s", ts_jtype(v));
     char *buf = calloc(cap, 1);
     if (!buf)
         return ts_fail(e, TS_ESYS, "out of memory");
@@ -113,13 +100,13 @@ int ts_op_read_names(const ts_op *op, const char *key, json_t *req, ts_front f, 
         json_array_foreach(v, i, it)
         {
             if (rc == TS_OK && !json_is_string(it))
-                rc = ts_op_fail(o, f, e, "expects names: item %zu is %s", i, ts_jtype(it));
+                rc = ts_op_refuse(o, f, e, "expects names: item %zu is %s", i, ts_jtype(it));
             if (rc == TS_OK)
                 rc = ts_op_names_add(o, f, buf, cap, json_string_value(it),
                                      strlen(json_string_value(it)), e);
         }
         if (rc == TS_OK && !buf[0])
-            rc = ts_op_fail(o, f, e, "is an empty list");
+            rc = ts_op_refuse(o, f, e, "is an empty list");
     }
     if (rc) {
         free(buf);
@@ -141,11 +128,11 @@ int ts_op_read_memory(const ts_op *op, const char *key, json_t *req, ts_front f,
     if (json_is_null(v) || (json_is_string(v) && !strcmp(json_string_value(v), "none")))
         return TS_OK;
     if (!json_is_integer(v) && !json_is_array(v))
-        return ts_op_fail(o, f, e, "expects a capacity, none or a list of one per device, got %s",
+        return ts_op_refuse(o, f, e, "expects a capacity, none or a list of one per device, got %s",
                           ts_jtype(v));
     size_t n = json_is_array(v) ? json_array_size(v) : 1;
     if (json_is_array(v) && n != 1 && n != (size_t)ndevs)
-        return ts_op_fail(o, f, e,
+        return ts_op_refuse(o, f, e,
                           "lists %zu capacities for %d devices (give one for every "
                           "device, or one per device)",
                           n, ndevs);
@@ -158,9 +145,9 @@ int ts_op_read_memory(const ts_op *op, const char *key, json_t *req, ts_front f,
             json_integer_value(c) > TS_MAX_MEMORY) {
             ts_op_memory_free(m);
             return json_is_integer(c)
-                       ? ts_op_fail(o, f, e, "must be between 0 and %d, got %lld", TS_MAX_MEMORY,
+                       ? ts_op_refuse(o, f, e, "must be between 0 and %d, got %lld", TS_MAX_MEMORY,
                                     (long long)json_integer_value(c))
-                       : ts_op_fail(o, f, e, "expects integers, got %s", ts_jtype(c));
+                       : ts_op_refuse(o, f, e, "expects integers, got %s", ts_jtype(c));
         }
         m->cap[i] = (long)json_integer_value(c);
     }
@@ -210,7 +197,7 @@ int ts_op_read_factors(const ts_op *op, const char *key, json_t *req, ts_front f
     if (!v || !o)
         return TS_OK;
     if (!json_is_object(v))
-        return ts_op_fail(o, f, e, "expects a factor per block, got %s", ts_jtype(v));
+        return ts_op_refuse(o, f, e, "expects a factor per block, got %s", ts_jtype(v));
     json_object_foreach(v, id, x)
     {
         int b = ts_placement_find(p, id);
@@ -218,10 +205,10 @@ int ts_op_read_factors(const ts_op *op, const char *key, json_t *req, ts_front f
             return ts_fail(e, TS_EINPUT, "%s: unknown block '%s'",
                            ts_op_field(o, f, name, sizeof name), id);
         if (!json_is_number(x))
-            return ts_op_fail(o, f, e, "expects numbers, got %s", ts_jtype(x));
+            return ts_op_refuse(o, f, e, "expects numbers, got %s", ts_jtype(x));
         double y = json_number_value(x);
         if (!(y >= o->min && y <= o->max))
-            return ts_op_fail(o, f, e, "must be between %g and %g, got %g", o->min, o->max, y);
+            return ts_op_refuse(o, f, e, "must be between %g and %g, got %g", o->min, o->max, y);
         scale[b] = y;
         (*given)++;
     }

@@ -1,5 +1,6 @@
 /* The registry of the operations' option tables, and what every front end asks of a table: how it
  * names a field, which fields a request may hold, and the tables as JSON. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "ts_jsonutil.h"
@@ -63,6 +64,16 @@ const char *ts_op_field(const ts_op_option *o, ts_front f, char *buf, size_t len
     else
         snprintf(buf, len, "%s", o->key);
     return buf;
+}
+
+int ts_op_refuse(const ts_op_option *o, ts_front f, ts_err *e, const char *fmt, ...)
+{
+    char name[96], rest[sizeof e->msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rest, sizeof rest, fmt, ap);
+    va_end(ap);
+    return ts_fail(e, TS_EINPUT, "%s %s", ts_op_field(o, f, name, sizeof name), rest);
 }
 
 int ts_op_check_keys(const ts_op *op, json_t *req, ts_front f, const char *const *extra, ts_err *e)

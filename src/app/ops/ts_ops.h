@@ -104,6 +104,10 @@ json_t *ts_ops_json(void);
 /* How front f names option o in a message: "--time-limit", "time_limit", "request: field
  * 'time_limit'". Returns buf. */
 const char *ts_op_field(const ts_op_option *o, ts_front f, char *buf, size_t len);
+/* "NAME rest" as TS_EINPUT, NAME the field as front f names it (ts_op_field): every refusal of a
+ * field's value. Returns TS_EINPUT. */
+int ts_op_refuse(const ts_op_option *o, ts_front f, ts_err *e, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* Refuses a request that holds a field outside op's rows that front f takes, and outside extra
  * (NULL-terminated; may be NULL): one message naming the field. */
 int ts_op_check_keys(const ts_op *op, json_t *req, ts_front f, const char *const *extra, ts_err *e);
