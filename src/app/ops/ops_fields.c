@@ -1,6 +1,5 @@
 /* More of a request's fields read by an operation's table: names (owned copies that messages can
  * quote on one line), whole numbers into an int, flags, and the fields a request must hold. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,6 @@
  * message that names the field as the front end that sent it does (--time-limit, time_limit,
  * request: field 'time_limit'). */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
