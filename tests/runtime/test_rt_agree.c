@@ -12,19 +12,7 @@
 #include <string.h>
 
 #include "rt_agree.h"
-
-static ts_schedule *load(const char *name)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/fixtures/%s", TS_TEST_DATA, name);
-    ts_schedule *s = NULL;
-    ts_err e = {0};
-    int rc = ts_schedule_load(path, &s, &e);
-    if (rc != TS_OK)
-        fprintf(stderr, "%s\n", e.msg);
-    assert_int_equal(rc, TS_OK);
-    return s;
-}
+#include "rt_testutil.h"
 
 static uint64_t digest(const ts_schedule *s)
 {
@@ -40,14 +28,14 @@ static uint64_t digest(const ts_schedule *s)
 static void test_digest(void **state)
 {
     (void)state;
-    ts_schedule *k = load("runtime_kshape.json"), *m = load("runtime_mshape.json");
+    ts_schedule *k = rt_test_load("runtime_kshape.json"), *m = rt_test_load("runtime_mshape.json");
     ts_schedule *copy = ts_schedule_clone(k);
     assert_non_null(copy);
     ts_schedule_set_search_info(copy, json_pack("{ss}", "method", "elsewhere"));
     assert_true(digest(k) == digest(copy));
     assert_true(digest(k) != digest(m));
     /* the 1F1B fixture has a repetend to unroll */
-    ts_schedule *v = load("runtime_vshape_1f1b.json"), *more = NULL;
+    ts_schedule *v = rt_test_load("runtime_vshape_1f1b.json"), *more = NULL;
     ts_err e = {0};
     assert_int_equal(ts_schedule_unroll(v, v->nmicros + 2, &more, &e), TS_OK);
     assert_true(digest(v) != digest(more));
@@ -98,7 +86,7 @@ static void expect(int argc, char **argv, const ts_schedule *s, const ts_schedul
 static void test_compare(void **state)
 {
     (void)state;
-    ts_schedule *k = load("runtime_kshape.json"), *m = load("runtime_mshape.json");
+    ts_schedule *k = rt_test_load("runtime_kshape.json"), *m = rt_test_load("runtime_mshape.json");
     char *same[] = {"tessel-run", "--schedule", "b.json", "--json", "--timeout", "7"};
     expect(6, same, k, NULL, TS_OK, NULL);
     char *size[] = {"tessel-run", "--schedule", "a.json", "--size", "128"};

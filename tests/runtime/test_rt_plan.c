@@ -13,19 +13,7 @@
 #include "rt_mirror.h"
 #include "rt_options.h"
 #include "rt_plan.h"
-
-static ts_schedule *load(const char *name)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/fixtures/%s", TS_TEST_DATA, name);
-    ts_schedule *s = NULL;
-    ts_err e = {0};
-    int rc = ts_schedule_load(path, &s, &e);
-    if (rc != TS_OK)
-        fprintf(stderr, "%s\n", e.msg);
-    assert_int_equal(rc, TS_OK);
-    return s;
-}
+#include "rt_testutil.h"
 
 typedef struct {
     int from, to, tag;
@@ -45,7 +33,7 @@ static int cmp_msg(const void *a, const void *b)
  * earlier in the same stream. */
 static void check_plan(const char *fixture, int expect_groups)
 {
-    ts_schedule *s = load(fixture);
+    ts_schedule *s = rt_test_load(fixture);
     ts_rt_plan *p = NULL;
     ts_err e = {0};
     assert_int_equal(ts_rt_plan_build(s, &p, &e), TS_OK);
@@ -123,7 +111,7 @@ static void test_plan_nnshape(void **state)
 static void test_plan_vshape_messages(void **state)
 {
     (void)state;
-    ts_schedule *s = load("runtime_vshape_1f1b.json");
+    ts_schedule *s = rt_test_load("runtime_vshape_1f1b.json");
     ts_rt_plan *p = NULL;
     ts_err e = {0};
     assert_int_equal(ts_rt_plan_build(s, &p, &e), TS_OK);
@@ -144,7 +132,7 @@ static void test_plan_vshape_messages(void **state)
 static void test_mirror_kshape(void **state)
 {
     (void)state;
-    ts_schedule *s = load("runtime_kshape.json");
+    ts_schedule *s = rt_test_load("runtime_kshape.json");
     const ts_placement *pl = s->placement;
     ts_rt_mirror m;
     ts_err e = {0};
@@ -169,7 +157,7 @@ static void test_mirror_kshape(void **state)
 static void test_mirror_finetune_frozen(void **state)
 {
     (void)state;
-    ts_schedule *s = load("runtime_finetune.json");
+    ts_schedule *s = rt_test_load("runtime_finetune.json");
     ts_rt_mirror m;
     ts_err e = {0};
     assert_int_equal(ts_rt_mirror_build(s->placement, &m, &e), TS_OK);
@@ -185,7 +173,7 @@ static void test_mirror_finetune_frozen(void **state)
 static void test_mirror_refusals(void **state)
 {
     (void)state;
-    ts_schedule *s = load("runtime_vshape_zb.json");
+    ts_schedule *s = rt_test_load("runtime_vshape_zb.json");
     ts_rt_mirror m;
     ts_err e = {0};
     assert_int_equal(ts_rt_mirror_build(s->placement, &m, &e), TS_EINPUT);
