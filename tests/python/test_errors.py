@@ -144,3 +144,16 @@ def test_a_missing_file_is_file_not_found(tmp_path):
         tessel.Placement.from_file(str(tmp_path / "nope.json"))
     with pytest.raises(FileNotFoundError):
         tessel.Schedule.load(str(tmp_path / "nope.json"))
+
+
+def test_export_writes_only_what_it_can_vouch_for(tests_dir, tmp_path):
+    # issue 43: Python's export is the command line's operation: an invalid schedule is refused
+    # (nothing written), and n below the file's micro-batches exports the first n
+    bad = tessel.Schedule.load(os.path.join(tests_dir, "bad", "duplicate_instance.json"))
+    out = tmp_path / "bad.csv"
+    with pytest.raises(tessel.NoAnswer, match="invalid schedule, nothing written"):
+        bad.to_pytorch_csv(str(out))
+    assert not out.exists()
+    s = tessel.baseline("1f1b", tessel.Placement.from_builtin("vshape_zb", 4), n=8)
+    rows = s.to_pytorch_csv(n=4).split()
+    assert sorted({int(a[2:]) for r in rows for a in r.split(",")}) == [0, 1, 2, 3]

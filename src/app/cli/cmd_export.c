@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
+#include "ts_op_export.h"
 #include "ts_pytessel.h"
 #include "ts_pytorch.h"
 
@@ -69,36 +70,8 @@ int ts_cmd_export(int argc, char **argv)
     int rc = ts_cli_schedule_arg(cmd, argc, argv, 0, &path, &s);
     if (rc)
         return rc;
-    /* The Python format's cap, checked before unrolling so that a huge -n costs nothing. */
-    long instances = (n > 0 ? n : s->nmicros) * (long)s->placement->nblocks;
-    if (ts_export_formats[fmt].write == ts_pyexport_save && instances > TS_PYEXPORT_MAX_INSTANCES) {
-        fprintf(stderr,
-                "tessel %s: %s: %ld instances, more than the limit of %ld (2^22) for the Python "
-                "Tessel's format: ask for fewer micro-batches\n",
-                cmd, path, instances, (long)TS_PYEXPORT_MAX_INSTANCES);
-        ts_schedule_free(s);
-        return 2;
-    }
-    ts_schedule *u = NULL;
     ts_err e = {0};
-    /* N as every other command takes it: unrolled above the file's micro-batches, the first N
-     * below (the planned steps, not replayed) */
-    if (n > 0 && n != s->nmicros && ts_schedule_at(s, (int)n, false, &u, &e)) {
-        ts_schedule_free(s);
-        return ts_cli_report(cmd, &e);
-    }
-    /* An exporter writes only what it can vouch for: a schedule that another tool would run in
-     * an order that breaks a dependency, or with an action twice or missing, is refused here
-     * (exit 1, nothing written), as `validate` refuses it */
-    ts_validate_opts vo = {0};
-    if (ts_schedule_validate(u ? u : s, &vo, &e)) {
-        fprintf(stderr, "tessel %s: %s: invalid schedule, nothing written: %s\n", cmd, path, e.msg);
-        ts_schedule_free(u);
-        ts_schedule_free(s);
-        return 1;
-    }
-    rc = ts_export_formats[fmt].write(u ? u : s, outp, &e) ? ts_cli_report(cmd, &e) : 0;
-    ts_schedule_free(u);
+    rc = ts_op_export_run(s, (int)n, ts_export_formats[fmt].flag, outp, path, &e);
     ts_schedule_free(s);
-    return rc;
+    return rc ? ts_cli_report(cmd, &e) : 0;
 }

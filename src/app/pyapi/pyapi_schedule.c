@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pyapi_internal.h"
+#include "ts_op_export.h"
 #include "ts_op_views.h"
 #include "ts_pytessel.h"
 #include "ts_pytorch.h"
@@ -138,42 +139,33 @@ int ts_py_op_trace(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e)
     return rc;
 }
 
-/* The writers of `tessel export`, by format name. */
-static int (*ts_py_writer(const char *format))(const ts_schedule *, const char *, ts_err *)
-{
-    if (format && !strcmp(format, "python"))
-        return ts_pyexport_save;
-    if (format && !strcmp(format, "pytorch"))
-        return ts_pytorch_save;
-    return NULL;
-}
-
+/* Schedule.to_pytorch_csv / to_python_tessel: the export operation's run (ts_op_export.h), as
+ * `tessel export` runs it: n as every command takes it, an invalid schedule refused. */
 int ts_py_op_export(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e)
 {
     (void)h;
-    const char *format, *path;
-    if (ts_py_string(req, "format", &format, e) || ts_py_string(req, "path", &path, e))
+    const char *format, *path, *where;
+    long n;
+    if (ts_py_string(req, "format", &format, e) || ts_py_string(req, "path", &path, e) ||
+        ts_py_string(req, "where", &where, e) || ts_py_long(req, "n", "n", 1, 1000000, 0, &n, e))
         return TS_EINPUT;
-    int (*write)(const ts_schedule *, const char *, ts_err *) = ts_py_writer(format);
-    if (!write)
-        return ts_py_fail(e, TS_EINPUT, "missing the format (--python or --pytorch)");
+    if (!ts_op_export_writer(format))
+        return ts_py_fail(e, TS_EINPUT, "missing the format (python or pytorch)");
     if (!path)
         return ts_py_fail(e, TS_EINPUT, "missing the output file");
+    json_t *own = json_deep_copy(req);
+    if (!own)
+        return ts_py_fail(e, TS_ESYS, "out of memory");
+    /* the schedule as the file has it: the operation takes it to n */
+    json_object_del(own, "n");
     ts_schedule *s;
-    int rc = ts_py_schedule(req, "--micro-batches", &s, e);
+    int rc = ts_py_schedule(own, "n", &s, e);
+    json_decref(own);
     if (rc)
         return rc;
-    long instances = (long)s->nmicros * s->placement->nblocks;
-    ts_err we = {0};
-    if (write == ts_pyexport_save && instances > TS_PYEXPORT_MAX_INSTANCES)
-        rc = ts_py_fail(e, TS_EINPUT,
-                        "%ld instances, more than the limit of %ld (2^22) for the Python "
-                        "Tessel's format: ask for fewer micro-batches",
-                        instances, (long)TS_PYEXPORT_MAX_INSTANCES);
-    else if ((rc = write(s, path, &we)))
-        ts_py_fail(e, rc, "%s", we.msg);
-    else
-        *out = json_pack("{ss}", "path", path);
+    rc = ts_op_export_run(s, (int)n, format, path, where ? where : "schedule", e);
+    if (rc == TS_OK && !(*out = json_pack("{ss}", "path", path)))
+        rc = ts_py_fail(e, TS_ESYS, "out of memory");
     ts_schedule_free(s);
     return rc;
 }
