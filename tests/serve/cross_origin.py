@@ -115,12 +115,17 @@ def main():
         st, b = srv.request("POST", "/api/builtin", {"name": "xshape", "ndevs": 8})
         assert st == 200, (st, b)
         placement = b["placement"]
+        # lazy on vshape over 16 devices runs to any time limit (its offsets are many): the job
+        # the other site tries to cancel is still running when it tries
+        st, b = srv.request("POST", "/api/builtin", {"name": "vshape", "ndevs": 16})
+        assert st == 200, (st, b)
+        long_placement = b["placement"]
         with open(os.path.join(tmp, "evil.html"), "w") as f:
             f.write(EVIL.replace("PLACEMENT", json.dumps(placement)))
         # the test's own job: long enough to be running while the other site tries to cancel it
-        st, own = srv.request("POST", "/api/jobs", {"job": "search", "placement": placement,
-                                                    "memory": 5, "method": "lazy",
-                                                    "time_limit": 120})
+        st, own = srv.request("POST", "/api/jobs", {"job": "search",
+                                                    "placement": long_placement, "memory": 18,
+                                                    "method": "lazy", "time_limit": 120})
         assert st == 200, (st, own)
         site = start_site(tmp)
         drv = start_browser(profile)
@@ -138,8 +143,9 @@ def main():
             assert [j["id"] for j in listed] == [own["id"]], listed
             assert listed[0]["state"] == "running", listed
         # the control: the same requests with the page's token start and cancel a job
-        st, mine = srv.request("POST", "/api/jobs", {"job": "search", "placement": placement,
-                                                     "memory": "none", "time_limit": 60})
+        st, mine = srv.request("POST", "/api/jobs", {"job": "search",
+                                                     "placement": long_placement, "memory": 18,
+                                                     "method": "lazy", "time_limit": 60})
         assert st == 200, (st, mine)
         for j in (own, mine):
             st, _ = srv.request("POST", "/api/jobs/%d/cancel" % j["id"], {})

@@ -56,9 +56,21 @@ int ts_cli_parse_double(const char *cmd, const char *flag, const char *s, double
 int ts_cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
                   const struct option *longopts)
 {
-    int idx = 0;
+    int idx = -1, at = optind;
     opterr = 0;
     int c = getopt_long(argc, argv, shortopts, longopts, &idx);
+    /* getopt_long takes an unambiguous prefix of a long option for the option: `--seq 8192`
+     * became --sequence-parallel. A flag is taken only as written in full. */
+    const char *tok = at < argc ? argv[at] : NULL;
+    if (c != -1 && c != '?' && c != ':' && idx >= 0 && tok && tok[0] == '-' && tok[1] == '-') {
+        size_t len = strcspn(tok + 2, "=");
+        if (len != strlen(longopts[idx].name)) {
+            ts_cli_usage_error(cmd, "unknown option '%.*s' (options are written in full: did you "
+                                    "mean --%s?)",
+                               (int)len + 2, tok, longopts[idx].name);
+            return -2;
+        }
+    }
     if (c == '?') {
         const char *bad = argv[optind - 1];
         if (optopt && bad[0] == '-' && bad[1] == '-')
