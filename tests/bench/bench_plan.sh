@@ -15,7 +15,7 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cat >"$tmp/gpt-1t.json" <<'JSON'
 {"format": "tessel-model/1", "name": "gpt-1t", "seq": 2048,
- "strategies": ["1f1b", "interleaved", "zb", "gpipe"],
+ "strategies": ["1f1b", "interleaved", "zb"],
  "sections": [{"kind": "embedding", "name": "embed", "vocab": 51200, "hidden": 25600, "positions": 2048},
               {"kind": "transformer", "name": "layer", "count": 128, "hidden": 25600, "heads": 160},
               {"kind": "head", "name": "head", "vocab": 51200, "hidden": 25600, "tied": true}]}

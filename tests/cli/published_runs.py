@@ -29,7 +29,7 @@ for line in rows:
     c = dict(zip(cols, [x.strip() for x in line.strip("|").split("|")]))
     name = "run-" + re.sub(r"[^a-z0-9.]+", "-", c["run"].lower())
     model = {"format": "tessel-model/1", "name": name, "seq": int(c["seq"]),
-             "strategies": ["1f1b", "interleaved", "zb", "gpipe"],
+             "strategies": ["1f1b", "interleaved", "zb"],
              "sections": [
                  {"kind": "embedding", "name": "embed", "vocab": int(c["vocab"]),
                   "hidden": int(c["hidden"]), "positions": int(c["seq"])},

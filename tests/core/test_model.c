@@ -427,6 +427,7 @@ static void test_bad_files(void **state)
         {"model_kind.json", "unknown section kind 'mlp'"},
         {"model_missing.json", "needs a positive 'heads'"},
         {"model_type.json", "field 'hidden' must be a number"},
+        {"model_strategy.json", "strategies[1]: unknown strategy 'warp'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char path[512];

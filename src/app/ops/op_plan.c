@@ -187,6 +187,23 @@ static int ts_op_plan_divides(const ts_op_plan_req *r, ts_err *e)
     return TS_OK;
 }
 
+/* Virtual stages (more than one) with a list of strategies none of which runs them is a request
+ * no plan can answer: a bad request, not "no plan fits" (only interleaved cuts a stage into
+ * model chunks: model_plan_cost.c). */
+static int ts_op_plan_chunks(const ts_op_plan_req *r, ts_front f, ts_err *e)
+{
+    if (r->sp.v <= 1 || r->sp.nstrategies == 0)
+        return TS_OK;
+    for (int i = 0; i < r->sp.nstrategies; i++)
+        if (!strcmp(r->sp.strategies[i], "interleaved"))
+            return TS_OK;
+    char a[96], b[96];
+    return ts_fail(e, TS_EINPUT, "%s %d: none of %s runs virtual stages (only interleaved does)",
+                   ts_op_field(ts_op_option_find(&ts_op_plan, "virtual_stages"), f, a, sizeof a),
+                   r->sp.v,
+                   ts_op_field(ts_op_option_find(&ts_op_plan, "strategies"), f, b, sizeof b));
+}
+
 int ts_op_plan_read(json_t *req, ts_front f, ts_op_plan_req *r, ts_err *e)
 {
     static const char *const required[] = {"model", "hardware", "gpus", "global_batch", NULL};
@@ -211,7 +228,7 @@ int ts_op_plan_read(json_t *req, ts_front f, ts_op_plan_req *r, ts_err *e)
         ts_op_plan_strategies(req, f, r, e))
         return e->code;
     r->fp8 = fp8 == 1;
-    if (ts_op_require(op, req, f, required, NULL, e))
+    if (ts_op_require(op, req, f, required, NULL, e) || ts_op_plan_chunks(r, f, e))
         return TS_EINPUT;
     return ts_op_plan_divides(r, e);
 }

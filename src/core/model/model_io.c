@@ -106,6 +106,10 @@ static int ts_read_strategies(json_t *j, const char *file, ts_model *m, ts_err *
         if (!json_is_string(v))
             return ts_fail(e, TS_EINPUT, "%s: strategies[%zu] must be a string, got %s", file, i,
                            ts_jtype(v));
+        /* a name no strategy has would be planned as nothing, without a word */
+        if (!ts_strategy_find(json_string_value(v)))
+            return ts_fail(e, TS_EINPUT, "%s: strategies[%zu]: unknown strategy '%s'", file, i,
+                           json_string_value(v));
         if (!(m->strategies[m->nstrategies++] = strdup(json_string_value(v))))
             return ts_fail(e, TS_ESYS, "%s: out of memory", file);
     }
