@@ -110,4 +110,14 @@ bad 2 "peak_fp8_tflops" --model gpt3-13b --hardware a100-80gb --gpus 8 --global-
 bad 2 "not a multiple of pipeline 3" --model gpt3-13b --hardware a100-80gb --gpus 8 --global-batch 8 --pipeline 3
 bad 2 "--zero" --model gpt3-13b --hardware a100-80gb --gpus 8 --global-batch 8 --zero 4
 bad 1 "no plan fits" --model gpt3-175b --hardware a100-40gb --gpus 8 --global-batch 8 --micro-batch-size 1 --strategies 1f1b
+# issue 43: at tens of thousands of micro-batches no schedule is searched (it took minutes and
+# gigabytes at --time-limit 1): the closed form stands; below the cap the best plans are searched
+got=$("$tessel" plan --model gpt3-1.3b --hardware a100-40gb --gpus 8 --global-batch 80000 \
+  --micro-batch-size 1 --pipeline 8 --tensor-parallel 1 --zero 0 --time-limit 1 --strategies 1f1b \
+  --json | get '["counts"]["searched"]')
+check_eq "no schedule search at N = 80000" 0 "$got"
+got=$("$tessel" plan --model gpt3-1.3b --hardware a100-40gb --gpus 8 --global-batch 64 \
+  --micro-batch-size 1 --pipeline 8 --tensor-parallel 1 --zero 0 --time-limit 1 --strategies 1f1b \
+  --search-top 1 --json | get '["counts"]["searched"]')
+check_eq "a schedule search at N = 64" 1 "$got"
 harness_end

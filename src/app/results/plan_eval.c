@@ -77,6 +77,9 @@ int ts_plan_eval(const ts_plan_req *r, ts_plan *pl)
     return rc < 0 ? -1 : 0;
 }
 
+/* Most micro-batches at which a plan's schedule is searched */
+#define TS_PLAN_SEARCH_MAX_MICROS 4096
+
 int ts_plan_search_best(const ts_plan_req *r, ts_plan *pl, int n, int top, bool show, int *searched,
                         int *pruned)
 {
@@ -88,6 +91,17 @@ int ts_plan_search_best(const ts_plan_req *r, ts_plan *pl, int n, int top, bool 
         ts_plan *x = &pl[i];
         if (x->cfg.P < 2)
             continue;
+        /* a schedule search at tens of thousands of micro-batches takes minutes and gigabytes
+         * whatever its time limit (78,125: 136 s and 4 GB at --time-limit 1): the closed form
+         * stands there, and a plan without one says why it was not searched */
+        if (x->cfg.N > TS_PLAN_SEARCH_MAX_MICROS) {
+            if (!x->cost.closed_form)
+                snprintf(x->reason, sizeof x->reason,
+                         "not searched: %d micro-batches, more than the %d a schedule search "
+                         "takes",
+                         x->cfg.N, TS_PLAN_SEARCH_MAX_MICROS);
+            continue;
+        }
         if (best > 0 &&
             x->cost.lower_bound_s + x->cost.dp_s + x->cost.zero_s + x->cost.optimizer_s >= best) {
             (*pruned)++;
