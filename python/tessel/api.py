@@ -175,13 +175,15 @@ def plan(model: str, hardware: str, gpus: int, global_batch: int,
          infer: bool = False, top: Optional[int] = None, search_top: Optional[int] = None,
          time_limit: Optional[float] = None, effort: Optional[float] = None,
          gap: Optional[float] = None, seed: Optional[int] = None,
-         efficiency: Optional[float] = None, models_dir: Optional[str] = None) -> Dict[str, Any]:
+         efficiency: Optional[float] = None, models_dir: Optional[str] = None,
+         cancel: Optional[CancelToken] = None) -> Dict[str, Any]:
     """`tessel plan --json`: the plan space of a model on gpus GPUs searched with the cost model
     (tensor parallelism, pipeline, strategy, virtual stages, ZeRO, recomputation none, selective,
     full or adaptive, micro-batch size: each auto unless given), the best plans with a pipeline
     searched for their schedule, ranked (fitting plans first, by iteration time). time_limit,
-    effort, gap and seed are each schedule search's, as in search(). Each searched plan that
-    fits carries its Placement and Schedule."""
+    effort, gap and seed are each schedule search's, as in search(); cancel, a CancelToken,
+    stops the schedule searches (raises Cancelled). Each searched plan that fits carries its
+    Placement and Schedule."""
     if strategies is not None and not isinstance(strategies, str):
         strategies = list(strategies)
     req = _request("plan", {}, model=model, hardware=hardware, gpus=gpus,
@@ -192,7 +194,7 @@ def plan(model: str, hardware: str, gpus: int, global_batch: int,
                    strategies=strategies, precision=precision, infer=infer, top=top,
                    search_top=search_top, time_limit=time_limit, effort=effort, gap=gap,
                    seed=seed, efficiency=efficiency, models_dir=models_dir)
-    reply = _lib.call("plan", req)
+    reply = _lib.call("plan", req, cancel=cancel)
     for p in reply["plans"]:
         pj, st = p.pop("placement_json", None), p.pop("schedule_text", None)
         if pj is not None:

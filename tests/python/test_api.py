@@ -176,3 +176,14 @@ def test_plan_ranks_with_files(cli):
 
 def test_library_version():
     assert tessel.version() == tessel.__version__
+
+
+def test_plan_cancel():
+    # issue 43: tessel.plan had no cancel; a token set from another thread stops its schedule
+    # searches and the call raises Cancelled
+    token = tessel.CancelToken()
+    threading.Timer(0.5, token.cancel).start()
+    with pytest.raises(tessel.Cancelled):
+        tessel.plan("gpt3-1.3b", "a100-40gb", 8, 64, micro_batch_size=1, pipeline=8,
+                    tensor_parallel=1, zero=0, strategies="1f1b,zb", search_top=4,
+                    time_limit=600, cancel=token)

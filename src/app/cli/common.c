@@ -65,8 +65,9 @@ int ts_cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
     if (c != -1 && c != '?' && c != ':' && idx >= 0 && tok && tok[0] == '-' && tok[1] == '-') {
         size_t len = strcspn(tok + 2, "=");
         if (len != strlen(longopts[idx].name)) {
-            ts_cli_usage_error(cmd, "unknown option '%.*s' (options are written in full: did you "
-                                    "mean --%s?)",
+            ts_cli_usage_error(cmd,
+                               "unknown option '%.*s' (options are written in full: did you "
+                               "mean --%s?)",
                                (int)len + 2, tok, longopts[idx].name);
             return -2;
         }

@@ -75,6 +75,10 @@ static const ts_op_option ts_op_plan_opts[] = {
     {"progress", NULL, "progress", 0, TS_OPV_FLAG, 0, 0, NULL,
      "progress on stderr even when it is not a terminal",
      TS_PLAN_CLI("Python's plan reports no progress")},
+    {"cancel", NULL, NULL, 0, TS_OPV_HOOK, 0, 0, NULL,
+     "stops the schedule searches from another thread (Python: a CancelToken); the plan keeps "
+     "what it had",
+     TS_FRONT_PY, "the command line stops on Ctrl-C; the explorer has no plan route"},
 };
 
 const ts_op ts_op_plan = {"plan",

@@ -23,12 +23,12 @@ static json_t *ts_py_plans_json(const ts_op_plan_res *res)
 
 int ts_py_op_plan(json_t *req, const ts_py_hooks *hk, json_t **out, ts_err *e)
 {
-    (void)hk;
     if (ts_op_check_keys(&ts_op_plan, req, TS_FRONT_PY, NULL, e))
         return TS_EINPUT;
     ts_op_plan_req r;
     ts_op_plan_res res = {0};
     int rc = ts_op_plan_read(req, TS_FRONT_PY, &r, e);
+    r.r.cancel = hk->cancel;
     if (rc == TS_OK)
         rc = ts_op_plan_run(&r, &res, e);
     if (rc == TS_OK && !res.fits)

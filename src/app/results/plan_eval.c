@@ -59,6 +59,7 @@ int ts_plan_eval(const ts_plan_req *r, ts_plan *pl)
     so.effort = r->effort;
     so.gap = r->gap;
     so.seed = r->seed;
+    so.cancel = r->cancel;
     ts_search_stats st;
     ts_schedule *s = NULL;
     ts_metrics m = {0};
@@ -87,7 +88,7 @@ int ts_plan_search_best(const ts_plan_req *r, ts_plan *pl, int n, int top, bool 
     for (int i = 0; i < n; i++)
         if (pl[i].cost.closed_form && (best == 0 || pl[i].iter_s < best))
             best = pl[i].iter_s;
-    for (int i = 0; i < n && *searched < top; i++) {
+    for (int i = 0; i < n && *searched < top && !(r->cancel && *r->cancel); i++) {
         ts_plan *x = &pl[i];
         if (x->cfg.P < 2)
             continue;

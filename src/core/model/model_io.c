@@ -224,9 +224,10 @@ double ts_model_fwd_flops(const ts_model *m)
 static int ts_hardware_from_doc(json_t *j, const char *path, ts_hardware *h, ts_err *e)
 {
     static const char *const keys[] = {
-        "format",     "name",          "source",        "peak_bf16_tflops", "efficiency", "hbm_gb",
-        "nvlink_gbs", "internode_gbs", "gpus_per_node", "workspace_gb",     "comment",
-        "hbm_gbs",    "sms",           "peak_fp8_tflops", "gemm_efficiency", NULL};
+        "format",  "name",       "source",        "peak_bf16_tflops", "efficiency",
+        "hbm_gb",  "nvlink_gbs", "internode_gbs", "gpus_per_node",    "workspace_gb",
+        "comment", "hbm_gbs",    "sms",           "peak_fp8_tflops",  "gemm_efficiency",
+        NULL};
     const char *name, *src = "";
     long gpn, sms = 108;
     h->efficiency = 0.5;

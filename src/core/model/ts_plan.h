@@ -74,6 +74,9 @@ typedef struct {
      * effort the time limit sets, only at the bound, a fixed seed). */
     double effort, gap;
     int seed;
+    /* May be NULL: another thread sets *cancel to stop the schedule searches (each stops at its
+     * next check and the plan keeps what it had: tessel.plan's CancelToken) */
+    const volatile int *cancel;
 } ts_plan_req;
 
 /* One plan's iteration time and memory. 0 and out filled; or the refusal kind + 1 with why. */
