@@ -1,18 +1,63 @@
 /* tessel validate: checks a schedule (unrolled to N when asked, or cut to its first N below the
  * file's count) through the validate operation (ts_op_views.h): exclusivity, dependencies,
  * memory, completeness; exit 1 with the first violation. */
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "cli_ops.h"
+#include "ts_jsonutil.h"
 #include "ts_op_views.h"
 
 static const ts_cli_op_help ts_validate_help = {
-    "SCHED [-n N] [--monotone] [--ignore-memory] [--quiet]",
+    "SCHED|PLACEMENT [-n N] [--monotone] [--ignore-memory] [--quiet]",
     "Checks a schedule: exclusivity, dependencies (with delays and distances), memory against "
-    "its capacities, and completeness. The options are those of Schedule.validate in Python, "
+    "its capacities, and completeness. Given a placement file instead (tessel-placement/1), "
+    "checks it as every command reads it (ids, spans, devices, edges, cycles, memory) and prints "
+    "its figures. The options are those of Schedule.validate in Python, "
     "under the same names.",
     NULL,
     "Exit status: 0 valid, 1 with the first violation (device, step, instances),\n"
-    "2 bad usage or input.\n"};
+    "2 bad usage or input (a placement file's problems too).\n"};
+
+/* Whether path holds a placement (its "format" says tessel-placement), not a schedule. */
+static bool ts_validate_is_placement(const char *path)
+{
+    json_t *j = NULL;
+    ts_err e = {0};
+    if (!path || !strcmp(path, "-") || ts_json_read_file(path, &j, &e))
+        return false;
+    const char *f = json_string_value(json_object_get(j, "format"));
+    bool yes = f && !strncmp(f, "tessel-placement/", 17);
+    json_decref(j);
+    return yes;
+}
+
+/* A placement file: every check the commands make when they read one (ids, spans, devices,
+ * edges, cycles, memory), and its figures. Exit 0 valid, 2 with the first problem (as every
+ * command refuses it). */
+static int ts_validate_placement(const char *cmd, const char *path, bool quiet)
+{
+    ts_placement *p;
+    ts_err e = {0};
+    if (ts_placement_load(path, &p, &e))
+        return ts_cli_report(cmd, &e);
+    int rc = 0;
+    if (ts_placement_check_memory(p, path, &e))
+        rc = ts_cli_report(cmd, &e);
+    long *load = calloc((size_t)p->ndevs + 1, sizeof *load);
+    if (rc == 0 && load && !quiet) {
+        ts_placement_device_load(p, load);
+        printf("%s: a valid placement ('%s': %d devices, %d blocks, %d edges; load per device",
+               path, p->name, p->ndevs, p->nblocks, p->nedges);
+        for (int d = 0; d < p->ndevs && d < 16; d++)
+            printf(" %ld", load[d]);
+        printf("%s)\n", p->ndevs > 16 ? " ..." : "");
+    }
+    free(load);
+    ts_placement_free(p);
+    return rc;
+}
 
 int ts_cmd_validate(int argc, char **argv)
 {
@@ -26,6 +71,11 @@ int ts_cmd_validate(int argc, char **argv)
     ts_err e = {0};
     if (rc == 0 && ts_op_validate_read(a.req, TS_FRONT_CLI, &r, &e))
         rc = ts_cli_usage_error(cmd, "%s", e.msg);
+    if (rc == 0 && optind + 1 == argc && ts_validate_is_placement(argv[optind])) {
+        rc = ts_validate_placement(cmd, argv[optind], quiet);
+        json_decref(a.req);
+        return rc;
+    }
     if (rc == 0)
         rc = ts_cli_schedule_arg(cmd, argc, argv, 0, &path, &s);
     if (rc == 0 && (rc = ts_op_validate_run(s, path, &r, &res, &e)))

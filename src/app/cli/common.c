@@ -242,6 +242,13 @@ int ts_cli_placement_load(const char *cmd, ts_cli_placement *pl, ts_placement **
         ts_cli_warn_memory(cmd, *out, pl->file);
         return 0;
     }
+    /* a file where a built-in's name goes: say what takes it */
+    if (!ts_builtin_find(pl->name) && (strchr(pl->name, '/') || strstr(pl->name, ".json")))
+        return ts_cli_usage_error(cmd,
+                                  "'%s' is a file's name, not a built-in placement's (a "
+                                  "placement file is the command's argument where it takes one; "
+                                  "`tessel validate %s` checks it)",
+                                  pl->name, pl->name);
     if (!pl->ndevs)
         return ts_cli_usage_error(cmd, "--placement %s needs --ndevs D", pl->name);
     ts_builtin_opts o = {(int)pl->ndevs, pl->infer, (int)pl->chunks};
