@@ -34,9 +34,13 @@ declare -A page=(
 # The long options a help text names (--help itself aside: every command has it).
 long_options() { grep -o -- '--[a-z][a-z0-9-]*' | grep -vx -- '--help' | sort -u; }
 
-# check_page NAME PAGE HELP_TEXT: PAGE exists, names NAME, and holds every long option of HELP.
+# check_page NAME PAGE HELP_TEXT: PAGE exists, names NAME, and holds every long option of HELP;
+# and HELP itself is wrapped at 80 columns, as a terminal and the man pages want it.
 check_page() {
   local name=$1 file=$root/$2 help=$3 opt
+  local wide
+  wide=$(awk 'length > 80' <<<"$help" | head -2)
+  [[ -z $wide ]]; check_status $? "$name --help: within 80 columns" "$wide"
   check "$name: its page $2 exists" test -f "$file"
   [[ -f $file ]] || return
   grep -qE -- "$name([^a-z-]|\$)" "$file"
@@ -114,4 +118,7 @@ for md in $mds; do
   mine=$(awk -F'\t' -v f="$md" '$1 == f {print $2}' <<<"$bad")
   [[ -z $mine ]]; check_status $? "links of $md resolve" "broken links:" "$mine"
 done
+# The man pages are the help texts: regenerated (docs/man/generate.sh) whenever one changes.
+out=$(bash "$root/docs/man/generate.sh" "$tessel" --check 2>&1)
+check_status $? "the man pages are the current help texts" "$out"
 harness_end

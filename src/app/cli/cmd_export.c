@@ -15,9 +15,9 @@ typedef struct {
 } ts_export_format;
 
 static const ts_export_format ts_export_formats[] = {
-    {"python", "the Python Tessel's saved schedule (its gids, its repetend window)",
+    {"python", "the Python Tessel's saved schedule (gids, repetend)",
      ts_pyexport_save},
-    {"pytorch", "torch.distributed.pipelining's compute-only action CSV (one row per rank)",
+    {"pytorch", "PyTorch pipelining's action CSV (a row per rank)",
      ts_pytorch_save},
 };
 #define TS_EXPORT_NFORMATS (int)(sizeof ts_export_formats / sizeof ts_export_formats[0])

@@ -10,8 +10,8 @@
 #include "ts_op_views.h"
 
 static const ts_cli_op_help ts_validate_help = {
-    "SCHED|PLACEMENT [-n N] [--monotone] [--ignore-memory] [--quiet]",
-    "Checks a schedule: exclusivity, dependencies (with delays and distances), memory against "
+    "FILE [-n N] [--monotone] [--ignore-memory] [--quiet]",
+    "Checks a schedule file: exclusivity, dependencies (with delays and distances), memory against "
     "its capacities, and completeness. Given a placement file instead (tessel-placement/1), "
     "checks it as every command reads it (ids, spans, devices, edges, cycles, memory) and prints "
     "its figures. The options are those of Schedule.validate in Python, "

@@ -35,7 +35,8 @@ static void ts_usage(FILE *f)
         fprintf(f, "  %-12s %s\n", ts_commands[i].name, ts_commands[i].summary);
     fprintf(f,
             "\nRun `tessel COMMAND --help` for a command's options.\n"
-            "Exit status: 0 success, 1 no answer (invalid or infeasible), 2 bad usage or input.\n");
+            "Exit status: 0 success, 1 no answer (invalid or infeasible), 2 bad usage or\n"
+            "input.\n");
 }
 
 int main(int argc, char **argv)

@@ -64,9 +64,11 @@ static void ts_serve_help(void)
            "                     address lets other machines run searches here)\n"
            "  --open             open the page in the desktop's browser (xdg-open)\n"
            "  --max-searches J   searches (worker processes) running at once (default 2)\n\n"
-           "The first line on stdout is the page's address. Ctrl-C stops the server and every\n"
-           "search it runs. A request must arrive whole within 10 s (1 s while the server is\n"
-           "near its limit of open connections), or its connection is closed.\n");
+           "The first line on stdout is the page's address. Ctrl-C stops the server and\n"
+           "every search it runs. A request must arrive whole within 10 s (1 s while the\n"
+           "server is near its limit of open connections), or its connection is closed.\n"
+           "Every POST and DELETE carries the page's token (GET /api/session) and, from a\n"
+           "browser, an Origin naming this server: a page of another site changes nothing.\n");
 }
 
 static int ts_serve_args(int argc, char **argv, ts_serve_opts *o)
