@@ -15,62 +15,14 @@ fix=$2/fixtures
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# compare's rows as CSV and auto's own record at the same request; prints "auto_makespan
-# best_other_fitting_row best_row_name lower_bound same", where same is "yes" when every search row
-# that auto's portfolio ran has there the makespan compare printed (the same request gives the same
-# schedule: solver/portfolio/rows.c), "no:ROW" otherwise. Rows measured at another N are left out.
-rows() { # placement-args memory N
-  local pa=$1 effort=${EFFORT:-1e6}
-  # shellcheck disable=SC2086
-  "$tessel" compare $pa --memory "$2" -n "$3" --time-limit 600 --effort "$effort" --csv \
-    >"$tmp/rows.csv" 2>"$tmp/rows.err" || { echo "compare exit $?: $(head -c 300 "$tmp/rows.err")"; return 1; }
-  # shellcheck disable=SC2086
-  "$tessel" search $pa --memory "$2" -n "$3" --method auto --time-limit 600 --effort "$effort" \
-    --json >"$tmp/rows.json" 2>"$tmp/rows.err" || { echo "search exit $?: $(head -c 300 "$tmp/rows.err")"; return 1; }
-  python3 - "$tmp/rows.csv" "$tmp/rows.json" <<'PY'
-import csv, json, sys
-rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["makespan"] and "(at N" not in r["status"]]
-auto = [int(r["makespan"]) for r in rows if r["method"] == "auto"]
-others = [(int(r["makespan"]), r["method"]) for r in rows if r["method"] != "auto" and r["fits"] == "yes"]
-best = min(others)
-ran = {x["source"]: x["makespan"] for x in json.load(open(sys.argv[2]))["portfolio"]}
-same = "yes"
-for r in rows:
-    name = r["method"].split(" ")[0]
-    # auto drops a schedule that overflows the memory (its portfolio lists it without makespan)
-    want = int(r["makespan"]) if r["fits"] in ("yes", "") else None
-    if r["source"] in ("search", "greedy") and name != "auto" and name in ran:
-        if ran[name] != want:
-            same = f"no:{name}:{ran[name]}:{r['makespan']}"
-print(auto[0] if auto else -1, best[0], best[1].replace(" ", "_"), rows[0]["lower_bound"], same)
-PY
-}
+. "$(dirname "${BASH_SOURCE[0]}")/auto_rows.inc"
 
-# The issue's two hand-written placements, then the quality matrix's hardest shapes at 8 devices
-# (memory D + 2), a V placement at V-Half's memory, a capacity per device, a tight memory; and
-# two at an effort that cuts lazy (where a row given another effort than compare's would differ).
-while read -r pa mem n effort; do
-  [[ -n $pa ]] || continue
-  pa=${pa//FIX/$fix}
-  pa=${pa//:/ }
-  name=$(echo "$pa" | sed 's/--placement //; s/ --ndevs /x/; s|.*/||; s/.json//')
-  out=$(EFFORT=$effort rows "$pa" "$mem" "$n") || { fail_case "$name: compare" "$out"; continue; }
-  read -r auto best who lb same <<<"$out"
-  # AUTO_ROWS_PRINT=1: the figures, for a report
-  [[ -n ${AUTO_ROWS_PRINT:-} ]] && echo "$name m$mem N$n: auto $auto, best other row $who $best, LB $lb, rows same: $same"
-  check "$name m$mem N$n: auto ($auto) <= every fitting compare row (best $who: $best, LB $lb)" \
-    test "$auto" -gt 0 -a "$auto" -le "$best"
-  check_eq "$name m$mem N$n: auto's search rows are compare's rows" yes "$same"
-done <<CASES
+# The issue's two hand-written placements and a tight kshape (the quality matrix's cases are in
+# auto_rows_more.sh)
+auto_rows_cases <<CASES
 FIX/gpt8_uneven.json 4 32 1e6
 FIX/two_tower6.json 6 128 1e6
---placement:nnshape:--ndevs:8 10 32 1e6
---placement:mshape:--ndevs:8 10 32 1e6
 --placement:kshape:--ndevs:4 3 8 3e5
---placement:kshape:--ndevs:8 4 16 2e5
---placement:xshape:--ndevs:4 6 12 3e5
---placement:vshape_v_zb:--ndevs:8 20 16 3e5
-FIX/uneven6_placement.json 9,4,4,4,4,4 32 3e5
 CASES
 
 # The greedy start is one of auto's candidates: on the GPT it is listed with its makespan.

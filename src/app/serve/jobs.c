@@ -424,6 +424,19 @@ static int ts_jobs_searches(const ts_api_request *rq)
                                       : ts_jobs_caps(rq->method);
 }
 
+/* The time limit each of the job's searches runs under: its own, or, in a what-if over the time
+ * limit, the largest of the values (each point's search has its value as its limit: sized on the
+ * job's own, the watchdog stopped the sweep before its longer points). */
+static double ts_jobs_limit(const ts_api_request *rq)
+{
+    double limit = rq->time_limit;
+    if (rq->job == TS_JOB_WHATIF && !strcmp(rq->knob, "time_limit"))
+        for (int i = 0; i < rq->nvalues; i++)
+            if ((double)rq->values[i] > limit)
+                limit = (double)rq->values[i];
+    return limit;
+}
+
 int ts_jobs_start(ts_jobs *js, const ts_api_request *rq, long *id, ts_err *e)
 {
     int running = 0, req[2], ans[2];
@@ -467,7 +480,7 @@ int ts_jobs_start(ts_jobs *js, const ts_api_request *rq, long *id, ts_err *e)
     j->state = TS_JS_RUNNING;
     j->pid = pid;
     j->fd = ans[0];
-    ts_watch_start(&j->watch, pid, false, rq->time_limit, ts_jobs_searches(rq));
+    ts_watch_start(&j->watch, pid, false, ts_jobs_limit(rq), ts_jobs_searches(rq));
     *id = j->id;
     pthread_mutex_unlock(&js->mu);
     ts_jobs_send(js, *id, pid, req[1], rq);
