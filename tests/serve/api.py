@@ -80,7 +80,10 @@ def check_cli_message(srv, p):
     assert rc == 2 and err.startswith("tessel bound: "), (rc, err)
     st, j = srv.request("POST", "/api/check", {"placement": bad, "file": "placement.json"})
     assert st == 400 and j["error"] == err.strip()[len("tessel bound: "):], (st, j, err)
-    print("negative span: %s" % j["error"])
+    # issue 43: without a file, no placement.json is blamed (a built-in's or model's has none)
+    st, k = srv.request("POST", "/api/check", {"placement": bad})
+    assert st == 400 and k["error"] == j["error"].replace("placement.json:", "placement:", 1), (st, k)
+    print("negative span: %s; without a file: %s" % (j["error"], k["error"]))
 
 
 def check_answers(srv, p):

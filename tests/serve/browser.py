@@ -11,7 +11,10 @@ would (issue 28):
  - the timeline at 32 devices x N = 1024: wheel zoom (each step timed in the browser and
    printed), density then labelled boxes, pan by dragging, the overview brush, a tooltip, colour
    modes and legend, the repetend, two schedules stacked;
- - a model placement in ms and GB, and what-if over the editor's placement.
+ - a model placement in ms and GB, and what-if over the editor's placement;
+ - issue 43: each lower bound says which it is, the built-in panel is reset by a file, a load's
+   notice names the placement loaded, a built-in is named as such (no placement.json), and
+   chunks show only on a built-in that takes them.
 Screenshots and the API round-trip times go to OUTDIR.
 
 usage: browser.py TESSEL OUTDIR      (exit 77: no Chromium, chromedriver or Selenium here)"""
@@ -123,7 +126,8 @@ def cli_json(*args, cwd=None):
 def load_builtin(pg, name, ndevs, nblocks):
     pg.set("bi-name", name)
     pg.set("bi-ndevs", str(ndevs))
-    pg.click("bi-load")
+    # to the load's end: the page may already show the same built-in, from before
+    assert pg.job("bi-load") == "done", pg.text("bi-load-msg")
     pg.wait("return document.querySelectorAll('#blocks tbody tr').length === arguments[0] && "
             "document.getElementById('status').textContent.startsWith('loaded ' + arguments[1])",
             "%s/%d's %d blocks" % (name, ndevs, nblocks), 30, nblocks, "%s on %d devices" % (name, ndevs))
@@ -203,6 +207,10 @@ def open_file_after_search(pg, tmp):
     assert left["whatif"] == 0 and left["search"] == "" and left["job"] == "", left
     assert left["memory"] == "none" and "xshape8.json states no capacity" in left["notice"], left
     assert left["source"] == "file xshape8.json", left
+    # issue 43: the built-in panel kept describing vshape/4 (with its Load) over the file
+    panel = pg.js("return [document.getElementById('bi-name').value, document.getElementById('bi-desc').textContent,"
+                  " document.getElementById('bi-ndevs').offsetParent === null]")
+    assert panel == ["", "", True], panel
     pg.url_agrees()
     assert pg.js("return tsUrlState().f") == "xshape8.json"
     pg.shot("left", "open-file-after-search.png")
@@ -213,7 +221,7 @@ def open_file_after_search(pg, tmp):
     assert got == ["built-in vshape, 4 devices", "", ""], got
     pg.url_agrees()
     print("open a file after a search: summary, timeline, compare, what-if and messages cleared; "
-          "memory 512 -> none with a notice; header '%s'" % got[0])
+          "memory 512 -> none with a notice; header '%s'; built-in panel reset (%s)" % (got[0], panel))
 
 
 def cycle_then_search(pg):
@@ -229,10 +237,14 @@ def cycle_then_search(pg):
     assert err.startswith("error: "), err
     assert pg.job("search") == "failed"
     msg = pg.text("search-msg")
+    # issue 43: the built-in is named as what it is, not as a placement.json that does not exist
+    name = pg.js("return tsPageState().f")
+    assert name == "vshape on 4 devices" and "placement.json" not in msg and name in msg, (name, msg)
     with tempfile.TemporaryDirectory() as d:
-        with open(os.path.join(d, "placement.json"), "w") as f:
+        # the CLI on a file of that name says the same
+        with open(os.path.join(d, name), "w") as f:
             json.dump(pg.js("return window.tsPlacementJson()"), f)
-        rc, _, cerr = cli(TESSEL, "bound", "placement.json", "-n", "128", cwd=d)
+        rc, _, cerr = cli(TESSEL, "bound", name, "-n", "128", cwd=d)
     want = cerr.strip()[len("tessel bound: "):]
     assert rc == 2 and msg == "cannot search: " + want, (msg, cerr)
     greyed = pg.js("return ['summary-box', 'timeline-box'].map(i => document.getElementById(i).classList.contains('stale'))")
@@ -553,13 +565,74 @@ def edit_and_refuse(pg):
         msg = pg.wait("const r = document.querySelector(\"#blocks tr[data-block='F0']\");"
                       "const m = r && r.querySelector('.field-msg'); return m && m.textContent",
                       "the message next to F0's span")
-        with open(os.path.join(d, "placement.json"), "w") as f:
+        # the page names the built-in by what it is: the CLI on a file of that name
+        name = pg.js("return tsPageState().f")
+        with open(os.path.join(d, name), "w") as f:
             json.dump(pg.js("return window.tsPlacementJson()"), f)
-        rc, _, err = cli(TESSEL, "bound", "placement.json", "-n", "128", cwd=d)
+        rc, _, err = cli(TESSEL, "bound", name, "-n", "128", cwd=d)
     assert rc == 2 and msg == err.strip()[len("tessel bound: "):], (msg, err)
     pg.shot("editor", "editor-negative-span.png")
     pg.set_cell("F0", "span", "1")
     print("span of F0 = 3: makespan %d (CLI %d); span -2: \"%s\"" % (new, ref["makespan"], msg))
+
+
+def bounds_say_which(pg):
+    """Issue 43: the check's LB (within the memory knob), a baseline's own (it carries no memory)
+    and the compare table's /LB (within the compare's memory) are different figures: each label
+    says which bound it is."""
+    load_builtin(pg, "vshape", 4, 8)
+    pg.set("k-memory", "2")
+    pg.set("k-n", "128")
+    lb = int(pg.checked())
+    pg.set("baseline-kind", "1f1b")
+    assert pg.job("baseline") == "done", pg.text("baseline-msg")
+    own = cli_json("bound", "--placement", "vshape", "--ndevs", "4", "-n", "128", "--json")["lower_bound"]
+    base = [pg.text("summary"), pg.text("view-info")]
+    pg.set("cmp-methods", "1f1b")
+    assert pg.job("compare") == "done", pg.text("compare-msg")
+    col = pg.js("return document.querySelector('#compare-table th:nth-child(6)').textContent")
+    pg.js("document.querySelector('#compare-table tbody tr[data-method=\"1f1b\"]').click()")
+    row = pg.wait("const t = document.getElementById('summary').textContent;"
+                  "return t.startsWith('1f1b,') ? t : null", "the 1f1b row's summary")
+    check = pg.text("check-msg")
+    assert (("LB at N = 128 within memory 2 = %d" % lb) in check and lb != own
+            and ("LB (ignoring memory) %d" % own) in base[0] and ("LB (ignoring memory) %d" % own) in base[1]
+            and col == "/LB (within memory 2)" and ("LB (within memory 2) %d" % lb) in row), (check, base, col, row)
+    print("bounds: the check's 'LB at N = 128 within memory 2 = %d'; the 1f1b baseline's own "
+          "'LB (ignoring memory) %d'; compare column '%s'" % (lb, own, col))
+    pg.set("k-memory", "4")
+
+
+def notice_names_new(pg, tmp):
+    """Issue 43: a load's notice names the placement loaded (it said 'on vshape' for xshape), and a
+    file that cannot be opened leaves a notice naming it and what the editor still holds."""
+    load_builtin(pg, "xshape", 8, 32)
+    note = pg.text("load-notice")
+    bad = os.path.join(tmp, "broken.json")
+    with open(bad, "w") as f:
+        f.write("{not json")
+    pg.d.find_element("id", "file-open").send_keys(bad)
+    pg.wait("return document.getElementById('check-msg').textContent.startsWith('broken.json')", "broken.json")
+    after = pg.text("load-notice")
+    assert (note.startswith("xshape on 8 devices: memory set to 8") and "vshape" not in note
+            and after == "broken.json is not opened (not JSON); the editor still holds xshape on 8 devices"), (note, after)
+    print("notices: '%s'; '%s'" % (note, after))
+
+
+def chunks_where_taken(pg):
+    """Issue 43: a built-in without chunks showed 'chunks 0'; the field shows only for one that
+    takes chunks, at its default, and the header says how many it was loaded with."""
+    pg.set("bi-name", "vshape")
+    plain = pg.js("return document.getElementById('bi-chunks').offsetParent === null")
+    pg.set("bi-name", "vshape_interleaved")
+    pg.set("bi-ndevs", "4")
+    shown = pg.js("return [document.getElementById('bi-chunks').offsetParent !== null,"
+                  " document.getElementById('bi-chunks').value]")
+    pg.click("bi-load")
+    src = pg.wait("const t = document.getElementById('source').textContent;"
+                  "return t.startsWith('built-in vshape_interleaved') ? t : null", "vshape_interleaved")
+    assert plain and shown == [True, "2"] and src == "built-in vshape_interleaved, 4 devices, 2 chunks per device", (plain, shown, src)
+    print("chunks: hidden for vshape, %s for vshape_interleaved; header '%s'" % (shown[1], src))
 
 
 def cancel_long(pg, srv):
@@ -628,7 +701,10 @@ def each_item(pg, srv, tmp):
              ("a cycle then Search", lambda p: (just_search(p), cycle_then_search(p))),
              ("per-device memory", per_device_memory), ("compare against the CLI", compares),
              ("zoom at 32 x 1024", zoom_big), ("colours and stacking", colours_and_stack),
-             ("a model in ms and GB", model_units), ("what-if on the editor", whatif_editor)]
+             ("a model in ms and GB", model_units), ("what-if on the editor", whatif_editor),
+             ("each bound says which", bounds_say_which),
+             ("a notice names the placement loaded", lambda p: notice_names_new(p, tmp)),
+             ("chunks only where taken", chunks_where_taken)]
     failed = []
     for name, fn in items:
         pg.d.get(srv.url + "?fresh")
@@ -672,6 +748,9 @@ def main():
         model_units(pg)
         whatif_editor(pg)
         edit_and_refuse(pg)
+        bounds_say_which(pg)
+        notice_names_new(pg, tmp)
+        chunks_where_taken(pg)
         cancel_long(pg, srv)
         drv.save_screenshot(os.path.join(OUT, "explorer.png"))
         report_timings(pg, 0, n4, "vshape4", "on 4-device vshape")

@@ -20,9 +20,12 @@ static int ts_api_info(json_t **out)
     json_t *b = json_array(), *bl = json_array(), *m = json_array();
     for (int i = 0; i < ts_builtin_count(); i++) {
         const ts_builtin_info *bi = ts_builtin_at(i);
-        json_array_append_new(b, json_pack("{s:s, s:s, s:i, s:i, s:i}", "name", bi->name,
+        /* chunks: the chunks per device it takes by default, 0 for a built-in without chunks
+         * (the page shows the field only where there are chunks to set) */
+        json_array_append_new(b, json_pack("{s:s, s:s, s:i, s:i, s:i, s:i}", "name", bi->name,
                                            "description", bi->description, "min_devs", bi->min_devs,
-                                           "max_devs", bi->max_devs, "step_devs", bi->step_devs));
+                                           "max_devs", bi->max_devs, "step_devs", bi->step_devs,
+                                           "chunks", bi->chunks ? TS_BUILTIN_CHUNKS : 0));
     }
     for (int i = 0; i < ts_baseline_count(); i++) {
         const ts_baseline_info *bi = ts_baseline_at(i);

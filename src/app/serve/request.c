@@ -418,7 +418,8 @@ int ts_api_parse(const char *method, const char *url, const char *body, size_t l
     memset(rq, 0, sizeof *rq);
     rq->raw_body = body;
     rq->raw_len = len;
-    strcpy(rq->file, "placement.json");
+    /* a request that names no file names no file: its placement may be a built-in or a model's */
+    strcpy(rq->file, "placement");
     rq->micro_batches = 128;
     rq->http_status = 400;
     if (!method || !url || (!body && len))

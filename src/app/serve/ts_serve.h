@@ -52,7 +52,9 @@ typedef enum { TS_JOB_SEARCH, TS_JOB_COMPARE, TS_JOB_WHATIF } ts_job_kind;
 typedef struct {
     ts_api_route route;
     int http_status; /* set when parsing refuses the request (400, 404, 405, 413) */
-    char file[80]; /* names the placement in messages, as a file name does on the CLI */
+    /* names the placement in messages, as a file name does on the CLI: the file's name, or
+     * what a built-in or model placement is ("vshape on 4 devices"), "placement" when not given */
+    char file[80];
     ts_placement *placement; /* owned: check, baseline, jobs */
     ts_schedule *schedule; /* owned: view, trace */
     bool has_memory; /* false: "none" (unconstrained) */

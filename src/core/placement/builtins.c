@@ -472,7 +472,7 @@ int ts_builtin_make(const char *name, const ts_builtin_opts *o, ts_placement **o
         return ts_fail(e, TS_EINPUT, "built-in '%s' needs %s%d to %d devices%s, got %d", name,
                        info->step_devs == 2 ? "an even count of " : "", info->min_devs,
                        info->max_devs, "", D);
-    int chunks = o->chunks > 0 ? o->chunks : 2;
+    int chunks = o->chunks > 0 ? o->chunks : TS_BUILTIN_CHUNKS;
     if (o->chunks != 0 && !info->chunks)
         return ts_fail(e, TS_EINPUT, "--chunks applies to %s only, not '%s'", ts_chunked_names(),
                        name);

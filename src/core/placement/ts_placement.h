@@ -142,9 +142,13 @@ typedef struct {
     int ndevs;
     /* inference variant: no backward blocks, memory 0 */
     bool infer;
-    /* model chunks per device where the shape has them (0 = default) */
+    /* model chunks per device where the shape has them (0 = TS_BUILTIN_CHUNKS) */
     int chunks;
 } ts_builtin_opts;
+
+/* The chunks per device of a built-in that takes --chunks when none is given (the explorer
+ * shows it as the field's value, so that it never reads 0). */
+#define TS_BUILTIN_CHUNKS 2
 
 int ts_builtin_count(void);
 const ts_builtin_info *ts_builtin_at(int i);

@@ -11,7 +11,9 @@
 const $ = (id) => document.getElementById(id);
 const state = {
   info: null,
-  file: 'placement.json',     // names the placement in messages, as a file name does on the CLI
+  // names the placement in messages, as a file name does on the CLI: a file's name, or what a
+  // built-in or model placement is (no file of it exists to blame)
+  file: 'the placement in the editor',
   placement: { name: 'untitled', ndevs: 1, blocks: [], edges: [] },
   origin: { type: 'none' },   // builtin {name, ndevs, infer, chunks}, model {...}, file {name}, link
   loadedJson: '',             // the placement as loaded: an unedited one may sweep its device count
@@ -338,6 +340,17 @@ function knobs() {
            method: $('k-method').value, time_limit: parseFloat($('k-time').value) };
 }
 
+// The page shows more than one lower bound: the check's is within the memory knob, a schedule's
+// own is within the memory it was built for (none for a baseline), a compare table's within the
+// compare's memory. Each says which it is, so that two different figures never share one label.
+// mem: the knob's text ('2', '8,4,4,4', 'none'), its value, or a schedule's list per device.
+function boundWords(mem) {
+  let m = mem;
+  if (Array.isArray(m)) m = m.length && m.every((c) => c === m[0]) ? String(m[0]) : m.join(',');
+  m = m === undefined || m === null ? '' : String(m);
+  return m === '' || m === 'none' ? 'ignoring memory' : `within memory ${m}`;
+}
+
 // Checks 150 ms after the last edit. data-pending on the message says a newer answer is due, so
 // that nobody (a user, the browser test) reads a message about an older state.
 function scheduleCheck() {
@@ -364,7 +377,8 @@ async function check() {
     msg.className = 'msg ok';
     const lbu = uTime(r.lower_bound);
     msg.textContent = `${r.nblocks} blocks, ${r.nedges} edges on ${r.ndevs} devices; ` +
-      `load ${r.load.join(' ')}; LB(${r.micro_batches}) = ${r.lower_bound}` + (lbu ? ` (${lbu})` : '');
+      `load ${r.load.join(' ')}; LB at N = ${r.micro_batches} ${boundWords(k.memory)} = ${r.lower_bound}` +
+      (lbu ? ` (${lbu})` : '');
     msg.dataset.lb = r.lower_bound;
     return null;
   } catch (e) {
@@ -480,12 +494,13 @@ function memoryNotice(searched, key) {
     `(${key.memory}). "fits", the bound and the memory chart use the list as given.`;
 }
 
-function showSummary(s, label, key) {
+// boundMem: the memory the summary's bound is within (see boundWords).
+function showSummary(s, label, key, boundMem) {
   const labelWord = s.label ? ` <span id="result-label" class="label ${esc(s.label).replace(' ', '-')}">${esc(s.label)}</span>` : '';
   const mu = uTime(s.makespan), lu = uTime(s.lower_bound);
   $('summary').innerHTML = `<span>${esc(label)}${labelWord}, as run (replayed): makespan <b id="makespan">${s.makespan}</b>` +
     (mu ? ` <span class="unit" id="makespan-unit">${mu}</span>` : '') + ` at N = ${s.micro_batches}, ` +
-    `LB <b id="lower-bound">${s.lower_bound}</b>` + (lu ? ` <span class="unit">${lu}</span>` : '') +
+    `LB (${boundWords(boundMem)}) <b id="lower-bound">${s.lower_bound}</b>` + (lu ? ` <span class="unit">${lu}</span>` : '') +
     ` (ratio ${fmt(s.ratio, 3)}), bubble rate ${fmt(s.bubble_rate * 100, 2)}%, peak memory <span id="peak">${s.peak_memory.join(' ')}</span>` +
     (uMemList(s.peak_memory) ? ` <span class="unit" id="peak-unit">(${uMemList(s.peak_memory)})</span>` : '') +
     `, memory ${esc(key.memory || 'none')}` +
@@ -498,11 +513,13 @@ function showSummary(s, label, key) {
   setPanel('summary', key);
 }
 
-async function showSchedule(schedule, summary, label, key) {
+// A summary's bound is the schedule's own (within the memory the schedule carries) unless the
+// caller says otherwise: a compare row's is the table's, within the compare's memory.
+async function showSchedule(schedule, summary, label, key, boundMem) {
   state.schedule = schedule;
   state.scheduleLabel = label;
   state.scheduleKey = key;
-  if (summary) showSummary(summary, label, key);
+  if (summary) showSummary(summary, label, key, boundMem === undefined ? schedule.memory : boundMem);
   await refreshView();
   setPanel('timeline', key);
   updateStale();
@@ -531,7 +548,7 @@ async function refreshView(keepWindow) {
     vi.className = v.valid ? 'msg' : 'msg err';
     const mu = uTime(v.makespan);
     vi.textContent = `${timelineKind()} timeline of ${state.scheduleLabel} at N = ${v.micro_batches}: makespan ${v.makespan}` +
-      (mu ? ` (${mu})` : '') + `, LB ${v.lower_bound}, bubble rate ${fmt(v.bubble_rate * 100, 2)}%, ` +
+      (mu ? ` (${mu})` : '') + `, LB (${boundWords(state.schedule.memory)}) ${v.lower_bound}, bubble rate ${fmt(v.bubble_rate * 100, 2)}%, ` +
       `peak memory ${v.peak_memory.join(' ')}` + (v.valid ? ', valid' : ` — invalid: ${v.message}`) +
       (state.pinned ? `; below: ${state.pinned.label}, makespan ${state.pinned.view.makespan}` : '');
     vi.dataset.n = v.micro_batches;
@@ -591,7 +608,12 @@ function drawCompare(r, key) {
   if (u && u.memory_bytes) cols.splice(cols.findIndex((c) => c[0] === 'peak') + 1, 0, ['gb', 'peak GB']);
   const head = $('compare-table').tHead.rows[0];
   head.textContent = '';
-  for (const [, t] of cols) { const th = document.createElement('th'); th.textContent = t; head.appendChild(th); }
+  for (const [c, t] of cols) {
+    const th = document.createElement('th');
+    // the ratio is to the table's bound (in the line above), not to a schedule's own
+    th.textContent = c === 'ratio' ? `${t} (${boundWords(key.memory)})` : t;
+    head.appendChild(th);
+  }
   const tb = $('compare-table').tBodies[0];
   tb.textContent = '';
   const hasMem = key.memory && key.memory !== 'none';
@@ -619,7 +641,7 @@ function drawCompare(r, key) {
     if (row.schedule) tr.addEventListener('click', () => {
       tb.querySelectorAll('tr.selected').forEach((t) => t.classList.remove('selected'));
       tr.classList.add('selected');
-      showSchedule(row.schedule, row, row.method, key);
+      showSchedule(row.schedule, row, row.method, key, key.memory);
     });
   });
   const n = memoryNotice(r.memory_searched, key);
@@ -741,6 +763,15 @@ function download(name, text, type) {
 function b64(s) { return btoa(unescape(encodeURIComponent(s))); }
 function unb64(s) { return decodeURIComponent(escape(atob(s))); }
 
+// What the placement is called in messages and in the link: see state.file.
+function sourceName(o) {
+  if (o.type === 'file') return o.name;
+  if (o.type === 'builtin') return `${o.name} on ${o.ndevs} devices` + (o.infer ? ', inference' : '') +
+    (o.chunks ? `, ${o.chunks} chunks per device` : '');
+  if (o.type === 'model') return `${o.model} on ${o.gpus} x ${o.hardware}, ${o.strategy}`;
+  return 'the placement from the link';
+}
+
 function stateForUrl() {
   return { p: placementJson(), f: state.file, o: state.origin, u: unedited(),
     k: { memory: $('k-memory').value, n: $('k-n').value, method: $('k-method').value, time: $('k-time').value } };
@@ -772,8 +803,9 @@ function restoreFromHash() {
     clearAllResults();
     $('k-memory').value = st.k.memory; $('k-n').value = st.k.n;
     $('k-method').value = st.k.method; $('k-time').value = st.k.time;
-    state.file = st.f || 'placement.json';
     state.origin = st.o || { type: 'link' };
+    // a link of an older page says placement.json for a built-in or model: name it by its origin
+    state.file = state.origin.type === 'link' && st.f && st.f !== 'placement.json' ? st.f : sourceName(state.origin);
     fromPlacementJson(st.p);
     // An edited placement stays edited: no JSON equals the marker.
     state.loadedJson = st.u ? JSON.stringify(placementJson()) : (st.o && st.o.type !== 'link' ? '(edited)' : '');
@@ -804,7 +836,7 @@ function showNotice(t) { $('load-notice').textContent = t; $('load-notice').hidd
 
 function updateSource() {
   const o = state.origin;
-  let t = o.type === 'builtin' ? `built-in ${o.name}, ${o.ndevs} devices`
+  let t = o.type === 'builtin' ? `built-in ${o.name}, ${o.ndevs} devices` + (o.chunks ? `, ${o.chunks} chunks per device` : '')
     : o.type === 'model' ? `derived ${o.model} on ${o.gpus} x ${o.hardware}, ${o.strategy}`
       : o.type === 'file' ? `file ${o.name}` : o.type === 'link' ? 'from a link' : '';
   if (t && state.loadedJson && !unedited()) t += ' (edited)';
@@ -812,7 +844,29 @@ function updateSource() {
   $('file-label').textContent = o.type === 'file' ? `(${o.name} is open)` : '';
 }
 
+// The built-in panel shows the built-in that is loaded, or none: after a file, a model or a link
+// it is reset, so that it does not read as the source of the placement in the editor.
+function showBuiltinPanel() {
+  const o = state.origin;
+  if (o.type === 'builtin') {
+    $('bi-name').value = o.name; $('bi-ndevs').value = o.ndevs; $('bi-infer').checked = !!o.infer;
+    if (o.chunks) $('bi-chunks').value = o.chunks;
+  } else $('bi-name').value = '';
+  builtinChosen();
+}
+
+// The choice's description and options, and only the options it takes: chunks only where the
+// built-in has them (at its default), none at all while no built-in is chosen.
+function builtinChosen() {
+  const b = state.info && state.info.builtins.find((x) => x.name === $('bi-name').value);
+  $('bi-desc').textContent = b ? `${b.description} (${b.min_devs}–${b.max_devs} devices)` : '';
+  $('bi-opts').hidden = !b;
+  $('bi-chunks-label').hidden = !(b && b.chunks);
+  if (b && b.chunks && !(parseInt($('bi-chunks').value, 10) > 0)) $('bi-chunks').value = b.chunks;
+}
+
 function afterLoad() {
+  showBuiltinPanel();
   updateSource();
   scheduleCheck();
   updateStale();
@@ -832,11 +886,12 @@ function loaded(pj, origin, file) {
   if (pj.capacity !== undefined) {
     $('k-memory').value = String(pj.capacity);
     const u = units();
-    note = `memory set to ${pj.capacity}, the capacity the placement states per device` +
+    note = `${file}: memory set to ${pj.capacity}, the capacity it states per device` +
       (u && u.memory_bytes ? ` (${uMemList(u.memory_bytes.map(() => pj.capacity))} on GPUs 0..${pj.ndevs - 1})` : '');
   } else if (origin.type === 'builtin') {
     $('k-memory').value = String(pj.ndevs);
-    note = `memory set to ${pj.ndevs}, the device count (a built-in states no capacity; 1F1B's peak on vshape)`;
+    note = `${file}: memory set to ${pj.ndevs}, its device count (a built-in states no capacity` +
+      (origin.name === 'vshape' ? '; 1F1B\'s peak on vshape)' : ')');
   } else {
     $('k-memory').value = 'none';
     note = `memory set to none: ${file} states no capacity (set one to hold the search to it)`;
@@ -853,9 +908,12 @@ function openFile(file) {
       clearAllResults();
       $('check-msg').className = 'msg err';
       $('check-msg').textContent = `${file.name}: not JSON: ${e.message}`;
+      // the editor still holds the previous placement: the notice must not speak for it
+      showNotice(`${file.name} is not opened (not JSON); the editor still holds ${state.file}`);
       return;
     }
-    loaded(j, { type: 'file', name: file.name }, file.name);
+    const o = { type: 'file', name: file.name };
+    loaded(j, o, sourceName(o));
     setStatus(`opened ${file.name}`);
   };
   rd.readAsText(file);
@@ -863,10 +921,13 @@ function openFile(file) {
 
 async function loadBuiltin() {
   await act('bi-load', [], async () => {
-    const o = { type: 'builtin', name: $('bi-name').value, ndevs: intOrText($('bi-ndevs').value),
-      infer: $('bi-infer').checked, chunks: parseInt($('bi-chunks').value, 10) || 0 };
+    const b = state.info.builtins.find((x) => x.name === $('bi-name').value);
+    if (!b) throw new Error('choose a built-in first');
+    // chunks only where the built-in takes them (0 for one without: "0 chunks" means nothing)
+    const o = { type: 'builtin', name: b.name, ndevs: intOrText($('bi-ndevs').value),
+      infer: $('bi-infer').checked, chunks: b.chunks ? parseInt($('bi-chunks').value, 10) || b.chunks : 0 };
     const r = await api('/api/builtin', { name: o.name, ndevs: o.ndevs, infer: o.infer, chunks: o.chunks });
-    loaded(r.placement, o, 'placement.json');
+    loaded(r.placement, o, sourceName(o));
     setStatus(`loaded ${o.name} on ${o.ndevs} devices`);
     return '';
   });
@@ -879,7 +940,7 @@ async function loadModel() {
     const o = { type: 'model', model: $('md-model').value, hardware: $('md-hw').value,
       gpus: intOrText($('md-gpus').value), strategy: $('md-strategy').value };
     const r = await api('/api/model-placement', { model: o.model, hardware: o.hardware, gpus: o.gpus, strategy: o.strategy });
-    loaded(r.placement, o, 'placement.json');
+    loaded(r.placement, o, sourceName(o));
     setStatus(`derived ${o.model} on ${o.gpus} x ${o.hardware}, ${o.strategy}: a step is ${tsFmtTime(r.info.time_unit_s)}`);
     return '';
   });
@@ -930,10 +991,7 @@ function wireTimeline() {
 
 function wire() {
   $('bi-load').addEventListener('click', loadBuiltin);
-  $('bi-name').addEventListener('change', () => {
-    const b = state.info.builtins.find((x) => x.name === $('bi-name').value);
-    $('bi-desc').textContent = b ? `${b.description} (${b.min_devs}–${b.max_devs} devices)` : '';
-  });
+  $('bi-name').addEventListener('change', builtinChosen);
   $('pl-name').addEventListener('input', () => { state.placement.name = $('pl-name').value; edited(); });
   $('pl-ndevs').addEventListener('input', () => { state.placement.ndevs = $('pl-ndevs').value; edited(); });
   $('add-block').addEventListener('click', () => {
@@ -971,7 +1029,9 @@ function wire() {
     ev.preventDefault(); ed.classList.remove('dropping');
     if (ev.dataTransfer.files[0]) openFile(ev.dataTransfer.files[0]);
   });
-  $('dl-placement').addEventListener('click', () => download(state.file, JSON.stringify(placementJson(), null, 1), 'application/json'));
+  // a file keeps its name; a built-in's or model's name is no file name
+  $('dl-placement').addEventListener('click', () => download(state.origin.type === 'file' ? state.origin.name : 'placement.json',
+    JSON.stringify(placementJson(), null, 1), 'application/json'));
   $('dl-schedule').addEventListener('click', () => state.schedule && download('schedule.json', JSON.stringify(state.schedule, null, 1), 'application/json'));
   $('dl-svg').addEventListener('click', downloadSvg);
   $('dl-trace').addEventListener('click', downloadTrace);
@@ -982,6 +1042,8 @@ function wire() {
 async function init() {
   wire();
   try { state.info = await api('/api/info'); } catch (e) { setStatus('server unreachable: ' + e.message); return; }
+  // the empty choice: no built-in is loaded (a file, a model or a link is)
+  $('bi-name').add(new Option('(none)', ''));
   for (const b of state.info.builtins) $('bi-name').add(new Option(b.name, b.name));
   for (const m of state.info.methods) $('k-method').add(new Option(m, m));
   $('k-method').value = 'auto';
