@@ -2,6 +2,7 @@
 #ifndef TS_LABEL_H
 #define TS_LABEL_H
 
+#include "ts_search_caps.h"
 #include "ts_solver.h"
 
 /* Called once a method has its schedule s: the method's own optimality claim (within its
@@ -22,6 +23,5 @@ void ts_search_label(const ts_placement *p, const ts_search_opts *o, const ts_sc
 void ts_search_label_at(const ts_placement *p, const ts_search_opts *o, const ts_schedule *s,
                         ts_search_stats *st);
 
-#define TS_LABEL_MAX_INSTANCES 2000000L
 
 #endif

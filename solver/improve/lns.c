@@ -31,14 +31,6 @@
 #include "ts_search_ctx.h"
 #include "ts_z3.h"
 
-/* Effort units per schedule entry for one scan that bounds a window or composes a result (each
- * entry's edges and devices once, then the replay and validation: about what measuring a
- * candidate costs in auto, TS_AUTO_MEASURE_EFFORT). */
-#define TS_LNS_SCAN_EFFORT 0.2
-/* Model terms (ts_imodel_size) above which a window is left alone: building the model alone
- * would cost more than most windows' search. */
-#define TS_LNS_MAX_TERMS 60000L
-
 /* Window sizes in instances, tried in this order: a pass at one size runs until it keeps
  * nothing, then the next size. */
 static const int ts_lns_sizes[] = {16, 32, 64, 128};
@@ -335,8 +327,7 @@ static int ts_lns_window_st(const ts_schedule *sc, int a, int count, const ts_ln
     f.level = malloc((size_t)p->ndevs * sizeof *f.level + 1);
     f.nxt = malloc((size_t)p->ndevs * sizeof *f.nxt + 1);
     f.dend = malloc((size_t)p->ndevs * sizeof *f.dend + 1);
-    if (!index || !f.len || !f.rel || !f.level || !f.nxt || !f.dend ||
-        ts_lns_edges_build(p, &g)) {
+    if (!index || !f.len || !f.rel || !f.level || !f.nxt || !f.dend || ts_lns_edges_build(p, &g)) {
         rc = ts_fail(e, TS_ESYS, "solver: out of memory");
         goto out;
     }
@@ -445,7 +436,7 @@ static int ts_lns_pass(ts_schedule **cur, long *mk, int k, const ts_lns_opts *o,
     *gained = false;
     if (!w)
         return ts_fail(e, TS_ESYS, "solver: out of memory");
-    for (int i = 0; i < nw && *mk > o->lo && rc == TS_OK; i++) {
+    for (int i = 0; i<nw && * mk> o->lo && rc == TS_OK; i++) {
         if (ts_budget_over(o->budget))
             break;
         int a = ts_lns_cut(*cur, w[i]), b = ts_lns_cut(*cur, a + k);

@@ -7,15 +7,6 @@
 #include "ts_improve.h"
 #include "ts_lns.h"
 
-/* The improvement row's effort per second of the time limit, in moves times instances (a
- * move's replay costs about the instance count): a count, not a clock, so that the phase does
- * the same work on a quiet machine and a busy one. Measured at 3e7 to 6e7 per second on one
- * busy core (nnshape, 8 devices, N 32 and 128), so the phase fits its share with room. */
-#define TS_AUTO_IMPROVE_EFFORT 1.2e7
-/* The large-neighbourhood search: this share of the limit for one window's solver calls (its
- * whole share is its row's) */
-#define TS_AUTO_LNS_WINDOW 0.05
-
 /* Keeps the pool best first (insertion sort of three), each candidate's stalled flag with it. */
 static void ts_auto_pool_sort(ts_auto *a, bool *stalled)
 {

@@ -5,10 +5,6 @@
 #include <string.h>
 #include "ts_auto.h"
 
-/* Effort units per instance that measuring a candidate at N costs (unroll, tighten, validate,
- * replay: 0.2-0.3 s for 133,000 instances, about 2 us an instance, at TS_EFFORT_PER_SECOND) */
-#define TS_AUTO_MEASURE_EFFORT 0.2
-
 void ts_auto_cand_free(ts_auto_cand *x)
 {
     ts_schedule_free(x->at);

@@ -15,14 +15,6 @@
 #include "ts_rows.h"
 #include "ts_shard.h"
 
-/* Effort units per instance of scanning a baseline as built (its device orders, memory and
- * makespan), before any measurement */
-#define TS_AUTO_SCAN_EFFORT 0.05
-/* Instances (N x blocks) above which full's greedy start is skipped: its list scheduling grows
- * faster than the instances (0.1-0.25 s at 8,700-17,000 instances, 14 s at 133,000: nnshape on
- * 128 devices, N 512, where it took the whole limit from the searches) */
-#define TS_AUTO_GREEDY_MAX_INSTANCES 32768L
-
 /* ---- baselines ----------------------------------------------------------------------------- */
 
 static const char *ts_auto_baseline_applies(ts_auto *a, const ts_auto_row *r, char *buf, size_t len)

@@ -37,8 +37,8 @@ const char *ts_search_row_skip(const ts_placement *p, ts_method m)
     /* lazy enumerates offsets: beyond this, one row of it takes minutes of wall time for its
      * effort (xshape on 32 devices: 87 s for 10 s of effort on a loaded machine) and gives the
      * longest schedule of the table (1302 against 344) */
-    if (m == TS_METHOD_LAZY && (p->ndevs > TS_SEARCH_ROW_LAZY_DEVS ||
-                                p->nblocks > TS_SEARCH_ROW_LAZY_BLOCKS))
+    if (m == TS_METHOD_LAZY &&
+        (p->ndevs > TS_SEARCH_ROW_LAZY_DEVS || p->nblocks > TS_SEARCH_ROW_LAZY_BLOCKS))
         return "not run by default on more than 8 devices or 24 blocks: lazy enumerates "
                "offsets (auto's rule; --methods lazy runs it)";
     return NULL;
@@ -59,9 +59,8 @@ void ts_search_row_opts(const ts_search_opts *req, ts_method m, ts_search_opts *
     row->cancel = req->cancel;
 }
 
-int ts_search_row_run(const ts_placement *p, const ts_search_opts *req, ts_method m,
-                      double cap, ts_schedule **out, ts_search_stats *st, double *spent,
-                      ts_err *e)
+int ts_search_row_run(const ts_placement *p, const ts_search_opts *req, ts_method m, double cap,
+                      ts_schedule **out, ts_search_stats *st, double *spent, ts_err *e)
 {
     ts_search_opts so;
     ts_search_row_opts(req, m, &so);

@@ -7,9 +7,6 @@
 
 #include "ts_search_ctx.h"
 
-#define TS_AUTO_DEFAULT_LIMIT 60.0
-#define TS_AUTO_POOL 3 /* candidates kept for the improvement phase */
-
 typedef struct {
     ts_schedule *at; /* at N, replayed; owned */
     ts_schedule *orig; /* the schedule as the method returned it (repetend), owned, may be NULL */

@@ -88,8 +88,28 @@ def test_command_line_has_every_flag(cli):
                 assert "--" + row["flag"] in help_text, (t["name"], row["flag"])
             if "cli" in row["fronts"] and row["short"]:
                 assert "-%s, --%s" % (row["short"], row["flag"]) in help_text, row["flag"]
+        # a cap is listed with its value (it is not an option of any front end)
+        for row in t["options"]:
+            if row["type"] == "cap":
+                assert not row["fronts"] and row["min"] == row["max"], row["key"]
+                value = re.escape("%.15g" % row["max"])
+                assert re.search(r"^  %s +%s " % (row["key"], value), help_text, re.M), row["key"]
         # and nothing past 80 columns
         assert max(map(len, help_text.splitlines())) <= 80, t["name"]
+
+
+def test_caps_are_listed_not_set(server):
+    """The search's caps are rows every front end lists and none takes: the explorer refuses one
+    as a field, Python as a keyword."""
+    caps = [r for t in tables() if t["name"] == "search" for r in t["options"]
+            if r["type"] == "cap"]
+    assert len(caps) >= 40, len(caps)
+    p = tessel.Placement.from_builtin("vshape", 4)
+    st, j = server.request("POST", "/api/jobs", {"job": "search", "placement": p.to_dict(),
+                                                 "memory": 4, "lazy_call": 1})
+    assert st == 400 and "lazy_call" in json.dumps(j), (st, j)
+    with pytest.raises(TypeError):
+        tessel.search(p, memory=4, lazy_call=1)
 
 
 def test_python_has_every_keyword():

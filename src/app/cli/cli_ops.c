@@ -65,6 +65,28 @@ static bool ts_cli_op_has_arg(const ts_op_option *o)
     return o->type != TS_OPV_FLAG && o->type != TS_OPV_HOOK;
 }
 
+/* The table's caps: measured constants, not options, so that a user sees where work stops. */
+static void ts_cli_op_print_caps(const ts_op *op)
+{
+    bool head = false;
+    for (int i = 0; i < op->nopts; i++) {
+        const ts_op_option *o = &op->opts[i];
+        if (o->type != TS_OPV_CAP)
+            continue;
+        if (!head) {
+            printf("\n");
+            ts_cli_help_wrap("caps (measured constants, not options: where a step stops, is "
+                             "skipped or is refused):",
+                             0);
+        }
+        head = true;
+        char name[64], text[512];
+        snprintf(name, sizeof name, "  %s", o->key);
+        snprintf(text, sizeof text, "%.15g %s: %s", o->max, o->arg, o->help);
+        ts_cli_help_item(name, text);
+    }
+}
+
 static void ts_cli_op_print_help(const char *cmd, const ts_op *op, const ts_cli_op_help *h)
 {
     printf("usage: tessel %s %s\n\n", cmd, h->usage);
@@ -97,6 +119,7 @@ static void ts_cli_op_print_help(const char *cmd, const ts_op *op, const ts_cli_
     ts_cli_help_item("  -h, --help", "this text");
     if (h->lists)
         h->lists();
+    ts_cli_op_print_caps(op);
     printf("\n%s", h->outro);
 }
 

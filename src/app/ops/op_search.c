@@ -5,6 +5,7 @@
 #include <string.h>
 #include "ts_json.h"
 #include "ts_op_search.h"
+#include "ts_search_caps.h"
 
 /* The solver's options, one row each, with their flag, Python keyword, range and help from
  * TS_SEARCH_OPTIONS: an option added there reaches every front end. */
@@ -12,6 +13,21 @@
 #define TS_X_OPV_double TS_OPV_NUM
 #define TS_X_OP_ROW(f, t, def, lo, hi, sh, flg, py, hlp)                                           \
     {#f, py, flg, sh, TS_X_OPV_##t, lo, hi, NULL, hlp, TS_FRONT_ALL, NULL},
+
+/* The solver's caps, one row each: listed by --help and tessel.options("search"), set by no
+ * front end. */
+#define TS_X_OP_CAP(name, value, unit, what)                                                       \
+    {#name,                                                                                        \
+     NULL,                                                                                         \
+     NULL,                                                                                         \
+     0,                                                                                            \
+     TS_OPV_CAP,                                                                                   \
+     (double)(value),                                                                              \
+     (double)(value),                                                                              \
+     unit,                                                                                         \
+     what,                                                                                         \
+     0,                                                                                            \
+     "a measured cap of the search (solver/ts_search_caps.h), not an option"},
 
 static const ts_op_option ts_op_search_opts[] = {
     {"memory", NULL, "memory", 0, TS_OPV_MEMORY, 0, 0, "M|none|M0,M1,...",
@@ -48,7 +64,7 @@ static const ts_op_option ts_op_search_opts[] = {
      "stops the search from another thread (Python: a CancelToken; the explorer: the job's "
      "cancel route)",
      TS_FRONT_PY | TS_FRONT_SERVE, "the command line stops on Ctrl-C"},
-};
+    TS_SEARCH_CAPS(TS_X_OP_CAP)};
 
 const ts_op ts_op_search = {"search",
                             "a schedule of a placement within each device's memory, summarised "
@@ -103,10 +119,16 @@ int ts_op_search_read(json_t *req, ts_front f, const ts_placement *p, ts_op_sear
         return ts_fail(e, TS_EINPUT, "search: the request is not an object");
     if (ts_op_search_method(req, f, r, e))
         return TS_EINPUT;
+    /* the solver's options by their request field, in ts_search_option_id's order */
+    static const char *const keys[] = {
+#define TS_X_OPT_KEY(f, t, def, lo, hi, sh, flg, py, hlp) #f,
+        TS_SEARCH_OPTIONS(TS_X_OPT_KEY)
+#undef TS_X_OPT_KEY
+    };
     for (int i = 0; i < TS_OPT_COUNT; i++) {
         double v;
         bool given;
-        const char *key = ts_op_search_opts[3 + i].key;
+        const char *key = keys[i];
         if (ts_op_read_num(&ts_op_search, key, req, f, &v, &given, e))
             return TS_EINPUT;
         if (given && ts_search_opts_set(&r->so, (ts_search_option_id)i, v))

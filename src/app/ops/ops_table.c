@@ -20,8 +20,16 @@ static const ts_op *const ts_ops[] = {
 #ifdef TS_HAVE_SOLVER
     &ts_op_search,
 #endif
-    &ts_op_compare, &ts_op_baseline, &ts_op_bound, &ts_op_validate, &ts_op_simulate,
-    &ts_op_show, &ts_op_render, &ts_op_trace, &ts_op_model, &ts_op_model_placement,
+    &ts_op_compare,
+    &ts_op_baseline,
+    &ts_op_bound,
+    &ts_op_validate,
+    &ts_op_simulate,
+    &ts_op_show,
+    &ts_op_render,
+    &ts_op_trace,
+    &ts_op_model,
+    &ts_op_model_placement,
 #ifdef TS_HAVE_SOLVER
     &ts_op_plan,
 #endif
@@ -97,8 +105,8 @@ int ts_op_check_keys(const ts_op *op, json_t *req, ts_front f, const char *const
 
 static json_t *ts_op_option_json(const ts_op_option *o)
 {
-    static const char *const types[] = {"int",   "number", "flag", "text",
-                                        "names", "memory", "hook", "texts", "factors"};
+    static const char *const types[] = {"int",    "number", "flag",  "text",    "names",
+                                        "memory", "hook",   "texts", "factors", "cap"};
     json_t *fronts = json_array();
     if (o->fronts & TS_FRONT_CLI)
         json_array_append_new(fronts, json_string("cli"));
@@ -106,7 +114,8 @@ static json_t *ts_op_option_json(const ts_op_option *o)
         json_array_append_new(fronts, json_string("serve"));
     if (o->fronts & TS_FRONT_PY)
         json_array_append_new(fronts, json_string("python"));
-    bool ranged = o->type == TS_OPV_INT || o->type == TS_OPV_NUM || o->type == TS_OPV_FACTORS;
+    bool ranged = o->type == TS_OPV_INT || o->type == TS_OPV_NUM || o->type == TS_OPV_FACTORS ||
+                  o->type == TS_OPV_CAP;
     char sh[2] = {(char)o->shortflag, '\0'};
     return json_pack("{ss ss ss? ss? ss so so ss? ss so ss?}", "key", o->key, "py",
                      o->py ? o->py : o->key, "flag", o->flag, "short", o->shortflag ? sh : NULL,

@@ -46,6 +46,9 @@ typedef enum {
     /* a factor in [min, max] per name: an object {name: number}; on the command line NAME=F,
      * the flag repeated */
     TS_OPV_FACTORS,
+    /* a cap of the operation's work: a measured constant (min = max = its value, arg its unit),
+     * listed so that a user sees where the work stops; no front end sets it */
+    TS_OPV_CAP,
 } ts_opv;
 
 typedef struct {

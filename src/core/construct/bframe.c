@@ -15,13 +15,7 @@
 #include <string.h>
 #include "ts_bchain.h"
 #include "ts_bframe.h"
-
-#define TS_BF_MAX_R 2
-/* patterns per position, and window extensions over the whole pass: past them, no answer */
-#define TS_BF_MAX_PATTERNS 4096
-#define TS_BF_MAX_WORK 100000000L
-/* periods tried: from the load up to this many steps per micro-batch above it */
-#define TS_BF_EXTRA 4
+#include "ts_construct_caps.h"
 
 typedef struct {
     int f[TS_BF_MAX_R], s[TS_BF_MAX_R]; /* segment offsets of the first and second blocks */

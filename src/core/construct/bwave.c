@@ -14,16 +14,7 @@
 #include <string.h>
 #include "ts_bchain.h"
 #include "ts_bwave.h"
-
-#define TS_BW_MAX_R 64
-#define TS_BW_MAX_Q 2048
-#define TS_BW_MAX_GRAIN 12
-#define TS_BW_MAX_WAIT 12
-#define TS_BW_MAX_CROSS 3
-/* cells touched over the whole search; past it, no answer */
-#define TS_BW_MAX_WORK 400000000L
-/* steps per micro-batch tried: up to this factor above the least the memory admits */
-#define TS_BW_SPREAD 1.5
+#include "ts_construct_caps.h"
 
 typedef struct {
     const ts_placement *p;

@@ -8,9 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ts_memlist.h"
-
-/* Steps x blocks above which the run is refused: it would take seconds. */
-#define TS_MEMLIST_MAX_WORK 400000000L
+#include "ts_construct_caps.h"
 
 /* The priority classes of the header's rule. */
 enum { TS_ML_BACKWARD, TS_ML_FORWARD, TS_ML_WEIGHT, TS_ML_CLASSES };
