@@ -13,8 +13,8 @@ line's one-line message when it fails::
 
 from ._errors import Cancelled, InvalidInput, NoAnswer, SystemFailure, TesselError
 from ._lib import Progress, library_path, version
-from .api import (CancelToken, baseline, baselines, compare, model, operations,
-                  options, placement_from_model, plan, portfolio, search)
+from .api import (CancelToken, baseline, baselines, compare, import_schedule, model,
+                  operations, options, placement_from_model, plan, portfolio, search)
 from .placement import Placement, placements
 from .schedule import Schedule
 
@@ -28,7 +28,7 @@ except ImportError:
 
 __all__ = [
     "Placement", "Schedule", "CancelToken", "Progress", "search", "baseline", "baselines",
-    "compare", "model", "operations", "options", "portfolio", "placement_from_model", "plan",
+    "compare", "import_schedule", "model", "operations", "options", "portfolio", "placement_from_model", "plan",
     "placements", "library_path", "version", "TesselError", "NoAnswer", "InvalidInput",
     "SystemFailure", "Cancelled",
 ]

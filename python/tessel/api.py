@@ -2,6 +2,7 @@
 of that name run in this process by the C library."""
 
 import ctypes
+import os
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 from . import _lib
@@ -102,6 +103,20 @@ def baseline(kind: str, placement: Placement, n: Optional[int] = None) -> Schedu
 def baselines() -> List[Dict[str, Any]]:
     """The baseline kinds and what each fits (`tessel baseline --list`)."""
     return _lib.call("baseline", {})["baselines"]
+
+
+def import_schedule(path: Union[str, "os.PathLike[str]"], placement: Placement,
+                    format: Optional[str] = None, memory: Optional[int] = None,
+                    n: Optional[int] = None) -> Schedule:
+    """`tessel import`: the schedule another tool wrote at path, matched to placement and
+    validated. format: "python" (default: a schedule the Python Tessel saved) or "pytorch"
+    (torch.distributed.pipelining's compute-only CSV, as Schedule.to_pytorch_csv writes it);
+    memory records (and checks) a per-device capacity; n: the Python Tessel's unroll at exactly n
+    micro-batches."""
+    req = _request("import", _placement(placement), path=os.fspath(path), format=format,
+                   memory=memory, n=n)
+    reply = _lib.call("import", req)
+    return Schedule(reply["schedule"], where=os.fspath(path))
 
 
 def compare(placement: Placement, memory: Memory = _NONE, n: Optional[int] = None,

@@ -104,15 +104,20 @@ class Schedule:
         with open(path, "w", newline="") as f:
             f.write(self.text)
 
-    def _export(self, fmt, path, n):
+    def export(self, format: str, path: Union[str, "os.PathLike[str]", None] = None,
+               n: Optional[int] = None) -> str:
+        """`tessel export --format FORMAT`: the schedule in another tool's format ("pytorch":
+        torch.distributed.pipelining's action CSV; "python": the Python Tessel's saved
+        schedule), as text, and written to path when given; n as every command takes it. An
+        invalid schedule raises NoAnswer and writes nothing."""
         if path is not None:
-            _lib.call("export", self._req(format=fmt, path=str(path), n=n))
+            self._op("export", format=format, path=str(path), n=n)
             with open(path) as f:
                 return f.read()
         fd, tmp = tempfile.mkstemp(prefix="tessel-", suffix=".out")
         os.close(fd)
         try:
-            _lib.call("export", self._req(format=fmt, path=tmp, n=n))
+            self._op("export", format=format, path=tmp, n=n)
             with open(tmp) as f:
                 return f.read()
         finally:
@@ -122,13 +127,13 @@ class Schedule:
                        n: Optional[int] = None) -> str:
         """`tessel export --pytorch`: torch.distributed.pipelining's action CSV, as text (and
         written to path when given)."""
-        return self._export("pytorch", path, n)
+        return self.export("pytorch", path, n)
 
     def to_python_tessel(self, path: Union[str, "os.PathLike[str]", None] = None,
                          n: Optional[int] = None) -> Dict[str, Any]:
         """`tessel export --python`: the Python Tessel's saved schedule, as a dict (and written
         to path when given)."""
-        return json.loads(self._export("python", path, n))
+        return json.loads(self.export("python", path, n))
 
     def svg(self, n: Optional[int] = None, timeline: Optional[str] = None,
             scale: Optional[float] = None, title: Optional[str] = None) -> str:

@@ -232,6 +232,38 @@ def test_baseline_one_request_three_front_ends(cli, server, tmp_path):
     assert st == 400 and "request: field 'kind': unknown baseline 'nope'" in j["error"], j
 
 
+def test_export_import_cli_and_python(cli, tmp_path):
+    """`tessel export` and Schedule.export write the same bytes in both formats; `tessel import`
+    and tessel.import_schedule read them back to the same schedule file; both refuse the same
+    requests, naming the field each its own way."""
+    p = tessel.Placement.from_builtin("vshape", 4)
+    sched = tmp_path / "s.json"
+    cli.run("search", "--placement", "vshape", "--ndevs", 4, "--memory", 4, "-n", 8, "-o", sched)
+    s = tessel.Schedule.load(str(sched))
+    for fmt, ext in (("pytorch", "csv"), ("python", "py.json")):
+        out = tmp_path / ("cli." + ext)
+        cli.run("export", sched, "--format", fmt, "-n", 12, "-o", out)
+        assert s.export(fmt, n=12) == out.read_text(), fmt
+        back = tmp_path / ("back-%s.json" % fmt)
+        cli.run("import", out, "--placement", "vshape", "--ndevs", 4, "--format", fmt, "-o", back)
+        mine = tessel.import_schedule(str(out), p, format=fmt)
+        assert mine.text == back.read_text(), fmt
+        assert mine.makespan is not None and mine.micro_batches >= 1
+    # the shorthand is the same request
+    short = tmp_path / "short.csv"
+    cli.run("export", "--pytorch", sched, "-n", 12, "-o", short)
+    assert short.read_text() == (tmp_path / "cli.csv").read_text()
+    r = cli.run("export", sched, "--format", "xml", check=False)
+    assert r.returncode == 2 and "--format 'xml' is not a format" in r.stderr, r.stderr
+    with pytest.raises(tessel.InvalidInput, match="format 'xml' is not a format"):
+        s.export("xml")
+    r = cli.run("import", tmp_path / "cli.csv", "--placement", "vshape", "--ndevs", 4,
+                "--pytorch", "-n", 3, check=False)
+    assert r.returncode == 2 and "--micro-batches does not apply" in r.stderr, r.stderr
+    with pytest.raises(tessel.InvalidInput, match="n does not apply"):
+        tessel.import_schedule(str(tmp_path / "cli.csv"), p, format="pytorch", n=3)
+
+
 def test_model_placement_three_front_ends(cli, server, tmp_path):
     """One model placement request, with the options Python and the explorer lacked before the
     table (param_bytes, comm, efficiency, workspace_gb): tessel.placement_from_model, `tessel

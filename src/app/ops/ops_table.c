@@ -9,6 +9,7 @@
 #include "ts_ops.h"
 #include "ts_op_baseline.h"
 #include "ts_op_compare.h"
+#include "ts_op_export.h"
 #ifdef TS_HAVE_SOLVER
 #include "ts_op_plan.h"
 #include "ts_op_search.h"
@@ -28,6 +29,8 @@ static const ts_op *const ts_ops[] = {
     &ts_op_show,
     &ts_op_render,
     &ts_op_trace,
+    &ts_op_export,
+    &ts_op_import,
     &ts_op_model,
     &ts_op_model_placement,
 #ifdef TS_HAVE_SOLVER

@@ -139,34 +139,52 @@ int ts_py_op_trace(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e)
     return rc;
 }
 
-/* Schedule.to_pytorch_csv / to_python_tessel: the export operation's run (ts_op_export.h), as
- * `tessel export` runs it: n as every command takes it, an invalid schedule refused. */
+/* Schedule.export (to_pytorch_csv, to_python_tessel): the export operation (ts_op_export.h), as
+ * `tessel export` runs it: its table read, n as every command takes it, an invalid schedule
+ * refused. */
 int ts_py_op_export(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e)
 {
     (void)h;
-    const char *format, *path, *where;
-    long n;
-    if (ts_py_string(req, "format", &format, e) || ts_py_string(req, "path", &path, e) ||
-        ts_py_string(req, "where", &where, e) || ts_py_long(req, "n", "n", 1, 1000000, 0, &n, e))
+    static const char *const extra[] = {"schedule", "where", NULL};
+    ts_op_export_req r;
+    if (ts_op_check_keys(&ts_op_export, req, TS_FRONT_PY, extra, e) ||
+        ts_op_export_read(req, TS_FRONT_PY, &r, e))
         return TS_EINPUT;
-    if (!ts_op_export_writer(format))
-        return ts_py_fail(e, TS_EINPUT, "missing the format (python or pytorch)");
-    if (!path)
+    if (!r.path)
         return ts_py_fail(e, TS_EINPUT, "missing the output file");
-    json_t *own = json_deep_copy(req);
-    if (!own)
-        return ts_py_fail(e, TS_ESYS, "out of memory");
-    /* the schedule as the file has it: the operation takes it to n */
-    json_object_del(own, "n");
+    const char *where;
     ts_schedule *s;
-    int rc = ts_py_schedule(own, "n", &s, e);
-    json_decref(own);
+    /* the schedule as the file has it: the operation takes it to n */
+    int rc = ts_py_string(req, "where", &where, e) ? TS_EINPUT : ts_py_schedule(req, "n", &s, e);
     if (rc)
         return rc;
-    rc = ts_op_export_run(s, (int)n, format, path, where ? where : "schedule", e);
-    if (rc == TS_OK && !(*out = json_pack("{ss}", "path", path)))
+    rc = ts_op_export_run(s, r.n, r.format, r.path, where ? where : "schedule", e);
+    if (rc == TS_OK && !(*out = json_pack("{ss}", "path", r.path)))
         rc = ts_py_fail(e, TS_ESYS, "out of memory");
     ts_schedule_free(s);
+    return rc;
+}
+
+/* tessel.import_schedule: the import operation (ts_op_export.h), as `tessel import` runs it. */
+int ts_py_op_import(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e)
+{
+    (void)h;
+    static const char *const extra[] = {"builtin", "ndevs",     "chunks", "infer",
+                                        "file",    "placement", "where",  NULL};
+    ts_op_import_req r;
+    if (ts_op_check_keys(&ts_op_import, req, TS_FRONT_PY, extra, e) ||
+        ts_op_import_read(req, TS_FRONT_PY, &r, e))
+        return TS_EINPUT;
+    ts_placement *p;
+    ts_schedule *s = NULL;
+    int rc = ts_py_placement(req, &p, NULL, 0, e);
+    if (rc)
+        return rc;
+    rc = ts_op_import_run(&r, p, &s, e);
+    if (rc == TS_OK && !(*out = json_pack("{so}", "schedule", ts_py_schedule_text(s))))
+        rc = ts_py_fail(e, TS_ESYS, "out of memory");
+    ts_schedule_free(s);
+    ts_placement_free(p);
     return rc;
 }
 
