@@ -152,4 +152,25 @@ SPEC
 "$TESSEL" sweep "$TMP/slow.json" -o "$TMP/slow" --time-limit 1 >/dev/null 2>&1
 check_eq "a search cut at 1 s is a timeout" timeout "$(status_of "$TMP/slow" nnshape-d4-train-m6-full-n16)"
 
+# 6. A point's options are the search's own: its flags from the search's table. A search that runs
+# out of the effort its options give is a timeout that says so (timed_out false), and the point's id
+# and record carry the options.
+cat >"$TMP/opts.json" <<'SPEC'
+{"format": "tessel-sweep/1", "name": "opts",
+ "points": [{"placement": "nnshape", "ndevs": 4, "memory": 6, "method": "full",
+             "micro_batches": 16, "options": {"effort": 2000}}],
+ "grid": {"placements": ["vshape"], "ndevs": [4], "memory": [4], "methods": ["auto"],
+          "micro_batches": [8], "options": {"candidates": ["1f1b", "memlist"], "seed": 7}}}
+SPEC
+"$TESSEL" sweep "$TMP/opts.json" -o "$TMP/opts" >/dev/null 2>&1; check_rc "a sweep with options" 0 $?
+effort_id=$("$TESSEL" sweep "$TMP/opts.json" --dry-run 2>/dev/null | grep '^nnshape')
+case "$effort_id" in nnshape-d4-train-m6-full-n16-o*) true ;; *) false ;; esac
+check_status $? "the id ends with the options' hash" "$effort_id"
+check_eq "out of effort: a timeout" timeout "$(status_of "$TMP/opts" "$effort_id")"
+grep -F "\"$effort_id\"" "$TMP/opts/results.jsonl" | grep -qF 'stopped on its effort (--effort'
+check_status $? "out of effort: the message says so" "$(cat "$TMP/opts/results.jsonl")"
+grep -F '"vshape-d4-train-m4-auto-n8-o' "$TMP/opts/results.jsonl" |
+    grep -qF '"not among the candidates the request names"'
+check_status $? "the candidates reached the search" "$(cat "$TMP/opts/results.jsonl")"
+
 harness_end

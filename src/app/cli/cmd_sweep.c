@@ -14,7 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
+#include "cli_ops.h"
 #include "sweep.h"
+#include "ts_op_sweep.h"
 #include "ts_time_limit.h"
 #include "ts_clock.h"
 #include "ts_json.h"
@@ -59,19 +61,23 @@ static void ts_sweep_usage(FILE *f)
             "                       --enable-recovery so that the job outlives a lost rank\n\n"
             "Spec: {\"format\": \"tessel-sweep/1\", \"name\": ..., \"time_limit\": S,\n"
             "       \"grid\": {axis: [values]} or a list of such grids, \"points\": [{...}]}\n"
-            "Axes: placements (built-in names or placement files), ndevs, infer (true/false),\n"
-            "      memory (integers or \"none\"), nmicros (k), methods (lazy, fast, full,\n"
-            "      modulo, or a baseline kind of `tessel baseline --list`),\n"
-            "      micro_batches (N). Explicit points use the singular keys placement and\n"
-            "      method. Defaults: infer false, memory \"none\", method lazy. A placement\n"
-            "      file fixes ndevs; nmicros does not apply to modulo, full or baselines, nor\n"
-            "      memory to baselines: those axes do not multiply them.\n\n"
-            "Each record: id, status (ok, infeasible, timeout, error), message, the point's\n"
-            "parameters, wall_seconds, exit_code, schedule, log, and the command's JSON\n"
-            "summary under \"result\". A torn last line (a kill during a write) is dropped on\n"
-            "--resume.\n"
-            "Exit status: 0 every point recorded and none is an error, 1 some point is an\n"
-            "error, 2 bad usage or spec (nothing runs), 3 I/O failure, 130 interrupted.\n");
+            "Keys of a point (a grid's axes take lists of them, placements and methods in\n"
+            "the plural):\n");
+    /* the sweep point's table (ts_op_sweep.h) */
+    for (int i = 0; i < ts_op_sweep_point.nopts; i++) {
+        char head[48];
+        snprintf(head, sizeof head, "  %s", ts_op_sweep_point.opts[i].key);
+        ts_cli_help_item(head, ts_op_sweep_point.opts[i].help);
+    }
+    fprintf(f, "A placement file fixes ndevs; nmicros does not apply to modulo, full or\n"
+               "baselines, nor memory and options to baselines: those axes do not multiply\n"
+               "them.\n\n"
+               "Each record: id, status (ok, infeasible, timeout, error), message, the point's\n"
+               "parameters, wall_seconds, exit_code, schedule, log, and the command's JSON\n"
+               "summary under \"result\". A torn last line (a kill during a write) is dropped on\n"
+               "--resume.\n"
+               "Exit status: 0 every point recorded and none is an error, 1 some point is an\n"
+               "error, 2 bad usage or spec (nothing runs), 3 I/O failure, 130 interrupted.\n");
 }
 
 /* mkdir -p for the output folder. */

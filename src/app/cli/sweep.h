@@ -33,6 +33,9 @@ typedef struct {
     int nmicros; /* k; 0 = let the search choose */
     char *method; /* lazy | fast | full | modulo | gpipe | 1f1b | interleaved | chimera | zb-h1 */
     long micro_batches; /* N; 0 = the command's default */
+    /* the search's other options (owned; NULL: none), and the flags that give them (owned) */
+    json_t *options;
+    char **options_argv;
 } ts_sweep_point;
 
 typedef struct {
@@ -58,6 +61,17 @@ int ts_sweep_index_add(ts_sweep_spec *s, int point);
 /* The point's parameters as a JSON object (placement, ndevs, infer, memory, nmicros, method,
  * micro_batches), the same keys results.jsonl carries. */
 json_t *ts_sweep_point_params(const ts_sweep_point *p);
+
+/* ---- a point's search options (sweep_options.c) ------------------------------------------- */
+
+/* Checks a grid's or point's "options" (where: "spec.json: grid[0]"). */
+int ts_sweep_options_check(json_t *options, const char *where, ts_err *e);
+/* p takes options (may be NULL) and the flags that give them. */
+int ts_sweep_options_apply(json_t *options, ts_sweep_point *p, const char *where, ts_err *e);
+/* "-oHHHHHHHH", a hash of p's options ("" without), the tail of its id. */
+void ts_sweep_options_id(const ts_sweep_point *p, char *buf, size_t len);
+bool ts_sweep_options_same(const ts_sweep_point *a, const ts_sweep_point *b);
+void ts_sweep_options_free(ts_sweep_point *p);
 
 /* ---- records (sweep_record.c) ----------------------------------------------------------- */
 

@@ -16,7 +16,7 @@
 #include "ts_clock.h"
 #include "ts_methods.h"
 
-#define MAX_ARGS 32
+#define MAX_ARGS 64
 #define MAX_OUTPUT (4L << 20) /* a summary is a few hundred bytes; more is not a summary */
 
 static char *ts_sweep_path_join(const char *dir, const char *sub, const char *id, const char *ext)
@@ -164,6 +164,8 @@ static void ts_sweep_argv_search(ts_sweep_argvec *run, const ts_sweep_point *p,
         ts_sweep_av_add(run, ts_sweep_av_num(run, "%.0f", p->nmicros));
     }
     ts_sweep_av_micro_batches(run, p);
+    for (int i = 0; p->options_argv && p->options_argv[i]; i++)
+        ts_sweep_av_add(run, p->options_argv[i]);
     if (o->time_limit > 0) {
         ts_sweep_av_add(run, "--time-limit");
         ts_sweep_av_add(run, ts_sweep_av_num(run, "%g", o->time_limit));
@@ -335,13 +337,14 @@ static void ts_sweep_read_summary(const ts_sweep_job *j, ts_sweep_outcome *r)
         r->message = json_string("the command printed no JSON summary");
     } else if (json_is_true(json_object_get(r->summary, "timed_out")) ||
                json_is_true(json_object_get(r->summary, "effort_out"))) {
-        /* cut by the wall-clock cap, or by the effort the time limit sets (which stops it the
-         * same way on every machine): either way the limit ended the search */
+        /* cut by the wall-clock cap, or by the effort (given, or set by the time limit: it stops the
+         * search the same way on every machine): either way a limit ended the search */
         r->status = TS_SWEEP_TIMEOUT;
         /* the message says which of the two: only the wall-clock cap makes timed_out true */
         if (!json_is_true(json_object_get(r->summary, "timed_out")))
-            r->message = json_string("the search stopped on its effort, which --time-limit sets "
-                                     "(the same on every machine; timed_out is false)");
+            r->message = json_string("the search stopped on its effort (--effort, or what "
+                                     "--time-limit sets: the same on every machine; timed_out "
+                                     "is false)");
         else if (!(r->message = ts_sweep_last_line(j->log_path)))
             r->message = json_string("the wall-clock cap (--time-limit) cut the search");
     } else {

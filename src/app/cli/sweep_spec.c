@@ -223,9 +223,10 @@ static char *ts_sweep_make_id(const ts_sweep_point *p)
         snprintf(k, sizeof k, "-k%d", p->nmicros);
     if (p->micro_batches > 0)
         snprintf(n, sizeof n, "-n%ld", p->micro_batches);
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s-d%d-%s-m%s%s-%s%s", name, p->ndevs, p->infer ? "infer" : "train",
-             mem, k, p->method, n);
+    char buf[512], opts[16];
+    ts_sweep_options_id(p, opts, sizeof opts);
+    snprintf(buf, sizeof buf, "%s-d%d-%s-m%s%s-%s%s%s", name, p->ndevs,
+             p->infer ? "infer" : "train", mem, k, p->method, n, opts);
     return ts_sweep_xstrdup(buf);
 }
 
@@ -235,7 +236,7 @@ static bool ts_sweep_same_params(const ts_sweep_point *a, const ts_sweep_point *
            a->ndevs == b->ndevs && a->infer == b->infer && a->memory == b->memory &&
            !strcmp(a->memory_list ? a->memory_list : "", b->memory_list ? b->memory_list : "") &&
            a->nmicros == b->nmicros && !strcmp(a->method, b->method) &&
-           a->micro_batches == b->micro_batches;
+           a->micro_batches == b->micro_batches && ts_sweep_options_same(a, b);
 }
 
 static void ts_sweep_point_free(ts_sweep_point *p)
@@ -244,6 +245,7 @@ static void ts_sweep_point_free(ts_sweep_point *p)
     free(p->placement);
     free(p->method);
     free(p->memory_list);
+    ts_sweep_options_free(p);
 }
 
 /* Adds a point unless an identical one is already there; two different points with one id (two
@@ -336,6 +338,7 @@ typedef struct {
     const ts_sweep_axis *use[AX_N]; /* the given axis, or its default */
     ts_sweep_placement_ref *refs; /* one per placement */
     bool is_point;
+    json_t *options; /* the search's other options (borrowed); NULL: none */
 } ts_sweep_grid;
 
 static void ts_sweep_grid_free(ts_sweep_grid *g)
@@ -359,13 +362,19 @@ static int ts_sweep_grid_parse(json_t *obj, const char *where, ts_sweep_grid *g,
     json_t *val;
     json_object_foreach(obj, key, val)
     {
+        if (!strcmp(key, "options")) {
+            g->options = val;
+            if (ts_sweep_options_check(val, where, e))
+                return e->code;
+            continue;
+        }
         int a = 0;
         while (a < AX_N && strcmp(key, names[a]))
             a++;
         if (a == AX_N)
             return ts_fail(e, TS_EINPUT,
-                           "%s: unknown %s '%s' (expected %s, %s, %s, %s, %s, %s, %s)", where,
-                           g->is_point ? "key" : "axis", key, names[0], names[1], names[2],
+                           "%s: unknown %s '%s' (expected %s, %s, %s, %s, %s, %s, %s or options)",
+                           where, g->is_point ? "key" : "axis", key, names[0], names[1], names[2],
                            names[3], names[4], names[5], names[6]);
         snprintf(w, sizeof w, "%s.%s", where, key);
         if (ts_sweep_axis_parse(a, val, w, g->is_point, &g->ax[a], e))
@@ -470,6 +479,17 @@ static int ts_sweep_grid_point(const ts_sweep_grid *g, const int idx[AX_N], ts_s
         return e->code;
     p->nmicros = fixed_k ? 0 : (int)g->use[AX_NMICROS]->num[idx[AX_NMICROS]];
     p->micro_batches = g->use[AX_MICRO_BATCHES]->num[idx[AX_MICRO_BATCHES]];
+    /* the options are the search's: a grid's baselines go without them, a point may not */
+    if (baseline && g->options && g->is_point) {
+        int rc = ts_fail(e, TS_EINPUT, "%s.options: a baseline ('%s') takes no search options",
+                         where, p->method);
+        ts_sweep_point_free(p);
+        return rc;
+    }
+    if (!baseline && ts_sweep_options_apply(g->options, p, where, e)) {
+        ts_sweep_point_free(p);
+        return e->code;
+    }
     if (!(p->id = ts_sweep_make_id(p))) {
         ts_sweep_point_free(p);
         return ts_fail(e, TS_ESYS, "%s: out of memory", where);
@@ -671,9 +691,12 @@ static json_t *ts_sweep_point_memory_json(const ts_sweep_point *p)
 
 json_t *ts_sweep_point_params(const ts_sweep_point *p)
 {
-    return json_pack("{s:s, s:i, s:b, s:o, s:o, s:s, s:o}", "placement", p->placement, "ndevs",
-                     p->ndevs, "infer", p->infer, "memory", ts_sweep_point_memory_json(p),
-                     "nmicros", p->nmicros > 0 ? json_integer(p->nmicros) : json_null(), "method",
-                     p->method, "micro_batches",
-                     p->micro_batches > 0 ? json_integer(p->micro_batches) : json_null());
+    json_t *j = json_pack("{s:s, s:i, s:b, s:o, s:o, s:s, s:o}", "placement", p->placement, "ndevs",
+                          p->ndevs, "infer", p->infer, "memory", ts_sweep_point_memory_json(p),
+                          "nmicros", p->nmicros > 0 ? json_integer(p->nmicros) : json_null(),
+                          "method", p->method, "micro_batches",
+                          p->micro_batches > 0 ? json_integer(p->micro_batches) : json_null());
+    if (j && p->options)
+        json_object_set(j, "options", p->options);
+    return j;
 }

@@ -74,3 +74,52 @@ int ts_op_require(const ts_op *op, json_t *req, ts_front f, const char *const *k
     }
     return ts_fail(e, TS_EINPUT, "%s are all required%s", list, tail ? tail : "");
 }
+
+/* One field of obj read by its row, only to check its value (messages name the bare key). */
+static int ts_op_check_value(const ts_op *op, const ts_op_option *o, json_t *obj, ts_err *e)
+{
+    /* no front end's naming: the field as the file writes it */
+    const ts_front bare = (ts_front)0;
+    double d;
+    bool given, flag = false;
+    const char *text;
+    char *names = NULL;
+    ts_op_memory m = {0};
+    int rc = TS_OK;
+    switch (o->type) {
+    case TS_OPV_INT:
+    case TS_OPV_NUM: rc = ts_op_read_num(op, o->key, obj, bare, &d, &given, e); break;
+    case TS_OPV_FLAG: rc = ts_op_read_flag(op, o->key, obj, bare, &flag, e); break;
+    case TS_OPV_TEXT: rc = ts_op_read_text(op, o->key, obj, bare, &text, &given, e); break;
+    case TS_OPV_NAMES: rc = ts_op_read_names(op, o->key, obj, bare, &names, e); break;
+    case TS_OPV_MEMORY:
+        rc = ts_op_read_memory(op, o->key, obj, bare, 0, &m, e);
+        ts_op_memory_free(&m);
+        break;
+    default: rc = ts_fail(e, TS_EINPUT, "%s: not a field this file takes", o->key);
+    }
+    free(names);
+    return rc;
+}
+
+int ts_op_check_values(const ts_op *op, json_t *obj, ts_front f, const char *const *reserved,
+                       ts_err *e)
+{
+    const char *key;
+    json_t *v;
+    if (!json_is_object(obj))
+        return ts_fail(e, TS_EINPUT, "expected an object of %s's options, got %s", op->name,
+                       ts_jtype(obj));
+    json_object_foreach(obj, key, v)
+    {
+        const ts_op_option *o = ts_op_option_find(op, key);
+        bool ok = o && (o->fronts & (unsigned)f) && o->type != TS_OPV_HOOK;
+        for (int i = 0; ok && reserved && reserved[i]; i++)
+            ok = strcmp(reserved[i], key) != 0;
+        if (!ok)
+            return ts_fail(e, TS_EINPUT, "'%s' is not one of %s's options here", key, op->name);
+        if (ts_op_check_value(op, o, obj, e))
+            return TS_EINPUT;
+    }
+    return TS_OK;
+}

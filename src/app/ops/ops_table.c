@@ -10,6 +10,7 @@
 #include "ts_op_baseline.h"
 #include "ts_op_compare.h"
 #include "ts_op_export.h"
+#include "ts_op_sweep.h"
 #ifdef TS_HAVE_SOLVER
 #include "ts_op_plan.h"
 #include "ts_op_search.h"
@@ -21,22 +22,16 @@ static const ts_op *const ts_ops[] = {
 #ifdef TS_HAVE_SOLVER
     &ts_op_search,
 #endif
-    &ts_op_compare,
-    &ts_op_baseline,
-    &ts_op_bound,
-    &ts_op_validate,
-    &ts_op_simulate,
-    &ts_op_show,
-    &ts_op_render,
-    &ts_op_trace,
-    &ts_op_export,
-    &ts_op_import,
-    &ts_op_model,
-    &ts_op_model_placement,
+    &ts_op_compare,     &ts_op_baseline,
+    &ts_op_bound,       &ts_op_validate,
+    &ts_op_simulate,    &ts_op_show,
+    &ts_op_render,      &ts_op_trace,
+    &ts_op_export,      &ts_op_import,
+    &ts_op_model,       &ts_op_model_placement,
 #ifdef TS_HAVE_SOLVER
     &ts_op_plan,
 #endif
-    NULL};
+    &ts_op_sweep_point, NULL};
 
 int ts_ops_count(void)
 {
@@ -108,8 +103,8 @@ int ts_op_check_keys(const ts_op *op, json_t *req, ts_front f, const char *const
 
 static json_t *ts_op_option_json(const ts_op_option *o)
 {
-    static const char *const types[] = {"int",    "number", "flag",  "text",    "names",
-                                        "memory", "hook",   "texts", "factors", "cap"};
+    static const char *const types[] = {"int",  "number", "flag",    "text", "names", "memory",
+                                        "hook", "texts",  "factors", "cap",  "fields"};
     json_t *fronts = json_array();
     if (o->fronts & TS_FRONT_CLI)
         json_array_append_new(fronts, json_string("cli"));

@@ -49,6 +49,8 @@ typedef enum {
     /* a cap of the operation's work: a measured constant (min = max = its value, arg its unit),
      * listed so that a user sees where the work stops; no front end sets it */
     TS_OPV_CAP,
+    /* an object of another operation's fields (a sweep point's search options) */
+    TS_OPV_FIELDS,
 } ts_opv;
 
 typedef struct {
@@ -170,5 +172,11 @@ int ts_op_read_flag(const ts_op *op, const char *key, json_t *req, ts_front f, b
  * missing ("request: missing field 'hardware'"). */
 int ts_op_require(const ts_op *op, json_t *req, ts_front f, const char *const *keys,
                   const char *tail, ts_err *e);
+
+/* Checks every field of obj (an object of op's fields, as a file gives them) against op's rows
+ * that front f takes, outside reserved (NULL-terminated; may be NULL): an unknown field or a value
+ * its row refuses is TS_EINPUT, the field named as the file names it. */
+int ts_op_check_values(const ts_op *op, json_t *obj, ts_front f, const char *const *reserved,
+                       ts_err *e);
 
 #endif
