@@ -4,6 +4,7 @@
  * is optimal among monotone schedules. It grows with N on purpose: that is the comparison. */
 #include <stdlib.h>
 #include <string.h>
+#include "ts_bound.h"
 #include "ts_caps.h"
 #include "ts_construct.h"
 #include "ts_imodel.h"

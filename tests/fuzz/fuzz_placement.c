@@ -1,6 +1,7 @@
 /* libFuzzer target: the placement loader and structural checker, then the analyses every command
  * runs on a loaded placement (topological order, lower bound). */
 #include "fuzz_util.h"
+#include "ts_bound.h"
 #include "ts_placement.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "modulo/modulo_internal.h"
+#include "ts_bound.h"
 #include "ts_fold.h"
 #include "ts_search_ctx.h"
 #include "ts_solver.h"

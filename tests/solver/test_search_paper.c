@@ -8,6 +8,7 @@
 #include <cmocka.h>
 #include <string.h>
 #include "solver_testutil.h"
+#include "ts_bound.h"
 
 typedef struct {
     const char *name;

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "modulo_internal.h"
+#include "ts_bound.h"
 #include "ts_caps.h"
 #include "ts_complete.h"
 #include "ts_search_ctx.h"

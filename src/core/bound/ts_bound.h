@@ -48,6 +48,9 @@ long ts_bound_value(const ts_placement *p, int n, const long *cap);
 
 /* The first, simple bound alone: max_d head(d) + n*load(d) + tail(d). */
 long ts_lower_bound_load(const ts_placement *p, int n);
+/* Lower bound on the makespan of n micro-batches without memory limits: the maximum of the
+ * sound bounds of ts_bound.h (load, critical path, recurrences, one machine per device). */
+long ts_lower_bound(const ts_placement *p, int n);
 
 /* A schedule's metrics (ts_schedule_measure) with its lower bound at its micro-batches, under
  * its capacities when it has them (bound_metrics.c). 0 or -1 (allocation). */

@@ -103,9 +103,6 @@ int ts_placement_chain_order(const ts_placement *p, int *order);
 /* Sum of spans of the blocks that occupy each device, for one micro-batch (ndevs entries). */
 void ts_placement_device_load(const ts_placement *p, long *load);
 long ts_placement_max_load(const ts_placement *p);
-/* Lower bound on the makespan of n micro-batches without memory limits: the maximum of the
- * sound bounds of ts_bound.h (load, critical path, recurrences, one machine per device). */
-long ts_lower_bound(const ts_placement *p, int n);
 
 /* The optional "capacity" and "units" keys (placement_units.c); j is the placement's object. */
 struct json_t;
