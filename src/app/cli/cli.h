@@ -71,8 +71,8 @@ typedef struct {
     "  PLACEMENT            a placement file (tessel-placement/1)\n"                               \
     "  --placement NAME     a built-in placement (see `tessel placements`)\n"                      \
     "  --ndevs D            device count of the built-in\n"                                        \
-    "  --infer              inference variant of the built-in (no backward blocks,\n"             \
-    "                       memory 0)\n"                                                          \
+    "  --infer              inference variant of the built-in (no backward blocks,\n"              \
+    "                       memory 0)\n"                                                           \
     "  --chunks V           model chunks per device (vshape_interleaved)\n"
 /* Handles one of the shared options; returns 1 when it was one, 0 when not, 2 on error. */
 int ts_cli_placement_option(const char *cmd, int opt, const char *arg, ts_cli_placement *pl);
@@ -91,6 +91,9 @@ int ts_cli_schedule_load(const char *cmd, const char *path, long n, ts_schedule 
 /* After the options: the one positional argument, a schedule file, loaded as by
  * ts_cli_schedule_load (*path names it unless path is NULL). Reports errors itself and returns
  * the exit code. */
+/* Warns on stderr (and goes on) when a device's blocks free more memory than they allocate per
+ * micro-batch: in a file, most likely a typo. */
+void ts_cli_warn_memory(const char *cmd, const ts_placement *p, const char *where);
 int ts_cli_schedule_arg(const char *cmd, int argc, char **argv, long n, const char **path,
                         ts_schedule **out);
 /* Writes a JSON value to stdout, indented, with a final newline. Steals j. */

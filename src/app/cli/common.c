@@ -216,7 +216,7 @@ int ts_cli_placement_arg(const char *cmd, int argc, char **argv, ts_cli_placemen
 
 /* The library accepts a device whose blocks free more memory than they allocate per micro-batch;
  * in a file that is most likely a typo, so the command line says so. */
-static void ts_cli_warn_memory(const char *cmd, const ts_placement *p, const char *where)
+void ts_cli_warn_memory(const char *cmd, const ts_placement *p, const char *where)
 {
     ts_err e = {0};
     if (ts_placement_check_memory(p, where, &e))
