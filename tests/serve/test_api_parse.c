@@ -69,7 +69,8 @@ static void test_bodies(void **state)
     free(ok);
     char *bad = vshape_body("{\"placement\": %s, \"memory\": [4, 4]}");
     assert_int_equal(parse("POST", "/api/check", bad, strlen(bad), msg), 400);
-    assert_string_equal(msg, "request: field 'memory' lists 2 capacities for 4 devices");
+    assert_string_equal(msg, "request: field 'memory' lists 2 capacities for 4 devices (give one "
+                             "for every device, or one per device)");
     free(bad);
     const char nul[] = "{\"name\": \"vsh\0ape\", \"ndevs\": 4}";
     assert_int_equal(parse("POST", "/api/builtin", nul, sizeof nul - 1, msg), 400);

@@ -96,6 +96,20 @@ static int ts_api_memory(json_t *o, ts_api_request *rq, ts_err *e)
     return TS_OK;
 }
 
+/* The capacities an operation's table read (n entries: 1 for every device, or one per device), as
+ * the explorer's jobs and answers keep them. */
+static int ts_api_memory_of(ts_api_request *rq, bool has_memory, const long *cap, int n, ts_err *e)
+{
+    rq->has_memory = has_memory && cap && n > 0;
+    if (!rq->has_memory)
+        return TS_OK;
+    if (!(rq->memory = malloc((size_t)n * sizeof *rq->memory)))
+        return ts_fail(e, TS_ESYS, "request: out of memory");
+    memcpy(rq->memory, cap, (size_t)n * sizeof *rq->memory);
+    rq->nmemory = n;
+    return TS_OK;
+}
+
 static int ts_api_placement(json_t *o, ts_api_request *rq, ts_err *e)
 {
     json_t *v = json_object_get(o, "placement");
@@ -136,17 +150,16 @@ static int ts_api_default(json_t *o, const char *key, json_t *v, ts_err *e)
     return json_object_set_new(o, key, v) ? ts_fail(e, TS_ESYS, "request: out of memory") : TS_OK;
 }
 
-/* A check is the bound operation's request (ts_op_views.h), read by its table as the command
- * line and Python read theirs: N 128 when the page gives none. The memory is read here first
- * too, for the capacities' count against the placement's devices. */
+/* A check is the bound operation's request (ts_op_views.h), read once by its table as the
+ * command line and Python read theirs: N 128 when the page gives none. */
 static int ts_api_check_body(json_t *o, ts_api_request *rq, ts_err *e)
 {
     static const char *const extra[] = {"placement", "file", NULL};
-    if (ts_op_check_keys(&ts_op_bound, o, TS_FRONT_SERVE, extra, e) || ts_api_memory(o, rq, e) ||
-        ts_api_placement(o, rq, e) ||
-        ts_api_default(o, "micro_batches", json_integer(rq->micro_batches), e))
-        return TS_EINPUT;
-    return ts_op_bound_read(o, TS_FRONT_SERVE, rq->placement, &rq->bound, e);
+    if (ts_op_check_keys(&ts_op_bound, o, TS_FRONT_SERVE, extra, e) || ts_api_placement(o, rq, e) ||
+        ts_api_default(o, "micro_batches", json_integer(rq->micro_batches), e) ||
+        ts_op_bound_read(o, TS_FRONT_SERVE, rq->placement, &rq->bound, e))
+        return e->code == TS_ESYS ? TS_ESYS : TS_EINPUT;
+    return ts_api_memory_of(rq, rq->bound.mem.has_memory, rq->bound.mem.cap, rq->bound.mem.n, e);
 }
 
 /* A view or a trace is the render or trace operation's request, read by its table. When the page
@@ -230,17 +243,26 @@ static int ts_api_builtin(json_t *o, ts_api_request *rq, bool need_ndevs, ts_err
     return TS_OK;
 }
 
-/* A search job's fields are the search operation's (ts_op_search.h), read by its table as the
- * command line and Python read theirs; the explorer's own default time limit stands when the
- * page gives none. */
+/* A search job's fields are the search operation's (ts_op_search.h), read once by its table as
+ * the command line and Python read theirs; the explorer's own default time limit stands when the
+ * page gives none. The job's method, limit and capacities (its caps and watchdog, its answer's
+ * figures) are then the request's as read. */
 static int ts_api_search_body(json_t *o, ts_api_request *rq, ts_err *e)
 {
+    if (ts_api_placement(o, rq, e))
+        return TS_EINPUT;
     if (!json_object_get(o, "time_limit") &&
         json_object_set_new(o, "time_limit", json_real(TS_API_DEFAULT_LIMIT)))
         return ts_fail(e, TS_ESYS, "request: out of memory");
     if (!(rq->search = calloc(1, sizeof *rq->search)))
         return ts_fail(e, TS_ESYS, "request: out of memory");
-    return ts_op_search_read(o, TS_FRONT_SERVE, rq->placement, rq->search, e);
+    if (ts_op_search_read(o, TS_FRONT_SERVE, rq->placement, rq->search, e))
+        return e->code == TS_ESYS ? TS_ESYS : TS_EINPUT;
+    const ts_search_opts *so = &rq->search->so;
+    rq->time_limit = so->time_limit;
+    rq->nmicros = so->k;
+    snprintf(rq->method, sizeof rq->method, "%s", ts_method_name(so->method));
+    return ts_api_memory_of(rq, so->has_memory, rq->search->cap, rq->placement->ndevs, e);
 }
 
 /* A compare job's fields are the compare operation's (ts_op_compare.h), read by its table; the
@@ -279,12 +301,15 @@ static int ts_api_job_body(json_t *o, ts_api_request *rq, ts_err *e)
         rq->job = TS_JOB_COMPARE;
         return ts_api_compare_body(o, rq, e);
     }
-    if (!strcmp(job, "search"))
+    if (op == &ts_op_search) {
         rq->job = TS_JOB_SEARCH;
-    else if (!strcmp(job, "whatif"))
+        return ts_api_search_body(o, rq, e);
+    }
+    if (!strcmp(job, "whatif"))
         rq->job = TS_JOB_WHATIF;
     else
         return ts_fail(e, TS_EINPUT, "request: field 'job' must be search, compare or whatif");
+    /* a what-if: the explorer's own fields (the search's, and a knob over its values) */
     if (t && (!json_is_number(t) || json_number_value(t) < TS_TIME_LIMIT_MIN ||
               json_number_value(t) > TS_TIME_LIMIT_MAX))
         return ts_fail(e, TS_EINPUT,
@@ -319,9 +344,7 @@ static int ts_api_job_body(json_t *o, ts_api_request *rq, ts_err *e)
         if (!strcmp(rq->knob, "ndevs"))
             return ts_api_builtin(json_object_get(o, "builtin"), rq, false, e);
     }
-    if (ts_api_placement(o, rq, e))
-        return TS_EINPUT;
-    return rq->job == TS_JOB_SEARCH ? ts_api_search_body(o, rq, e) : TS_OK;
+    return ts_api_placement(o, rq, e) ? TS_EINPUT : TS_OK;
 }
 
 /* The baseline route's fields are the baseline operation's (ts_op_baseline.h), read by its
