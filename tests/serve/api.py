@@ -293,6 +293,31 @@ def check_issue28(srv, p):
           "limit" % (len(v["entries"]) // 3, res["lower_bound"], res["bound_term"]))
 
 
+def check_whatif_partial(srv):
+    """A what-if stopped part way (cancelled here; the watchdog's cut is the same path) still
+    answers with the points it finished (issue 43)."""
+    m = builtin(srv, "mshape", 16)
+    st, j = srv.request("POST", "/api/jobs", {"job": "whatif", "placement": m, "memory": 18,
+                                              "micro_batches": 128, "knob": "time_limit",
+                                              "values": [1, 600]})
+    assert st == 200, j
+    t0 = time.time()
+    while time.time() - t0 < 60:
+        st, s = srv.request("GET", "/api/jobs/%d" % j["id"])
+        if s["state"] != "running" or (s.get("result") or {}).get("points"):
+            break
+        time.sleep(0.1)
+    assert s["state"] == "running", s
+    st, c = srv.request("POST", "/api/jobs/%d/cancel" % j["id"], {})
+    done = wait_job(srv, j["id"])
+    assert done["state"] == "cancelled", done
+    pts = done["result"]["points"]
+    assert done["result"]["partial"] and [x["value"] for x in pts] == [1], done["result"]
+    assert pts[0]["status"] == "ok" and pts[0]["makespan"] >= pts[0]["lower_bound"], pts
+    print("what-if cancelled after its first point: kept %d point (makespan %d)"
+          % (len(pts), pts[0]["makespan"]))
+
+
 def main():
     srv = Server(TESSEL, "--max-searches", "1")
     try:
@@ -302,6 +327,7 @@ def main():
         check_answers(srv, p)
         check_record_keys(srv, p)
         check_issue28(srv, p)
+        check_whatif_partial(srv)
         check_models(srv)
         check_jobs(srv)
         fuzz(srv, p)

@@ -83,7 +83,7 @@ static void ts_job_finish(ts_job *j, ts_jstate st, const char *why)
         snprintf(j->error, sizeof j->error, "%s", why);
 }
 
-/* One complete line from the worker: progress, result or error. exe names the worker program in
+/* One complete line from the worker: progress, a partial result, the result or an error. exe names the worker program in
  * the message of a failed exec (the child can only send errno: it may not format text). */
 static void ts_job_line(ts_job *j, const char *exe, char *s, size_t n)
 {
@@ -95,6 +95,10 @@ static void ts_job_line(ts_job *j, const char *exe, char *s, size_t n)
     if (s[0] == 'P') {
         json_decref(j->progress);
         j->progress = v;
+    } else if (s[0] == 'Q') {
+        /* a what-if's points so far: the answer of a job stopped before its end */
+        json_decref(j->result);
+        j->result = v;
     } else if (s[0] == 'R') {
         json_decref(j->result);
         j->result = v;

@@ -297,6 +297,11 @@ static void ts_wjob_whatif(ts_wctx *w, const ts_api_request *rq)
     for (int i = 0; i < rq->nvalues; i++) {
         w->part = i;
         json_array_append_new(pts, ts_wpoint(w, rq, rq->values[i]));
+        /* the points so far, kept by the server: a job cut or cancelled later still answers
+         * with them */
+        if (i + 1 < rq->nvalues)
+            ts_wline(w, 'Q',
+                     json_pack("{s:s, s:O, s:b}", "knob", rq->knob, "points", pts, "partial", 1));
     }
     ts_wline(w, 'R', json_pack("{s:s, s:o}", "knob", rq->knob, "points", pts));
 }

@@ -453,7 +453,10 @@ async function runJob(body) {
     for (;;) {
       await new Promise((res) => setTimeout(res, 150));
       if (state.job !== id) {
-        const e = new Error(`${body.job} cancelled`); e.cancelled = true; throw e;
+        const e = new Error(`${body.job} cancelled`); e.cancelled = true;
+        // what it finished before it stopped (a what-if's points so far)
+        try { e.result = (await api(`/api/jobs/${id}`)).result; } catch (_) { /* gone */ }
+        throw e;
       }
       const j = await api(`/api/jobs/${id}`);
       st.textContent = progressText(j);
@@ -461,7 +464,9 @@ async function runJob(body) {
       st.dataset.state = j.state;
       if (j.state === 'done') { st.className = 'msg ok'; return j.result; }
       st.className = 'msg err';
-      const e = new Error(`${j.job} ${j.state}: ${j.error || ''}`); e.cancelled = j.state === 'cancelled'; throw e;
+      const e = new Error(`${j.job} ${j.state}: ${j.error || ''}`); e.cancelled = j.state === 'cancelled';
+      e.result = j.result;
+      throw e;
     }
   } finally {
     if (state.job === id) state.job = null;
@@ -690,7 +695,20 @@ async function whatif() {
     const o = state.origin;
     if (knob === 'ndevs' && o.type === 'builtin') body.builtin = { name: o.name, infer: o.infer, chunks: o.chunks };
     if (knob === 'ndevs' && o.type === 'model') body.model = { model: o.model, hardware: o.hardware, gpus: o.gpus, strategy: o.strategy };
-    const r = await runJob(body);
+    let r;
+    try {
+      r = await runJob(body);
+    } catch (e) {
+      // a sweep stopped part way keeps the points it finished
+      const done = e.result && e.result.points ? e.result.points.length : 0;
+      if (done) {
+        drawWhatif(e.result);
+        setPanel('whatif', key);
+        updateStale();
+        e.message += ` (the chart keeps the ${done} of ${body.values.length} points finished before it stopped)`;
+      }
+      throw e;
+    }
     drawWhatif(r);
     setPanel('whatif', key);
     updateStale();
