@@ -32,9 +32,10 @@
       "N: where the summary is taken, and full's size")                                            \
     X(time_limit, double, 0, TS_TIME_LIMIT_MIN, TS_TIME_LIMIT_MAX, 't', "time-limit",              \
       "time_limit",                                                                                \
-      "seconds: sets the effort (unless --effort) and caps the wall time; a search the cap cuts "  \
-      "says timed_out and may differ from machine to machine (0: none). auto gives each of "       \
-      "compare's search rows it runs, and then its own phases, this much each")                    \
+      "seconds: sets the effort (unless --effort: auto gives each of compare's search rows it "    \
+      "runs, and then its own phases, this much effort each) and is the whole request's one "      \
+      "wall-clock deadline; a search the deadline cuts says timed_out and may differ from "        \
+      "machine to machine (0: none)")                                                              \
     X(effort, double, 0, 1, 1e15, 0, "effort", "effort",                                           \
       "work of the search in solver resource units, the same on any machine (default: "            \
       "1.2e5 per second of --time-limit)")                                                         \

@@ -183,7 +183,6 @@ int ts_auto_run(const ts_placement *p, const ts_search_opts *o, ts_schedule **ou
     a.cap = c.cap;
     a.req = o;
     a.rerun = ts_auto_run;
-    a.rowcap = c.meter->wall > 0 ? c.meter->wall - ts_clock_now() : 0;
     double t0 = ts_clock_now();
     a.bound = ts_bound_value(p, a.n, a.cap);
     t0 = ts_ctx_lap(&c, TS_PHASE_BOUNDS, t0);

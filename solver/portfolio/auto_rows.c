@@ -291,10 +291,10 @@ static const char *ts_auto_search_applies(ts_auto *a, const ts_auto_row *r, char
 }
 
 /* Compare's search row for the method: it runs with the very request compare's row makes, on a
- * meter and under a wall-clock cap of its own (its effort is the row's: the whole time limit), so
- * the schedule auto measures is the one compare prints. Its effort is counted on auto's meter,
- * and auto's own budget and cap move on by what it took, so the rest of auto keeps its own time
- * limit. A row that cannot take the request says why (auto's own refusal when nothing fits), and
+ * meter of its own (its effort is the row's: the whole time limit), so the schedule auto measures
+ * is the one compare prints, under the request's one wall-clock deadline. Its effort is counted
+ * on auto's meter, and auto's own budget moves on by what it took, so the rest of auto keeps its
+ * own effort; the deadline does not move: --time-limit bounds the whole request. A row that cannot take the request says why (auto's own refusal when nothing fits), and
  * a proof that no schedule fits the memory ends the search rows. */
 static void ts_auto_search(ts_auto *a, const ts_auto_row *r)
 {
@@ -305,13 +305,18 @@ static void ts_auto_search(ts_auto *a, const ts_auto_row *r)
     ts_search_stats st;
     ts_err e = {0};
     double t0 = ts_ctx_elapsed(c), e0 = c->meter->spent, spent = 0;
-    int rc = ts_search_row_run(c->p, a->req, m, a->rowcap, &s, &st, &spent, &e);
+    /* the request's one wall-clock deadline: the row runs until it at most (its effort is its
+     * own; the cap only cuts where the machine is slower than the effort assumes) */
+    double left = c->meter->wall > 0 ? c->meter->wall - ts_clock_now() : 0;
+    if (c->meter->wall > 0 && left <= 0) {
+        c->meter->wall_hit = true;
+        return;
+    }
+    int rc = ts_search_row_run(c->p, a->req, m, left, &s, &st, &spent, &e);
     ts_meter_spend(c->meter, spent);
     a->rows_spent += spent;
     if (c->budget.deadline > 0)
         c->budget.deadline += spent / TS_EFFORT_PER_SECOND;
-    if (c->meter->wall > 0)
-        c->meter->wall += ts_ctx_elapsed(c) - t0;
     c->meter->wall_hit = c->meter->wall_hit || st.timed_out;
     a->effort_cut = a->effort_cut || st.effort_out;
     long mk = rc == TS_OK && s ? ts_auto_measure(a, s, &at) : -1;

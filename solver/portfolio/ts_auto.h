@@ -40,7 +40,6 @@ typedef struct ts_auto {
      * NULL while they go on */
     const char *searches_end;
     const ts_search_opts *req; /* the request as given: compare's rows are built from it */
-    double rowcap; /* seconds of each row's wall-clock cap (<= 0: none) */
     double rows_spent; /* effort units the rows spent (theirs, outside auto's own budget) */
     ts_auto_cand held; /* a construction offered only if it leads when the searches are done */
     /* auto itself (auto.c's ts_auto_run), which the unsharded row runs on the reduced placement:

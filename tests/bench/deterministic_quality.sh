@@ -4,7 +4,8 @@
 # loop on another core; the schedule files are compared byte for byte but for search_seconds
 # (wall time). Prints one line per case (same / DIFFERENT, and "cap" when the wall-clock cap cut
 # either run, which is the only way a difference may come) and a summary line per set and over
-# all. A figure-printing benchmark (tests/cli/deterministic.sh is the suite's check).
+# all, with the runs that went past the limit + 1 s (--time-limit bounds the whole request). A
+# figure-printing benchmark (tests/cli/deterministic.sh is the suite's check).
 #
 # usage: tests/bench/deterministic_quality.sh TESSEL_BIN [TIME_LIMIT]   (10 s)
 # DET_CAP=S: both runs spend TIME_LIMIT's effort (1.2e5 units a second) under a wall-clock cap
@@ -72,8 +73,9 @@ echo "# set shape D N memory result cap(quiet) cap(loaded) seconds(quiet) second
 QUALITY_SETS=${QUALITY_SETS:-matrix,v,small,scale} \
   QUALITY_EACH="$here/deterministic_quality.sh --one $tessel $limit $cap $tmp" \
   "$here/quality.sh" "$tessel" "$limit" | tee "$tmp/rows"
-python3 - "$tmp/rows" <<'PY'
+python3 - "$tmp/rows" "$( [[ $cap == - ]] && echo "$limit" || echo "$cap")" <<'PY'
 import sys
+deadline = float(sys.argv[2])
 rows = [l.split() for l in open(sys.argv[1]) if l.strip() and not l.startswith("#")]
 rows = [r for r in rows if len(r) == 10]
 def summary(name, sel):
@@ -83,9 +85,10 @@ def summary(name, sel):
     cut = sum("cap" in (r[6], r[7]) for r in sel)
     diffcut = sum(r[5] == "DIFFERENT" and "cap" in (r[6], r[7]) for r in sel)
     slow = max((max(float(r[8]), float(r[9])) for r in sel), default=0)
+    late = sum(max(float(r[8]), float(r[9])) > deadline + 1 for r in sel)
     print(f"SUMMARY {name}: {len(sel)} cases, {same} identical quiet and loaded, {diff} different "
           f"({diffcut} of them cut by the cap), {err} errors; the cap cut {cut}; slowest run "
-          f"{slow:.1f} s")
+          f"{slow:.1f} s; over the limit + 1 s ({deadline + 1:g} s): {late}")
 print()
 for s in dict.fromkeys(r[0] for r in rows):
     summary(s, [r for r in rows if r[0] == s])
