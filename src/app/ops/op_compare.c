@@ -20,8 +20,8 @@ static const ts_op_option ts_op_compare_opts[] = {
     {"time_limit", NULL, "time-limit", 't', TS_OPV_NUM, TS_TIME_LIMIT_MIN, TS_TIME_LIMIT_MAX, "S",
      "seconds per search method (default 60; the explorer's 10): the effort of each (unless "
      "--effort) and a wall-clock cap (a row it cuts says timed out, and may differ from machine "
-     "to machine); auto runs the other search rows itself, each with its own S, then its own "
-     "phases: up to 5 S",
+     "to machine); auto's row runs the other search rows itself, each with their effort, all "
+     "within its one deadline of S",
      TS_FRONT_ALL, NULL},
     {"effort", NULL, "effort", 0, TS_OPV_NUM, 1, 1e15, "E",
      "solver resource units per search method, the same on any machine (default: 1.2e5 per "
