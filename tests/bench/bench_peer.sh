@@ -7,7 +7,8 @@
 # peer's makespan. Also the best of our hand-made baselines that fits (`tessel compare`).
 #
 # usage: tests/bench/bench_peer.sh TESSEL_BIN [TIME_LIMIT]   (TIME_LIMIT: seconds of effort per
-#        search, 2 by default, 1.2e5 units a second; PEER_CAP: the wall-clock cap, 60 s;
+#        search, 2 by default, 1.2e5 units a second; 0: auto's default effort, no limit given;
+#        PEER_CAP: the wall-clock cap, 60 s;
 #        PEER_FIXTURE: the table of the peer's figures; PEER_DEVS: only these D)
 # One line per problem and level: D N level memory peer ours diff (ours - peer) base (the best
 # fitting baseline's makespan and name) kept (the row auto kept) valid seconds. Last line:
@@ -21,18 +22,20 @@ here=$(cd "$(dirname "$0")" && pwd)
 fixture=${PEER_FIXTURE:-$here/../fixtures/cm_peer_makespans.tsv}
 devs=${PEER_DEVS:-}
 effort=$(python3 -c "print(int($limit * 120000))")
+budget=(--effort "$effort" --time-limit "$cap")
+[[ $effort == 0 ]] && budget=()
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 baselines=$("$tessel" baseline --list | awk '{print $1}' | paste -sd, -)
 
-echo "# tessel search --method auto --effort $effort (--time-limit $cap) against $(basename "$fixture"), $(date -u +%Y-%m-%dT%H:%MZ)"
+echo "# tessel search --method auto ${budget[*]:-(default effort)} against $(basename "$fixture"), $(date -u +%Y-%m-%dT%H:%MZ)"
 printf '%3s %4s %-12s %4s %5s %5s %5s %5s %-12s %-16s %5s %7s\n' \
   D N level mem peer ours diff base base_kind kept valid seconds
 grep -v '^#' "$fixture" | while read -r kind D N mk peak; do
   [[ -n $devs && " $devs " != *" $D "* ]] && continue
   t0=$(date +%s.%N)
   "$tessel" search --placement vshape_v_zb --ndevs "$D" -n "$N" --memory "$peak" --method auto \
-    --effort "$effort" --time-limit "$cap" --json -o "$tmp/s.json" >"$tmp/a.json" 2>"$tmp/a.err"
+    "${budget[@]}" --json -o "$tmp/s.json" >"$tmp/a.json" 2>"$tmp/a.err"
   t1=$(date +%s.%N)
   if "$tessel" validate "$tmp/s.json" -n "$N" --quiet >"$tmp/v.out" 2>&1; then valid=yes; else valid=NO; fi
   "$tessel" compare --placement vshape_v_zb --ndevs "$D" -n "$N" --memory "$peak" \
