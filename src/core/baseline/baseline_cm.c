@@ -41,15 +41,19 @@ enum { TS_CM_OTHER, TS_CM_FWD, TS_CM_BIN, TS_CM_BUN, TS_CM_W };
 
 /* The slot grid being built: occ[d * nslots + t] is the instance id in slot t of device d (or -1),
  * at[id] the slot of an instance (or -1), run[d * nslots + t] device d's running memory after
- * slot t; cls[b] what block b is (TS_CM_FWD...). */
+ * slot t, pend[d * nslots + t] its W not yet counted after slot t (when W are counted in idle
+ * slots); cls[b] what block b is (TS_CM_FWD...). During a squeeze, per device d: wn[d] W passed
+ * so far, wlast[d] the slot of the last (-1), and the slots of the input gradients passed so far,
+ * sorted, in bsl[boff[d] .. boff[d] + bn[d]). */
 typedef struct {
     const ts_placement *p;
     const ts_bl_pipe *pp;
     int n, D;
     long nslots;
-    int *occ, *cls;
+    int *occ, *cls, *pend;
     bool split; /* the backward split into B and W (the paper's setting) */
     long *at, *run;
+    long *wn, *wlast, *bsl, *boff, *bn;
     ts_bl_preds pr;
 } ts_cm_grid;
 
@@ -59,6 +63,12 @@ static void ts_cm_free(ts_cm_grid *g)
     free(g->cls);
     free(g->at);
     free(g->run);
+    free(g->pend);
+    free(g->wn);
+    free(g->wlast);
+    free(g->bsl);
+    free(g->boff);
+    free(g->bn);
     ts_bl_preds_free(&g->pr);
 }
 
@@ -126,23 +136,58 @@ static long ts_cm_memory(ts_cm_grid *g)
     return peak;
 }
 
-/* Device d's peak with the W out of the grid, each counted as freeing its unit in the first idle
- * slot after its B (first in first out), as the paper's scheduler counts a grid without them. */
-static long ts_cm_peak_idle_w(const ts_cm_grid *g, int d)
+/* Running memory with the W out of the grid, each counted as freeing its unit in the first idle
+ * slot after its B (first in first out), as the paper's scheduler counts a grid without them:
+ * run and pend of every device; returns the largest. */
+static long ts_cm_idle_memory(ts_cm_grid *g)
+{
+    long peak = 0;
+    for (int d = 0; d < g->D; d++) {
+        const int *occ = g->occ + (long)d * g->nslots;
+        long cur = 0, pending = 0;
+        for (long t = 0; t < g->nslots; t++) {
+            if (occ[t] >= 0) {
+                cur += ts_cm_weight(g, occ[t]);
+                pending += ts_cm_cls(g, occ[t]) == TS_CM_BIN;
+            } else if (pending > 0) {
+                cur--;
+                pending--;
+            }
+            g->run[(long)d * g->nslots + t] = cur;
+            g->pend[(long)d * g->nslots + t] = (int)pending;
+            peak = cur > peak ? cur : peak;
+        }
+    }
+    return peak;
+}
+
+/* Device d counted as ts_cm_idle_memory counts it, from slot t on, after a pass moved from slot
+ * old to t: whether it stays within cap (write: stores the new counts). Past old, once the counts
+ * meet the stored ones the rest is as stored (within cap). */
+static bool ts_cm_idle_fits(ts_cm_grid *g, int d, long t, long old, long cap, bool write)
 {
     const int *occ = g->occ + (long)d * g->nslots;
-    long cur = 0, peak = 0, pending = 0;
-    for (long t = 0; t < g->nslots; t++) {
-        if (occ[t] >= 0) {
-            cur += ts_cm_weight(g, occ[t]);
-            pending += ts_cm_cls(g, occ[t]) == TS_CM_BIN;
+    long *run = g->run + (long)d * g->nslots;
+    int *pend = g->pend + (long)d * g->nslots;
+    long cur = t > 0 ? run[t - 1] : 0, pending = t > 0 ? pend[t - 1] : 0;
+    for (long u = t; u < g->nslots; u++) {
+        if (occ[u] >= 0) {
+            cur += ts_cm_weight(g, occ[u]);
+            pending += ts_cm_cls(g, occ[u]) == TS_CM_BIN;
         } else if (pending > 0) {
             cur--;
             pending--;
         }
-        peak = cur > peak ? cur : peak;
+        if (cur > cap)
+            return false;
+        if (u > old && cur == run[u] && pending == pend[u])
+            return true;
+        if (write) {
+            run[u] = cur;
+            pend[u] = (int)pending;
+        }
     }
-    return peak;
+    return true;
 }
 
 /* Each W (att[b] of a placed pass b) into the first free slot after its pass, first in first
@@ -185,20 +230,31 @@ static long ts_cm_earliest(const ts_cm_grid *g, int id)
 
 /* The earliest slot of a W in the squeeze: the k-th W of its device (in slot order) after the
  * k-th input gradient there and after the W before it, whichever passes those are: the W are one
- * queue, as the paper's scheduler keeps them. */
+ * queue, as the paper's scheduler keeps them. The W keep their order, and the k-th input
+ * gradient comes before the k-th W's first slot, so both are among the passes already seen. */
 static long ts_cm_earliest_w(const ts_cm_grid *g, int id)
 {
-    const int *occ = g->occ + (long)ts_cm_dev(g, id) * g->nslots;
-    long k = 0, t = 0;
-    for (long u = 0; u < g->at[id]; u++)
-        if (occ[u] >= 0 && ts_cm_cls(g, occ[u]) == TS_CM_W) {
-            k++;
-            t = u + 1;
-        }
-    for (long u = 0; u < g->nslots; u++)
-        if (occ[u] >= 0 && ts_cm_cls(g, occ[u]) == TS_CM_BIN && k-- == 0)
-            return u + 1 > t ? u + 1 : t;
+    int d = ts_cm_dev(g, id);
+    long k = g->wn[d], t = g->wlast[d] + 1;
+    if (k < g->bn[d] && g->bsl[g->boff[d] + k] + 1 > t)
+        t = g->bsl[g->boff[d] + k] + 1;
     return t;
+}
+
+/* The squeeze has passed instance id (moved or not): its slot joins its device's W or input
+ * gradients. */
+static void ts_cm_seen(ts_cm_grid *g, int id)
+{
+    int d = ts_cm_dev(g, id), c = ts_cm_cls(g, id);
+    if (c == TS_CM_W) {
+        g->wn[d]++;
+        g->wlast[d] = g->at[id];
+    } else if (c == TS_CM_BIN) {
+        long *b = g->bsl + g->boff[d], i = g->bn[d]++;
+        for (; i > 0 && b[i - 1] > g->at[id]; i--)
+            b[i] = b[i - 1];
+        b[i] = g->at[id];
+    }
 }
 
 /* Moves id to the earliest free slot before its own where the device stays within cap: its
@@ -217,8 +273,10 @@ static void ts_cm_pull(ts_cm_grid *g, int id, long cap, bool idle_w)
         if (idle_w) {
             ts_cm_take(g, id);
             ts_cm_put(g, id, t);
-            if (ts_cm_peak_idle_w(g, d) <= cap)
+            if (ts_cm_idle_fits(g, d, t, cur, cap, false)) {
+                ts_cm_idle_fits(g, d, t, cur, cap, true);
                 return;
+            }
             ts_cm_take(g, id);
             ts_cm_put(g, id, cur);
             continue;
@@ -294,6 +352,10 @@ static void ts_cm_squeeze(ts_cm_grid *g, bool warm, long cap, bool idle_w, long 
      * counts too: the cool-down then begins with the steady state. */
     int phase = 0;
     bool seen = false;
+    for (int d = 0; d < g->D; d++) {
+        g->wn[d] = g->bn[d] = 0;
+        g->wlast[d] = -1;
+    }
     for (int i = 0; i < cnt; i++) {
         int id = (int)keys[3 * i + 2], b = id / n;
         bool last_fwd = id % n == n - 1 && pp->stage[b] >= 0 && pp->stage[b] < half &&
@@ -302,6 +364,7 @@ static void ts_cm_squeeze(ts_cm_grid *g, bool warm, long cap, bool idle_w, long 
             phase = 1;
         else if ((phase == 0 && warm) || phase == 2)
             ts_cm_pull(g, id, cap, idle_w);
+        ts_cm_seen(g, id);
         if (last_fwd && (phase == 1 || !g->split))
             seen = true;
         if (phase == 1 && seen)
@@ -351,12 +414,13 @@ static void ts_cm_steps(ts_cm_grid *g, int *queue, long *keys, long *free_at)
     ts_cm_rebind_w(g, att, queue, keys);
     ts_cm_compress(g, keys, free_at);
     ts_cm_drop_w(g, att);
-    /* without W the first round's cap stays (nothing to follow: see ts_cm_squeeze) */
-    for (int d = 0; d < g->D && g->split; d++) {
-        long pk = ts_cm_peak_idle_w(g, d);
-        cap = d == 0 || pk > cap ? pk : cap;
-    }
-    ts_cm_squeeze(g, false, cap, true, keys);
+    /* without W the first round's cap stays, and the running memory is the count (nothing to
+     * follow: see ts_cm_squeeze) */
+    if (g->split)
+        cap = ts_cm_idle_memory(g);
+    else
+        ts_cm_memory(g);
+    ts_cm_squeeze(g, false, cap, g->split, keys);
     ts_cm_fill_w(g, att, queue, false);
     ts_cm_compress(g, keys, free_at);
     ts_cm_drop_w(g, att);
@@ -383,14 +447,26 @@ static int ts_cm_build(const ts_baseline_info *info, const ts_placement *p, int 
     g.cls = malloc((size_t)p->nblocks * sizeof(int));
     g.at = malloc((size_t)total * sizeof(long) + 1);
     g.run = malloc((size_t)D * (size_t)g.nslots * sizeof(long));
+    g.pend = malloc((size_t)D * (size_t)g.nslots * sizeof(int));
+    g.wn = malloc((size_t)D * sizeof(long));
+    g.wlast = malloc((size_t)D * sizeof(long));
+    g.bn = malloc((size_t)D * sizeof(long));
+    g.boff = calloc((size_t)D + 1, sizeof(long));
+    g.bsl = malloc((size_t)total * sizeof(long) + 1);
     ts_bl_seq *ord = ts_bl_seqs_new(D);
     int rc = TS_OK;
-    if (!queue || !keys || !free_at || !g.occ || !g.cls || !g.at || !g.run || !ord ||
-        ts_bl_preds_make(p, &g.pr) != 0) {
+    if (!queue || !keys || !free_at || !g.occ || !g.cls || !g.at || !g.run || !g.pend || !g.wn ||
+        !g.wlast || !g.bn || !g.boff || !g.bsl || !ord || ts_bl_preds_make(p, &g.pr) != 0) {
         rc = ts_fail(e, TS_ESYS, "baseline %s: out of memory", info->name);
         goto out;
     }
     ts_cm_classify(&g);
+    /* room for each device's input gradients (n instances of each of its B blocks) */
+    for (int b = 0; b < p->nblocks; b++)
+        if (g.cls[b] == TS_CM_BIN)
+            g.boff[p->blocks[b].devices[0] + 1] += n;
+    for (int d = 0; d < D; d++)
+        g.boff[d + 1] += g.boff[d];
     for (long i = 0; i < (long)D * g.nslots; i++)
         g.occ[i] = -1;
     for (int i = 0; i < total; i++)
