@@ -265,6 +265,62 @@ static void ts_auto_unsharded(ts_auto *a, const ts_auto_row *row)
     ts_unshard_free(&u);
 }
 
+/* ---- the default effort's answer ----------------------------------------------------------- */
+
+/* The effort a request gives auto, in seconds of effort (dispatch turned --effort into them). */
+static double ts_auto_req_limit(const ts_auto *a)
+{
+    return a->req->time_limit > 0 ? a->req->time_limit : TS_AUTO_DEFAULT_LIMIT;
+}
+
+static const char *ts_auto_seed_applies(ts_auto *a, const ts_auto_row *r, char *buf, size_t len)
+{
+    (void)r;
+    const char *why = ts_auto_done_why(a);
+    if (why)
+        return why;
+    if (ts_auto_req_limit(a) <= TS_AUTO_DEFAULT_LIMIT) {
+        snprintf(buf, len, "the request's effort is not above the default's (%g s)",
+                 TS_AUTO_DEFAULT_LIMIT);
+        return buf;
+    }
+    return NULL;
+}
+
+/* Auto at the default effort, on a meter of its own (a search row's terms: its effort is counted
+ * on auto's meter and auto's own budget and cap move on by it), offered to the pool: more effort
+ * than the default never gives a longer schedule than the default's, whatever the larger
+ * effort's rows and improvement do (their order of work changes with the effort). The inner run
+ * is at the default effort, so it runs no such row itself. */
+static void ts_auto_seed(ts_auto *a, const ts_auto_row *r)
+{
+    ts_search_ctx *c = a->c;
+    ts_search_opts so = *a->req;
+    so.progress = NULL;
+    so.micro_batches = a->n;
+    /* the very request without a limit (auto's default), under the request's wall-clock cap */
+    so.time_limit = 0;
+    so.effort = 0;
+    ts_meter own;
+    ts_meter_init(&own, a->rowcap > 0 ? a->rowcap : 0);
+    so.meter = &own;
+    ts_schedule *s = NULL;
+    ts_search_stats st;
+    ts_err e = {0};
+    double t0 = ts_ctx_elapsed(c), e0 = c->meter->spent, rows_spent = 0;
+    int rc = a->rerun(c->p, &so, &s, &st, &rows_spent, &e);
+    ts_meter_spend(c->meter, own.spent);
+    a->rows_spent += own.spent;
+    if (c->budget.deadline > 0)
+        c->budget.deadline += own.spent / TS_EFFORT_PER_SECOND;
+    if (c->meter->wall > 0)
+        c->meter->wall += ts_ctx_elapsed(c) - t0;
+    c->meter->wall_hit = c->meter->wall_hit || st.timed_out;
+    if (rc == TS_OK && s)
+        ts_auto_take(a, s, r->name, t0, e0);
+    ts_schedule_free(s);
+}
+
 /* ---- searches ------------------------------------------------------------------------------ */
 
 /* Whether the request names row `name` among its candidates (not merely allows every row). */
@@ -400,6 +456,9 @@ static const ts_auto_row ts_auto_static_rows[] = {
     {"unsharded", TS_AUTO_STAGE_CONSTRUCTIONS, ts_auto_unsharded_applies, ts_auto_unsharded, 0.2, 0,
      "the placement without its blocks on every device (baselines and auto on it), those "
      "blocks put back as pauses; 0.2 of the limit"},
+    {"default-effort", TS_AUTO_STAGE_SEARCHES, ts_auto_seed_applies, ts_auto_seed, 0, 0,
+     "auto itself at the default effort, when the request gives more: more effort never gives a "
+     "longer schedule than the default's"},
     {"fast", TS_AUTO_STAGE_SEARCHES, ts_auto_search_applies, ts_auto_search, 1, 0,
      "compare's fast row (Tessel-fast), on a meter of its own: the whole limit"},
     {"modulo", TS_AUTO_STAGE_SEARCHES, ts_auto_search_applies, ts_auto_search, 1, 1,
