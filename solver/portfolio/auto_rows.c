@@ -288,7 +288,8 @@ static const char *ts_auto_seed_applies(ts_auto *a, const ts_auto_row *r, char *
 }
 
 /* Auto at the default effort, on a meter of its own (a search row's terms: its effort is counted
- * on auto's meter and auto's own budget and cap move on by it), offered to the pool: more effort
+ * on auto's meter and auto's own budget moves on by it; the request's deadline does not),
+ * offered to the pool: more effort
  * than the default never gives a longer schedule than the default's, whatever the larger
  * effort's rows and improvement do (their order of work changes with the effort). The inner run
  * is at the default effort, so it runs no such row itself. */
@@ -302,7 +303,13 @@ static void ts_auto_seed(ts_auto *a, const ts_auto_row *r)
     so.time_limit = 0;
     so.effort = 0;
     ts_meter own;
-    ts_meter_init(&own, a->rowcap > 0 ? a->rowcap : 0);
+    /* the request's one wall-clock deadline holds the inner run too */
+    double left = c->meter->wall > 0 ? c->meter->wall - ts_clock_now() : 0;
+    if (c->meter->wall > 0 && left <= 0) {
+        c->meter->wall_hit = true;
+        return;
+    }
+    ts_meter_init(&own, left);
     so.meter = &own;
     ts_schedule *s = NULL;
     ts_search_stats st;
@@ -313,8 +320,6 @@ static void ts_auto_seed(ts_auto *a, const ts_auto_row *r)
     a->rows_spent += own.spent;
     if (c->budget.deadline > 0)
         c->budget.deadline += own.spent / TS_EFFORT_PER_SECOND;
-    if (c->meter->wall > 0)
-        c->meter->wall += ts_ctx_elapsed(c) - t0;
     c->meter->wall_hit = c->meter->wall_hit || st.timed_out;
     if (rc == TS_OK && s)
         ts_auto_take(a, s, r->name, t0, e0);
