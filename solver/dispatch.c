@@ -69,13 +69,15 @@ int ts_search(const ts_placement *p, const ts_search_opts *o, ts_schedule **out,
     if ((int)o->method < 0 || o->method >= TS_METHOD_COUNT)
         return ts_fail(e, TS_EINPUT, "search: unknown method %d", (int)o->method);
     /* The effort, in seconds of effort, is what the methods read as their limit (--effort, or
-     * --time-limit's seconds); the wall-clock cap is --time-limit from now, on the one meter
-     * every part of the search spends on. */
+     * --time-limit's seconds); the wall-clock cap is --time-limit from now less its finishing
+     * share, on the one meter every part of the search spends on. */
     ts_search_opts so = *o;
     so.dispatch = ts_search;
     ts_meter m;
     if (!so.meter) {
-        ts_meter_init(&m, o->time_limit);
+        /* the deadline leaves what finishing will cost (the label, the caller's summary and file
+         * at N), so that the whole request ends within about --time-limit */
+        ts_meter_init(&m, o->time_limit > 0 ? o->time_limit * ts_finish_share(p, o) : 0);
         so.meter = &m;
     }
     if (o->effort > 0)
