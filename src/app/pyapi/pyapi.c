@@ -23,6 +23,7 @@ static const ts_py_op ts_py_ops[] = {
     {"validate", "validate", ts_py_op_validate},
     {"simulate", "simulate", ts_py_op_simulate},
     {"export", "export", ts_py_op_export},
+    {"import_pytorch", "import", ts_py_op_import_pytorch},
     {"render", "render", ts_py_op_render},
     {"show", "show", ts_py_op_show},
     {"trace", "trace", ts_py_op_trace},

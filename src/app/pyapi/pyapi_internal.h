@@ -49,6 +49,7 @@ int ts_py_op_summary(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e)
 int ts_py_op_validate(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e);
 int ts_py_op_simulate(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e);
 int ts_py_op_export(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e);
+int ts_py_op_import_pytorch(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e);
 int ts_py_op_render(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e);
 int ts_py_op_show(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e);
 int ts_py_op_trace(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e);

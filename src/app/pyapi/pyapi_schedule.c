@@ -170,6 +170,36 @@ int ts_py_op_export(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e)
     return rc;
 }
 
+/* Schedule.from_pytorch_csv: `tessel import --pytorch` of the CSV at path for the request's
+ * placement (each rank's actions in the file's order, each as early as its inputs allow), with
+ * the capacity given as memory, as --memory records it. */
+int ts_py_op_import_pytorch(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e)
+{
+    (void)h;
+    const char *path;
+    bool given, has_memory;
+    long memory;
+    if (ts_py_string(req, "path", &path, e) || ts_py_memory(req, &given, &has_memory, &memory, e))
+        return TS_EINPUT;
+    if (!path)
+        return ts_py_fail(e, TS_EINPUT, "missing the CSV file");
+    ts_placement *p;
+    int rc = ts_py_placement(req, &p, NULL, 0, e);
+    if (rc)
+        return rc;
+    ts_schedule *s = NULL;
+    ts_err le = {0};
+    rc = ts_pytorch_load(path, p, &s, &le);
+    ts_placement_free(p);
+    if (rc)
+        return ts_py_fail(e, le.code ? le.code : rc, "%s", le.msg);
+    if (given && has_memory)
+        ts_schedule_set_uniform_memory(s, memory);
+    *out = json_pack("{so}", "schedule", ts_py_schedule_text(s));
+    ts_schedule_free(s);
+    return *out ? TS_OK : ts_py_fail(e, TS_ESYS, "out of memory");
+}
+
 int ts_py_op_render(json_t *req, const ts_py_hooks *h, json_t **out, ts_err *e)
 {
     (void)h;
