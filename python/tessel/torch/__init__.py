@@ -7,6 +7,7 @@
     for x, y in data:
         loss = runner.step(x, y)                             # the loss on the last stage's rank
     print(runner.report())                                   # measured against predicted
+    tt.tune(make_stages, loss_fn, x, y)      # the loop: re-profile, re-search when it is off
 
 profile() times each stage where it will run; place() makes a tessel Placement in measured units
 (seconds quantised to a unit, memory in bytes); search() and compare() replay every schedule in
@@ -23,10 +24,13 @@ except ImportError as _exc:  # the rest of tessel works without torch
                       "(pip install torch): %s" % _exc) from _exc
 
 from .layout import pipeline_ranks, group_stages
-from .profile import Profile, StageProfile, profile
+from .profile import Profile, StageProfile
+from .profiler import Profiler, profile
 from .place import place
-from .plan import Plan, compare, pytorch_classes, search
-from .runner import Runner
+from .plan import Plan, compare, pytorch_classes, repredict, search
+from .runner import Runner, torchtitan_config
+from .loop import measure, tune
 
-__all__ = ["Profile", "StageProfile", "Plan", "Runner", "profile", "place", "search",
-           "compare", "pytorch_classes", "pipeline_ranks", "group_stages"]
+__all__ = ["Profile", "StageProfile", "Profiler", "Plan", "Runner", "profile", "place",
+           "search", "compare", "repredict", "pytorch_classes", "pipeline_ranks",
+           "group_stages", "measure", "tune", "torchtitan_config"]

@@ -1,5 +1,6 @@
 """Placements in measured units: a profile and a layout make a tessel Placement whose spans are
-the measured times plus the runtime's cost per action, in units of unit_s seconds, whose
+the measured times (times the profile's compute_scale) plus the runtime's cost per action, in
+units of unit_s seconds, whose
 memory is in bytes (in a power-of-two multiple of bytes when the figures pass the format's
 limit), and whose edges between ranks carry the measured transfer as a delay."""
 
@@ -18,8 +19,9 @@ Memory = Union[int, Sequence[int], None]
 def default_unit(profile: Profile, resolution: int = 50) -> float:
     """A span unit such that the longest action of one module (with the cost per action) is
     `resolution` units: finer units cost the search time, coarser ones lose precision."""
-    longest = max(max(s.forward_s, s.backward_s, s.input_grad_s, s.weight_grad_s)
-                  for s in profile.stages) + profile.overhead_s
+    longest = profile.compute_scale * max(max(s.forward_s, s.backward_s, s.input_grad_s,
+                                              s.weight_grad_s) for s in profile.stages)
+    longest += profile.overhead_s
     return max(longest / resolution, 1e-9)
 
 
@@ -66,7 +68,8 @@ def place(profile: Profile, layout: Layout = "linear", ranks: Optional[int] = No
     biggest = max([sum(acts)] + (caps or []))
     munit = 1 << max(0, math.ceil(math.log2(max(biggest, 1) / MAX_MEMORY)))
 
-    def span(t):
+    def span(t, scale=1.0):
+        t *= profile.compute_scale * scale
         return min(MAX_SPAN, max(1, round((t + o) / unit_s)))
 
     def delay(s):
@@ -80,8 +83,9 @@ def place(profile: Profile, layout: Layout = "linear", ranks: Optional[int] = No
     for s in reversed(range(n)):
         x, r, a = prof.stages[s], stage_ranks[s], math.ceil(prof.stages[s].activation_bytes / munit)
         if split_backward:
-            blocks.append(("B%d" % s, "backward", span(x.input_grad_s), -((a + 1) // 2), [r]))
-            blocks.append(("W%d" % s, "backward", span(x.weight_grad_s), -(a // 2), [r]))
+            k = profile.split_scale
+            blocks.append(("B%d" % s, "backward", span(x.input_grad_s, k), -((a + 1) // 2), [r]))
+            blocks.append(("W%d" % s, "backward", span(x.weight_grad_s, k), -(a // 2), [r]))
             edges.append(("B%d" % s, "W%d" % s))
         else:
             blocks.append(("B%d" % s, "backward", span(x.backward_s), -a, [r]))

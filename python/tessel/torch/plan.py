@@ -104,7 +104,8 @@ def search(profile: Profile, layout: Layout = "v", n_microbatches: int = 8,
 def _tessel_plan(profile, layout, n, memory, ranks, chunks, time_limit, unit_s, split):
     p = place(profile, layout, ranks, chunks, split, memory, unit_s or default_unit(profile))
     s = _search(p, memory=p.info["capacity"], n=n, time_limit=time_limit)
-    return _plan("tessel auto (%s)" % layout_name(layout), "tessel", p, s, n)
+    return _plan("tessel auto (%s%s)" % (layout_name(layout), "" if split else ", full B"),
+                 "tessel", p, s, n)
 
 
 def pytorch_plan(profile: Profile, name: str, n_microbatches: int = 8, memory: Memory = None,
@@ -138,14 +139,15 @@ def compare(profile: Profile, n_microbatches: int = 8, memory: Memory = None,
             layouts: Sequence[Layout] = ("linear", "interleaved", "v"),
             classes: Optional[Sequence[str]] = None, ranks: Optional[int] = None,
             time_limit: float = 30, group: Optional[Any] = None) -> List[Plan]:
-    """tessel's auto on each layout and PyTorch's classes (default: every one the installed
-    torch has and that runs this size) in one simulator with one span unit, sorted by
+    """tessel's auto on each layout (with the backward split into input and weight gradients,
+    and whole: "full B") and PyTorch's classes (default: every one the installed torch has and
+    that runs this size) in one simulator with one span unit, sorted by
     predicted time per step, those that fit memory first. With a process group, rank 0 does
     the work and every rank gets the list."""
     def run():
         unit = default_unit(profile)
         plans = [_tessel_plan(profile, lay, n_microbatches, memory, ranks, 2, time_limit, unit,
-                              True) for lay in layouts]
+                              split) for lay in layouts for split in (True, False)]
         names = classes if classes is not None else available_names(profile, ranks,
                                                                     n_microbatches)
         plans += [pytorch_plan(profile, n, n_microbatches, memory, ranks, unit) for n in names]
@@ -156,3 +158,21 @@ def compare(profile: Profile, n_microbatches: int = 8, memory: Memory = None,
 def available_names(profile: Profile, ranks: Optional[int], n_microbatches: int) -> List[str]:
     """The PyTorch classes that the installed torch has and that accept this size."""
     return list(builtin_orders(ranks or profile.ranks, n_microbatches)[0])
+
+
+def repredict(plan: Plan, profile: Profile, memory: Memory = None) -> Plan:
+    """The same plan (its order of actions, stage map and backward split, its span unit)
+    replayed on the placement of another profile: what the loop does after re-profiling."""
+    info = plan.placement.info
+    p = place(profile, plan.stage_ranks, max(plan.stage_ranks) + 1,
+              split_backward=info["split_backward"], memory=memory, unit_s=plan.unit_s)
+    p.info["layout"] = info["layout"]
+    fd, path = tempfile.mkstemp(prefix="tessel-torch-", suffix=".csv")
+    os.close(fd)
+    try:
+        text = plan.to_pytorch_csv(path)
+        s = Schedule.from_pytorch_csv(path, p)
+    finally:
+        os.unlink(path)
+    extra = {"csv": text} if plan.kind == "pytorch" else {}
+    return _plan(plan.name, plan.kind, p, s, plan.n_microbatches, plan.pytorch_class, **extra)
