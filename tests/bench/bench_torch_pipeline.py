@@ -5,8 +5,9 @@ tessel's searched schedule, measured against predicted.
 usage: bench_torch_pipeline.py [--steps S] [--rounds R] [--micro-batches N] [--rows B]
                                [--time-limit T] [--out FILE]
 
-Two processes, one thread each (torch.set_num_threads(1)), gloo on the CPU; with CUDA, NCCL and
-one GPU per rank (the model is then sized up by --rows). The model: a token embedding with a
+Two processes, one thread each (torch.set_num_threads(1)), gloo on the CPU; with CUDA and two
+GPUs, NCCL and one GPU per rank (the model then takes --rows 64 sequences per micro-batch, not
+2); with one GPU, the CPU (NCCL refuses two ranks on one GPU). The model: a token embedding with a
 wide input MLP and one transformer layer (module 0), transformer layers (modules 1, 2) and one
 layer with a head to a large vocabulary and the cross-entropy (module 3): the first and last
 modules are the heavier. Linear schedules (GPipe, 1F1B) run 2 stages of 2 modules each;
@@ -199,11 +200,14 @@ def main(argv):
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv[1:])
+    gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if 0 < gpus < RANKS:
+        # NCCL refuses two ranks on one GPU; the ranks, new processes, will see none
+        print("bench_torch_pipeline.py: %d GPU(s) for %d ranks: the CPU and gloo instead"
+              % (gpus, RANKS))
+        os.environ["CUDA_VISIBLE_DEVICES"] = ""
     if args.rows is None:
-        args.rows = 64 if torch.cuda.is_available() else 2
-    if torch.cuda.is_available() and torch.cuda.device_count() < RANKS:
-        raise SystemExit("bench_torch_pipeline.py: CUDA has %d devices, %d ranks need one each"
-                         % (torch.cuda.device_count(), RANKS))
+        args.rows = 64 if gpus >= RANKS else 2
     with tempfile.TemporaryDirectory() as tmp:
         result = mp.Manager().dict()
         mp.spawn(worker, args=(args, "file://" + os.path.join(tmp, "rdv"), result),
