@@ -13,23 +13,28 @@ layer with a head to a large vocabulary and the cross-entropy (module 3): the fi
 modules are the heavier. Linear schedules (GPipe, 1F1B) run 2 stages of 2 modules each;
 Interleaved1F1B 4 stages (s mod 2); ZBVZeroBubble and DualPipeV 4 stages as a V.
 
-1. tessel.torch.profile in the process group (median of 5 per action; transfers; the runtime's
-   cost per action).
-2. tessel.torch.compare: tessel's auto on linear, interleaved and V, and the PyTorch classes the
-   installed torch has (those it lacks are named), all replayed in tessel's simulator: the
-   predicted time per step.
-3. Each PyTorch class and the best tessel plan run on fresh modules: one warm-up step, then R
-   rounds (default 4) of S steps (default 3) each, the schedules taking turns so that a change
-   of the machine's load falls on all of them; a step is timed from a barrier to a barrier.
-4. A table: measured median, spread (min..max), predicted, error; then the line
+1. A tessel.torch.Profiler in the process group: 2 warm-up rounds, then 5 (--reps) rounds
+   (each: every action of every module once, a ping-pong of each output, a tiny pipeline step,
+   GPipe steps of the modules with full and split backward); medians.
+2. tessel.torch.compare on that first profile: tessel's auto on linear, interleaved and V (with
+   split and full backward) and the PyTorch classes the installed torch has (those it lacks are
+   named), all replayed in tessel's simulator: the predicted time per step.
+3. Each PyTorch class and tessel's best plan run on fresh modules: 2 warm-up steps each, then
+   10 (--rounds) rounds of 1 (--steps) step each, the schedules taking turns, and one profile
+   round before each round: a change of the machine's load falls on all of them and on the
+   profile. A step is timed from a barrier to a barrier.
+4. The profile of those rounds alone (the closed loop: a profile taken where and when the steps
+   ran) predicts every plan again (tessel.torch.repredict; tessel is also searched again on it).
+   A table: measured median, spread (min..max), prediction and error, and the first profile's
+   prediction and error; then the line
    SUMMARY torch: fastest=<name> tessel_over_fastest=<ratio> max_prediction_error=<percent>
    (the ratio of tessel's median to the fastest median; the largest |predicted - measured| /
-   measured). --out writes every figure as JSON. It asserts nothing.
+   measured, of the final predictions). --out writes every figure as JSON. It asserts nothing.
 """
 import argparse
 import json
 import os
-import statistics
+import re
 import sys
 import tempfile
 import time
@@ -102,7 +107,9 @@ def worker(rank, args, init, result):
     x, y = batch(n, args.rows)
     t0 = time.perf_counter()
     profiler = tt.Profiler(modules(), x[:args.rows], y[:args.rows], loss_fn)
-    profiler.round(keep=False)
+    # the first steps of anything run slower (the allocator grows, pages fault in)
+    for _ in range(args.warmup):
+        profiler.round(keep=False)
     for _ in range(args.reps):
         profiler.round()
     first = profiler.result()
@@ -115,11 +122,13 @@ def worker(rank, args, init, result):
     run = [p for p in plans if p.kind == "pytorch"] + [p for p in plans if p.kind == "tessel"][:1]
     runners = [tt.Runner(modules(), p, loss_fn, x[:args.rows]) for p in run]
     for r in runners:
-        r.zero_grad()
-        r.step(x, y)
+        for _ in range(args.warmup):
+            r.zero_grad()
+            r.step(x, y)
         r.times.clear()
-    # the loop: profile rounds go on between the timed steps, so that the profile sees the load
-    # the steps see; then every plan is predicted again from it, and searched again
+    # the loop: a new profile, its rounds taken between the timed steps so that it sees the
+    # load the steps see; then every plan is predicted again from it, and searched again
+    profiler.reset()
     for _ in range(args.rounds):
         profiler.round()
         for r in runners:
@@ -153,9 +162,8 @@ def worker(rank, args, init, result):
 
 def summary(out):
     first_rounds = out["profile_first"]["info"]["rounds"]
-    lines = ["final profile (%d rounds, the last %d between the timed steps):" % (
-        out["profile"]["info"]["rounds"], out["profile"]["info"]["rounds"] - first_rounds),
-        out["profile_table"], "",
+    lines = ["final profile (%d rounds, taken between the timed steps):" % (
+        out["profile"]["info"]["rounds"]), out["profile_table"], "",
         "first profile %.1f s (%d rounds), search and compare %.1f s; torch %s lacks: %s" % (
             out["profile_s"], first_rounds, out["search_s"], out["torch"],
             ", ".join(out["missing"]) or "none"),
@@ -186,7 +194,7 @@ def summary(out):
         1e3 * fastest["max_s"]))
     err = max(abs(r["error"]) for r in m)
     lines.append("SUMMARY torch: fastest=%s tessel_over_fastest=%.3f max_prediction_error=%.1f%%"
-                 % (fastest["name"].replace(" ", "_"), ratio, 100 * err))
+                 % (re.sub(r"[^A-Za-z0-9]+", "_", fastest["name"]).strip("_"), ratio, 100 * err))
     return "\n".join(lines)
 
 
@@ -197,7 +205,8 @@ def main(argv):
     ap.add_argument("--micro-batches", type=int, default=8)
     ap.add_argument("--rows", type=int, default=None)
     ap.add_argument("--time-limit", type=float, default=30)
-    ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv[1:])
     gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0

@@ -10,7 +10,8 @@ one training step of N = 2R micro-batches with tessel.torch.Runner and checks th
 (on the last stage's rank) and every gradient of every module equal the model run without a
 pipeline in one process (relative error <= 1e-9). Cases, on R ranks: the V layout (2R stages),
 an explicit stage -> rank map (R = 2: [0, 0, 1, 1]; R = 4: [1, 0, 3, 2], stage 0 on rank 1),
-linear (R stages of two modules each) and PyTorch's ZBVZeroBubble run by its class. Before the
+linear (R stages of two modules each) and PyTorch's ZBVZeroBubble run by its class; then
+tessel.torch.tune runs once (every rank must choose the same plan and time 2 steps). Before the
 launch, errors are checked without any process: a wrong stage count, a map naming a rank out of
 range or leaving one idle, too little memory (ValueError naming the argument), and `import
 tessel` without torch (works) and `import tessel.torch` without it (an ImportError that says
@@ -104,6 +105,12 @@ def worker(rank, ranks, init, result):
         loss_err = rel(loss, ref_loss) if loss is not None else None
         result[(name, rank)] = (loss_err, err, plan.stage_ranks, plan.predicted_s)
         dist.barrier()
+    # the loop, once: profile, compare, run the fastest predicted, measured against predicted
+    tuned = tt.tune(lambda: modules(n_modules), loss_fn, x, y, n_micro, steps=2, warmup=1,
+                    rounds=1, reps=1, time_limit=10)
+    rep = tuned["rounds"][0]["report"]
+    result[("tune", rank)] = (tuned["plan"].name, rep["steps"], rep["median_s"],
+                              rep["predicted_s"])
     dist.destroy_process_group()
 
 
@@ -164,6 +171,13 @@ def main(argv):
         print("%-4s %-23s %-26s %12.2e %12.2e %8.2fms" % ("ok" if ok else "FAIL", name,
                                                           rows[0][2], loss_err, grad_err,
                                                           1e3 * rows[0][3]))
+    tuned = [result.get(("tune", r)) for r in range(ranks)]
+    ok = all(t is not None and t[0] == tuned[0][0] and t[1] == 2 and t[2] > 0 for t in tuned)
+    if not ok:
+        fails.append("tune")
+    print("%-4s tune: %s on every rank, 2 steps, median %.1f ms, predicted %.1f ms" % (
+        "ok" if ok else "FAIL", tuned[0][0] if tuned[0] else None,
+        1e3 * (tuned[0][2] if tuned[0] else 0), 1e3 * (tuned[0][3] if tuned[0] else 0)))
     return 1 if fails else 0
 
 

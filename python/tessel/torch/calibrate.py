@@ -133,7 +133,7 @@ class Calibration:
         self.rank, self.world = dist.get_rank(group), dist.get_world_size(group)
         self.n_micro = n_micro
         self.tiny = tiny_steps(n_micro, device, group)
-        self.gpipe, self.why = None, None
+        self.gpipe, self.split, self.why = None, None, None
         try:
             mine = group_stages(len(stages), self.world)[self.rank]
         except ValueError as exc:

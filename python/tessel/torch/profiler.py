@@ -112,6 +112,20 @@ class Profiler:
             self.calibration.round(keep)
         self.rounds += keep
 
+    def reset(self) -> None:
+        """Forgets the kept rounds: the next result() holds only rounds taken from now on (a
+        benchmark keeps those taken between its timed steps)."""
+        for p in self.probes:
+            p.times = {k: [] for k in p.times}
+        if self.transfers is not None:
+            self.transfers.times = [[] for _ in self.transfers.times]
+            self.transfers.tiny_times = []
+        if self.calibration is not None:
+            for steps in (self.calibration.tiny, self.calibration.gpipe, self.calibration.split):
+                if steps is not None:
+                    steps.times = []
+        self.rounds = 0
+
     def result(self) -> Profile:
         """The Profile: medians of the kept rounds, every rank's modules gathered; the cost per
         action and the compute scale from the calibration steps."""
@@ -135,7 +149,7 @@ class Profiler:
 
 
 def profile(stages: Sequence[torch.nn.Module], sample: Any, target: Any,
-            loss_fn: Callable[[Any, Any], torch.Tensor], reps: int = 5, warmup: int = 1,
+            loss_fn: Callable[[Any, Any], torch.Tensor], reps: int = 5, warmup: int = 2,
             device: Optional[torch.device] = None, group: Optional[Any] = None,
             overhead_micro_batches: int = 8) -> Profile:
     """The Profile of the stage modules (in pipeline order) for one micro-batch `sample` (the

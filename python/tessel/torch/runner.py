@@ -20,7 +20,8 @@ from .profile import _sync, _to, default_device
 
 class Runner:
     """One rank's part of a pipeline running `plan` on the user's stage modules (the full list,
-    the same on every rank; each rank keeps and moves to its device only its stages' modules).
+    the same on every rank; every module goes to this rank's device for one forward that gives
+    each stage's example input and output, then the rank runs only its stages' modules).
     sample is one micro-batch of the first module's input: its forward gives each stage's
     example input and output. Every rank of the process group constructs one and calls step()
     with the same batch."""
@@ -55,14 +56,14 @@ class Runner:
         return mod.to(self.device)
 
     def _examples(self, stages, sample):
-        """Each pipeline stage's example input and output, from a forward of one micro-batch."""
+        """Each pipeline stage's example input and output, from a forward of one micro-batch
+        through every module on this rank's device (as profile() runs it)."""
         x, out = _to(sample, self.device), {}
         with torch.no_grad():
             for s, group in enumerate(self.plan.groups):
                 y = x
                 for i in group:
-                    y = stages[i].to(self.device)(y) if s in self.mine else stages[i](
-                        y.to(next(stages[i].parameters()).device)).to(self.device)
+                    y = stages[i].to(self.device)(y)
                 out[s] = (x, y)
                 x = y
         return out
