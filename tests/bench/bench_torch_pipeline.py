@@ -170,16 +170,16 @@ def summary(out):
         "predicted from the first profile by tessel's simulator (ms per step, %d micro-batches):"
         % out["micro_batches"]]
     for p in out["predicted_first"]:
-        lines.append("  %-26s %9.1f  stage -> rank %s" % (p["name"], 1e3 * p["predicted_s"],
+        lines.append("  %-34s %9.1f  stage -> rank %s" % (p["name"], 1e3 * p["predicted_s"],
                                                         p["stage_ranks"]))
     lines.append("searched again on the final profile: %s, %.1f ms" % (
         out["researched"]["name"], 1e3 * out["researched"]["predicted_s"]))
     m = out["measured"]
-    lines += ["", "%-26s %5s %8s %17s %9s %7s %9s %7s" % (
+    lines += ["", "%-34s %5s %8s %17s %9s %7s %9s %7s" % (
         "schedule (%s, %d ranks)" % (out["device"], out["ranks"]), "steps", "median",
         "spread (min..max)", "predicted", "error", "1st pred", "error")]
     for r in m:
-        lines.append("%-26s %5d %8.1f %8.1f..%-8.1f %9.1f %+6.1f%% %9.1f %+6.1f%%" % (
+        lines.append("%-34s %5d %8.1f %8.1f..%-8.1f %9.1f %+6.1f%% %9.1f %+6.1f%%" % (
             r["name"], r["steps"], 1e3 * r["median_s"], 1e3 * r["min_s"], 1e3 * r["max_s"],
             1e3 * r["predicted_s"], 100 * r["error"], 1e3 * r["first_predicted_s"],
             100 * r["first_error"]))
