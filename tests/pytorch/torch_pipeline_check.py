@@ -16,7 +16,8 @@ linear and tune are left out (the 2-rank launch runs them), to keep the launch s
 launch, errors are checked without any process: a wrong stage count, a map naming a rank out of
 range or leaving one idle, too little memory (ValueError naming the argument), and `import
 tessel` without torch (works) and `import tessel.torch` without it (an ImportError that says
-what is missing). Exit 0 when all pass, 1 otherwise, 77 when torch is not importable (1 with
+what is missing); within a memory limit, GPipe does not fit and compare()'s first plan does;
+each run's torchtitan lines name its CSV or class. Exit 0 when all pass, 1 otherwise, 77 when torch is not importable (1 with
 TESSEL_REQUIRE_TORCH=1).
 """
 import faulthandler
@@ -99,6 +100,11 @@ def worker(rank, ranks, init, result):
             plan = tt.search(prof, layout, n_micro, time_limit=10)
         runner = tt.Runner(mods, plan, loss_fn, x[:ROWS], device="cpu")
         loss = runner.step(x, y)
+        conf = runner.torchtitan_config("s.csv")
+        want = 'pipeline_parallel_schedule_csv = "s.csv"' if plan.kind == "tessel" else \
+            'pipeline_parallel_schedule = "ZBVZeroBubble"'
+        if want not in conf or "pipeline_parallel_degree = %d" % ranks not in conf:
+            raise AssertionError("%s: the torchtitan lines lack %r:\n%s" % (name, want, conf))
         err = 0.0
         for s in runner.mine:
             for i in plan.groups[s]:
@@ -151,12 +157,36 @@ def check_errors():
     return fails
 
 
+def check_memory():
+    """Within a memory limit: GPipe, which holds every micro-batch's activations, does not fit,
+    the first plan compare() returns fits, and its simulated peak stays within the capacity."""
+    act, par = 1000, 500
+    prof = tt.Profile([tt.StageProfile(1e-3, 2e-3, 1e-3, 1e-3, act, par, 64)] * 4,
+                      [0.0] * 4, 1e-4, 2)
+    # a rank of the linear layout holds two modules: weights and gradients 2 * 2 * par, and
+    # room for 3 micro-batches' activations of its stage (2 * act each)
+    memory = 4 * par + 3 * 2 * act
+    plans = tt.compare(prof, 8, memory=memory, time_limit=10)
+    by = {p.name: p for p in plans}
+    fails = []
+    if by["GPipe"].fits:
+        fails.append("GPipe fits %d bytes with a peak of %s" % (memory, by["GPipe"].peak_bytes))
+    best = plans[0]
+    cap = [c * best.placement.info["memory_unit"] for c in best.placement.info["capacity"]]
+    if not best.fits or any(pk > c for pk, c in zip(best.peak_bytes, cap)):
+        fails.append("%s: peak %s over the capacity %s" % (best.name, best.peak_bytes, cap))
+    print("%-4s memory %d bytes per rank: first plan %s (peak %s), GPipe %s" % (
+        "ok" if not fails else "FAIL", memory, best.name, best.peak_bytes,
+        "does not fit" if not by["GPipe"].fits else "fits"))
+    return fails
+
+
 def main(argv):
     ranks = int(argv[2]) if len(argv) > 2 and argv[1] == "--ranks" else 2
-    fails = check_errors()
+    fails = check_errors() + check_memory()
     for f in fails:
         print("FAIL errors: " + f)
-    print("errors before the launch: %d checked" % 7 if not fails else "")
+    print("errors before the launch: 7 checked" if not fails else "")
     with tempfile.TemporaryDirectory() as tmp:
         result = mp.Manager().dict()
         mp.spawn(worker, args=(ranks, "file://" + os.path.join(tmp, "rdv"), result),
