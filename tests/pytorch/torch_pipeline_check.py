@@ -17,8 +17,8 @@ launch, errors are checked without any process: a wrong stage count, a map namin
 range or leaving one idle, too little memory (ValueError naming the argument), and `import
 tessel` without torch (works) and `import tessel.torch` without it (an ImportError that says
 what is missing); within a memory limit, GPipe does not fit and compare()'s first plan does;
-each run's torchtitan lines name its CSV or class. Exit 0 when all pass, 1 otherwise, 77 when torch is not importable (1 with
-TESSEL_REQUIRE_TORCH=1).
+each run's torchtitan lines name its CSV or class. Exit 0 when all pass, 1 otherwise, 77 when
+torch is not importable (1 with TESSEL_REQUIRE_TORCH=1).
 """
 import faulthandler
 import os
