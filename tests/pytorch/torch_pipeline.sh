@@ -16,4 +16,16 @@ then
   [[ ${TESSEL_REQUIRE_TORCH:-} == 1 ]] && exit 1
   exit 77
 fi
+# A sanitizer build's library needs the sanitizer runtimes loaded first, as a python binary has
+# none (tests/python/run.sh does the same): preloaded, leak checking off (the interpreter keeps
+# memory to the end), so ASan still stops on any bad access and UBSan on undefined behaviour.
+deps=$(ldd "$1")
+if [[ $deps == *libasan* ]]; then
+  pre=""
+  for rt in libasan.so libubsan.so; do
+    f=$(${CC:-cc} -print-file-name=$rt)
+    [ -f "$f" ] && pre="$pre${pre:+:}$f"
+  done
+  export LD_PRELOAD=$pre ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
+fi
 TESSEL_LIBRARY=$1 exec "$py" "$here/torch_pipeline_check.py" --ranks "$2"
