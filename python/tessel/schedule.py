@@ -27,6 +27,16 @@ class Schedule:
         with open(path) as f:
             return cls(f.read(), where=str(path))
 
+    @classmethod
+    def from_pytorch_csv(cls, path: Union[str, "os.PathLike[str]"], placement: Placement,
+                         memory: Optional[int] = None) -> "Schedule":
+        """`tessel import --pytorch`: torch.distributed.pipelining's compute-only action CSV at
+        path as a schedule of placement (each rank's actions in the file's order, each as early
+        as its inputs allow; a full backward B of a stage the placement splits is its I then
+        its W), with memory recorded as every device's capacity when given."""
+        from .api import import_schedule
+        return import_schedule(path, placement, format="pytorch", memory=memory)
+
     def _req(self, **kw):
         req = {"schedule": self.text, "where": self._where}
         req.update({k.replace("_", "-"): v for k, v in kw.items() if v is not None})

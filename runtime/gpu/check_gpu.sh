@@ -62,6 +62,19 @@ run 4 --schedule $F/runtime_vshape_1f1b.json --backend cuda --workload dataflow 
     note "cuda dataflow at size 4096: see the JSON above (throughput, efficiency)"
 run 4 --schedule $F/runtime_kshape.json --backend cuda --workload timing --unit-us 2000 --iterations 3 &&
     note "cuda timing workload ran"
+# tessel.torch end to end (tests/bench/bench_torch_pipeline.py): NCCL, one GPU per rank
+py=${TESSEL_TORCH_PYTHON:-python3}
+[ -x .venv/bin/python ] && [ -z "${TESSEL_TORCH_PYTHON:-}" ] && py=.venv/bin/python
+if ! "$py" -c 'import torch' 2>/dev/null; then
+    note "tessel.torch bench: no torch for $py"
+elif cmake --build "$build" --target tessel_py >>"$build/check_gpu.build.log" 2>&1; then
+    TESSEL_LIBRARY=$build/lib/libtessel.so "$py" tests/bench/bench_torch_pipeline.py \
+        >"$build/bench_torch.log" 2>&1
+    tail -25 "$build/bench_torch.log"
+    note "tessel.torch bench: $(grep '^SUMMARY' "$build/bench_torch.log" || echo FAILED)"
+else
+    note "tessel.torch bench: libtessel (tessel_py) did not build"
+fi
 echo
 echo "== summary"
 printf '%s\n' "${summary[@]}"

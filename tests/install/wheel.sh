@@ -69,8 +69,9 @@ rm -rf "$copy"
 [ ! -e "$copy" ] || fail "the copy is still there"
 
 out=$(cd / && env -u PYTHONPATH -u TESSEL_MODELS -u TESSEL_LIBRARY "$tmp/v/bin/python" -c '
-import os, sys, tessel
+import importlib.util, os, sys, tessel
 here = os.path.dirname(tessel.__file__)
+assert importlib.util.find_spec("tessel.torch") is not None, "no tessel.torch in the wheel"
 assert tessel.library_path() == os.path.join(here, "libtessel.so"), tessel.library_path()
 s = tessel.search(tessel.Placement.from_builtin("vshape", 4), memory=4)
 m = tessel.model("gpt3-13b")

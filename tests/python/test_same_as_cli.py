@@ -125,3 +125,16 @@ def test_placement_from_model_is_the_cli_file(cli, tmp_path):
 def test_model_is_the_cli_json(cli):
     want = json.loads(cli.run("model", "gpt3-1.3b", "--hardware", "a100-40gb", "--json").stdout)
     assert tessel.model("gpt3-1.3b", hardware="a100-40gb") == want
+
+
+def test_pytorch_csv_import_is_the_cli_file(cli, tmp_path, sched):
+    path, s = sched
+    csv = tmp_path / "s.csv"
+    s.to_pytorch_csv(path=csv)
+    back = tmp_path / "back.json"
+    cli.run("import", "--pytorch", csv, "--placement", "vshape", "--ndevs", 4, "-o", back)
+    got = tessel.Schedule.from_pytorch_csv(csv, tessel.Placement.from_builtin("vshape", 4))
+    assert got.text == back.read_text()
+    assert got.summary()["makespan"] == s.summary(n=got.micro_batches)["makespan"]
+    with pytest.raises(tessel.InvalidInput, match="tessel import: .*missing.csv"):
+        tessel.Schedule.from_pytorch_csv(tmp_path / "missing.csv", got.placement)
