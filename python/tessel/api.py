@@ -166,7 +166,7 @@ def placement_from_model(model: str, hardware: str, gpus: int, strategy: str,
     return Placement._reply(reply, info=reply["summary"])
 
 
-def plan(model: str, hardware: str, gpus: int, global_batch: int,
+def plan(model: str, hardware: str, gpus: int, global_batch: int, seq: Optional[int] = None,
          micro_batch_size: Optional[int] = None, tensor_parallel: Optional[int] = None,
          pipeline: Optional[int] = None, virtual_stages: Optional[int] = None,
          zero: Optional[int] = None, recompute: Optional[str] = None,
@@ -180,14 +180,15 @@ def plan(model: str, hardware: str, gpus: int, global_batch: int,
     """`tessel plan --json`: the plan space of a model on gpus GPUs searched with the cost model
     (tensor parallelism, pipeline, strategy, virtual stages, ZeRO, recomputation none, selective,
     full or adaptive, micro-batch size: each auto unless given), the best plans with a pipeline
-    searched for their schedule, ranked (fitting plans first, by iteration time). time_limit,
+    searched for their schedule, ranked (fitting plans first, by iteration time); seq replaces
+    the model's tokens per sample. time_limit,
     effort, gap and seed are each schedule search's, as in search(); cancel, a CancelToken,
     stops the schedule searches (raises Cancelled). Each searched plan that fits carries its
     Placement and Schedule."""
     if strategies is not None and not isinstance(strategies, str):
         strategies = list(strategies)
     req = _request("plan", {}, model=model, hardware=hardware, gpus=gpus,
-                   global_batch=global_batch, micro_batch_size=micro_batch_size,
+                   global_batch=global_batch, seq=seq, micro_batch_size=micro_batch_size,
                    tensor_parallel=tensor_parallel, pipeline=pipeline,
                    virtual_stages=virtual_stages, zero=zero, recompute=recompute,
                    sequence_parallel=sequence_parallel, tp_across_nodes=tp_across_nodes,

@@ -120,4 +120,19 @@ got=$("$tessel" plan --model gpt3-1.3b --hardware a100-40gb --gpus 8 --global-ba
   --micro-batch-size 1 --pipeline 8 --tensor-parallel 1 --zero 0 --time-limit 1 --strategies 1f1b \
   --search-top 1 --json | get '["counts"]["searched"]')
 check_eq "a schedule search at N = 64" 1 "$got"
+# --seq is the sequence length (not --sequence-parallel): 4x the tokens per sample, and with
+# grouped-query attention (Llama 3 8B, 8 key/value heads) T = 16 is refused for the heads
+p --model llama3-8b --hardware h100-80gb --gpus 8 --global-batch 8 --tensor-parallel 8 \
+  --pipeline 1 --seq 32768 --search-top 0 --top 1 --json >"$tmp/seq.json"
+check_rc "plan --seq" 0 $?
+p --model llama3-8b --hardware h100-80gb --gpus 8 --global-batch 8 --tensor-parallel 8 \
+  --pipeline 1 --search-top 0 --top 1 --json >"$tmp/seq8k.json"
+check_eq "--seq reaches the model and the JSON" "32768 8192" \
+  "$(json_get "$tmp/seq.json" "['seq']") $(json_get "$tmp/seq8k.json" "['seq']")"
+check_eq "32K tokens per sample take longer than 8K (more than 4x: attention)" True \
+  "$(python3 -c "import json; a=json.load(open('$tmp/seq.json'))['plans'][0]; b=json.load(open('$tmp/seq8k.json'))['plans'][0]; print(a['iteration_s'] > 4 * b['iteration_s'])")"
+p --model llama3-8b --hardware h100-80gb --gpus 16 --global-batch 16 --tensor-parallel 16 \
+  --tp-across-nodes --search-top 0 --json >"$tmp/kv.json"
+check_rc "T 16 over 8 key/value heads: nothing fits" 1 $?
+grep -q "8 key/value" "$tmp/kv.json"; check_status $? "the refusal names the key/value heads"
 harness_end

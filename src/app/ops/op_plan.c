@@ -18,6 +18,9 @@ static const ts_op_option ts_op_plan_opts[] = {
     {"gpus", NULL, "gpus", 0, TS_OPV_INT, 1, 65536, "D", "GPUs of the cluster", TS_PLAN_FRONTS},
     {"global_batch", NULL, "global-batch", 0, TS_OPV_INT, 1, 100000000, "G",
      "samples per iteration", TS_PLAN_FRONTS},
+    {"seq", NULL, "seq", 0, TS_OPV_INT, 1, 1048576, "S",
+     "tokens per sample: replaces the model's sequence length; default: the model's",
+     TS_PLAN_FRONTS},
     {"micro_batch_size", NULL, "micro-batch-size", 0, TS_OPV_INT, 1, 4096, "b",
      "samples per micro-batch; default: auto", TS_PLAN_FRONTS},
     {"tensor_parallel", NULL, "tensor-parallel", 0, TS_OPV_INT, 1, 4096, "T",
@@ -120,7 +123,7 @@ static int ts_op_plan_ints(json_t *req, ts_front f, ts_op_plan_req *r, ts_err *e
     } ints[] = {
         {"gpus", &r->r.gpus},   {"micro_batch_size", &r->sp.b}, {"tensor_parallel", &r->sp.T},
         {"pipeline", &r->sp.P}, {"virtual_stages", &r->sp.v},   {"zero", &r->sp.zero},
-        {"top", &r->top},       {"search_top", &r->search_top}};
+        {"top", &r->top},       {"search_top", &r->search_top}, {"seq", &r->seq}};
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
         if (ts_op_read_int(op, ints[i].key, req, f, ints[i].dst, e))
             return TS_EINPUT;
@@ -249,7 +252,8 @@ void ts_op_plan_req_free(ts_op_plan_req *r)
 /* The model and the profile as the request amends it: FP8's peak, the efficiency. */
 static int ts_op_plan_load(const ts_op_plan_req *r, ts_op_plan_res *res, ts_err *e)
 {
-    int rc = ts_op_models_load(r->dir, NULL, NULL, r->model, 0, r->hardware, &res->m, &res->h, e);
+    int rc =
+        ts_op_models_load(r->dir, NULL, NULL, r->model, r->seq, r->hardware, &res->m, &res->h, e);
     if (rc)
         return rc;
     if (r->fp8) {
@@ -327,8 +331,8 @@ json_t *ts_op_plan_json(const ts_op_plan_res *res)
                   (json_int_t)st->evaluated, "pruned", (json_int_t)st->pruned, "refused",
                   (json_int_t)st->refused, "searched", res->searched, "search_pruned",
                   res->search_pruned, "refused_by", ref);
-    return json_pack("{ss ss si sI sb sf sf so so}", "model", r->m->name, "hardware", r->h->name,
-                     "gpus", r->gpus, "global_batch", (json_int_t)r->global, "infer", r->infer,
-                     "peak_tflops", r->h->peak_tflops, "time_limit_s", r->time_limit, "counts",
-                     counts, "plans", arr);
+    return json_pack("{ss ss si sI si sb sf sf so so}", "model", r->m->name, "hardware", r->h->name,
+                     "gpus", r->gpus, "global_batch", (json_int_t)r->global, "seq", r->m->seq,
+                     "infer", r->infer, "peak_tflops", r->h->peak_tflops, "time_limit_s",
+                     r->time_limit, "counts", counts, "plans", arr);
 }

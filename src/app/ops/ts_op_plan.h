@@ -25,6 +25,8 @@ typedef struct {
     char names_buf[512];
     /* plans kept and shown, plans whose schedule is searched */
     int top, search_top;
+    /* tokens per sample replacing the model's (0: the model's) */
+    int seq;
     /* the profile's FP8 peak for compute; its achievable fraction of peak (< 0: the profile's) */
     bool fp8;
     double efficiency;

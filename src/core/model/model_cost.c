@@ -28,15 +28,19 @@ double ts_layer_gemm_factor(const ts_layer *l, const ts_hardware *h, int b, int 
         return 1;
     double m = l->gemm_tokens * b, hh = l->gemm_h, hq = l->gemm_hq, f = l->gemm_f;
     double nm = l->gemm_nm > 0 ? l->gemm_nm : 2, t = T > 0 ? T : 1;
+    double qkv = l->gemm_qkv > 0 ? l->gemm_qkv : 3 * hq;
+    /* an MoE layer's experts run as one grouped GEMM over every routed copy of a token */
+    double rows = l->gemm_ffn_rows > 0 ? l->gemm_ffn_rows : 1;
     /* (n, k) of each GEMM per GPU under Megatron's split: QKV and the first feed-forward
      * matrices split their outputs, the attention output and the second split their inputs. */
-    double n[4] = {3 * hq / t, hh, (nm - 1) * f / t, hh};
+    double n[4] = {qkv / t, hh, (nm - 1) * f / t, hh};
     double k[4] = {hh, hq / t, hh, f / t};
+    double mm[4] = {m, m, m * rows, m * rows};
     double flops = 0, time = 0;
     for (int i = 0; i < 4; i++) {
-        double fl = 2 * m * n[i] * k[i];
+        double fl = 2 * mm[i] * n[i] * k[i];
         flops += fl;
-        time += fl / ts_gemm_efficiency(h, m, n[i], k[i]);
+        time += fl / ts_gemm_efficiency(h, mm[i], n[i], k[i]);
     }
     return flops > 0 ? flops / time : 1;
 }
@@ -51,8 +55,7 @@ static double ts_layer_act(const ts_layer *l, const ts_cost_opts *o, double T)
     double whole = l->act_whole_bytes, split = l->act_bytes - whole;
     if (o->selective && l->gemm_tokens > 0 && l->gemm_h > 0) {
         /* 5 a s^2: the softmax output, its dropout mask and the dropped-out scores */
-        double core = l->act_bytes - 34 * l->gemm_tokens * l->gemm_h;
-        split -= fmax(0, core);
+        split -= fmax(0, l->act_core_bytes);
     }
     return o->seqpar ? (whole + split) / T : whole + split / T;
 }
@@ -88,7 +91,7 @@ void ts_layer_cost_of(const ts_layer *l, const ts_hardware *h, const ts_cost_opt
      * forward's worth each; the all-reduces of the forward recur in the input-gradient half.
      * Full recomputation repeats the forward (with its all-reduces), selective only the
      * attention core. */
-    double redo = o->recompute ? comp + elem + ar
+    double redo = o->recompute   ? comp + elem + ar
                   : o->selective ? l->attn_flops * b / (fl * T) + elem_core
                                  : 0;
     c->bgrad_s = comp + 2 * elem + ar + redo;

@@ -11,6 +11,10 @@ typedef struct {
     /* Hyper-parameters; 0 when absent (each kind checks the ones it needs). */
     double hidden, heads, head_dim, ffn, ffn_matrices, seq, cross_seq, vocab, positions, window;
     double channels, patch, msa_seq, residues, msa_dim, pair_dim;
+    /* grouped-query attention, multi-head latent attention (DeepSeek-V2/V3) and mixture of
+     * experts (models/README.md, "The model format") */
+    double kv_heads, q_lora_rank, kv_lora_rank, rope_head_dim, v_head_dim;
+    double experts, top_k, expert_ffn, shared_experts, moe_every;
     bool tied;
     /* Explicit layers. */
     double fwd_flops, params, act_bytes, out_bytes, allreduces;

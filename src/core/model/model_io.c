@@ -50,11 +50,13 @@ static int ts_jstr_opt(json_t *o, const char *key, const char *where, const char
 static int ts_read_section(json_t *js, const char *file, size_t i, ts_model *m, ts_err *e)
 {
     static const char *const keys[] = {
-        "kind",      "name",       "count",        "branch",    "hidden",    "heads",
-        "head_dim",  "ffn",        "ffn_matrices", "seq",       "cross_seq", "vocab",
-        "positions", "window",     "channels",     "patch",     "msa_seq",   "residues",
-        "msa_dim",   "pair_dim",   "tied",         "fwd_flops", "params",    "act_bytes",
-        "out_bytes", "allreduces", "comment",      NULL};
+        "kind",          "name",       "count",        "branch",    "hidden",      "heads",
+        "head_dim",      "ffn",        "ffn_matrices", "seq",       "cross_seq",   "vocab",
+        "positions",     "window",     "channels",     "patch",     "msa_seq",     "residues",
+        "msa_dim",       "pair_dim",   "tied",         "fwd_flops", "params",      "act_bytes",
+        "out_bytes",     "allreduces", "comment",      "kv_heads",  "q_lora_rank", "kv_lora_rank",
+        "rope_head_dim", "v_head_dim", "experts",      "top_k",     "expert_ffn",  "shared_experts",
+        "moe_every",     NULL};
     char where[600];
     snprintf(where, sizeof where, "%s: sections[%zu]", file, i);
     ts_section s = {0};
@@ -71,17 +73,37 @@ static int ts_read_section(json_t *js, const char *file, size_t i, ts_model *m, 
     const struct {
         const char *key;
         double *v, hi;
-    } nums[] = {{"hidden", &s.hidden, 1e6},           {"heads", &s.heads, 1e4},
-                {"head_dim", &s.head_dim, 1e5},       {"ffn", &s.ffn, 1e7},
-                {"ffn_matrices", &s.ffn_matrices, 3}, {"seq", &s.seq, 1e7},
-                {"cross_seq", &s.cross_seq, 1e7},     {"vocab", &s.vocab, 1e8},
-                {"positions", &s.positions, 1e7},     {"window", &s.window, 1e4},
-                {"channels", &s.channels, 1e4},       {"patch", &s.patch, 1e4},
-                {"msa_seq", &s.msa_seq, 1e6},         {"residues", &s.residues, 1e5},
-                {"msa_dim", &s.msa_dim, 1e5},         {"pair_dim", &s.pair_dim, 1e5},
-                {"fwd_flops", &s.fwd_flops, 1e20},    {"params", &s.params, 1e13},
-                {"act_bytes", &s.act_bytes, 1e15},    {"out_bytes", &s.out_bytes, 1e15},
-                {"allreduces", &s.allreduces, 16}};
+    } nums[] = {{"hidden", &s.hidden, 1e6},
+                {"heads", &s.heads, 1e4},
+                {"head_dim", &s.head_dim, 1e5},
+                {"ffn", &s.ffn, 1e7},
+                {"ffn_matrices", &s.ffn_matrices, 3},
+                {"seq", &s.seq, 1e7},
+                {"cross_seq", &s.cross_seq, 1e7},
+                {"vocab", &s.vocab, 1e8},
+                {"positions", &s.positions, 1e7},
+                {"window", &s.window, 1e4},
+                {"channels", &s.channels, 1e4},
+                {"patch", &s.patch, 1e4},
+                {"msa_seq", &s.msa_seq, 1e6},
+                {"residues", &s.residues, 1e5},
+                {"msa_dim", &s.msa_dim, 1e5},
+                {"pair_dim", &s.pair_dim, 1e5},
+                {"fwd_flops", &s.fwd_flops, 1e20},
+                {"params", &s.params, 1e13},
+                {"act_bytes", &s.act_bytes, 1e15},
+                {"out_bytes", &s.out_bytes, 1e15},
+                {"allreduces", &s.allreduces, 16},
+                {"kv_heads", &s.kv_heads, 1e4},
+                {"q_lora_rank", &s.q_lora_rank, 1e6},
+                {"kv_lora_rank", &s.kv_lora_rank, 1e6},
+                {"rope_head_dim", &s.rope_head_dim, 1e5},
+                {"v_head_dim", &s.v_head_dim, 1e5},
+                {"experts", &s.experts, 1e5},
+                {"top_k", &s.top_k, 1e5},
+                {"expert_ffn", &s.expert_ffn, 1e7},
+                {"shared_experts", &s.shared_experts, 1e4},
+                {"moe_every", &s.moe_every, 1e4}};
     for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++)
         if (ts_jnum(js, nums[k].key, where, 0, nums[k].hi, nums[k].v, e))
             return TS_EINPUT;

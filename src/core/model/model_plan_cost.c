@@ -128,8 +128,7 @@ static double ts_plan_stage_bytes(const ts_plan_req *r, const ts_plan_cfg *c, co
 
 /* Each stage's recomputation: the plan's, or under adaptive the least that fits. */
 static int ts_plan_stages(const ts_plan_req *r, const ts_plan_tables *t, const ts_plan_cfg *c,
-                          const int *cut, ts_pstage *st, ts_plan_cost *out, char *why,
-                          size_t len)
+                          const int *cut, ts_pstage *st, ts_plan_cost *out, char *why, size_t len)
 {
     double hbm = r->h->hbm_gb * 1e9;
     out->peak_bytes = 0;
@@ -150,8 +149,7 @@ static int ts_plan_stages(const ts_plan_req *r, const ts_plan_tables *t, const t
             snprintf(why, len,
                      "stage %d needs %.1f GB per GPU (%.1f GB weights and optimizer state, "
                      "%.1f micro-batches of %.2f GB activations), more than %.0f GB",
-                     s, need / 1e9,
-                     st[s].params * ts_zero_bytes_per_param(c->zero, c->dp) / 1e9,
+                     s, need / 1e9, st[s].params * ts_zero_bytes_per_param(c->zero, c->dp) / 1e9,
                      st[s].inflight, st[s].act / 1e9, r->h->hbm_gb);
             return TS_REFUSE_MEMORY + 1;
         }
@@ -238,13 +236,15 @@ static int ts_plan_check(const ts_plan_req *r, const ts_plan_tables *t, const ts
                          char *why, size_t len)
 {
     if (c->N < 1) {
-        snprintf(why, len, "the global batch %ld does not split into micro-batches of %d over %d "
-                 "replicas", r->global, c->b, c->dp);
+        snprintf(why, len,
+                 "the global batch %ld does not split into micro-batches of %d over %d "
+                 "replicas",
+                 r->global, c->b, c->dp);
         return TS_REFUSE_BATCH + 1;
     }
     if (c->P * c->v > t->n || c->P * c->v > TS_PLAN_MAX_CHUNKS) {
-        snprintf(why, len, "%d stages x %d virtual stages exceed the model's %d layers", c->P,
-                 c->v, t->n);
+        snprintf(why, len, "%d stages x %d virtual stages exceed the model's %d layers", c->P, c->v,
+                 t->n);
         return TS_REFUSE_STAGES + 1;
     }
     if (c->v > 1 && strcmp(c->strategy, "interleaved")) {
@@ -252,12 +252,17 @@ static int ts_plan_check(const ts_plan_req *r, const ts_plan_tables *t, const ts
                  c->strategy);
         return TS_REFUSE_CHUNKS + 1;
     }
-    for (int i = 0; i < r->m->nlayers; i++)
-        if (r->m->layers[i].heads % c->T) {
-            snprintf(why, len, "tensor parallelism %d does not divide layer %s's %d heads", c->T,
-                     r->m->layers[i].name, r->m->layers[i].heads);
+    /* Megatron splits query heads and key/value groups alike (--num-query-groups must be a
+     * multiple of the tensor-parallel size) */
+    for (int i = 0; i < r->m->nlayers; i++) {
+        const ts_layer *l = &r->m->layers[i];
+        if (l->heads % c->T || (l->kv_heads > 0 && l->kv_heads % c->T)) {
+            snprintf(why, len,
+                     "tensor parallelism %d does not divide layer %s's %d heads (%d key/value)",
+                     c->T, l->name, l->heads, l->kv_heads);
             return TS_REFUSE_HEADS + 1;
         }
+    }
     const ts_strategy_info *si = ts_strategy_find(c->strategy);
     if (si && si->replicas == 2 && (c->N % 2 || c->P % 2)) {
         snprintf(why, len, "%s needs an even micro-batch count and stage count, got %d and %d",
@@ -335,10 +340,9 @@ const char *ts_recompute_name(int mode)
 
 const char *ts_refuse_name(int kind)
 {
-    static const char *const names[] = {"batch does not split", "over memory",
-                                        "more stages than layers", "virtual stages",
-                                        "two-way pipeline", "heads do not split",
-                                        "derivation or search"};
+    static const char *const names[] = {
+        "batch does not split", "over memory",        "more stages than layers", "virtual stages",
+        "two-way pipeline",     "heads do not split", "derivation or search"};
     return kind >= 0 && kind < TS_REFUSE_KINDS ? names[kind] : "?";
 }
 

@@ -51,6 +51,21 @@ typedef struct {
     /* forward FLOPs per sample of the attention core (QK^T and AV), which selective
      * recomputation repeats */
     double attn_flops;
+    /* the attention core's stored bytes per sample (softmax output, its dropout mask and
+     * output: 5 a s^2), which selective recomputation and fused attention do not keep */
+    double act_core_bytes;
+    /* key/value heads (grouped-query attention; = heads without it): T must divide them too */
+    int kv_heads;
+    /* the attention input projection's output width (QKV: h_q + 2 kv_heads d; 3 h_q when 0)
+     * and the feed-forward GEMMs' rows per token (MoE: top_k + shared experts; 1 when 0) */
+    double gemm_qkv, gemm_ffn_rows;
+    /* bytes of keys and values per sample (context parallelism's ring passes them on) */
+    double kv_bytes;
+    /* Mixture of experts (0 elsewhere): routed experts, experts per token, the parameters of
+     * the routed experts (expert parallelism splits them), and the bytes one all-to-all
+     * (dispatch or combine) sends per sample */
+    int experts, top_k;
+    double expert_params, a2a_bytes;
 } ts_layer;
 
 typedef struct {
