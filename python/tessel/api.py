@@ -172,7 +172,7 @@ def plan(model: str, hardware: str, gpus: int, global_batch: int, seq: Optional[
          zero: Optional[int] = None, recompute: Optional[str] = None,
          sequence_parallel: Optional[bool] = None, tp_across_nodes: bool = False,
          strategies: Optional[Sequence[str]] = None, precision: Optional[str] = None,
-         infer: bool = False, top: Optional[int] = None, search_top: Optional[int] = None,
+         attention: Optional[str] = None, infer: bool = False, top: Optional[int] = None, search_top: Optional[int] = None,
          time_limit: Optional[float] = None, effort: Optional[float] = None,
          gap: Optional[float] = None, seed: Optional[int] = None,
          efficiency: Optional[float] = None, models_dir: Optional[str] = None,
@@ -192,7 +192,8 @@ def plan(model: str, hardware: str, gpus: int, global_batch: int, seq: Optional[
                    tensor_parallel=tensor_parallel, pipeline=pipeline,
                    virtual_stages=virtual_stages, zero=zero, recompute=recompute,
                    sequence_parallel=sequence_parallel, tp_across_nodes=tp_across_nodes,
-                   strategies=strategies, precision=precision, infer=infer, top=top,
+                   strategies=strategies, precision=precision, attention=attention,
+                   infer=infer, top=top,
                    search_top=search_top, time_limit=time_limit, effort=effort, gap=gap,
                    seed=seed, efficiency=efficiency, models_dir=models_dir)
     reply = _lib.call("plan", req, cancel=cancel)

@@ -135,4 +135,18 @@ p --model llama3-8b --hardware h100-80gb --gpus 16 --global-batch 16 --tensor-pa
   --tp-across-nodes --search-top 0 --json >"$tmp/kv.json"
 check_rc "T 16 over 8 key/value heads: nothing fits" 1 $?
 grep -q "8 key/value" "$tmp/kv.json"; check_status $? "the refusal names the key/value heads"
+# --attention: the profile's fused kernel (H100) against unfused attention, which stores and
+# moves the score matrix: slower and larger; --precision fp8 takes MFU against the FP8 peak
+for a in fused unfused; do
+  p --model llama3-8b --hardware h100-80gb --gpus 8 --global-batch 8 --tensor-parallel 8 \
+    --pipeline 1 --recompute none --sequence-parallel on --attention $a --search-top 0 --top 1 \
+    --json >"$tmp/attn-$a.json"
+  check_rc "plan --attention $a" 0 $?
+done
+check_eq "unfused attention: slower and more memory than fused" True \
+  "$(python3 -c "import json; f=json.load(open('$tmp/attn-fused.json'))['plans'][0]; u=json.load(open('$tmp/attn-unfused.json'))['plans'][0]; print(u['iteration_s'] > f['iteration_s'] and u['peak_memory_gb'] > f['peak_memory_gb'] + 5)")"
+p --model llama3-8b --hardware h100-80gb --gpus 8 --global-batch 8 --precision fp8 \
+  --search-top 0 --top 1 --json >"$tmp/fp8.json"
+check_eq "fp8: MFU against the FP8 peak" "1979 True" \
+  "$(python3 -c "import json; j=json.load(open('$tmp/fp8.json')); x=j['plans'][0]; print('%g' % j['peak_tflops'], abs(x['mfu'] - x['tflops_per_gpu'] / 1979) < 1e-9)")"
 harness_end

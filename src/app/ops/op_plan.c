@@ -40,7 +40,13 @@ static const ts_op_option ts_op_plan_opts[] = {
     {"strategies", NULL, "strategies", 0, TS_OPV_NAMES, 0, 0, "LIST",
      "the strategies tried; default: every one the model lists", TS_PLAN_FRONTS},
     {"precision", NULL, "precision", 0, TS_OPV_TEXT, 0, 0, "bf16|fp8",
-     "fp8: the profile's FP8 peak for compute (memory as bf16)", TS_PLAN_FRONTS},
+     "fp8: the blocks' linear GEMMs at the profile's FP8 peak and FP8 efficiency (attention "
+     "and memory as bf16); MFU against the FP8 peak",
+     TS_PLAN_FRONTS},
+    {"attention", NULL, "attention", 0, TS_OPV_TEXT, 0, 0, "fused|unfused",
+     "fused (FlashAttention: no score matrix stored or moved) or unfused; default: the "
+     "profile's",
+     TS_PLAN_FRONTS},
     {"infer", NULL, "infer", 0, TS_OPV_FLAG, 0, 0, NULL, "inference plans (no backward)",
      TS_PLAN_FRONTS},
     {"top", NULL, "top", 0, TS_OPV_INT, 1, 1000, "K", "plans shown and kept; default 10",
@@ -216,6 +222,7 @@ int ts_op_plan_read(json_t *req, ts_front f, ts_op_plan_req *r, ts_err *e)
     static const char *const required[] = {"model", "hardware", "gpus", "global_batch", NULL};
     static const char *const rc[] = {"none", "selective", "full", "adaptive", NULL};
     static const char *const prec[] = {"bf16", "fp8", NULL};
+    static const char *const attn[] = {"unfused", "fused", NULL};
     const ts_op *op = &ts_op_plan;
     int fp8 = 0;
     memset(r, 0, sizeof *r);
@@ -225,6 +232,7 @@ int ts_op_plan_read(json_t *req, ts_front f, ts_op_plan_req *r, ts_err *e)
     r->top = 10;
     r->search_top = 3;
     r->efficiency = -1;
+    r->attention = -1;
     if (!json_is_object(req))
         return ts_fail(e, TS_EINPUT, "plan: the request is not an object");
     if (ts_op_read_name(op, "model", req, f, &r->model, e) ||
@@ -232,6 +240,7 @@ int ts_op_plan_read(json_t *req, ts_front f, ts_op_plan_req *r, ts_err *e)
         ts_op_read_name(op, "models_dir", req, f, &r->dir, e) || ts_op_plan_ints(req, f, r, e) ||
         ts_op_plan_word("recompute", req, f, rc, &r->sp.recompute, e) ||
         ts_op_plan_seqpar(req, f, r, e) || ts_op_plan_word("precision", req, f, prec, &fp8, e) ||
+        ts_op_plan_word("attention", req, f, attn, &r->attention, e) ||
         ts_op_plan_strategies(req, f, r, e))
         return e->code;
     r->fp8 = fp8 == 1;
@@ -263,8 +272,10 @@ static int ts_op_plan_load(const ts_op_plan_req *r, ts_op_plan_res *res, ts_err 
                            ts_op_field(ts_op_option_find(&ts_op_plan, "precision"), r->front, name,
                                        sizeof name),
                            res->h.name);
-        res->h.peak_tflops = res->h.peak_fp8_tflops;
+        res->h.fp8 = true;
     }
+    if (r->attention >= 0)
+        res->h.fused_attention = r->attention == 1;
     if (r->efficiency > 0)
         res->h.efficiency = r->efficiency;
     res->r = r->r;
@@ -333,6 +344,6 @@ json_t *ts_op_plan_json(const ts_op_plan_res *res)
                   res->search_pruned, "refused_by", ref);
     return json_pack("{ss ss si sI si sb sf sf so so}", "model", r->m->name, "hardware", r->h->name,
                      "gpus", r->gpus, "global_batch", (json_int_t)r->global, "seq", r->m->seq,
-                     "infer", r->infer, "peak_tflops", r->h->peak_tflops, "time_limit_s",
+                     "infer", r->infer, "peak_tflops", ts_plan_peak_tflops(r->h), "time_limit_s",
                      r->time_limit, "counts", counts, "plans", arr);
 }

@@ -245,11 +245,25 @@ double ts_model_fwd_flops(const ts_model *m)
 /* Reads a parsed profile and releases j. */
 static int ts_hardware_from_doc(json_t *j, const char *path, ts_hardware *h, ts_err *e)
 {
-    static const char *const keys[] = {
-        "format",  "name",       "source",        "peak_bf16_tflops", "efficiency",
-        "hbm_gb",  "nvlink_gbs", "internode_gbs", "gpus_per_node",    "workspace_gb",
-        "comment", "hbm_gbs",    "sms",           "peak_fp8_tflops",  "gemm_efficiency",
-        NULL};
+    static const char *const keys[] = {"format",
+                                       "name",
+                                       "source",
+                                       "peak_bf16_tflops",
+                                       "efficiency",
+                                       "hbm_gb",
+                                       "nvlink_gbs",
+                                       "internode_gbs",
+                                       "gpus_per_node",
+                                       "workspace_gb",
+                                       "comment",
+                                       "hbm_gbs",
+                                       "sms",
+                                       "peak_fp8_tflops",
+                                       "gemm_efficiency",
+                                       "fp8_gemm_efficiency",
+                                       "fused_attention",
+                                       "attention_efficiency",
+                                       NULL};
     const char *name, *src = "";
     long gpn, sms = 108;
     h->efficiency = 0.5;
@@ -280,9 +294,18 @@ static int ts_hardware_from_doc(json_t *j, const char *path, ts_hardware *h, ts_
         ts_jnum(j, "hbm_gbs", path, 1, 1e6, &h->hbm_gbs, e) ||
         ts_jnum(j, "gemm_efficiency", path, 0.01, 1, &h->gemm_efficiency, e) ||
         ts_jnum(j, "peak_fp8_tflops", path, 0, 1e7, &h->peak_fp8_tflops, e) ||
+        ts_jnum(j, "fp8_gemm_efficiency", path, 0.01, 1, &h->fp8_gemm_efficiency, e) ||
+        ts_jnum(j, "attention_efficiency", path, 0.01, 1, &h->attention_efficiency, e) ||
         ts_jint_opt(j, "sms", path, 1, 100000, 108, &sms, e))
         goto done;
     h->sms = (int)sms;
+    json_t *fused = json_object_get(j, "fused_attention");
+    if (fused && !json_is_boolean(fused)) {
+        ts_fail(e, TS_EINPUT, "%s: field 'fused_attention' must be a boolean, got %s", path,
+                ts_jtype(fused));
+        goto done;
+    }
+    h->fused_attention = fused && json_is_true(fused);
     if (h->workspace_gb >= h->hbm_gb) {
         ts_fail(e, TS_EINPUT, "%s: workspace_gb %g leaves nothing of hbm_gb %g", path,
                 h->workspace_gb, h->hbm_gb);

@@ -44,7 +44,8 @@ int ts_plan_tables_make(const ts_plan_req *r, int T, int b, bool seqpar, ts_plan
                           .infer = r->infer,
                           .selective = k == TS_RC_SELECTIVE,
                           .seqpar = seqpar,
-                          .gemm_shape = true};
+                          .gemm_shape = true,
+                          .fused = r->h->fused_attention};
         for (int i = 0; i < n; i++)
             ts_layer_cost_of(&m->layers[i], r->h, &o, 0, &t->lc[k][i]);
     }
@@ -54,7 +55,8 @@ int ts_plan_tables_make(const ts_plan_req *r, int T, int b, bool seqpar, ts_plan
         t->params[i] = l->params / T;
         bool block = l->gemm_tokens > 0;
         t->redo[TS_RC_FULL][i] = block ? l->fwd_flops * b : 0;
-        t->redo[TS_RC_SELECTIVE][i] = block ? l->attn_flops * b : 0;
+        /* a fused attention kernel stores no scores: selective recomputation redoes nothing */
+        t->redo[TS_RC_SELECTIVE][i] = block && !r->h->fused_attention ? l->attn_flops * b : 0;
         const ts_layer_cost *c = &t->lc[TS_RC_NONE][i];
         t->work += c->fwd_s + c->bgrad_s + c->wgrad_s;
     }

@@ -107,6 +107,19 @@ typedef struct {
     int sms;
     /* dense FP8 peak, 0 when the GPU has none (`tessel plan --precision fp8`) */
     double peak_fp8_tflops;
+    /* the fraction of the FP8 peak large FP8 GEMMs reach (0: gemm_efficiency) */
+    double fp8_gemm_efficiency;
+    /* attention runs as one fused kernel (FlashAttention, cuDNN's fused attention): the score
+     * matrix is neither stored nor moved through HBM, causal masking skips half the pairs, and
+     * the backward recomputes the scores; the profile's default, `--attention` overrides */
+    bool fused_attention;
+    /* the fraction of the BF16 peak the fused attention kernel reaches, forward and backward
+     * together (0: gemm_efficiency) */
+    double attention_efficiency;
+    /* set by `--precision fp8` (not read from a profile): the transformer blocks' linear GEMMs
+     * run in FP8 at peak_fp8_tflops x fp8_gemm_efficiency; attention and the element-wise work
+     * stay in BF16 (Transformer Engine's recipe) */
+    bool fp8;
 } ts_hardware;
 
 /* Finding files: NAME.json under dir (dir/hardware/NAME.json for hardware), or NAME itself when
@@ -156,6 +169,15 @@ typedef struct {
     bool gemm_shape;
     /* training bytes per parameter (weights, gradients, optimizer state); 0: ZeRO's count */
     double param_bytes;
+    /* context parallelism over cp GPUs at stride T (0 or 1: none): each holds s / cp tokens
+     * of every sequence, and keys and values pass round a ring (ring attention), hidden behind
+     * the attention core where it is longer */
+    int cp;
+    /* expert parallelism over ep GPUs at stride T (0 or 1: none): an MoE layer's routed experts
+     * split ep ways, its tokens sent to their experts and back by all-to-all */
+    int ep;
+    /* the fused attention of the profile, or as --attention sets it (read with gemm_shape) */
+    bool fused;
 } ts_cost_opts;
 
 typedef struct {
@@ -171,6 +193,9 @@ typedef struct {
     double act_bytes;
     /* sent to the next layer per micro-batch */
     double out_bytes;
+    /* of fwd_s + bgrad_s: context parallelism's ring transfers not hidden, and expert
+     * parallelism's all-to-alls (seconds per micro-batch) */
+    double cp_s, a2a_s;
 } ts_layer_cost;
 
 /* bf16 weight and gradient, fp32 master, Adam m and v */

@@ -142,6 +142,8 @@ typedef struct {
     ts_schedule *s;
 } ts_plan;
 
+/* The peak MFU is taken against: FP8's under --precision fp8, else BF16's. */
+double ts_plan_peak_tflops(const ts_hardware *h);
 /* A plan from a found one: figures from the cost model. */
 void ts_plan_from_found(const ts_plan_req *r, const ts_plan_found *f, ts_plan *pl);
 /* Adds the figures of pl's searched schedule (p and s set) at N: the iteration time is the faster
