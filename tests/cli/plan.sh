@@ -149,4 +149,33 @@ p --model llama3-8b --hardware h100-80gb --gpus 8 --global-batch 8 --precision f
   --search-top 0 --top 1 --json >"$tmp/fp8.json"
 check_eq "fp8: MFU against the FP8 peak" "1979 True" \
   "$(python3 -c "import json; j=json.load(open('$tmp/fp8.json')); x=j['plans'][0]; print('%g' % j['peak_tflops'], abs(x['mfu'] - x['tflops_per_gpu'] / 1979) < 1e-9)")"
+# frameworks: Megatron ranks no ZeRO-2 and no ZeRO-3 with a pipeline, FSDP no pipeline;
+# context parallelism at 128K tokens and expert parallelism of Mixtral are planned
+for fw in megatron fsdp deepspeed; do
+  p --model gpt3-13b --hardware a100-80gb --gpus 32 --global-batch 256 --framework $fw \
+    --search-top 0 --top 100 --json >"$tmp/fw-$fw.json"
+  check_rc "plan --framework $fw" 0 $?
+done
+python3 - "$tmp" <<'PY'
+import json, sys
+t = sys.argv[1]
+def plans(fw): return [x for x in json.load(open("%s/fw-%s.json" % (t, fw)))["plans"] if x["fits"]]
+for x in plans("megatron"):
+    assert x["zero"] != 2 and not (x["zero"] == 3 and x["pipeline"] > 1), x["name"]
+    assert x["strategy"] in ("1f1b", "interleaved", "no-pipeline"), x["name"]
+    assert x["pipeline"] == 1 or 40 % (x["pipeline"] * x["virtual_stages"]) == 0, x["name"]
+assert all(x["pipeline"] == 1 for x in plans("fsdp"))
+assert all(x["zero"] <= 1 for x in plans("deepspeed") if x["pipeline"] > 1)
+assert all(x["strategy"] in ("1f1b", "no-pipeline") for x in plans("deepspeed"))
+PY
+check_status $? "each framework's rules hold over its ranking"
+p --model llama3-8b --hardware h100-80gb --gpus 64 --global-batch 64 --seq 131072 \
+  --search-top 0 --top 1 --json >"$tmp/cp.json"
+check_rc "plan at 128K tokens" 0 $?
+check_eq "128K tokens: context parallelism chosen" True \
+  "$(json_get "$tmp/cp.json" "['plans'][0]['context_parallel'] > 1")"
+p --model mixtral-8x7b --hardware h100-80gb --gpus 64 --global-batch 256 --seq 4096 \
+  --expert-parallel 8 --search-top 0 --top 1 --json >"$tmp/ep.json"
+check_rc "plan --expert-parallel 8" 0 $?
+check_eq "expert parallelism in the plan" 8 "$(json_get "$tmp/ep.json" "['plans'][0]['expert_parallel']")"
 harness_end

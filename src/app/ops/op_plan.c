@@ -30,6 +30,20 @@ static const ts_op_option ts_op_plan_opts[] = {
     {"virtual_stages", NULL, "virtual-stages", 0, TS_OPV_INT, 1, 64, "v",
      "virtual stages per GPU; default: auto", TS_PLAN_FRONTS},
     {"zero", NULL, "zero", 0, TS_OPV_INT, 0, 3, "Z", "ZeRO stage; default: auto", TS_PLAN_FRONTS},
+    {"context_parallel", NULL, "context-parallel", 0, TS_OPV_INT, 1, 4096, "C",
+     "context parallelism (ring attention); default: auto from 16K tokens", TS_PLAN_FRONTS},
+    {"expert_parallel", NULL, "expert-parallel", 0, TS_OPV_INT, 1, 4096, "E",
+     "expert parallelism of MoE layers; default: auto", TS_PLAN_FRONTS},
+    {"first_stage_layers", NULL, "first-stage-layers", 0, TS_OPV_INT, 1, 100000, "n",
+     "transformer blocks on the first pipeline stage; default: the even share", TS_PLAN_FRONTS},
+    {"last_stage_layers", NULL, "last-stage-layers", 0, TS_OPV_INT, 1, 100000, "n",
+     "transformer blocks on the last pipeline stage; default: the even share", TS_PLAN_FRONTS},
+    {"framework", NULL, "framework", 0, TS_OPV_TEXT, 0, 0, "NAME",
+     "megatron, fsdp or deepspeed: whose rules rank plans and count memory; default megatron",
+     TS_PLAN_FRONTS},
+    {"headroom", NULL, "headroom", 0, TS_OPV_NUM, 0, 0.5, "f",
+     "fraction of GPU memory kept free besides the profile's workspace; default 0.05",
+     TS_PLAN_FRONTS},
     {"recompute", NULL, "recompute", 0, TS_OPV_TEXT, 0, 0, "MODE",
      "none, selective, full or adaptive; default: all tried; --recompute alone: full",
      TS_PLAN_FRONTS},
@@ -126,10 +140,19 @@ static int ts_op_plan_ints(json_t *req, ts_front f, ts_op_plan_req *r, ts_err *e
     const struct {
         const char *key;
         int *dst;
-    } ints[] = {
-        {"gpus", &r->r.gpus},   {"micro_batch_size", &r->sp.b}, {"tensor_parallel", &r->sp.T},
-        {"pipeline", &r->sp.P}, {"virtual_stages", &r->sp.v},   {"zero", &r->sp.zero},
-        {"top", &r->top},       {"search_top", &r->search_top}, {"seq", &r->seq}};
+    } ints[] = {{"gpus", &r->r.gpus},
+                {"micro_batch_size", &r->sp.b},
+                {"tensor_parallel", &r->sp.T},
+                {"pipeline", &r->sp.P},
+                {"virtual_stages", &r->sp.v},
+                {"zero", &r->sp.zero},
+                {"top", &r->top},
+                {"search_top", &r->search_top},
+                {"seq", &r->seq},
+                {"context_parallel", &r->sp.C},
+                {"expert_parallel", &r->sp.E},
+                {"first_stage_layers", &r->sp.first},
+                {"last_stage_layers", &r->sp.last}};
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
         if (ts_op_read_int(op, ints[i].key, req, f, ints[i].dst, e))
             return TS_EINPUT;
@@ -141,6 +164,7 @@ static int ts_op_plan_ints(json_t *req, ts_front f, ts_op_plan_req *r, ts_err *e
         ts_op_read_num(op, "gap", req, f, &r->r.gap, &unused, e) ||
         ts_op_read_int(op, "seed", req, f, &r->r.seed, e) ||
         ts_op_read_num(op, "efficiency", req, f, &r->efficiency, &unused, e) ||
+        ts_op_read_num(op, "headroom", req, f, &r->r.headroom, &unused, e) ||
         ts_op_read_flag(op, "tp_across_nodes", req, f, &r->sp.tp_across_nodes, e) ||
         ts_op_read_flag(op, "infer", req, f, &r->r.infer, e))
         return TS_EINPUT;
@@ -197,6 +221,12 @@ static int ts_op_plan_divides(const ts_op_plan_req *r, ts_err *e)
         return ts_fail(e, TS_EINPUT,
                        "%d GPUs are not a multiple of pipeline %d x tensor parallelism %d",
                        r->r.gpus, sp->P, sp->T ? sp->T : 1);
+    long tpc = (long)(sp->T ? sp->T : 1) * (sp->P ? sp->P : 1) * (sp->C ? sp->C : 1);
+    if (sp->C && r->r.gpus % tpc)
+        return ts_fail(e, TS_EINPUT,
+                       "%d GPUs are not a multiple of tensor x pipeline x context parallelism "
+                       "%ld",
+                       r->r.gpus, tpc);
     return TS_OK;
 }
 
@@ -223,6 +253,7 @@ int ts_op_plan_read(json_t *req, ts_front f, ts_op_plan_req *r, ts_err *e)
     static const char *const rc[] = {"none", "selective", "full", "adaptive", NULL};
     static const char *const prec[] = {"bf16", "fp8", NULL};
     static const char *const attn[] = {"unfused", "fused", NULL};
+    static const char *const fws[] = {"megatron", "fsdp", "deepspeed", NULL};
     const ts_op *op = &ts_op_plan;
     int fp8 = 0;
     memset(r, 0, sizeof *r);
@@ -233,6 +264,7 @@ int ts_op_plan_read(json_t *req, ts_front f, ts_op_plan_req *r, ts_err *e)
     r->search_top = 3;
     r->efficiency = -1;
     r->attention = -1;
+    r->r.headroom = 0.05;
     if (!json_is_object(req))
         return ts_fail(e, TS_EINPUT, "plan: the request is not an object");
     if (ts_op_read_name(op, "model", req, f, &r->model, e) ||
@@ -241,6 +273,7 @@ int ts_op_plan_read(json_t *req, ts_front f, ts_op_plan_req *r, ts_err *e)
         ts_op_plan_word("recompute", req, f, rc, &r->sp.recompute, e) ||
         ts_op_plan_seqpar(req, f, r, e) || ts_op_plan_word("precision", req, f, prec, &fp8, e) ||
         ts_op_plan_word("attention", req, f, attn, &r->attention, e) ||
+        ts_op_plan_word("framework", req, f, fws, &r->r.framework, e) ||
         ts_op_plan_strategies(req, f, r, e))
         return e->code;
     r->fp8 = fp8 == 1;

@@ -60,6 +60,9 @@ static double ts_layer_act(const ts_layer *l, const ts_cost_opts *o, double T)
         /* 5 a s^2: the softmax output, its dropout mask and the dropped-out scores */
         split -= fmax(0, l->act_core_bytes);
     }
+    /* Transformer Engine keeps an FP8 copy of each GEMM input for the weight gradient */
+    if (o->fp8)
+        split -= l->act_gemm_in_bytes / 2;
     return (o->seqpar ? (whole + split) / T : whole + split / T) / C;
 }
 

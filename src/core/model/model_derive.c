@@ -122,7 +122,8 @@ int ts_model_derive(const ts_model *m, const ts_hardware *h, const ts_derive_opt
                           .dp = o->dp,
                           .gemm_shape = o->gemm_shape,
                           .param_bytes = o->param_bytes,
-                          .fused = o->gemm_shape && h->fused_attention};
+                          .fused = o->gemm_shape && h->fused_attention,
+                          .fp8 = o->gemm_shape && h->fp8};
     c.lc = calloc((size_t)m->nlayers, sizeof(ts_layer_cost));
     c.lsh = calloc((size_t)m->nlayers, sizeof(ts_layer_cost));
     c.stat = calloc((size_t)c.D, sizeof(double));

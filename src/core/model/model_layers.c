@@ -109,6 +109,7 @@ static int ts_transformer(const ts_section *s, const char *where, ts_layer *l, t
     l->attn_flops = l->slice_attn * S * S;
     l->kv_bytes = x.kv_tok * S;
     l->act_core_bytes = 5 * a * S * S;
+    l->act_gemm_in_bytes = 2 * S * h + 2 * S * x.out_in + 2 * S * h + 2 * S * f * (nm - 1);
     if (!strcmp(s->kind, "decoder") && s->cross_seq > 0) {
         double c = s->cross_seq; /* cross-attention over the encoder's output */
         l->fwd_flops += 2 * S * 2 * h * hq + 2 * c * 2 * h * hq + 4 * S * c * hq;
@@ -145,6 +146,8 @@ static int ts_moe(const ts_section *s, const char *where, ts_layer *l, ts_err *e
     l->slice_lin += rows * 2 * expert_p + 2 * h * E - dense_fl;
     l->fwd_flops = l->slice_lin * S + l->slice_attn * S * S;
     l->act_bytes += rows * (2 * S * h + 2 * nm * S * fe) - 2 * nm * S * f;
+    l->act_gemm_in_bytes +=
+        rows * (2 * S * h + 2 * S * fe * (nm - 1)) - 2 * S * h - 2 * S * f * (nm - 1);
     l->gemm_f = fe;
     l->gemm_ffn_rows = rows;
     l->experts = (int)E;

@@ -54,6 +54,9 @@ typedef struct {
     /* the attention core's stored bytes per sample (softmax output, its dropout mask and
      * output: 5 a s^2), which selective recomputation and fused attention do not keep */
     double act_core_bytes;
+    /* stored bytes per sample that are the inputs of the block's GEMMs (QKV, attention
+     * output, the feed-forward's two): FP8 training stores them in FP8, half of them */
+    double act_gemm_in_bytes;
     /* key/value heads (grouped-query attention; = heads without it): T must divide them too */
     int kv_heads;
     /* the attention input projection's output width (QKV: h_q + 2 kv_heads d; 3 h_q when 0)
@@ -178,6 +181,8 @@ typedef struct {
     int ep;
     /* the fused attention of the profile, or as --attention sets it (read with gemm_shape) */
     bool fused;
+    /* FP8 training (Transformer Engine): the GEMMs' inputs kept for the backward in FP8 */
+    bool fp8;
 } ts_cost_opts;
 
 typedef struct {

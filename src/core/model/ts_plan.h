@@ -19,12 +19,26 @@
 typedef enum { TS_RC_NONE, TS_RC_SELECTIVE, TS_RC_FULL, TS_RC_ADAPTIVE } ts_recompute_mode;
 const char *ts_recompute_name(int mode);
 
+/* The training framework whose rules decide which plans rank and how memory is counted
+ * (model_plan_rules.c; models/README.md, "Frameworks"). */
+typedef enum { TS_FW_MEGATRON, TS_FW_FSDP, TS_FW_DEEPSPEED, TS_FW_COUNT } ts_framework;
+const char *ts_framework_name(int fw);
+/* Bytes per parameter for weights, gradients and optimizer state held on one GPU, as framework
+ * fw counts them with ZeRO stage zero sharded over d GPUs (Megatron-Core: 18, or 6 + 12/d with
+ * its distributed optimizer; DeepSpeed and FSDP: ZeRO's 16, 4 + 12/d, 2 + 14/d, 16/d). */
+double ts_framework_bytes_per_param(int fw, int zero, int d);
+
 typedef struct {
     char strategy[24];
     int T, P, v, dp, zero, b, N;
     bool seqpar;
     /* ts_recompute_mode */
     int recompute;
+    /* context parallelism (1: none), expert parallelism (1: none; it folds into dp x C) */
+    int C, E;
+    /* transformer blocks on the first and last pipeline stages (0: the even share), as
+     * Megatron's --decoder-first/last-pipeline-num-layers */
+    int first, last;
 } ts_plan_cfg;
 
 /* Where the iteration time goes (seconds): the critical stage's N micro-batches of compute,
@@ -56,6 +70,7 @@ typedef enum {
     TS_REFUSE_CHUNKS,
     TS_REFUSE_TWO_WAY,
     TS_REFUSE_HEADS,
+    TS_REFUSE_FRAMEWORK,
     TS_REFUSE_SEARCH,
     TS_REFUSE_KINDS
 } ts_refuse_kind;
@@ -74,6 +89,10 @@ typedef struct {
      * effort the time limit sets, only at the bound, a fixed seed). */
     double effort, gap;
     int seed;
+    /* ts_framework (TS_FW_MEGATRON by default) */
+    int framework;
+    /* fraction of HBM kept free beyond the profile's workspace (the op's default: 0.05) */
+    double headroom;
     /* May be NULL: another thread sets *cancel to stop the schedule searches (each stops at its
      * next check and the plan keeps what it had: tessel.plan's CancelToken) */
     const volatile int *cancel;
@@ -86,6 +105,8 @@ int ts_plan_cost_eval(const ts_plan_req *r, const ts_plan_cfg *c, ts_plan_cost *
 /* The space to search: 0 (or -1 where 0 is a value) is auto. */
 typedef struct {
     int T, P, v, b;
+    /* context and expert parallelism (0: auto), first and last stages' blocks (0: even) */
+    int C, E, first, last;
     /* -1 auto */
     int zero, recompute, seqpar;
     /* T may exceed one node */
