@@ -31,7 +31,8 @@ static const ts_op_option ts_op_plan_opts[] = {
      "virtual stages per GPU; default: auto", TS_PLAN_FRONTS},
     {"zero", NULL, "zero", 0, TS_OPV_INT, 0, 3, "Z", "ZeRO stage; default: auto", TS_PLAN_FRONTS},
     {"context_parallel", NULL, "context-parallel", 0, TS_OPV_INT, 1, 4096, "C",
-     "context parallelism (ring attention); default: auto from 16K tokens", TS_PLAN_FRONTS},
+     "context parallelism (ring attention); default: auto, 4096 tokens per GPU or more",
+     TS_PLAN_FRONTS},
     {"expert_parallel", NULL, "expert-parallel", 0, TS_OPV_INT, 1, 4096, "E",
      "expert parallelism of MoE layers; default: auto", TS_PLAN_FRONTS},
     {"first_stage_layers", NULL, "first-stage-layers", 0, TS_OPV_INT, 1, 100000, "n",
@@ -363,8 +364,13 @@ json_t *ts_op_plan_json(const ts_op_plan_res *res)
     const ts_plan_req *r = &res->r;
     const ts_plan_stats *st = &res->st;
     json_t *arr = json_array(), *ref = json_object();
-    for (int i = 0; i < res->n; i++)
-        json_array_append_new(arr, ts_plan_json(&res->pl[i]));
+    for (int i = 0; i < res->n; i++) {
+        json_t *x = ts_plan_json(&res->pl[i]);
+        /* how Megatron-LM and torchtitan launch it */
+        if (res->pl[i].ok)
+            json_object_set_new(x, "launch", ts_plan_launch_json(r, &res->pl[i]));
+        json_array_append_new(arr, x);
+    }
     for (int k = 0; k < TS_REFUSE_KINDS; k++)
         if (st->refused_by[k])
             json_object_set_new(ref, ts_refuse_name(k),
@@ -375,8 +381,9 @@ json_t *ts_op_plan_json(const ts_op_plan_res *res)
                   (json_int_t)st->evaluated, "pruned", (json_int_t)st->pruned, "refused",
                   (json_int_t)st->refused, "searched", res->searched, "search_pruned",
                   res->search_pruned, "refused_by", ref);
-    return json_pack("{ss ss si sI si sb sf sf so so}", "model", r->m->name, "hardware", r->h->name,
-                     "gpus", r->gpus, "global_batch", (json_int_t)r->global, "seq", r->m->seq,
-                     "infer", r->infer, "peak_tflops", ts_plan_peak_tflops(r->h), "time_limit_s",
-                     r->time_limit, "counts", counts, "plans", arr);
+    return json_pack("{ss ss ss si sI si sb sf sf so so}", "model", r->m->name, "framework",
+                     ts_framework_name(r->framework), "hardware", r->h->name, "gpus", r->gpus,
+                     "global_batch", (json_int_t)r->global, "seq", r->m->seq, "infer", r->infer,
+                     "peak_tflops", ts_plan_peak_tflops(r->h), "time_limit_s", r->time_limit,
+                     "counts", counts, "plans", arr);
 }

@@ -195,6 +195,13 @@ static int ts_plan_stages(const ts_plan_req *r, const ts_plan_tables *t, const t
             return TS_REFUSE_MEMORY + 1;
         }
         out->stages_rc[rc]++;
+        if (rc == TS_RC_FULL) {
+            int n = 0;
+            for (int i = cut[s]; i < cut[s + 1]; i++)
+                n += r->m->layers[i].gemm_tokens > 0;
+            int k = (int)(st[s].q * n + 0.5);
+            out->recompute_blocks = k > out->recompute_blocks ? k : out->recompute_blocks;
+        }
         out->peak_bytes = fmax(out->peak_bytes, need);
     }
     return 0;

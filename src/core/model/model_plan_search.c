@@ -96,6 +96,11 @@ static void ts_try_inner(ts_psearch *s, const ts_plan_tables *t, ts_plan_cfg c,
             for (c.zero = zlo; c.zero <= zhi; c.zero++)
                 for (int k = 0; k < (sp->recompute >= 0 ? 1 : 3); k++) {
                     c.recompute = sp->recompute >= 0 ? sp->recompute : rcs[k];
+                    /* under a fused attention kernel selective recomputation is no
+                     * recomputation: the same plan twice */
+                    if (sp->recompute < 0 && c.recompute == TS_RC_SELECTIVE &&
+                        s->r->h->fused_attention)
+                        continue;
                     if (s->r->infer)
                         c.recompute = TS_RC_NONE;
                     ts_try(s, t, &c);
@@ -162,8 +167,7 @@ static int ts_space_experts(const ts_model *m)
     return x;
 }
 
-/* Context parallelism (auto: powers of two keeping at least 4096 tokens per GPU, from 16K
- * tokens) and expert parallelism (auto: powers of two dividing the experts, up to 64) at fixed
+/* Context parallelism (auto: powers of two keeping at least 4096 tokens per GPU) and expert parallelism (auto: powers of two dividing the experts, up to 64) at fixed
  * T, b and sequence parallelism: one table each. */
 static int ts_space_ce(ts_psearch *s, const char *const *names, int ns, int T, int b, bool seq,
                        ts_err *e)

@@ -57,6 +57,9 @@ typedef struct {
     bool closed_form;
     /* stages with each recomputation (none, selective, full) */
     int stages_rc[3];
+    /* blocks of each chunk fully recomputed by the stage that recomputes most (Megatron's
+     * --recompute-num-layers; a chunk's whole count under full recomputation) */
+    int recompute_blocks;
     /* FLOPs per iteration: the model's (3 forwards: forward and backward), and with the
      * recomputed forward FLOPs of transformer blocks added, as Megatron-LM counts them */
     double model_flops, counted_flops;
@@ -177,6 +180,15 @@ void ts_plan_rank(ts_plan *pl, int n);
 void ts_plan_clear(ts_plan *pl);
 /* The plan's figures as JSON. */
 json_t *ts_plan_json(const ts_plan *pl);
+/* The launch of a plan (model_plan_launch.c): the Megatron-LM arguments that run it (NULL when
+ * Megatron-LM runs no such plan: why says so) and torchtitan's configuration (its
+ * [parallelism], [training] and [activation_checkpoint] keys; NULL likewise), as JSON:
+ * {"megatron": [ARG, ...] or null, "megatron_why": ..., "torchtitan": {...} or null,
+ * "torchtitan_why": ...}. */
+json_t *ts_plan_launch_json(const ts_plan_req *r, const ts_plan *pl);
+/* The Megatron-LM arguments as one command-line string into out (false when it runs no such
+ * plan, out then saying why). */
+bool ts_plan_megatron_line(const ts_plan_req *r, const ts_plan *pl, char *out, size_t len);
 /* A plan's name in files and tables: STRATEGY-tT-pP[-vV]-zZ-RC-bB[-sp]. */
 void ts_plan_name(const ts_plan_cfg *c, char *out, size_t len);
 
