@@ -58,6 +58,9 @@ for model, hw, gpus, batch, extra in runs:
             elif "--num-layers-per-virtual-pipeline-stage" in flags:
                 assert layers % P == 0 and (layers // P) % g("--num-layers-per-virtual-pipeline-stage") == 0, x["name"]
                 assert layers // (P * g("--num-layers-per-virtual-pipeline-stage")) == x["virtual_stages"]
+            elif "--account-for-embedding-in-pipeline-split" in flags:
+                v = g("--num-virtual-stages-per-pipeline-rank")
+                assert (layers + 2) % (P * v) == 0 and "--account-for-loss-in-pipeline-split" in flags, x["name"]
             else:
                 assert layers % P == 0, (x["name"], layers, P)
             heads = shape[model][0]["heads"]

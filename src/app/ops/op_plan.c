@@ -42,6 +42,10 @@ static const ts_op_option ts_op_plan_opts[] = {
     {"framework", NULL, "framework", 0, TS_OPV_TEXT, 0, 0, "NAME",
      "megatron, fsdp or deepspeed: whose rules rank plans and count memory; default megatron",
      TS_PLAN_FRONTS},
+    {"grad_dtype", NULL, "grad-dtype", 0, TS_OPV_TEXT, 0, 0, "fp32|bf16",
+     "Megatron's main gradients: fp32 (its default; 18 or 6 + 12/d bytes per parameter) or "
+     "bf16 (NeMo's FP8 recipes: 16 or 4 + 12/d); default fp32",
+     TS_PLAN_FRONTS},
     {"headroom", NULL, "headroom", 0, TS_OPV_NUM, 0, 0.5, "f",
      "fraction of GPU memory kept free besides the profile's workspace; default 0.05",
      TS_PLAN_FRONTS},
@@ -255,6 +259,8 @@ int ts_op_plan_read(json_t *req, ts_front f, ts_op_plan_req *r, ts_err *e)
     static const char *const prec[] = {"bf16", "fp8", NULL};
     static const char *const attn[] = {"unfused", "fused", NULL};
     static const char *const fws[] = {"megatron", "fsdp", "deepspeed", NULL};
+    static const char *const grads[] = {"fp32", "bf16", NULL};
+    int grad = 0;
     const ts_op *op = &ts_op_plan;
     int fp8 = 0;
     memset(r, 0, sizeof *r);
@@ -275,9 +281,11 @@ int ts_op_plan_read(json_t *req, ts_front f, ts_op_plan_req *r, ts_err *e)
         ts_op_plan_seqpar(req, f, r, e) || ts_op_plan_word("precision", req, f, prec, &fp8, e) ||
         ts_op_plan_word("attention", req, f, attn, &r->attention, e) ||
         ts_op_plan_word("framework", req, f, fws, &r->r.framework, e) ||
+        ts_op_plan_word("grad_dtype", req, f, grads, &grad, e) ||
         ts_op_plan_strategies(req, f, r, e))
         return e->code;
     r->fp8 = fp8 == 1;
+    r->r.grad_bf16 = grad == 1;
     if (ts_op_require(op, req, f, required, NULL, e) || ts_op_plan_chunks(r, f, e))
         return TS_EINPUT;
     return ts_op_plan_divides(r, e);

@@ -50,9 +50,7 @@ int ts_plan_eval(const ts_plan_req *req, ts_plan *pl)
                         .zero = c->zero,
                         .dp = c->dp,
                         /* weights and optimizer state as the framework counts them */
-                        .param_bytes = r->infer ? 0
-                                                : ts_framework_bytes_per_param(
-                                                      r->framework, c->zero, c->dp)};
+                        .param_bytes = r->infer ? 0 : ts_plan_bytes_per_param(r, c->zero, c->dp)};
     ts_derive_info in;
     ts_err e = {0};
     if (ts_model_derive(r->m, r->h, &o, &pl->p, &in, &e)) {

@@ -158,6 +158,13 @@ void ts_layer_cost_of(const ts_layer *l, const ts_hardware *h, const ts_cost_opt
         plain.selective = true;
         elem_core = fmax(0, elem - 2 * ts_layer_act(l, &plain, T) * b / bw);
     }
+    /* FP8 (Transformer Engine) casts each GEMM input to FP8 before the GEMM, a memory-bound
+     * pass reading 2 bytes and writing 1 per element: the forward's inputs, and the backward's
+     * output gradients for both of its GEMMs (twice) */
+    if (o->gemm_shape && o->fp8 && l->gemm_tokens > 0) {
+        double bw = (h->hbm_gbs > 0 ? h->hbm_gbs : 2000) * 1e9;
+        elem += 1.5 * l->act_gemm_in_bytes * b / (T * C) / bw;
+    }
     double ring_b, ring_f = ts_layer_ring(l, h, o, core_s, &ring_b);
     double a2a = ts_layer_a2a(l, h, o);
     c->cp_s = ring_f + ring_b;

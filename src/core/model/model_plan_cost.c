@@ -124,8 +124,8 @@ static void ts_plan_stage(const ts_plan_req *r, const ts_plan_tables *t, const t
 static double ts_plan_stage_bytes(const ts_plan_req *r, const ts_plan_cfg *c, const ts_pstage *x)
 {
     const ts_strategy_info *si = ts_strategy_find(c->strategy);
-    double per = r->infer ? TS_BYTES_PER_PARAM_INFER
-                          : ts_framework_bytes_per_param(r->framework, c->zero, c->dp * c->C);
+    double per =
+        r->infer ? TS_BYTES_PER_PARAM_INFER : ts_plan_bytes_per_param(r, c->zero, c->dp * c->C);
     double stat = x->params * per * (si ? si->replicas : 1);
     if (c->zero == 3 && c->dp > 1 && !r->infer)
         stat += 2 * x->maxp * TS_WIRE_BYTES;
@@ -189,8 +189,7 @@ static int ts_plan_stages(const ts_plan_req *r, const ts_plan_tables *t, const t
                      "stage %d needs %.1f GB per GPU (%.1f GB weights and optimizer state, "
                      "%.1f micro-batches of %.2f GB activations), more than %.1f GB",
                      s, need / 1e9,
-                     st[s].params *
-                         ts_framework_bytes_per_param(r->framework, c->zero, c->dp * c->C) / 1e9,
+                     st[s].params * ts_plan_bytes_per_param(r, c->zero, c->dp * c->C) / 1e9,
                      st[s].inflight, st[s].act / 1e9, hbm / 1e9);
             return TS_REFUSE_MEMORY + 1;
         }
@@ -250,13 +249,15 @@ static void ts_plan_tail(const ts_plan_req *r, const ts_plan_cfg *c, const ts_ps
         return;
     /* gradients reduce over the data- and context-parallel GPUs (C dp at stride T) */
     double g = x->params * TS_WIRE_BYTES, N = c->N, bw = x->bg + x->wg;
+    /* Megatron reduces its fp32 main gradients in fp32 (4 bytes) unless they are bf16 */
+    double gr = r->framework == TS_FW_MEGATRON && !r->grad_bf16 && !r->infer ? 2 * g : g;
     double hide = bw + (closed ? s * bw : 0);
     int d = c->dp * c->C;
-    double rs = ts_hw_collective_s(r->h, TS_COLL_REDUCE_SCATTER, c->T, d, g);
+    double rs = ts_hw_collective_s(r->h, TS_COLL_REDUCE_SCATTER, c->T, d, gr);
     double ag = ts_hw_collective_s(r->h, TS_COLL_ALLGATHER, c->T, d, g);
     if (c->zero <= 1) {
         ts_collective k = c->zero ? TS_COLL_REDUCE_SCATTER : TS_COLL_ALLREDUCE;
-        *dp_s = fmax(0, ts_hw_collective_s(r->h, k, c->T, d, g) - hide);
+        *dp_s = fmax(0, ts_hw_collective_s(r->h, k, c->T, d, gr) - hide);
     } else if (c->zero == 2) {
         *dp_s = N * fmax(0, rs - bw);
     } else {
@@ -264,7 +265,11 @@ static void ts_plan_tail(const ts_plan_req *r, const ts_plan_cfg *c, const ts_ps
          * link: both hide behind one backward, or what does not fit is exposed */
         *dp_s = N * fmax(0, ag + rs - bw);
     }
-    if (c->zero == 1 || c->zero == 2)
+    /* Megatron's distributed optimizer gathers the updated weights bucket by bucket behind
+     * the next iteration's first forward (--overlap-param-gather); others after the step */
+    if (c->zero == 1 && r->framework == TS_FW_MEGATRON)
+        *zero_s = fmax(0, ag - x->f);
+    else if (c->zero == 1 || c->zero == 2)
         *zero_s = ag;
     else if (c->zero == 3)
         *zero_s = N * fmax(0, ag - x->f);

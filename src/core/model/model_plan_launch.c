@@ -79,8 +79,18 @@ static json_t *ts_megatron_args(const ts_plan_req *r, const ts_plan *pl)
     ts_arg(a, "--seq-length", r->m->seq);
     ts_arg(a, "--tensor-model-parallel-size", c->T);
     ts_arg(a, "--pipeline-model-parallel-size", c->P);
-    if (c->v > 1)
+    /* layers per virtual stage where they divide evenly, else the stage count (the split
+     * that accounts for the embedding and the loss) */
+    if (c->v > 1 && x.blocks % (c->P * c->v) == 0)
         ts_arg(a, "--num-layers-per-virtual-pipeline-stage", x.blocks / (c->P * c->v));
+    else if (c->v > 1)
+        ts_arg(a, "--num-virtual-stages-per-pipeline-rank", c->v);
+    /* Megatron-LM's split that counts the embedding and the loss as a block each */
+    if (c->P > 1 && !c->first && !c->last && x.blocks % (c->P * c->v) &&
+        (x.blocks + 2) % (c->P * c->v) == 0) {
+        ts_arg(a, "--account-for-embedding-in-pipeline-split", -1);
+        ts_arg(a, "--account-for-loss-in-pipeline-split", -1);
+    }
     if (c->first > 0)
         ts_arg(a, "--decoder-first-pipeline-num-layers", c->first);
     if (c->last > 0)
@@ -96,10 +106,17 @@ static json_t *ts_megatron_args(const ts_plan_req *r, const ts_plan *pl)
     }
     if (c->seqpar)
         ts_arg(a, "--sequence-parallel", -1);
-    if (c->zero == 1)
+    if (c->zero == 1) {
         ts_arg(a, "--use-distributed-optimizer", -1);
+        ts_arg(a, "--overlap-param-gather", -1);
+    }
+    /* the gradient reduction behind the last micro-batch's backward, as costed */
+    if (c->dp * c->C > 1)
+        ts_arg(a, "--overlap-grad-reduce", -1);
     if (c->zero == 3)
         ts_arg(a, "--use-torch-fsdp2", -1);
+    if (r->grad_bf16)
+        ts_arg(a, "--grad-reduce-in-bf16", -1);
     ts_arg(a, "--micro-batch-size", c->b);
     ts_arg(a, "--global-batch-size", r->global);
     ts_megatron_recompute(a, pl, &x);

@@ -29,6 +29,15 @@ double ts_framework_bytes_per_param(int fw, int zero, int d)
     return ts_zero_bytes_per_param(zero, d);
 }
 
+double ts_plan_bytes_per_param(const ts_plan_req *r, int zero, int d)
+{
+    double b = ts_framework_bytes_per_param(r->framework, zero, d);
+    if (r->framework != TS_FW_MEGATRON || !r->grad_bf16)
+        return b;
+    /* the main gradient buffer is bf16: 2 bytes, sharded with the rest under FSDP */
+    return zero == 3 ? b - 2.0 / (d > 1 ? d : 1) : b - 2;
+}
+
 /* Transformer blocks of the model (the layers Megatron's --num-layers counts). */
 static int ts_blocks(const ts_model *m)
 {
@@ -63,9 +72,11 @@ static int ts_rules_megatron(const ts_plan_req *r, const ts_plan_cfg *c, char *w
                          "%d stages",
                          P);
     bool uneven = c->first > 0 || c->last > 0;
-    if (P > 1 && !uneven && L % (P * v))
-        /* "number of layers should be divisible by the pipeline parallel size" and, with
-         * --num-layers-per-virtual-pipeline-stage, by the pipeline size times v */
+    /* "number of layers should be divisible by the pipeline parallel size" and, with
+     * --num-layers-per-virtual-pipeline-stage, by the pipeline size times v; or, with
+     * --account-for-embedding-in-pipeline-split and --account-for-loss-in-pipeline-split, the
+     * blocks plus the embedding and the loss each counted as one */
+    if (P > 1 && !uneven && L % (P * v) && (L + 2) % (P * v))
         return ts_refuse(why, len,
                          "megatron needs the %d transformer blocks divisible by "
                          "pipeline x virtual stages (%d)",
@@ -152,6 +163,8 @@ int ts_plan_layout(const ts_plan_req *r, const ts_plan_tables *t, const ts_plan_
     /* blocks per chunk: chunk k runs on stage k mod P */
     int per_first = c->first > 0 ? c->first / c->v : -1;
     int per_last = c->last > 0 ? c->last / c->v : -1;
+    /* the embedding and the loss each take a block's place in the first and last chunks */
+    bool account = !c->first && !c->last && L % S && (L + 2) % S == 0;
     int rest = L - (c->first > 0 ? c->first : 0) - (c->last > 0 ? c->last : 0);
     int plain = (c->first > 0) + (c->last > 0);
     int per = c->P > plain ? rest / ((c->P - plain) * c->v) : 0;
@@ -164,6 +177,8 @@ int ts_plan_layout(const ts_plan_req *r, const ts_plan_tables *t, const ts_plan_
         int want = stage == 0 && per_first >= 0         ? per_first
                    : stage == c->P - 1 && per_last >= 0 ? per_last
                                                         : per;
+        if (account)
+            want = (L + 2) / S - (k == 0) - (k == S - 1);
         if (inchunk == want && k + 1 < S) {
             cut[++k] = i;
             inchunk = 0;

@@ -96,6 +96,9 @@ typedef struct {
     int framework;
     /* fraction of HBM kept free beyond the profile's workspace (the op's default: 0.05) */
     double headroom;
+    /* Megatron's main gradients in bf16 (NeMo's FP8 performance recipes: grad_reduce_in_fp32
+     * False) instead of fp32: 2 bytes less per parameter, and bf16 on the wire */
+    bool grad_bf16;
     /* May be NULL: another thread sets *cancel to stop the schedule searches (each stops at its
      * next check and the plan keeps what it had: tessel.plan's CancelToken) */
     const volatile int *cancel;
@@ -166,6 +169,9 @@ typedef struct {
     ts_schedule *s;
 } ts_plan;
 
+/* Bytes per parameter as the request's framework counts them (ts_framework_bytes_per_param,
+ * less 2 under Megatron with bf16 main gradients, 2/d with its FSDP). */
+double ts_plan_bytes_per_param(const ts_plan_req *r, int zero, int d);
 /* The peak MFU is taken against: FP8's under --precision fp8, else BF16's. */
 double ts_plan_peak_tflops(const ts_hardware *h);
 /* A plan from a found one: figures from the cost model. */
