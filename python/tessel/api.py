@@ -181,13 +181,18 @@ def placement_from_model(model: str, hardware: str, gpus: int, strategy: str,
     return Placement._reply(reply, info=reply["summary"])
 
 
-def plan(model: str, hardware: str, gpus: int, global_batch: int,
+def plan(model: str, hardware: str, gpus: int, global_batch: int, seq: Optional[int] = None,
          micro_batch_size: Optional[int] = None, tensor_parallel: Optional[int] = None,
          pipeline: Optional[int] = None, virtual_stages: Optional[int] = None,
          zero: Optional[int] = None, recompute: Optional[str] = None,
          sequence_parallel: Optional[bool] = None, tp_across_nodes: bool = False,
+         context_parallel: Optional[int] = None, expert_parallel: Optional[int] = None,
+         first_stage_layers: Optional[int] = None, last_stage_layers: Optional[int] = None,
+         framework: Optional[str] = None, grad_dtype: Optional[str] = None,
+         headroom: Optional[float] = None,
          strategies: Optional[Sequence[str]] = None, precision: Optional[str] = None,
-         infer: bool = False, top: Optional[int] = None, search_top: Optional[int] = None,
+         attention: Optional[str] = None, infer: bool = False, top: Optional[int] = None,
+         search_top: Optional[int] = None,
          time_limit: Optional[float] = None, effort: Optional[float] = None,
          gap: Optional[float] = None, seed: Optional[int] = None,
          efficiency: Optional[float] = None, models_dir: Optional[str] = None,
@@ -195,18 +200,23 @@ def plan(model: str, hardware: str, gpus: int, global_batch: int,
     """`tessel plan --json`: the plan space of a model on gpus GPUs searched with the cost model
     (tensor parallelism, pipeline, strategy, virtual stages, ZeRO, recomputation none, selective,
     full or adaptive, micro-batch size: each auto unless given), the best plans with a pipeline
-    searched for their schedule, ranked (fitting plans first, by iteration time). time_limit,
+    searched for their schedule, ranked (fitting plans first, by iteration time); seq replaces
+    the model's tokens per sample. time_limit,
     effort, gap and seed are each schedule search's, as in search(); cancel, a CancelToken,
     stops the schedule searches (raises Cancelled). Each searched plan that fits carries its
     Placement and Schedule."""
     if strategies is not None and not isinstance(strategies, str):
         strategies = list(strategies)
     req = _request("plan", {}, model=model, hardware=hardware, gpus=gpus,
-                   global_batch=global_batch, micro_batch_size=micro_batch_size,
+                   global_batch=global_batch, seq=seq, micro_batch_size=micro_batch_size,
                    tensor_parallel=tensor_parallel, pipeline=pipeline,
                    virtual_stages=virtual_stages, zero=zero, recompute=recompute,
                    sequence_parallel=sequence_parallel, tp_across_nodes=tp_across_nodes,
-                   strategies=strategies, precision=precision, infer=infer, top=top,
+                   context_parallel=context_parallel, expert_parallel=expert_parallel,
+                   first_stage_layers=first_stage_layers, last_stage_layers=last_stage_layers,
+                   framework=framework, grad_dtype=grad_dtype, headroom=headroom,
+                   strategies=strategies, precision=precision, attention=attention,
+                   infer=infer, top=top,
                    search_top=search_top, time_limit=time_limit, effort=effort, gap=gap,
                    seed=seed, efficiency=efficiency, models_dir=models_dir)
     reply = _lib.call("plan", req, cancel=cancel)

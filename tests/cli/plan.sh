@@ -120,4 +120,63 @@ got=$("$tessel" plan --model gpt3-1.3b --hardware a100-40gb --gpus 8 --global-ba
   --micro-batch-size 1 --pipeline 8 --tensor-parallel 1 --zero 0 --time-limit 1 --strategies 1f1b \
   --search-top 1 --json | get '["counts"]["searched"]')
 check_eq "a schedule search at N = 64" 1 "$got"
+# --seq is the sequence length (not --sequence-parallel): 4x the tokens per sample, and with
+# grouped-query attention (Llama 3 8B, 8 key/value heads) T = 16 is refused for the heads
+p --model llama3-8b --hardware h100-80gb --gpus 8 --global-batch 8 --tensor-parallel 8 \
+  --pipeline 1 --seq 32768 --search-top 0 --top 1 --json >"$tmp/seq.json"
+check_rc "plan --seq" 0 $?
+p --model llama3-8b --hardware h100-80gb --gpus 8 --global-batch 8 --tensor-parallel 8 \
+  --pipeline 1 --search-top 0 --top 1 --json >"$tmp/seq8k.json"
+check_eq "--seq reaches the model and the JSON" "32768 8192" \
+  "$(json_get "$tmp/seq.json" "['seq']") $(json_get "$tmp/seq8k.json" "['seq']")"
+check_eq "32K tokens per sample take longer than 8K (more than 4x: attention)" True \
+  "$(python3 -c "import json; a=json.load(open('$tmp/seq.json'))['plans'][0]; b=json.load(open('$tmp/seq8k.json'))['plans'][0]; print(a['iteration_s'] > 4 * b['iteration_s'])")"
+p --model llama3-8b --hardware h100-80gb --gpus 16 --global-batch 16 --tensor-parallel 16 \
+  --tp-across-nodes --search-top 0 --json >"$tmp/kv.json"
+check_rc "T 16 over 8 key/value heads: nothing fits" 1 $?
+grep -q "8 key/value" "$tmp/kv.json"; check_status $? "the refusal names the key/value heads"
+# --attention: the profile's fused kernel (H100) against unfused attention, which stores and
+# moves the score matrix: slower and larger; --precision fp8 takes MFU against the FP8 peak
+for a in fused unfused; do
+  p --model llama3-8b --hardware h100-80gb --gpus 8 --global-batch 8 --tensor-parallel 8 \
+    --pipeline 1 --recompute none --sequence-parallel on --attention $a --search-top 0 --top 1 \
+    --json >"$tmp/attn-$a.json"
+  check_rc "plan --attention $a" 0 $?
+done
+check_eq "unfused attention: slower and more memory than fused" True \
+  "$(python3 -c "import json; f=json.load(open('$tmp/attn-fused.json'))['plans'][0]; u=json.load(open('$tmp/attn-unfused.json'))['plans'][0]; print(u['iteration_s'] > f['iteration_s'] and u['peak_memory_gb'] > f['peak_memory_gb'] + 5)")"
+p --model llama3-8b --hardware h100-80gb --gpus 8 --global-batch 8 --precision fp8 \
+  --search-top 0 --top 1 --json >"$tmp/fp8.json"
+check_eq "fp8: MFU against the FP8 peak" "1979 True" \
+  "$(python3 -c "import json; j=json.load(open('$tmp/fp8.json')); x=j['plans'][0]; print('%g' % j['peak_tflops'], abs(x['mfu'] - x['tflops_per_gpu'] / 1979) < 1e-9)")"
+# frameworks: Megatron ranks no ZeRO-2 and no ZeRO-3 with a pipeline, FSDP no pipeline;
+# context parallelism at 128K tokens and expert parallelism of Mixtral are planned
+for fw in megatron fsdp deepspeed; do
+  p --model gpt3-13b --hardware a100-80gb --gpus 32 --global-batch 256 --framework $fw \
+    --search-top 0 --top 100 --json >"$tmp/fw-$fw.json"
+  check_rc "plan --framework $fw" 0 $?
+done
+python3 - "$tmp" <<'PY'
+import json, sys
+t = sys.argv[1]
+def plans(fw): return [x for x in json.load(open("%s/fw-%s.json" % (t, fw)))["plans"] if x["fits"]]
+for x in plans("megatron"):
+    assert x["zero"] != 2 and not (x["zero"] == 3 and x["pipeline"] > 1), x["name"]
+    assert x["strategy"] in ("1f1b", "interleaved", "no-pipeline"), x["name"]
+    # 40 blocks, or 42 with the embedding and the loss counted as blocks
+    assert x["pipeline"] == 1 or 40 % (x["pipeline"] * x["virtual_stages"]) == 0 or 42 % (x["pipeline"] * x["virtual_stages"]) == 0, x["name"]
+assert all(x["pipeline"] == 1 for x in plans("fsdp"))
+assert all(x["zero"] <= 1 for x in plans("deepspeed") if x["pipeline"] > 1)
+assert all(x["strategy"] in ("1f1b", "no-pipeline") for x in plans("deepspeed"))
+PY
+check_status $? "each framework's rules hold over its ranking"
+p --model llama3-8b --hardware h100-80gb --gpus 64 --global-batch 64 --seq 131072 \
+  --search-top 0 --top 1 --json >"$tmp/cp.json"
+check_rc "plan at 128K tokens" 0 $?
+check_eq "128K tokens: context parallelism chosen" True \
+  "$(json_get "$tmp/cp.json" "['plans'][0]['context_parallel'] > 1")"
+p --model mixtral-8x7b --hardware h100-80gb --gpus 64 --global-batch 256 --seq 4096 \
+  --expert-parallel 8 --search-top 0 --top 1 --json >"$tmp/ep.json"
+check_rc "plan --expert-parallel 8" 0 $?
+check_eq "expert parallelism in the plan" 8 "$(json_get "$tmp/ep.json" "['plans'][0]['expert_parallel']")"
 harness_end

@@ -42,7 +42,8 @@ for line in rows:
     base = ["--models-dir", models, "--model", path, "--hardware", c["hardware"], "--gpus",
             c["gpus"], "--global-batch", c["batch"], "--precision", c["precision"],
             "--search-top", "0", "--json", "--top", "1"]
-    fixed = base + ["--tensor-parallel", c["T"], "--pipeline", c["P"],
+    # the published configuration ran: no headroom beyond the profile's workspace for it
+    fixed = base + ["--headroom", "0", "--tensor-parallel", c["T"], "--pipeline", c["P"],
                     "--strategies", "interleaved" if c["v"] not in ("-", "1") else "1f1b,interleaved"]
     # what the source leaves out ("-") tessel chooses
     for flag, key in (("--virtual-stages", "v"), ("--micro-batch-size", "b"),

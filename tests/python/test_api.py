@@ -183,7 +183,9 @@ def test_plan_cancel():
     # searches and the call raises Cancelled
     token = tessel.CancelToken()
     threading.Timer(0.5, token.cancel).start()
+    # DeepSpeed's balanced layout: Megatron's even one (issue 45) leaves a closed form the first
+    # search beats at once, pruning the rest, where these searches run to their time limit
     with pytest.raises(tessel.Cancelled):
         tessel.plan("gpt3-1.3b", "a100-40gb", 8, 64, micro_batch_size=1, pipeline=8,
                     tensor_parallel=1, zero=0, strategies="1f1b,zb", search_top=4,
-                    time_limit=600, cancel=token)
+                    time_limit=600, framework="deepspeed", cancel=token)

@@ -16,6 +16,39 @@ static void ts_plan_counts(const ts_op_plan_res *a)
                    st->example[k]);
 }
 
+/* How Megatron-LM and torchtitan launch the best plan. */
+static void ts_plan_print_launch(const ts_plan_req *r, const ts_plan *best)
+{
+    char line[2048], name[96];
+    ts_plan_name(&best->cfg, name, sizeof name);
+    printf("launch %s (%s framework):\n", name, ts_framework_name(r->framework));
+    bool ok = ts_plan_megatron_line(r, best, line, sizeof line);
+    printf("  Megatron-LM: %s%s\n", ok ? "" : "none: ", line);
+    json_t *j = ts_plan_launch_json(r, best), *t = json_object_get(j, "torchtitan");
+    if (!json_is_object(t)) {
+        printf("  torchtitan: none: %s\n", json_string_value(json_object_get(j, "torchtitan_why")));
+        json_decref(j);
+        return;
+    }
+    const char *key;
+    json_t *tab;
+    printf("  torchtitan:\n");
+    json_object_foreach(t, key, tab)
+    {
+        printf("    [%s]\n", key);
+        const char *k;
+        json_t *v;
+        json_object_foreach(tab, k, v)
+        {
+            if (json_is_string(v))
+                printf("    %s = \"%s\"\n", k, json_string_value(v));
+            else
+                printf("    %s = %" JSON_INTEGER_FORMAT "\n", k, json_integer_value(v));
+        }
+    }
+    json_decref(j);
+}
+
 void ts_plan_print(const ts_op_plan_res *a)
 {
     const ts_plan_req *r = &a->r;
@@ -25,8 +58,8 @@ void ts_plan_print(const ts_op_plan_res *a)
            r->infer ? "inference" : "training");
     ts_plan_counts(a);
     printf("%-4s %-12s %3s %3s %2s %4s %2s %-9s %3s %2s %5s %9s %10s %8s %6s %8s %s\n", "rank",
-           "strategy", "T", "P", "v", "dp", "Z", "recompute", "b", "sp", "N", "iter s",
-           "samples/s", "TFLOP/s", "MFU", "peak GB", "kept");
+           "strategy", "T", "P", "v", "dp", "Z", "recompute", "b", "sp", "N", "iter s", "samples/s",
+           "TFLOP/s", "MFU", "peak GB", "kept");
     for (int i = 0, k = 1; i < n; i++) {
         const ts_plan *x = &pl[i];
         const ts_plan_cfg *c = &x->cfg;
@@ -44,6 +77,8 @@ void ts_plan_print(const ts_op_plan_res *a)
             ts_plan_name(&pl[i].cfg, name, sizeof name);
             printf("not ranked: %s: %s\n", name, pl[i].reason);
         }
+    if (n > 0 && pl[0].ok)
+        ts_plan_print_launch(r, &pl[0]);
 }
 
 void ts_plan_explain(const ts_plan *pl)

@@ -18,6 +18,9 @@ static const ts_op_option ts_op_plan_opts[] = {
     {"gpus", NULL, "gpus", 0, TS_OPV_INT, 1, 65536, "D", "GPUs of the cluster", TS_PLAN_FRONTS},
     {"global_batch", NULL, "global-batch", 0, TS_OPV_INT, 1, 100000000, "G",
      "samples per iteration", TS_PLAN_FRONTS},
+    {"seq", NULL, "seq", 0, TS_OPV_INT, 1, 1048576, "S",
+     "tokens per sample: replaces the model's sequence length; default: the model's",
+     TS_PLAN_FRONTS},
     {"micro_batch_size", NULL, "micro-batch-size", 0, TS_OPV_INT, 1, 4096, "b",
      "samples per micro-batch; default: auto", TS_PLAN_FRONTS},
     {"tensor_parallel", NULL, "tensor-parallel", 0, TS_OPV_INT, 1, 4096, "T",
@@ -27,6 +30,25 @@ static const ts_op_option ts_op_plan_opts[] = {
     {"virtual_stages", NULL, "virtual-stages", 0, TS_OPV_INT, 1, 64, "v",
      "virtual stages per GPU; default: auto", TS_PLAN_FRONTS},
     {"zero", NULL, "zero", 0, TS_OPV_INT, 0, 3, "Z", "ZeRO stage; default: auto", TS_PLAN_FRONTS},
+    {"context_parallel", NULL, "context-parallel", 0, TS_OPV_INT, 1, 4096, "C",
+     "context parallelism (ring attention); default: auto, 4096 tokens per GPU or more",
+     TS_PLAN_FRONTS},
+    {"expert_parallel", NULL, "expert-parallel", 0, TS_OPV_INT, 1, 4096, "E",
+     "expert parallelism of MoE layers; default: auto", TS_PLAN_FRONTS},
+    {"first_stage_layers", NULL, "first-stage-layers", 0, TS_OPV_INT, 1, 100000, "n",
+     "transformer blocks on the first pipeline stage; default: the even share", TS_PLAN_FRONTS},
+    {"last_stage_layers", NULL, "last-stage-layers", 0, TS_OPV_INT, 1, 100000, "n",
+     "transformer blocks on the last pipeline stage; default: the even share", TS_PLAN_FRONTS},
+    {"framework", NULL, "framework", 0, TS_OPV_TEXT, 0, 0, "NAME",
+     "megatron, fsdp or deepspeed: whose rules rank plans and count memory; default megatron",
+     TS_PLAN_FRONTS},
+    {"grad_dtype", NULL, "grad-dtype", 0, TS_OPV_TEXT, 0, 0, "fp32|bf16",
+     "Megatron's main gradients: fp32 (its default; 18 or 6 + 12/d bytes per parameter) or "
+     "bf16 (NeMo's FP8 recipes: 16 or 4 + 12/d); default fp32",
+     TS_PLAN_FRONTS},
+    {"headroom", NULL, "headroom", 0, TS_OPV_NUM, 0, 0.5, "f",
+     "fraction of GPU memory kept free besides the profile's workspace; default 0.05",
+     TS_PLAN_FRONTS},
     {"recompute", NULL, "recompute", 0, TS_OPV_TEXT, 0, 0, "MODE",
      "none, selective, full or adaptive; default: all tried; --recompute alone: full",
      TS_PLAN_FRONTS},
@@ -37,7 +59,13 @@ static const ts_op_option ts_op_plan_opts[] = {
     {"strategies", NULL, "strategies", 0, TS_OPV_NAMES, 0, 0, "LIST",
      "the strategies tried; default: every one the model lists", TS_PLAN_FRONTS},
     {"precision", NULL, "precision", 0, TS_OPV_TEXT, 0, 0, "bf16|fp8",
-     "fp8: the profile's FP8 peak for compute (memory as bf16)", TS_PLAN_FRONTS},
+     "fp8: the blocks' linear GEMMs at the profile's FP8 peak and FP8 efficiency (attention "
+     "and memory as bf16); MFU against the FP8 peak",
+     TS_PLAN_FRONTS},
+    {"attention", NULL, "attention", 0, TS_OPV_TEXT, 0, 0, "fused|unfused",
+     "fused (FlashAttention: no score matrix stored or moved) or unfused; default: the "
+     "profile's",
+     TS_PLAN_FRONTS},
     {"infer", NULL, "infer", 0, TS_OPV_FLAG, 0, 0, NULL, "inference plans (no backward)",
      TS_PLAN_FRONTS},
     {"top", NULL, "top", 0, TS_OPV_INT, 1, 1000, "K", "plans shown and kept; default 10",
@@ -117,10 +145,19 @@ static int ts_op_plan_ints(json_t *req, ts_front f, ts_op_plan_req *r, ts_err *e
     const struct {
         const char *key;
         int *dst;
-    } ints[] = {
-        {"gpus", &r->r.gpus},   {"micro_batch_size", &r->sp.b}, {"tensor_parallel", &r->sp.T},
-        {"pipeline", &r->sp.P}, {"virtual_stages", &r->sp.v},   {"zero", &r->sp.zero},
-        {"top", &r->top},       {"search_top", &r->search_top}};
+    } ints[] = {{"gpus", &r->r.gpus},
+                {"micro_batch_size", &r->sp.b},
+                {"tensor_parallel", &r->sp.T},
+                {"pipeline", &r->sp.P},
+                {"virtual_stages", &r->sp.v},
+                {"zero", &r->sp.zero},
+                {"top", &r->top},
+                {"search_top", &r->search_top},
+                {"seq", &r->seq},
+                {"context_parallel", &r->sp.C},
+                {"expert_parallel", &r->sp.E},
+                {"first_stage_layers", &r->sp.first},
+                {"last_stage_layers", &r->sp.last}};
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
         if (ts_op_read_int(op, ints[i].key, req, f, ints[i].dst, e))
             return TS_EINPUT;
@@ -132,6 +169,7 @@ static int ts_op_plan_ints(json_t *req, ts_front f, ts_op_plan_req *r, ts_err *e
         ts_op_read_num(op, "gap", req, f, &r->r.gap, &unused, e) ||
         ts_op_read_int(op, "seed", req, f, &r->r.seed, e) ||
         ts_op_read_num(op, "efficiency", req, f, &r->efficiency, &unused, e) ||
+        ts_op_read_num(op, "headroom", req, f, &r->r.headroom, &unused, e) ||
         ts_op_read_flag(op, "tp_across_nodes", req, f, &r->sp.tp_across_nodes, e) ||
         ts_op_read_flag(op, "infer", req, f, &r->r.infer, e))
         return TS_EINPUT;
@@ -188,6 +226,12 @@ static int ts_op_plan_divides(const ts_op_plan_req *r, ts_err *e)
         return ts_fail(e, TS_EINPUT,
                        "%d GPUs are not a multiple of pipeline %d x tensor parallelism %d",
                        r->r.gpus, sp->P, sp->T ? sp->T : 1);
+    long tpc = (long)(sp->T ? sp->T : 1) * (sp->P ? sp->P : 1) * (sp->C ? sp->C : 1);
+    if (sp->C && r->r.gpus % tpc)
+        return ts_fail(e, TS_EINPUT,
+                       "%d GPUs are not a multiple of tensor x pipeline x context parallelism "
+                       "%ld",
+                       r->r.gpus, tpc);
     return TS_OK;
 }
 
@@ -213,6 +257,10 @@ int ts_op_plan_read(json_t *req, ts_front f, ts_op_plan_req *r, ts_err *e)
     static const char *const required[] = {"model", "hardware", "gpus", "global_batch", NULL};
     static const char *const rc[] = {"none", "selective", "full", "adaptive", NULL};
     static const char *const prec[] = {"bf16", "fp8", NULL};
+    static const char *const attn[] = {"unfused", "fused", NULL};
+    static const char *const fws[] = {"megatron", "fsdp", "deepspeed", NULL};
+    static const char *const grads[] = {"fp32", "bf16", NULL};
+    int grad = 0;
     const ts_op *op = &ts_op_plan;
     int fp8 = 0;
     memset(r, 0, sizeof *r);
@@ -222,6 +270,8 @@ int ts_op_plan_read(json_t *req, ts_front f, ts_op_plan_req *r, ts_err *e)
     r->top = 10;
     r->search_top = 3;
     r->efficiency = -1;
+    r->attention = -1;
+    r->r.headroom = 0.05;
     if (!json_is_object(req))
         return ts_fail(e, TS_EINPUT, "plan: the request is not an object");
     if (ts_op_read_name(op, "model", req, f, &r->model, e) ||
@@ -229,9 +279,13 @@ int ts_op_plan_read(json_t *req, ts_front f, ts_op_plan_req *r, ts_err *e)
         ts_op_read_name(op, "models_dir", req, f, &r->dir, e) || ts_op_plan_ints(req, f, r, e) ||
         ts_op_plan_word("recompute", req, f, rc, &r->sp.recompute, e) ||
         ts_op_plan_seqpar(req, f, r, e) || ts_op_plan_word("precision", req, f, prec, &fp8, e) ||
+        ts_op_plan_word("attention", req, f, attn, &r->attention, e) ||
+        ts_op_plan_word("framework", req, f, fws, &r->r.framework, e) ||
+        ts_op_plan_word("grad_dtype", req, f, grads, &grad, e) ||
         ts_op_plan_strategies(req, f, r, e))
         return e->code;
     r->fp8 = fp8 == 1;
+    r->r.grad_bf16 = grad == 1;
     if (ts_op_require(op, req, f, required, NULL, e) || ts_op_plan_chunks(r, f, e))
         return TS_EINPUT;
     return ts_op_plan_divides(r, e);
@@ -249,7 +303,8 @@ void ts_op_plan_req_free(ts_op_plan_req *r)
 /* The model and the profile as the request amends it: FP8's peak, the efficiency. */
 static int ts_op_plan_load(const ts_op_plan_req *r, ts_op_plan_res *res, ts_err *e)
 {
-    int rc = ts_op_models_load(r->dir, NULL, NULL, r->model, 0, r->hardware, &res->m, &res->h, e);
+    int rc =
+        ts_op_models_load(r->dir, NULL, NULL, r->model, r->seq, r->hardware, &res->m, &res->h, e);
     if (rc)
         return rc;
     if (r->fp8) {
@@ -259,8 +314,10 @@ static int ts_op_plan_load(const ts_op_plan_req *r, ts_op_plan_res *res, ts_err 
                            ts_op_field(ts_op_option_find(&ts_op_plan, "precision"), r->front, name,
                                        sizeof name),
                            res->h.name);
-        res->h.peak_tflops = res->h.peak_fp8_tflops;
+        res->h.fp8 = true;
     }
+    if (r->attention >= 0)
+        res->h.fused_attention = r->attention == 1;
     if (r->efficiency > 0)
         res->h.efficiency = r->efficiency;
     res->r = r->r;
@@ -315,8 +372,13 @@ json_t *ts_op_plan_json(const ts_op_plan_res *res)
     const ts_plan_req *r = &res->r;
     const ts_plan_stats *st = &res->st;
     json_t *arr = json_array(), *ref = json_object();
-    for (int i = 0; i < res->n; i++)
-        json_array_append_new(arr, ts_plan_json(&res->pl[i]));
+    for (int i = 0; i < res->n; i++) {
+        json_t *x = ts_plan_json(&res->pl[i]);
+        /* how Megatron-LM and torchtitan launch it */
+        if (res->pl[i].ok)
+            json_object_set_new(x, "launch", ts_plan_launch_json(r, &res->pl[i]));
+        json_array_append_new(arr, x);
+    }
     for (int k = 0; k < TS_REFUSE_KINDS; k++)
         if (st->refused_by[k])
             json_object_set_new(ref, ts_refuse_name(k),
@@ -327,8 +389,9 @@ json_t *ts_op_plan_json(const ts_op_plan_res *res)
                   (json_int_t)st->evaluated, "pruned", (json_int_t)st->pruned, "refused",
                   (json_int_t)st->refused, "searched", res->searched, "search_pruned",
                   res->search_pruned, "refused_by", ref);
-    return json_pack("{ss ss si sI sb sf sf so so}", "model", r->m->name, "hardware", r->h->name,
-                     "gpus", r->gpus, "global_batch", (json_int_t)r->global, "infer", r->infer,
-                     "peak_tflops", r->h->peak_tflops, "time_limit_s", r->time_limit, "counts",
-                     counts, "plans", arr);
+    return json_pack("{ss ss ss si sI si sb sf sf so so}", "model", r->m->name, "framework",
+                     ts_framework_name(r->framework), "hardware", r->h->name, "gpus", r->gpus,
+                     "global_batch", (json_int_t)r->global, "seq", r->m->seq, "infer", r->infer,
+                     "peak_tflops", ts_plan_peak_tflops(r->h), "time_limit_s", r->time_limit,
+                     "counts", counts, "plans", arr);
 }

@@ -25,9 +25,13 @@ typedef struct {
     char names_buf[512];
     /* plans kept and shown, plans whose schedule is searched */
     int top, search_top;
+    /* tokens per sample replacing the model's (0: the model's) */
+    int seq;
     /* the profile's FP8 peak for compute; its achievable fraction of peak (< 0: the profile's) */
     bool fp8;
     double efficiency;
+    /* 1 fused, 0 unfused attention; -1: the profile's */
+    int attention;
     /* names each schedule search on stderr (the command line on a terminal, or --progress) */
     bool show;
     /* the front end that sent it, whose names the run's messages use */

@@ -11,6 +11,18 @@ static json_t *ts_results_layer_json(const ts_layer *l, const ts_hardware *h,
     json_t *x = json_pack("{ss ss ss sf sf sb sf sf}", "name", l->name, "kind", l->kind, "branch",
                           l->branch, "fwd_flops", l->fwd_flops, "params", l->params, "shared",
                           l->shared, "act_bytes", l->act_bytes, "out_bytes", l->out_bytes);
+    /* attention and experts: what tensor and expert parallelism must divide */
+    if (x && l->heads > 0) {
+        json_t *a = json_pack("{si si}", "heads", l->heads, "kv_heads", l->kv_heads);
+        json_object_update(x, a);
+        json_decref(a);
+    }
+    if (x && l->experts > 0) {
+        json_t *a = json_pack("{si si sf}", "experts", l->experts, "top_k", l->top_k,
+                              "expert_params", l->expert_params);
+        json_object_update(x, a);
+        json_decref(a);
+    }
     if (h && x) {
         ts_layer_cost c;
         ts_layer_cost_of(l, h, co, 0, &c);

@@ -15,8 +15,14 @@ static void ts_plan_source(ts_plan *pl, const ts_search_stats *st)
     pl->search_s = st->seconds;
 }
 
-int ts_plan_eval(const ts_plan_req *r, ts_plan *pl)
+int ts_plan_eval(const ts_plan_req *req, ts_plan *pl)
 {
+    /* the derived placement's capacity keeps the request's headroom free */
+    ts_hardware hh = *req->h;
+    hh.hbm_gb *= 1 - req->headroom;
+    ts_plan_req rr = *req;
+    rr.h = &hh;
+    const ts_plan_req *r = &rr;
     const ts_plan_cfg *c = &pl->cfg;
     /* With two replicas (chimera) a placement micro-batch is one micro-batch per direction. */
     const ts_strategy_info *si = ts_strategy_find(c->strategy);
@@ -42,7 +48,9 @@ int ts_plan_eval(const ts_plan_req *r, ts_plan *pl)
                         .seqpar = c->seqpar,
                         .gemm_shape = true,
                         .zero = c->zero,
-                        .dp = c->dp};
+                        .dp = c->dp,
+                        /* weights and optimizer state as the framework counts them */
+                        .param_bytes = r->infer ? 0 : ts_plan_bytes_per_param(r, c->zero, c->dp)};
     ts_derive_info in;
     ts_err e = {0};
     if (ts_model_derive(r->m, r->h, &o, &pl->p, &in, &e)) {
@@ -90,7 +98,9 @@ int ts_plan_search_best(const ts_plan_req *r, ts_plan *pl, int n, int top, bool 
             best = pl[i].iter_s;
     for (int i = 0; i < n && *searched < top && !(r->cancel && *r->cancel); i++) {
         ts_plan *x = &pl[i];
-        if (x->cfg.P < 2)
+        /* the derivation knows no context or expert parallelism nor a fixed first or last
+         * stage: those plans keep their closed form */
+        if (x->cfg.P < 2 || x->cfg.C > 1 || x->cfg.E > 1 || x->cfg.first || x->cfg.last)
             continue;
         /* a schedule search at tens of thousands of micro-batches takes minutes and gigabytes
          * whatever its time limit (78,125: 136 s and 4 GB at --time-limit 1): the closed form

@@ -23,7 +23,15 @@ double ts_hw_group_bw(const ts_hardware *h, int stride, int k)
     long span = (long)(stride > 0 ? stride : 1) * (k > 0 ? k : 1);
     /* node-aligned groups: inside one node exactly when the group's span fits in it */
     bool one = span <= h->gpus_per_node;
-    return (one ? h->nvlink_gbs : h->internode_gbs) * 1e9;
+    if (one)
+        return h->nvlink_gbs * 1e9;
+    /* Across nodes a ring with m members in each node runs m channels, one through each
+     * member's adapter (NCCL's rings over all of a node's NICs): m x the per-GPU network
+     * bandwidth crosses each node boundary, at most NVLink's */
+    int m = stride < h->gpus_per_node ? h->gpus_per_node / (stride > 0 ? stride : 1) : 1;
+    m = m < k ? m : k;
+    double bw = m * h->internode_gbs;
+    return (bw < h->nvlink_gbs ? bw : h->nvlink_gbs) * 1e9;
 }
 
 double ts_hw_collective_s(const ts_hardware *h, ts_collective kind, int stride, int k, double n)

@@ -1,6 +1,7 @@
 /* The cost model: a layer's time and memory on a GPU, from its FLOPs and bytes (formulas and
  * sources in models/README.md). The collectives live in model_comm.c. */
 #include <math.h>
+#include <string.h>
 #include "ts_model.h"
 
 double ts_hw_flops(const ts_hardware *h)
@@ -28,80 +29,167 @@ double ts_layer_gemm_factor(const ts_layer *l, const ts_hardware *h, int b, int 
         return 1;
     double m = l->gemm_tokens * b, hh = l->gemm_h, hq = l->gemm_hq, f = l->gemm_f;
     double nm = l->gemm_nm > 0 ? l->gemm_nm : 2, t = T > 0 ? T : 1;
+    double qkv = l->gemm_qkv > 0 ? l->gemm_qkv : 3 * hq;
+    /* an MoE layer's experts run as one grouped GEMM over every routed copy of a token */
+    double rows = l->gemm_ffn_rows > 0 ? l->gemm_ffn_rows : 1;
     /* (n, k) of each GEMM per GPU under Megatron's split: QKV and the first feed-forward
      * matrices split their outputs, the attention output and the second split their inputs. */
-    double n[4] = {3 * hq / t, hh, (nm - 1) * f / t, hh};
+    double n[4] = {qkv / t, hh, (nm - 1) * f / t, hh};
     double k[4] = {hh, hq / t, hh, f / t};
+    double mm[4] = {m, m, m * rows, m * rows};
     double flops = 0, time = 0;
     for (int i = 0; i < 4; i++) {
-        double fl = 2 * m * n[i] * k[i];
+        double fl = 2 * mm[i] * n[i] * k[i];
         flops += fl;
-        time += fl / ts_gemm_efficiency(h, m, n[i], k[i]);
+        time += fl / ts_gemm_efficiency(h, mm[i], n[i], k[i]);
     }
     return flops > 0 ? flops / time : 1;
 }
 
 /* Activation bytes per sample of one layer, by recomputation and sequence parallelism
- * (Korthikanti et al., eqs. 1-2 and section 5): selective drops the attention core's
- * 5 a s^2 bytes, sequence parallelism splits the part tensor parallelism keeps whole. */
+ * (Korthikanti et al., eqs. 1-2 and section 5): selective recomputation and fused attention drop
+ * the attention core's 5 a s^2 bytes, sequence parallelism splits the part tensor parallelism
+ * keeps whole, context parallelism splits everything. */
 static double ts_layer_act(const ts_layer *l, const ts_cost_opts *o, double T)
 {
+    double C = o->cp > 1 ? o->cp : 1;
     if (o->recompute)
-        return o->seqpar ? l->act_recompute_bytes / T : l->act_recompute_bytes;
+        return (o->seqpar ? l->act_recompute_bytes / T : l->act_recompute_bytes) / C;
     double whole = l->act_whole_bytes, split = l->act_bytes - whole;
-    if (o->selective && l->gemm_tokens > 0 && l->gemm_h > 0) {
+    if ((o->selective || o->fused) && l->gemm_tokens > 0 && l->gemm_h > 0) {
         /* 5 a s^2: the softmax output, its dropout mask and the dropped-out scores */
-        double core = l->act_bytes - 34 * l->gemm_tokens * l->gemm_h;
-        split -= fmax(0, core);
+        split -= fmax(0, l->act_core_bytes);
     }
-    return o->seqpar ? (whole + split) / T : whole + split / T;
+    /* Transformer Engine keeps an FP8 copy of each GEMM input for the weight gradient */
+    if (o->fp8)
+        split -= l->act_gemm_in_bytes / 2;
+    return (o->seqpar ? (whole + split) / T : whole + split / T) / C;
 }
 
-/* The shape model's seconds per FLOP at micro-batch b on T GPUs: the fraction of peak large GEMMs
- * reach (gemm_efficiency) times the layer's GEMM-shape factor. */
-static double ts_shape_flops(const ts_layer *l, const ts_hardware *h, int b, int T)
+/* The GEMM-shape factor at m tokens per GPU (ts_layer_gemm_factor takes b samples of s). */
+static double ts_factor_at(const ts_layer *l, const ts_hardware *h, double m, int T)
 {
+    if (l->gemm_tokens <= 0)
+        return 1;
+    ts_layer x = *l;
+    x.gemm_tokens = m;
+    return ts_layer_gemm_factor(&x, h, 1, T);
+}
+
+/* Seconds of one forward's compute on one GPU: the linear GEMMs (FP8 when the profile says so)
+ * and the attention core (core_s, BF16: at the GEMMs' rate unless fused, where a causal kernel
+ * runs half the score pairs at attention_efficiency). */
+static double ts_layer_compute(const ts_layer *l, const ts_hardware *h, const ts_cost_opts *o,
+                               double *core_s)
+{
+    double b = o->b, T = o->T > 0 ? o->T : 1, C = o->cp > 1 ? o->cp : 1;
+    double core = l->attn_flops * b / (T * C), lin = l->fwd_flops * b / (T * C) - core;
+    if (!o->gemm_shape) {
+        *core_s = core / ts_hw_flops(h);
+        return (lin + core) / ts_hw_flops(h);
+    }
     double e = h->gemm_efficiency > 0 ? h->gemm_efficiency : h->efficiency;
-    return h->peak_tflops * 1e12 * e * ts_layer_gemm_factor(l, h, b, T);
+    double f = ts_factor_at(l, h, l->gemm_tokens * b / C, (int)T);
+    double bf16 = h->peak_tflops * 1e12 * e * f, rate = bf16;
+    if (h->fp8 && h->peak_fp8_tflops > 0 && l->gemm_tokens > 0)
+        rate = h->peak_fp8_tflops * 1e12 *
+               (h->fp8_gemm_efficiency > 0 ? h->fp8_gemm_efficiency : e) * f;
+    *core_s = core / bf16;
+    if (o->fused && l->gemm_tokens > 0) {
+        double ae = h->attention_efficiency > 0 ? h->attention_efficiency : e;
+        double causal = strcmp(l->kind, "transformer") ? 1 : 0.5;
+        *core_s = core * causal / (h->peak_tflops * 1e12 * ae);
+    }
+    return lin / rate + *core_s;
+}
+
+/* Context parallelism's ring (Liu et al., "Ring Attention", 2023; Megatron-Core's context
+ * parallelism): cp - 1 steps pass each GPU's keys and values of s / cp tokens on, overlapped
+ * with the attention core of the step before; the backward passes them again with their
+ * gradients (twice the bytes). Returns the forward's exposed seconds; *bwd the backward's. */
+static double ts_layer_ring(const ts_layer *l, const ts_hardware *h, const ts_cost_opts *o,
+                            double core_s, double *bwd)
+{
+    *bwd = 0;
+    if (o->cp <= 1 || l->kv_bytes <= 0)
+        return 0;
+    double C = o->cp, T = o->T > 0 ? o->T : 1;
+    /* keys and values split by T (their heads) on each GPU */
+    double step = l->kv_bytes * o->b / (C * T) / ts_hw_group_bw(h, (int)T, o->cp);
+    double ring = (C - 1) * step;
+    *bwd = fmax(0, 2 * ring - 2 * core_s);
+    return fmax(0, ring - core_s);
+}
+
+/* Expert parallelism's all-to-alls of one forward: dispatch and combine, each GPU sending its
+ * tokens' (ep - 1) / ep share to the other GPUs of its group (Megatron-Core's alltoall token
+ * dispatcher; with sequence parallelism each tensor-parallel GPU sends its s / T tokens). */
+static double ts_layer_a2a(const ts_layer *l, const ts_hardware *h, const ts_cost_opts *o)
+{
+    if (l->experts <= 0 || o->ep <= 1)
+        return 0;
+    double E = o->ep, T = o->T > 0 ? o->T : 1, C = o->cp > 1 ? o->cp : 1;
+    double bytes = l->a2a_bytes * o->b / C / (o->seqpar ? T : 1) * (E - 1) / E;
+    return 2 * bytes / ts_hw_group_bw(h, (int)T, o->ep);
+}
+
+/* Parameters a GPU of a T-wide group holds of the layer, before T splits them: the routed
+ * experts split ep ways. */
+static double ts_layer_held(const ts_layer *l, const ts_cost_opts *o)
+{
+    return o->ep > 1 ? l->params - l->expert_params + l->expert_params / o->ep : l->params;
 }
 
 void ts_layer_cost_of(const ts_layer *l, const ts_hardware *h, const ts_cost_opts *o, int first_dev,
                       ts_layer_cost *c)
 {
-    double b = o->b, T = o->T > 0 ? o->T : 1;
-    double fl = o->gemm_shape ? ts_shape_flops(l, h, o->b, (int)T) : ts_hw_flops(h);
-    double comp = l->fwd_flops * b / (fl * T);
-    double ar = l->allreduces * ts_hw_allreduce_s(h, first_dev, (int)T, l->ar_bytes * b);
+    double b = o->b, T = o->T > 0 ? o->T : 1, C = o->cp > 1 ? o->cp : 1, core_s;
+    double comp = ts_layer_compute(l, h, o, &core_s);
+    double ar = l->allreduces * ts_hw_allreduce_s(h, first_dev, (int)T, l->ar_bytes * b / C);
     /* The shape model adds the memory-bound element-wise work (norms, activations, softmax,
      * dropout): each stored activation byte written once and read once at HBM bandwidth in the
      * forward, twice that in the backward. */
     double elem = 0, elem_core = 0;
     if (o->gemm_shape) {
-        ts_cost_opts plain = {.b = 1, .T = o->T, .seqpar = o->seqpar};
+        ts_cost_opts plain = {
+            .b = 1, .T = o->T, .seqpar = o->seqpar, .cp = o->cp, .fused = o->fused};
         double bw = (h->hbm_gbs > 0 ? h->hbm_gbs : 2000) * 1e9;
         elem = 2 * ts_layer_act(l, &plain, T) * b / bw;
         plain.selective = true;
         elem_core = fmax(0, elem - 2 * ts_layer_act(l, &plain, T) * b / bw);
     }
-    c->fwd_s = comp + elem + ar;
+    /* FP8 (Transformer Engine) casts each GEMM input to FP8 before the GEMM, a memory-bound
+     * pass reading 2 bytes and writing 1 per element: the forward's inputs, and the backward's
+     * output gradients for both of its GEMMs (twice) */
+    if (o->gemm_shape && o->fp8 && l->gemm_tokens > 0) {
+        double bw = (h->hbm_gbs > 0 ? h->hbm_gbs : 2000) * 1e9;
+        elem += 1.5 * l->act_gemm_in_bytes * b / (T * C) / bw;
+    }
+    double ring_b, ring_f = ts_layer_ring(l, h, o, core_s, &ring_b);
+    double a2a = ts_layer_a2a(l, h, o);
+    c->cp_s = ring_f + ring_b;
+    c->a2a_s = 2 * a2a;
+    c->fwd_s = comp + elem + ar + ring_f + a2a;
     /* Backward is twice the forward's FLOPs: the input gradient and the weight gradient, one
-     * forward's worth each; the all-reduces of the forward recur in the input-gradient half.
-     * Full recomputation repeats the forward (with its all-reduces), selective only the
-     * attention core. */
-    double redo = o->recompute ? comp + elem + ar
-                  : o->selective ? l->attn_flops * b / (fl * T) + elem_core
-                                 : 0;
-    c->bgrad_s = comp + 2 * elem + ar + redo;
+     * forward's worth each; the all-reduces and all-to-alls of the forward recur in the
+     * input-gradient half. A fused attention kernel's backward recomputes the scores (half
+     * the core's forward again). Full recomputation repeats the forward (with its
+     * collectives), selective only the attention core (nothing when fused: it is not stored). */
+    double flash = o->fused && o->gemm_shape && l->gemm_tokens > 0 ? core_s / 2 : 0;
+    double redo = o->recompute                ? comp + elem + ar + ring_f + a2a
+                  : o->selective && !o->fused ? core_s + elem_core
+                                              : 0;
+    c->bgrad_s = comp + flash + 2 * elem + ar + ring_b + a2a + redo;
     c->wgrad_s = comp;
-    c->out_bytes = l->out_bytes * b;
+    c->out_bytes = l->out_bytes * b / C;
     if (o->infer) {
-        c->static_bytes = l->params * TS_BYTES_PER_PARAM_INFER / T;
+        c->static_bytes = ts_layer_held(l, o) * TS_BYTES_PER_PARAM_INFER / T;
         c->act_bytes = 0;
         c->bgrad_s = c->wgrad_s = 0;
         return;
     }
     c->static_bytes =
-        l->params *
+        ts_layer_held(l, o) *
         (o->param_bytes > 0 ? o->param_bytes : ts_zero_bytes_per_param(o->zero, o->dp)) / T;
     c->act_bytes = ts_layer_act(l, o, T) * b;
 }

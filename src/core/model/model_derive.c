@@ -36,8 +36,8 @@ static int ts_derive_check(const ts_model *m, const ts_hardware *h, const ts_der
         return ts_fail(e, TS_EINPUT, "%d GPUs: at most %d", o->gpus, TS_MAX_DEVS);
     /* Weights and optimizer state of every layer (tied copies too: each stage holding one keeps
      * it), against all the GPUs' memory. */
-    double need = 0, per = o->infer ? TS_BYTES_PER_PARAM_INFER
-                                    : ts_zero_bytes_per_param(o->zero, o->dp);
+    double need = 0,
+           per = o->infer ? TS_BYTES_PER_PARAM_INFER : ts_zero_bytes_per_param(o->zero, o->dp);
     /* the paper's setups: a fixed count of bytes per parameter (--param-bytes) */
     if (!o->infer && o->param_bytes > 0)
         per = o->param_bytes;
@@ -111,8 +111,19 @@ int ts_model_derive(const ts_model *m, const ts_hardware *h, const ts_derive_opt
     c.D = o->gpus;
     c.S = o->gpus / o->T;
     c.R = 1;
-    c.co = (ts_cost_opts){o->b,         o->T,      o->recompute, o->infer,     o->selective,
-                          o->seqpar,    o->zero,   o->dp,        o->gemm_shape, o->param_bytes};
+    /* the GEMM-shape model (plans) takes the profile's attention kernel */
+    c.co = (ts_cost_opts){.b = o->b,
+                          .T = o->T,
+                          .recompute = o->recompute,
+                          .infer = o->infer,
+                          .selective = o->selective,
+                          .seqpar = o->seqpar,
+                          .zero = o->zero,
+                          .dp = o->dp,
+                          .gemm_shape = o->gemm_shape,
+                          .param_bytes = o->param_bytes,
+                          .fused = o->gemm_shape && h->fused_attention,
+                          .fp8 = o->gemm_shape && h->fp8};
     c.lc = calloc((size_t)m->nlayers, sizeof(ts_layer_cost));
     c.lsh = calloc((size_t)m->nlayers, sizeof(ts_layer_cost));
     c.stat = calloc((size_t)c.D, sizeof(double));

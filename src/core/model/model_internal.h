@@ -11,6 +11,10 @@ typedef struct {
     /* Hyper-parameters; 0 when absent (each kind checks the ones it needs). */
     double hidden, heads, head_dim, ffn, ffn_matrices, seq, cross_seq, vocab, positions, window;
     double channels, patch, msa_seq, residues, msa_dim, pair_dim;
+    /* grouped-query attention, multi-head latent attention (DeepSeek-V2/V3) and mixture of
+     * experts (models/README.md, "The model format") */
+    double kv_heads, q_lora_rank, kv_lora_rank, rope_head_dim, v_head_dim;
+    double experts, top_k, expert_ffn, shared_experts, moe_every;
     bool tied;
     /* Explicit layers. */
     double fwd_flops, params, act_bytes, out_bytes, allreduces;
@@ -119,15 +123,25 @@ int ts_d_quantise(ts_dctx *c, const char *name, ts_placement **out, ts_derive_in
  * forward's tensor-parallel collective seconds, its parameters per GPU and the forward FLOPs a
  * recomputation redoes per micro-batch (transformer blocks only, as Megatron-LM counts them). */
 typedef struct {
-    int n, T, b;
+    int n, T, b, C, E;
     bool seqpar;
     ts_layer_cost *lc[3];
     double *tp, *params, *redo[3];
     /* the sum over layers of their time without recomputation, per micro-batch */
     double work;
 } ts_plan_tables;
-int ts_plan_tables_make(const ts_plan_req *r, int T, int b, bool seqpar, ts_plan_tables *t,
-                        ts_err *e);
+int ts_plan_tables_make(const ts_plan_req *r, int T, int b, bool seqpar, int C, int E,
+                        ts_plan_tables *t, ts_err *e);
+/* The framework's rules for one plan (model_plan_rules.c): 0, or the refusal kind + 1 with why. */
+int ts_plan_rules(const ts_plan_req *r, const ts_plan_cfg *c, char *why, size_t len);
+/* Chunk boundaries of P x v chunks: cut[k] the first layer of chunk k, cut[P v] = n. Megatron
+ * cuts the transformer blocks evenly (first and last stages as c->first and c->last say), the
+ * layers before the first block joining chunk 0 and those after the last the last chunk; the
+ * others balance each chunk's time. 0, or the refusal kind + 1 with why. */
+int ts_plan_layout(const ts_plan_req *r, const ts_plan_tables *t, const ts_plan_cfg *c, int *cut,
+                   char *why, size_t len);
+/* The balanced cut (model_plan_cost.c): the largest chunk as small as it can be. */
+void ts_plan_cut(const ts_plan_tables *t, int S, int *cut);
 void ts_plan_tables_free(ts_plan_tables *t);
 /* One plan from the tables: 0, the refusal kind + 1 (why filled), or -1 when its lower bound is
  * not below prune_above (model_plan_cost.c). */

@@ -50,11 +50,13 @@ static int ts_jstr_opt(json_t *o, const char *key, const char *where, const char
 static int ts_read_section(json_t *js, const char *file, size_t i, ts_model *m, ts_err *e)
 {
     static const char *const keys[] = {
-        "kind",      "name",       "count",        "branch",    "hidden",    "heads",
-        "head_dim",  "ffn",        "ffn_matrices", "seq",       "cross_seq", "vocab",
-        "positions", "window",     "channels",     "patch",     "msa_seq",   "residues",
-        "msa_dim",   "pair_dim",   "tied",         "fwd_flops", "params",    "act_bytes",
-        "out_bytes", "allreduces", "comment",      NULL};
+        "kind",          "name",       "count",        "branch",    "hidden",      "heads",
+        "head_dim",      "ffn",        "ffn_matrices", "seq",       "cross_seq",   "vocab",
+        "positions",     "window",     "channels",     "patch",     "msa_seq",     "residues",
+        "msa_dim",       "pair_dim",   "tied",         "fwd_flops", "params",      "act_bytes",
+        "out_bytes",     "allreduces", "comment",      "kv_heads",  "q_lora_rank", "kv_lora_rank",
+        "rope_head_dim", "v_head_dim", "experts",      "top_k",     "expert_ffn",  "shared_experts",
+        "moe_every",     NULL};
     char where[600];
     snprintf(where, sizeof where, "%s: sections[%zu]", file, i);
     ts_section s = {0};
@@ -71,17 +73,37 @@ static int ts_read_section(json_t *js, const char *file, size_t i, ts_model *m, 
     const struct {
         const char *key;
         double *v, hi;
-    } nums[] = {{"hidden", &s.hidden, 1e6},           {"heads", &s.heads, 1e4},
-                {"head_dim", &s.head_dim, 1e5},       {"ffn", &s.ffn, 1e7},
-                {"ffn_matrices", &s.ffn_matrices, 3}, {"seq", &s.seq, 1e7},
-                {"cross_seq", &s.cross_seq, 1e7},     {"vocab", &s.vocab, 1e8},
-                {"positions", &s.positions, 1e7},     {"window", &s.window, 1e4},
-                {"channels", &s.channels, 1e4},       {"patch", &s.patch, 1e4},
-                {"msa_seq", &s.msa_seq, 1e6},         {"residues", &s.residues, 1e5},
-                {"msa_dim", &s.msa_dim, 1e5},         {"pair_dim", &s.pair_dim, 1e5},
-                {"fwd_flops", &s.fwd_flops, 1e20},    {"params", &s.params, 1e13},
-                {"act_bytes", &s.act_bytes, 1e15},    {"out_bytes", &s.out_bytes, 1e15},
-                {"allreduces", &s.allreduces, 16}};
+    } nums[] = {{"hidden", &s.hidden, 1e6},
+                {"heads", &s.heads, 1e4},
+                {"head_dim", &s.head_dim, 1e5},
+                {"ffn", &s.ffn, 1e7},
+                {"ffn_matrices", &s.ffn_matrices, 3},
+                {"seq", &s.seq, 1e7},
+                {"cross_seq", &s.cross_seq, 1e7},
+                {"vocab", &s.vocab, 1e8},
+                {"positions", &s.positions, 1e7},
+                {"window", &s.window, 1e4},
+                {"channels", &s.channels, 1e4},
+                {"patch", &s.patch, 1e4},
+                {"msa_seq", &s.msa_seq, 1e6},
+                {"residues", &s.residues, 1e5},
+                {"msa_dim", &s.msa_dim, 1e5},
+                {"pair_dim", &s.pair_dim, 1e5},
+                {"fwd_flops", &s.fwd_flops, 1e20},
+                {"params", &s.params, 1e13},
+                {"act_bytes", &s.act_bytes, 1e15},
+                {"out_bytes", &s.out_bytes, 1e15},
+                {"allreduces", &s.allreduces, 16},
+                {"kv_heads", &s.kv_heads, 1e4},
+                {"q_lora_rank", &s.q_lora_rank, 1e6},
+                {"kv_lora_rank", &s.kv_lora_rank, 1e6},
+                {"rope_head_dim", &s.rope_head_dim, 1e5},
+                {"v_head_dim", &s.v_head_dim, 1e5},
+                {"experts", &s.experts, 1e5},
+                {"top_k", &s.top_k, 1e5},
+                {"expert_ffn", &s.expert_ffn, 1e7},
+                {"shared_experts", &s.shared_experts, 1e4},
+                {"moe_every", &s.moe_every, 1e4}};
     for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++)
         if (ts_jnum(js, nums[k].key, where, 0, nums[k].hi, nums[k].v, e))
             return TS_EINPUT;
@@ -223,11 +245,25 @@ double ts_model_fwd_flops(const ts_model *m)
 /* Reads a parsed profile and releases j. */
 static int ts_hardware_from_doc(json_t *j, const char *path, ts_hardware *h, ts_err *e)
 {
-    static const char *const keys[] = {
-        "format",  "name",       "source",        "peak_bf16_tflops", "efficiency",
-        "hbm_gb",  "nvlink_gbs", "internode_gbs", "gpus_per_node",    "workspace_gb",
-        "comment", "hbm_gbs",    "sms",           "peak_fp8_tflops",  "gemm_efficiency",
-        NULL};
+    static const char *const keys[] = {"format",
+                                       "name",
+                                       "source",
+                                       "peak_bf16_tflops",
+                                       "efficiency",
+                                       "hbm_gb",
+                                       "nvlink_gbs",
+                                       "internode_gbs",
+                                       "gpus_per_node",
+                                       "workspace_gb",
+                                       "comment",
+                                       "hbm_gbs",
+                                       "sms",
+                                       "peak_fp8_tflops",
+                                       "gemm_efficiency",
+                                       "fp8_gemm_efficiency",
+                                       "fused_attention",
+                                       "attention_efficiency",
+                                       NULL};
     const char *name, *src = "";
     long gpn, sms = 108;
     h->efficiency = 0.5;
@@ -258,9 +294,18 @@ static int ts_hardware_from_doc(json_t *j, const char *path, ts_hardware *h, ts_
         ts_jnum(j, "hbm_gbs", path, 1, 1e6, &h->hbm_gbs, e) ||
         ts_jnum(j, "gemm_efficiency", path, 0.01, 1, &h->gemm_efficiency, e) ||
         ts_jnum(j, "peak_fp8_tflops", path, 0, 1e7, &h->peak_fp8_tflops, e) ||
+        ts_jnum(j, "fp8_gemm_efficiency", path, 0.01, 1, &h->fp8_gemm_efficiency, e) ||
+        ts_jnum(j, "attention_efficiency", path, 0.01, 1, &h->attention_efficiency, e) ||
         ts_jint_opt(j, "sms", path, 1, 100000, 108, &sms, e))
         goto done;
     h->sms = (int)sms;
+    json_t *fused = json_object_get(j, "fused_attention");
+    if (fused && !json_is_boolean(fused)) {
+        ts_fail(e, TS_EINPUT, "%s: field 'fused_attention' must be a boolean, got %s", path,
+                ts_jtype(fused));
+        goto done;
+    }
+    h->fused_attention = fused && json_is_true(fused);
     if (h->workspace_gb >= h->hbm_gb) {
         ts_fail(e, TS_EINPUT, "%s: workspace_gb %g leaves nothing of hbm_gb %g", path,
                 h->workspace_gb, h->hbm_gb);

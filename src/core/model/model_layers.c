@@ -33,20 +33,65 @@ static int ts_need(const char *where, const char *kind, const char *field, doubl
     return ts_fail(e, TS_EINPUT, "%s: a '%s' section needs a positive '%s'", where, kind, field);
 }
 
-/* Transformer blocks (also encoder, decoder and vision encoder blocks). */
+/* The attention of a transformer block: the projections' parameters (lin), the core's FLOPs
+ * per query-key pair (pair) and the widths the GEMM-shape model and the ring of context
+ * parallelism read. Multi-head attention with kv_heads < heads shares each key/value head
+ * among heads / kv_heads query heads (GQA; MQA at 1); multi-head latent attention (DeepSeek-V2,
+ * section 2.1.2) projects keys and values through a kv_lora_rank latent (and queries through a
+ * q_lora_rank one) with rope_head_dim positional dimensions per head. */
+typedef struct {
+    double lin, bias, pair, qkv, out_in, kv_tok;
+} ts_attn_shape;
+
+static int ts_attention(const ts_section *s, const char *where, ts_attn_shape *x, ts_err *e)
+{
+    double h = s->hidden, a = s->heads, d = s->head_dim > 0 ? s->head_dim : h / a;
+    double g = s->kv_heads > 0 ? s->kv_heads : a;
+    if (g > a || fmod(a, g) != 0)
+        return ts_fail(e, TS_EINPUT, "%s: kv_heads %g must divide heads %g", where, g, a);
+    if (s->kv_lora_rank > 0) {
+        double dq = d + s->rope_head_dim, dv = s->v_head_dim > 0 ? s->v_head_dim : d;
+        double ql = s->q_lora_rank, kl = s->kv_lora_rank;
+        double q = ql > 0 ? h * ql + ql * a * dq : h * a * dq;
+        x->out_in = a * dv;
+        x->lin = q + h * (kl + s->rope_head_dim) + kl * a * (d + dv) + x->out_in * h;
+        x->bias = ql + kl + h;
+        x->pair = 2 * a * dq + 2 * a * dv;
+        x->qkv = (x->lin - x->out_in * h) / h;
+        x->kv_tok = 2 * a * (dq + dv);
+        return TS_OK;
+    }
+    double hq = a * d, hkv = g * d;
+    x->out_in = hq;
+    x->lin = 2 * h * hq + 2 * h * hkv;
+    x->bias = hq + 2 * hkv + h;
+    x->pair = 4 * hq;
+    x->qkv = hq + 2 * hkv;
+    x->kv_tok = 2 * 2 * hkv;
+    return TS_OK;
+}
+
+/* Transformer blocks (also encoder, decoder and vision encoder blocks). Stored activations
+ * follow Korthikanti et al. with the feed-forward's own width: 18 s h + 2 m s f + 5 a s^2
+ * (34 s h + 5 a s^2 at f = 4h, m = 2); GQA stores keys and values kv_heads wide. */
 static int ts_transformer(const ts_section *s, const char *where, ts_layer *l, ts_err *e)
 {
     double h = s->hidden, a = s->heads, S = s->seq;
     if (ts_need(where, s->kind, "hidden", h, e) || ts_need(where, s->kind, "heads", a, e) ||
         ts_need(where, s->kind, "seq", S, e))
         return TS_EINPUT;
+    ts_attn_shape x = {0};
+    if (ts_attention(s, where, &x, e))
+        return TS_EINPUT;
     double hq = a * (s->head_dim > 0 ? s->head_dim : h / a);
     double f = s->ffn > 0 ? s->ffn : 4 * h, nm = s->ffn_matrices > 0 ? s->ffn_matrices : 2;
-    l->slice_lin = 2 * (4 * h * hq + nm * h * f);
-    l->slice_attn = 4 * hq;
+    l->slice_lin = 2 * (x.lin + nm * h * f);
+    l->slice_attn = x.pair;
     l->fwd_flops = l->slice_lin * S + l->slice_attn * S * S;
-    l->params = 4 * h * hq + 3 * hq + h + nm * h * f + f * (nm - 1) + h + 4 * h;
-    l->act_bytes = 34 * S * h + 5 * a * S * S;
+    l->params = x.lin + x.bias + nm * h * f + f * (nm - 1) + h + 4 * h;
+    l->act_bytes = 18 * S * h + 2 * nm * S * f + 5 * a * S * S - S * (4 * hq - x.kv_tok);
+    if (s->kv_lora_rank > 0)
+        l->act_bytes = 18 * S * h + 2 * nm * S * f + 5 * a * S * S;
     l->act_whole_bytes = 10 * S * h;
     l->act_recompute_bytes = 2 * S * h;
     l->out_bytes = 2 * S * h;
@@ -54,21 +99,60 @@ static int ts_transformer(const ts_section *s, const char *where, ts_layer *l, t
     l->ar_bytes = 2 * S * h;
     l->gemm_tokens = S;
     l->gemm_h = h;
-    l->gemm_hq = hq;
+    l->gemm_hq = x.out_in;
+    l->gemm_qkv = x.qkv;
     l->gemm_f = f;
     l->gemm_nm = nm;
+    l->gemm_ffn_rows = 1;
     l->heads = (int)a;
+    l->kv_heads = (int)(s->kv_heads > 0 ? s->kv_heads : a);
     l->attn_flops = l->slice_attn * S * S;
+    l->kv_bytes = x.kv_tok * S;
+    l->act_core_bytes = 5 * a * S * S;
+    l->act_gemm_in_bytes = 2 * S * h + 2 * S * x.out_in + 2 * S * h + 2 * S * f * (nm - 1);
     if (!strcmp(s->kind, "decoder") && s->cross_seq > 0) {
         double c = s->cross_seq; /* cross-attention over the encoder's output */
         l->fwd_flops += 2 * S * 2 * h * hq + 2 * c * 2 * h * hq + 4 * S * c * hq;
         l->slice_lin += 2 * 2 * h * hq;
         l->params += 4 * h * hq + 3 * hq + h + 2 * h;
         l->act_bytes += 11 * S * h + 5 * a * S * c + 2 * c * h;
+        l->act_core_bytes += 11 * S * h + 5 * a * S * c + 2 * c * h;
         l->act_whole_bytes += 2 * S * h + 2 * c * h;
         l->out_bytes += 2 * c * h;
         l->allreduces = 3;
     }
+    return TS_OK;
+}
+
+/* A mixture-of-experts feed-forward in place of the dense one (Shazeer et al. 2017; Fedus et
+ * al. 2022): experts routed experts of expert_ffn width, top_k of them per token, plus
+ * shared_experts every token runs (DeepSeekMoE), and a router of hidden x experts. Each token's
+ * hidden state goes to its top_k experts and comes back: one all-to-all each way of
+ * 2 s top_k h bytes per sample. */
+static int ts_moe(const ts_section *s, const char *where, ts_layer *l, ts_err *e)
+{
+    double h = s->hidden, S = s->seq, E = s->experts, k = s->top_k > 0 ? s->top_k : 1;
+    double fe = s->expert_ffn > 0 ? s->expert_ffn : s->ffn > 0 ? s->ffn : 4 * h;
+    double nm = s->ffn_matrices > 0 ? s->ffn_matrices : 2, ns = s->shared_experts;
+    double f = s->ffn > 0 ? s->ffn : 4 * h;
+    if (k > E || fmod(E, 1) != 0 || fmod(k, 1) != 0)
+        return ts_fail(e, TS_EINPUT, "%s: top_k %g must be a whole number up to experts %g", where,
+                       k, E);
+    /* take the dense feed-forward out, put the experts in */
+    double dense_p = nm * h * f + f * (nm - 1) + h, dense_fl = 2 * nm * h * f;
+    double rows = k + ns, expert_p = nm * h * fe;
+    l->expert_params = E * expert_p;
+    l->params += l->expert_params + ns * expert_p + h * E - dense_p;
+    l->slice_lin += rows * 2 * expert_p + 2 * h * E - dense_fl;
+    l->fwd_flops = l->slice_lin * S + l->slice_attn * S * S;
+    l->act_bytes += rows * (2 * S * h + 2 * nm * S * fe) - 2 * nm * S * f;
+    l->act_gemm_in_bytes +=
+        rows * (2 * S * h + 2 * S * fe * (nm - 1)) - 2 * S * h - 2 * S * f * (nm - 1);
+    l->gemm_f = fe;
+    l->gemm_ffn_rows = rows;
+    l->experts = (int)E;
+    l->top_k = (int)k;
+    l->a2a_bytes = 2 * S * k * h;
     return TS_OK;
 }
 
@@ -228,9 +312,16 @@ int ts_section_expand(const ts_section *s, const char *where, ts_model *m, ts_er
                        "%s: unknown section kind '%s' (transformer, encoder, decoder, vision, "
                        "swin, merge, patch, embedding, head, evoformer, layer)",
                        where, s->kind);
+    bool moe = s->experts > 0;
+    if (moe && kinds[k].fn != ts_transformer)
+        return ts_fail(e, TS_EINPUT, "%s: experts apply to transformer-like sections only", where);
     for (long i = 0; i < s->count; i++) {
         ts_layer *l = ts_new_layer(s, where, m, i, e);
         if (!l || kinds[k].fn(s, where, l, e))
+            return TS_EINPUT;
+        /* Megatron's --moe-layer-freq k: layers 0, k, 2k, ... of the section are MoE */
+        long every = s->moe_every > 0 ? (long)s->moe_every : 1;
+        if (moe && i % every == 0 && ts_moe(s, where, l, e))
             return TS_EINPUT;
         if (!isfinite(l->fwd_flops) || !isfinite(l->params) || !isfinite(l->act_bytes))
             return ts_fail(e, TS_EINPUT, "%s: section '%s' gives non-finite figures", where,

@@ -39,6 +39,11 @@ static double ts_plan_latency(const ts_schedule *s, double unit)
     return best;
 }
 
+double ts_plan_peak_tflops(const ts_hardware *h)
+{
+    return h->fp8 && h->peak_fp8_tflops > 0 ? h->peak_fp8_tflops : h->peak_tflops;
+}
+
 void ts_plan_from_found(const ts_plan_req *r, const ts_plan_found *f, ts_plan *pl)
 {
     memset(pl, 0, sizeof *pl);
@@ -49,7 +54,7 @@ void ts_plan_from_found(const ts_plan_req *r, const ts_plan_found *f, ts_plan *p
     pl->samples_s = r->global / pl->iter_s;
     pl->tflops_gpu = f->cost.model_flops / pl->iter_s / r->gpus / 1e12;
     pl->counted_tflops_gpu = f->cost.counted_flops / pl->iter_s / r->gpus / 1e12;
-    pl->mfu = pl->tflops_gpu / r->h->peak_tflops;
+    pl->mfu = pl->tflops_gpu / ts_plan_peak_tflops(r->h);
     pl->peak_gb = f->cost.peak_bytes / 1e9;
     snprintf(pl->source, sizeof pl->source, "%s", f->cost.closed_form ? "formula" : "bound");
 }
@@ -87,7 +92,7 @@ void ts_plan_figures(const ts_plan_req *r, ts_plan *pl, const ts_metrics *m,
     pl->samples_s = r->global / pl->iter_s;
     pl->tflops_gpu = c->model_flops / pl->iter_s / r->gpus / 1e12;
     pl->counted_tflops_gpu = c->counted_flops / pl->iter_s / r->gpus / 1e12;
-    pl->mfu = pl->tflops_gpu / r->h->peak_tflops;
+    pl->mfu = pl->tflops_gpu / ts_plan_peak_tflops(r->h);
     double peak = 0;
     for (int d = 0; d < p->ndevs; d++) {
         double u = in->memory_unit_dev[d], state = usable - u * (double)in->capacity;
@@ -136,12 +141,17 @@ json_t *ts_plan_json(const ts_plan *pl)
     const ts_plan_cfg *c = &pl->cfg;
     char name[96];
     ts_plan_name(c, name, sizeof name);
-    json_t *j = json_pack("{ss ss si si si si si si si sb ss si sb}", "name", name, "strategy",
-                          c->strategy, "tensor_parallel", c->T, "pipeline", c->P,
-                          "virtual_stages", c->v, "replicas", c->dp, "zero", c->zero,
-                          "micro_batch_size", c->b, "micro_batches", c->N, "sequence_parallel",
-                          c->seqpar, "recompute", ts_recompute_name(c->recompute),
-                          "pipeline_gpus", c->T * c->P, "fits", pl->ok);
+    json_t *j =
+        json_pack("{ss ss si si si si si si si sb ss si sb}", "name", name, "strategy", c->strategy,
+                  "tensor_parallel", c->T, "pipeline", c->P, "virtual_stages", c->v, "replicas",
+                  c->dp, "zero", c->zero, "micro_batch_size", c->b, "micro_batches", c->N,
+                  "sequence_parallel", c->seqpar, "recompute", ts_recompute_name(c->recompute),
+                  "pipeline_gpus", c->T * c->P, "fits", pl->ok);
+    json_t *more = json_pack("{si si si si}", "context_parallel", c->C > 1 ? c->C : 1,
+                             "expert_parallel", c->E > 1 ? c->E : 1, "first_stage_layers", c->first,
+                             "last_stage_layers", c->last);
+    json_object_update(j, more);
+    json_decref(more);
     if (!pl->ok) {
         json_object_set_new(j, "reason", json_string(pl->reason));
         return j;
@@ -150,18 +160,16 @@ json_t *ts_plan_json(const ts_plan *pl)
     json_t *f = json_pack("{sf sf sf sf sf sf sf ss sb s{si si si}}", "iteration_s", pl->iter_s,
                           "samples_per_s", pl->samples_s, "tflops_per_gpu", pl->tflops_gpu,
                           "counted_tflops_per_gpu", pl->counted_tflops_gpu, "mfu", pl->mfu,
-                          "peak_memory_gb", pl->peak_gb, "lower_bound_s", k->lower_bound_s,
-                          "kept", pl->source, "searched", pl->searched, "stages_recompute",
-                          "none", k->stages_rc[0], "selective", k->stages_rc[1], "full",
-                          k->stages_rc[2]);
+                          "peak_memory_gb", pl->peak_gb, "lower_bound_s", k->lower_bound_s, "kept",
+                          pl->source, "searched", pl->searched, "stages_recompute", "none",
+                          k->stages_rc[0], "selective", k->stages_rc[1], "full", k->stages_rc[2]);
     json_object_set_new(f, "breakdown", ts_plan_breakdown_json(k));
     if (pl->searched) {
         json_t *s = json_pack("{sf sf sf sf sf sI sI sb sf}", "searched_s", pl->searched_s,
-                              "bubble_rate", pl->bubble, "gap_to_lower_bound", pl->gap,
-                              "latency_s", pl->latency_s, "time_unit_s", pl->time_unit_s,
-                              "makespan", (json_int_t)pl->makespan, "lower_bound",
-                              (json_int_t)pl->lower_bound, "timed_out", pl->timed_out,
-                              "search_s", pl->search_s);
+                              "bubble_rate", pl->bubble, "gap_to_lower_bound", pl->gap, "latency_s",
+                              pl->latency_s, "time_unit_s", pl->time_unit_s, "makespan",
+                              (json_int_t)pl->makespan, "lower_bound", (json_int_t)pl->lower_bound,
+                              "timed_out", pl->timed_out, "search_s", pl->search_s);
         json_object_update(f, s);
         json_decref(s);
     }

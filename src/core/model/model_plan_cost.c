@@ -22,6 +22,9 @@ typedef struct {
     /* the largest layer's parameters (ZeRO-3 gathers one while prefetching the next) */
     double maxp;
     int rc;
+    /* under full recomputation, the fraction of each chunk's blocks recomputed (Megatron's
+     * --recompute-method block --recompute-num-layers k of a chunk's n: k / n) */
+    double q;
 } ts_pstage;
 
 static double ts_plan_w(const ts_plan_tables *t, int i)
@@ -54,7 +57,7 @@ static int ts_plan_pack(const ts_plan_tables *t, int S, double limit, int *cut)
 
 /* Chunk boundaries: cut[k] is the first layer of chunk k (cut[S] = n), the largest chunk as
  * small as it can be (bisection on the limit, greedy packing). */
-static void ts_plan_cut(const ts_plan_tables *t, int S, int *cut)
+void ts_plan_cut(const ts_plan_tables *t, int S, int *cut)
 {
     double lo = 0, hi = t->work;
     for (int i = 0; i < t->n; i++)
@@ -91,7 +94,9 @@ static void ts_plan_stage(const ts_plan_req *r, const ts_plan_tables *t, const t
 {
     memset(x, 0, sizeof *x);
     x->rc = rc;
-    double link = ts_hw_p2p_s(r->h, 0, c->T * c->dp, 1);
+    x->q = 1;
+    /* Megatron's order: T innermost, then C, then dp; stages at stride T C dp */
+    double link = ts_hw_p2p_s(r->h, 0, c->T * c->C * c->dp, 1);
     for (int ch = s; ch < c->P * c->v; ch += c->P) {
         for (int i = cut[ch]; i < cut[ch + 1]; i++) {
             const ts_layer_cost *lc = &t->lc[rc][i];
@@ -119,7 +124,8 @@ static void ts_plan_stage(const ts_plan_req *r, const ts_plan_tables *t, const t
 static double ts_plan_stage_bytes(const ts_plan_req *r, const ts_plan_cfg *c, const ts_pstage *x)
 {
     const ts_strategy_info *si = ts_strategy_find(c->strategy);
-    double per = r->infer ? TS_BYTES_PER_PARAM_INFER : ts_zero_bytes_per_param(c->zero, c->dp);
+    double per =
+        r->infer ? TS_BYTES_PER_PARAM_INFER : ts_plan_bytes_per_param(r, c->zero, c->dp * c->C);
     double stat = x->params * per * (si ? si->replicas : 1);
     if (c->zero == 3 && c->dp > 1 && !r->infer)
         stat += 2 * x->maxp * TS_WIRE_BYTES;
@@ -127,11 +133,39 @@ static double ts_plan_stage_bytes(const ts_plan_req *r, const ts_plan_cfg *c, co
 }
 
 /* Each stage's recomputation: the plan's, or under adaptive the least that fits. */
-static int ts_plan_stages(const ts_plan_req *r, const ts_plan_tables *t, const ts_plan_cfg *c,
-                          const int *cut, ts_pstage *st, ts_plan_cost *out, char *why,
-                          size_t len)
+/* Full recomputation of k of each chunk's n blocks, k = 1 .. n - 1, the least that fits: the
+ * stage's times, activations and recomputed FLOPs in proportion k / n between none and full.
+ * 0 when some k fits (x set), -1 when none does. */
+static int ts_plan_partial(const ts_plan_req *r, const ts_plan_tables *t, const ts_plan_cfg *c,
+                           const int *cut, int s, double hbm, ts_pstage *x, double *need)
 {
-    double hbm = r->h->hbm_gb * 1e9;
+    ts_pstage a, b;
+    ts_plan_stage(r, t, c, cut, s, TS_RC_NONE, &a);
+    ts_plan_stage(r, t, c, cut, s, TS_RC_FULL, &b);
+    int n = 0;
+    for (int i = cut[s]; i < cut[s + 1]; i++)
+        n += r->m->layers[i].gemm_tokens > 0;
+    for (int k = 1; k < n; k++) {
+        double q = (double)k / n;
+        *x = b;
+        x->q = q;
+        x->f = a.f + q * (b.f - a.f);
+        x->bg = a.bg + q * (b.bg - a.bg);
+        x->wg = a.wg + q * (b.wg - a.wg);
+        x->tp = a.tp + q * (b.tp - a.tp);
+        x->act = a.act + q * (b.act - a.act);
+        *need = ts_plan_stage_bytes(r, c, x);
+        if (*need <= hbm)
+            return 0;
+    }
+    return -1;
+}
+
+static int ts_plan_stages(const ts_plan_req *r, const ts_plan_tables *t, const ts_plan_cfg *c,
+                          const int *cut, ts_pstage *st, ts_plan_cost *out, char *why, size_t len)
+{
+    /* the headroom stays free besides the profile's workspace */
+    double hbm = r->h->hbm_gb * 1e9 * (1 - r->headroom);
     out->peak_bytes = 0;
     for (int s = 0; s < c->P; s++) {
         int lo = c->recompute == TS_RC_ADAPTIVE ? TS_RC_NONE : c->recompute;
@@ -141,6 +175,10 @@ static int ts_plan_stages(const ts_plan_req *r, const ts_plan_tables *t, const t
         double need = 0;
         int rc = lo;
         for (; rc <= hi; rc++) {
+            /* adaptive: before all of a stage's blocks, only as many as it must */
+            if (rc == TS_RC_FULL && lo != hi &&
+                !ts_plan_partial(r, t, c, cut, s, hbm, &st[s], &need))
+                break;
             ts_plan_stage(r, t, c, cut, s, rc, &st[s]);
             need = ts_plan_stage_bytes(r, c, &st[s]);
             if (need <= hbm)
@@ -149,13 +187,20 @@ static int ts_plan_stages(const ts_plan_req *r, const ts_plan_tables *t, const t
         if (rc > hi) {
             snprintf(why, len,
                      "stage %d needs %.1f GB per GPU (%.1f GB weights and optimizer state, "
-                     "%.1f micro-batches of %.2f GB activations), more than %.0f GB",
+                     "%.1f micro-batches of %.2f GB activations), more than %.1f GB",
                      s, need / 1e9,
-                     st[s].params * ts_zero_bytes_per_param(c->zero, c->dp) / 1e9,
-                     st[s].inflight, st[s].act / 1e9, r->h->hbm_gb);
+                     st[s].params * ts_plan_bytes_per_param(r, c->zero, c->dp * c->C) / 1e9,
+                     st[s].inflight, st[s].act / 1e9, hbm / 1e9);
             return TS_REFUSE_MEMORY + 1;
         }
         out->stages_rc[rc]++;
+        if (rc == TS_RC_FULL) {
+            int n = 0;
+            for (int i = cut[s]; i < cut[s + 1]; i++)
+                n += r->m->layers[i].gemm_tokens > 0;
+            int k = (int)(st[s].q * n + 0.5);
+            out->recompute_blocks = k > out->recompute_blocks ? k : out->recompute_blocks;
+        }
         out->peak_bytes = fmax(out->peak_bytes, need);
     }
     return 0;
@@ -202,21 +247,33 @@ static void ts_plan_tail(const ts_plan_req *r, const ts_plan_cfg *c, const ts_ps
     *dp_s = *zero_s = *opt_s = 0;
     if (r->infer)
         return;
+    /* gradients reduce over the data- and context-parallel GPUs (C dp at stride T) */
     double g = x->params * TS_WIRE_BYTES, N = c->N, bw = x->bg + x->wg;
+    /* Megatron reduces its fp32 main gradients in fp32 (4 bytes) unless they are bf16 */
+    double gr = r->framework == TS_FW_MEGATRON && !r->grad_bf16 && !r->infer ? 2 * g : g;
     double hide = bw + (closed ? s * bw : 0);
+    int d = c->dp * c->C;
+    double rs = ts_hw_collective_s(r->h, TS_COLL_REDUCE_SCATTER, c->T, d, gr);
+    double ag = ts_hw_collective_s(r->h, TS_COLL_ALLGATHER, c->T, d, g);
     if (c->zero <= 1) {
         ts_collective k = c->zero ? TS_COLL_REDUCE_SCATTER : TS_COLL_ALLREDUCE;
-        *dp_s = fmax(0, ts_hw_collective_s(r->h, k, c->T, c->dp, g) - hide);
-    } else {
-        double rs = ts_hw_collective_s(r->h, TS_COLL_REDUCE_SCATTER, c->T, c->dp, g);
+        *dp_s = fmax(0, ts_hw_collective_s(r->h, k, c->T, d, gr) - hide);
+    } else if (c->zero == 2) {
         *dp_s = N * fmax(0, rs - bw);
+    } else {
+        /* ZeRO-3's backward gathers the weights and reduce-scatters the gradients on the same
+         * link: both hide behind one backward, or what does not fit is exposed */
+        *dp_s = N * fmax(0, ag + rs - bw);
     }
-    double ag = ts_hw_collective_s(r->h, TS_COLL_ALLGATHER, c->T, c->dp, g);
-    if (c->zero == 1 || c->zero == 2)
+    /* Megatron's distributed optimizer gathers the updated weights bucket by bucket behind
+     * the next iteration's first forward (--overlap-param-gather); others after the step */
+    if (c->zero == 1 && r->framework == TS_FW_MEGATRON)
+        *zero_s = fmax(0, ag - x->f);
+    else if (c->zero == 1 || c->zero == 2)
         *zero_s = ag;
     else if (c->zero == 3)
-        *zero_s = N * (fmax(0, ag - x->f) + fmax(0, ag - bw));
-    double held = x->params / (c->zero >= 1 && c->dp > 1 ? c->dp : 1);
+        *zero_s = N * fmax(0, ag - x->f);
+    double held = x->params / (c->zero >= 1 && d > 1 ? d : 1);
     *opt_s = held * TS_OPT_BYTES / (r->h->hbm_gbs * 1e9);
 }
 
@@ -229,7 +286,7 @@ static void ts_plan_flops(const ts_plan_req *r, const ts_plan_tables *t, const t
     for (int s = 0; s < c->P && !r->infer; s++)
         for (int ch = s; ch < c->P * c->v; ch += c->P)
             for (int i = cut[ch]; i < cut[ch + 1]; i++)
-                redo += t->redo[st[s].rc][i];
+                redo += t->redo[st[s].rc][i] * st[s].q;
     /* redo is per micro-batch of b samples on one of T GPUs' shares: per sample, the model's */
     out->counted_flops = out->model_flops + redo / c->b * r->global;
 }
@@ -238,13 +295,15 @@ static int ts_plan_check(const ts_plan_req *r, const ts_plan_tables *t, const ts
                          char *why, size_t len)
 {
     if (c->N < 1) {
-        snprintf(why, len, "the global batch %ld does not split into micro-batches of %d over %d "
-                 "replicas", r->global, c->b, c->dp);
+        snprintf(why, len,
+                 "the global batch %ld does not split into micro-batches of %d over %d "
+                 "replicas",
+                 r->global, c->b, c->dp);
         return TS_REFUSE_BATCH + 1;
     }
     if (c->P * c->v > t->n || c->P * c->v > TS_PLAN_MAX_CHUNKS) {
-        snprintf(why, len, "%d stages x %d virtual stages exceed the model's %d layers", c->P,
-                 c->v, t->n);
+        snprintf(why, len, "%d stages x %d virtual stages exceed the model's %d layers", c->P, c->v,
+                 t->n);
         return TS_REFUSE_STAGES + 1;
     }
     if (c->v > 1 && strcmp(c->strategy, "interleaved")) {
@@ -252,12 +311,20 @@ static int ts_plan_check(const ts_plan_req *r, const ts_plan_tables *t, const ts
                  c->strategy);
         return TS_REFUSE_CHUNKS + 1;
     }
-    for (int i = 0; i < r->m->nlayers; i++)
-        if (r->m->layers[i].heads % c->T) {
-            snprintf(why, len, "tensor parallelism %d does not divide layer %s's %d heads", c->T,
-                     r->m->layers[i].name, r->m->layers[i].heads);
+    /* Megatron splits query heads and key/value groups alike (--num-query-groups must be a
+     * multiple of the tensor-parallel size) */
+    for (int i = 0; i < r->m->nlayers; i++) {
+        const ts_layer *l = &r->m->layers[i];
+        if (l->heads % c->T || (l->kv_heads > 0 && l->kv_heads % c->T)) {
+            snprintf(why, len,
+                     "tensor parallelism %d does not divide layer %s's %d heads (%d key/value)",
+                     c->T, l->name, l->heads, l->kv_heads);
             return TS_REFUSE_HEADS + 1;
         }
+    }
+    int rules = ts_plan_rules(r, c, why, len);
+    if (rules)
+        return rules;
     const ts_strategy_info *si = ts_strategy_find(c->strategy);
     if (si && si->replicas == 2 && (c->N % 2 || c->P % 2)) {
         snprintf(why, len, "%s needs an even micro-batch count and stage count, got %d and %d",
@@ -271,6 +338,11 @@ int ts_plan_cost_with(const ts_plan_req *r, const ts_plan_tables *t, const ts_pl
                       double prune_above, ts_plan_cost *out, char *why, size_t len)
 {
     memset(out, 0, sizeof *out);
+    /* no context or expert parallelism is one GPU of each */
+    ts_plan_cfg one = *c;
+    one.C = c->C > 1 ? c->C : 1;
+    one.E = c->E > 1 ? c->E : 1;
+    c = &one;
     int bad = ts_plan_check(r, t, c, why, len);
     if (bad)
         return bad;
@@ -280,8 +352,8 @@ int ts_plan_cost_with(const ts_plan_req *r, const ts_plan_tables *t, const ts_pl
     int cut[TS_PLAN_MAX_CHUNKS + 1];
     ts_pstage st[TS_PLAN_MAX_CHUNKS];
     st[0] = (ts_pstage){0};
-    ts_plan_cut(t, c->P * c->v, cut);
-    if ((bad = ts_plan_stages(r, t, c, cut, st, out, why, len)))
+    if ((bad = ts_plan_layout(r, t, c, cut, why, len)) ||
+        (bad = ts_plan_stages(r, t, c, cut, st, out, why, len)))
         return bad;
     int crit = 0;
     for (int s = 1; s < c->P; s++)
@@ -318,7 +390,7 @@ int ts_plan_cost_eval(const ts_plan_req *r, const ts_plan_cfg *c, ts_plan_cost *
 {
     ts_plan_tables t;
     ts_err e = {0};
-    if (ts_plan_tables_make(r, c->T, c->b, c->seqpar, &t, &e)) {
+    if (ts_plan_tables_make(r, c->T, c->b, c->seqpar, c->C, c->E, &t, &e)) {
         snprintf(why, len, "%s", e.msg);
         return TS_REFUSE_KINDS + 1;
     }
@@ -335,18 +407,24 @@ const char *ts_recompute_name(int mode)
 
 const char *ts_refuse_name(int kind)
 {
-    static const char *const names[] = {"batch does not split", "over memory",
+    static const char *const names[] = {"batch does not split",    "over memory",
                                         "more stages than layers", "virtual stages",
-                                        "two-way pipeline", "heads do not split",
-                                        "derivation or search"};
+                                        "two-way pipeline",        "heads do not split",
+                                        "framework rules",         "derivation or search"};
     return kind >= 0 && kind < TS_REFUSE_KINDS ? names[kind] : "?";
 }
 
 void ts_plan_name(const ts_plan_cfg *c, char *out, size_t len)
 {
-    char v[16] = "";
+    char v[16] = "", cp[16] = "", ep[16] = "", fl[32] = "";
     if (c->v > 1)
         snprintf(v, sizeof v, "-v%d", c->v);
-    snprintf(out, len, "%s-t%d-p%d%s-z%d-%s-b%d%s", c->strategy, c->T, c->P, v, c->zero,
-             ts_recompute_name(c->recompute), c->b, c->seqpar ? "-sp" : "");
+    if (c->C > 1)
+        snprintf(cp, sizeof cp, "-c%d", c->C);
+    if (c->E > 1)
+        snprintf(ep, sizeof ep, "-e%d", c->E);
+    if (c->first > 0 || c->last > 0)
+        snprintf(fl, sizeof fl, "-f%d-l%d", c->first, c->last);
+    snprintf(out, len, "%s-t%d-p%d%s%s%s%s-z%d-%s-b%d%s", c->strategy, c->T, c->P, v, cp, ep, fl,
+             c->zero, ts_recompute_name(c->recompute), c->b, c->seqpar ? "-sp" : "");
 }

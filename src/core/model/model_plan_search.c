@@ -96,6 +96,11 @@ static void ts_try_inner(ts_psearch *s, const ts_plan_tables *t, ts_plan_cfg c,
             for (c.zero = zlo; c.zero <= zhi; c.zero++)
                 for (int k = 0; k < (sp->recompute >= 0 ? 1 : 3); k++) {
                     c.recompute = sp->recompute >= 0 ? sp->recompute : rcs[k];
+                    /* under a fused attention kernel selective recomputation is no
+                     * recomputation: the same plan twice */
+                    if (sp->recompute < 0 && c.recompute == TS_RC_SELECTIVE &&
+                        s->r->h->fused_attention)
+                        continue;
                     if (s->r->infer)
                         c.recompute = TS_RC_NONE;
                     ts_try(s, t, &c);
@@ -110,8 +115,10 @@ static void ts_try_inner(ts_psearch *s, const ts_plan_tables *t, ts_plan_cfg c,
 static void ts_try_pipes(ts_psearch *s, const ts_plan_tables *t, ts_plan_cfg c,
                          const char *const *names, int ns)
 {
-    int D = s->r->gpus, rest = D / c.T;
-    for (c.P = 1; c.P <= rest; c.P++) {
+    int D = s->r->gpus, rest = D / (c.T * c.C);
+    /* FSDP runs no pipeline: one stage only */
+    int Pmax = s->r->framework == TS_FW_FSDP && !s->sp->P ? 1 : rest;
+    for (c.P = 1; c.P <= Pmax; c.P++) {
         if (rest % c.P || (s->sp->P && c.P != s->sp->P) || c.P > t->n)
             continue;
         c.dp = rest / c.P;
@@ -132,9 +139,64 @@ static int ts_space_names(const ts_plan_req *r, const ts_plan_space *sp, const c
                            sp->strategies[i], r->m->name, r->m->name);
         names[(*ns)++] = sp->strategies[i];
     }
-    for (int i = 0; !sp->strategies && i < r->m->nstrategies && *ns < 64; i++)
-        names[(*ns)++] = r->m->strategies[i];
+    /* Unless asked for by name, a strategy ranks only where the framework runs its schedule:
+     * Megatron-LM 1F1B and interleaved 1F1B (--num-layers-per-virtual-pipeline-stage),
+     * DeepSpeed's pipeline engine 1F1B (its TrainSchedule); a model listing none of them keeps
+     * its own (their plans' schedules are then Tessel's) */
+    static const char *const runs[TS_FW_COUNT][3] = {
+        {"1f1b", "interleaved", NULL}, {NULL}, {"1f1b", NULL}};
+    for (int pass = 0; pass < 2 && !sp->strategies && !*ns; pass++)
+        for (int i = 0; i < r->m->nstrategies && *ns < 64; i++) {
+            const char *const *ok =
+                runs[r->framework >= 0 && r->framework < TS_FW_COUNT ? r->framework : 0];
+            bool keep = pass == 1 || r->framework == TS_FW_FSDP;
+            for (int k = 0; !keep && ok[k]; k++)
+                keep = !strcmp(ok[k], r->m->strategies[i]);
+            if (keep)
+                names[(*ns)++] = r->m->strategies[i];
+        }
     return *ns ? TS_OK : ts_fail(e, TS_EINPUT, "model '%s' lists no strategy", r->m->name);
+}
+
+/* The largest expert count of the model's layers (0: dense). */
+static int ts_space_experts(const ts_model *m)
+{
+    int x = 0;
+    for (int i = 0; i < m->nlayers; i++)
+        x = m->layers[i].experts > x ? m->layers[i].experts : x;
+    return x;
+}
+
+/* Context parallelism (auto: powers of two keeping at least 4096 tokens per GPU) and expert parallelism (auto: powers of two dividing the experts, up to 64) at fixed
+ * T, b and sequence parallelism: one table each. */
+static int ts_space_ce(ts_psearch *s, const char *const *names, int ns, int T, int b, bool seq,
+                       ts_err *e)
+{
+    const ts_plan_req *r = s->r;
+    const ts_plan_space *sp = s->sp;
+    int experts = ts_space_experts(r->m);
+    for (int C = sp->C ? sp->C : 1; C <= (sp->C ? sp->C : r->gpus / T); C *= 2) {
+        if (r->gpus % (T * C) || (!sp->C && C > 1 && r->m->seq / C < 4096))
+            continue;
+        int Emax = sp->E ? sp->E : experts < 2 ? 1 : experts < 64 ? experts : 64;
+        for (int E = sp->E ? sp->E : 1; E <= Emax; E *= 2) {
+            if (!sp->E && E > 1 && experts % E)
+                continue;
+            ts_plan_tables t;
+            if (ts_plan_tables_make(r, T, b, seq, C, E, &t, e))
+                return e->code;
+            ts_plan_cfg c = {.T = T,
+                             .b = b,
+                             .seqpar = seq,
+                             .C = C,
+                             .E = E,
+                             .first = sp->first,
+                             .last = sp->last};
+            ts_try_pipes(s, &t, c, names, ns);
+            ts_plan_tables_free(&t);
+        }
+    }
+    return TS_OK;
 }
 
 static int ts_space_loop(ts_psearch *s, const char *const *names, int ns, ts_err *e)
@@ -153,12 +215,8 @@ static int ts_space_loop(ts_psearch *s, const char *const *names, int ns, ts_err
             for (int b = sp->b ? sp->b : 1; b <= (sp->b ? sp->b : 64); b *= 2) {
                 if (r->global % b)
                     continue;
-                ts_plan_tables t;
-                if (ts_plan_tables_make(r, T, b, seq, &t, e))
+                if (ts_space_ce(s, names, ns, T, b, seq, e))
                     return e->code;
-                ts_plan_cfg c = {.T = T, .b = b, .seqpar = seq};
-                ts_try_pipes(s, &t, c, names, ns);
-                ts_plan_tables_free(&t);
             }
         }
     }

@@ -15,8 +15,8 @@ void ts_plan_tables_free(ts_plan_tables *t)
     memset(t, 0, sizeof *t);
 }
 
-int ts_plan_tables_make(const ts_plan_req *r, int T, int b, bool seqpar, ts_plan_tables *t,
-                        ts_err *e)
+int ts_plan_tables_make(const ts_plan_req *r, int T, int b, bool seqpar, int C, int E,
+                        ts_plan_tables *t, ts_err *e)
 {
     const ts_model *m = r->m;
     int n = m->nlayers;
@@ -25,6 +25,8 @@ int ts_plan_tables_make(const ts_plan_req *r, int T, int b, bool seqpar, ts_plan
     t->T = T;
     t->b = b;
     t->seqpar = seqpar;
+    t->C = C > 1 ? C : 1;
+    t->E = E > 1 ? E : 1;
     bool ok = true;
     for (int k = 0; k < 3; k++) {
         t->lc[k] = calloc((size_t)n, sizeof(ts_layer_cost));
@@ -44,17 +46,24 @@ int ts_plan_tables_make(const ts_plan_req *r, int T, int b, bool seqpar, ts_plan
                           .infer = r->infer,
                           .selective = k == TS_RC_SELECTIVE,
                           .seqpar = seqpar,
-                          .gemm_shape = true};
+                          .gemm_shape = true,
+                          .fused = r->h->fused_attention,
+                          .cp = t->C,
+                          .fp8 = r->h->fp8,
+                          .ep = t->E};
         for (int i = 0; i < n; i++)
             ts_layer_cost_of(&m->layers[i], r->h, &o, 0, &t->lc[k][i]);
     }
     for (int i = 0; i < n; i++) {
         const ts_layer *l = &m->layers[i];
-        t->tp[i] = l->allreduces * ts_hw_allreduce_s(r->h, 0, T, l->ar_bytes * b);
-        t->params[i] = l->params / T;
+        t->tp[i] = l->allreduces * ts_hw_allreduce_s(r->h, 0, T, l->ar_bytes * b / t->C);
+        /* the routed experts split E ways */
+        double held = l->params - l->expert_params + l->expert_params / t->E;
+        t->params[i] = held / T;
         bool block = l->gemm_tokens > 0;
         t->redo[TS_RC_FULL][i] = block ? l->fwd_flops * b : 0;
-        t->redo[TS_RC_SELECTIVE][i] = block ? l->attn_flops * b : 0;
+        /* a fused attention kernel stores no scores: selective recomputation redoes nothing */
+        t->redo[TS_RC_SELECTIVE][i] = block && !r->h->fused_attention ? l->attn_flops * b : 0;
         const ts_layer_cost *c = &t->lc[TS_RC_NONE][i];
         t->work += c->fwd_s + c->bgrad_s + c->wgrad_s;
     }

@@ -51,6 +51,24 @@ typedef struct {
     /* forward FLOPs per sample of the attention core (QK^T and AV), which selective
      * recomputation repeats */
     double attn_flops;
+    /* the attention core's stored bytes per sample (softmax output, its dropout mask and
+     * output: 5 a s^2), which selective recomputation and fused attention do not keep */
+    double act_core_bytes;
+    /* stored bytes per sample that are the inputs of the block's GEMMs (QKV, attention
+     * output, the feed-forward's two): FP8 training stores them in FP8, half of them */
+    double act_gemm_in_bytes;
+    /* key/value heads (grouped-query attention; = heads without it): T must divide them too */
+    int kv_heads;
+    /* the attention input projection's output width (QKV: h_q + 2 kv_heads d; 3 h_q when 0)
+     * and the feed-forward GEMMs' rows per token (MoE: top_k + shared experts; 1 when 0) */
+    double gemm_qkv, gemm_ffn_rows;
+    /* bytes of keys and values per sample (context parallelism's ring passes them on) */
+    double kv_bytes;
+    /* Mixture of experts (0 elsewhere): routed experts, experts per token, the parameters of
+     * the routed experts (expert parallelism splits them), and the bytes one all-to-all
+     * (dispatch or combine) sends per sample */
+    int experts, top_k;
+    double expert_params, a2a_bytes;
 } ts_layer;
 
 typedef struct {
@@ -92,6 +110,19 @@ typedef struct {
     int sms;
     /* dense FP8 peak, 0 when the GPU has none (`tessel plan --precision fp8`) */
     double peak_fp8_tflops;
+    /* the fraction of the FP8 peak large FP8 GEMMs reach (0: gemm_efficiency) */
+    double fp8_gemm_efficiency;
+    /* attention runs as one fused kernel (FlashAttention, cuDNN's fused attention): the score
+     * matrix is neither stored nor moved through HBM, causal masking skips half the pairs, and
+     * the backward recomputes the scores; the profile's default, `--attention` overrides */
+    bool fused_attention;
+    /* the fraction of the BF16 peak the fused attention kernel reaches, forward and backward
+     * together (0: gemm_efficiency) */
+    double attention_efficiency;
+    /* set by `--precision fp8` (not read from a profile): the transformer blocks' linear GEMMs
+     * run in FP8 at peak_fp8_tflops x fp8_gemm_efficiency; attention and the element-wise work
+     * stay in BF16 (Transformer Engine's recipe) */
+    bool fp8;
 } ts_hardware;
 
 /* Finding files: NAME.json under dir (dir/hardware/NAME.json for hardware), or NAME itself when
@@ -141,6 +172,17 @@ typedef struct {
     bool gemm_shape;
     /* training bytes per parameter (weights, gradients, optimizer state); 0: ZeRO's count */
     double param_bytes;
+    /* context parallelism over cp GPUs at stride T (0 or 1: none): each holds s / cp tokens
+     * of every sequence, and keys and values pass round a ring (ring attention), hidden behind
+     * the attention core where it is longer */
+    int cp;
+    /* expert parallelism over ep GPUs at stride T (0 or 1: none): an MoE layer's routed experts
+     * split ep ways, its tokens sent to their experts and back by all-to-all */
+    int ep;
+    /* the fused attention of the profile, or as --attention sets it (read with gemm_shape) */
+    bool fused;
+    /* FP8 training (Transformer Engine): the GEMMs' inputs kept for the backward in FP8 */
+    bool fp8;
 } ts_cost_opts;
 
 typedef struct {
@@ -156,6 +198,9 @@ typedef struct {
     double act_bytes;
     /* sent to the next layer per micro-batch */
     double out_bytes;
+    /* of fwd_s + bgrad_s: context parallelism's ring transfers not hidden, and expert
+     * parallelism's all-to-alls (seconds per micro-batch) */
+    double cp_s, a2a_s;
 } ts_layer_cost;
 
 /* bf16 weight and gradient, fp32 master, Adam m and v */

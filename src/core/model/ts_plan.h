@@ -19,12 +19,26 @@
 typedef enum { TS_RC_NONE, TS_RC_SELECTIVE, TS_RC_FULL, TS_RC_ADAPTIVE } ts_recompute_mode;
 const char *ts_recompute_name(int mode);
 
+/* The training framework whose rules decide which plans rank and how memory is counted
+ * (model_plan_rules.c; models/README.md, "Frameworks"). */
+typedef enum { TS_FW_MEGATRON, TS_FW_FSDP, TS_FW_DEEPSPEED, TS_FW_COUNT } ts_framework;
+const char *ts_framework_name(int fw);
+/* Bytes per parameter for weights, gradients and optimizer state held on one GPU, as framework
+ * fw counts them with ZeRO stage zero sharded over d GPUs (Megatron-Core: 18, or 6 + 12/d with
+ * its distributed optimizer; DeepSpeed and FSDP: ZeRO's 16, 4 + 12/d, 2 + 14/d, 16/d). */
+double ts_framework_bytes_per_param(int fw, int zero, int d);
+
 typedef struct {
     char strategy[24];
     int T, P, v, dp, zero, b, N;
     bool seqpar;
     /* ts_recompute_mode */
     int recompute;
+    /* context parallelism (1: none), expert parallelism (1: none; it folds into dp x C) */
+    int C, E;
+    /* transformer blocks on the first and last pipeline stages (0: the even share), as
+     * Megatron's --decoder-first/last-pipeline-num-layers */
+    int first, last;
 } ts_plan_cfg;
 
 /* Where the iteration time goes (seconds): the critical stage's N micro-batches of compute,
@@ -43,6 +57,9 @@ typedef struct {
     bool closed_form;
     /* stages with each recomputation (none, selective, full) */
     int stages_rc[3];
+    /* blocks of each chunk fully recomputed by the stage that recomputes most (Megatron's
+     * --recompute-num-layers; a chunk's whole count under full recomputation) */
+    int recompute_blocks;
     /* FLOPs per iteration: the model's (3 forwards: forward and backward), and with the
      * recomputed forward FLOPs of transformer blocks added, as Megatron-LM counts them */
     double model_flops, counted_flops;
@@ -56,6 +73,7 @@ typedef enum {
     TS_REFUSE_CHUNKS,
     TS_REFUSE_TWO_WAY,
     TS_REFUSE_HEADS,
+    TS_REFUSE_FRAMEWORK,
     TS_REFUSE_SEARCH,
     TS_REFUSE_KINDS
 } ts_refuse_kind;
@@ -74,6 +92,13 @@ typedef struct {
      * effort the time limit sets, only at the bound, a fixed seed). */
     double effort, gap;
     int seed;
+    /* ts_framework (TS_FW_MEGATRON by default) */
+    int framework;
+    /* fraction of HBM kept free beyond the profile's workspace (the op's default: 0.05) */
+    double headroom;
+    /* Megatron's main gradients in bf16 (NeMo's FP8 performance recipes: grad_reduce_in_fp32
+     * False) instead of fp32: 2 bytes less per parameter, and bf16 on the wire */
+    bool grad_bf16;
     /* May be NULL: another thread sets *cancel to stop the schedule searches (each stops at its
      * next check and the plan keeps what it had: tessel.plan's CancelToken) */
     const volatile int *cancel;
@@ -86,6 +111,8 @@ int ts_plan_cost_eval(const ts_plan_req *r, const ts_plan_cfg *c, ts_plan_cost *
 /* The space to search: 0 (or -1 where 0 is a value) is auto. */
 typedef struct {
     int T, P, v, b;
+    /* context and expert parallelism (0: auto), first and last stages' blocks (0: even) */
+    int C, E, first, last;
     /* -1 auto */
     int zero, recompute, seqpar;
     /* T may exceed one node */
@@ -142,6 +169,11 @@ typedef struct {
     ts_schedule *s;
 } ts_plan;
 
+/* Bytes per parameter as the request's framework counts them (ts_framework_bytes_per_param,
+ * less 2 under Megatron with bf16 main gradients, 2/d with its FSDP). */
+double ts_plan_bytes_per_param(const ts_plan_req *r, int zero, int d);
+/* The peak MFU is taken against: FP8's under --precision fp8, else BF16's. */
+double ts_plan_peak_tflops(const ts_hardware *h);
 /* A plan from a found one: figures from the cost model. */
 void ts_plan_from_found(const ts_plan_req *r, const ts_plan_found *f, ts_plan *pl);
 /* Adds the figures of pl's searched schedule (p and s set) at N: the iteration time is the faster
@@ -154,6 +186,15 @@ void ts_plan_rank(ts_plan *pl, int n);
 void ts_plan_clear(ts_plan *pl);
 /* The plan's figures as JSON. */
 json_t *ts_plan_json(const ts_plan *pl);
+/* The launch of a plan (model_plan_launch.c): the Megatron-LM arguments that run it (NULL when
+ * Megatron-LM runs no such plan: why says so) and torchtitan's configuration (its
+ * [parallelism], [training] and [activation_checkpoint] keys; NULL likewise), as JSON:
+ * {"megatron": [ARG, ...] or null, "megatron_why": ..., "torchtitan": {...} or null,
+ * "torchtitan_why": ...}. */
+json_t *ts_plan_launch_json(const ts_plan_req *r, const ts_plan *pl);
+/* The Megatron-LM arguments as one command-line string into out (false when it runs no such
+ * plan, out then saying why). */
+bool ts_plan_megatron_line(const ts_plan_req *r, const ts_plan *pl, char *out, size_t len);
 /* A plan's name in files and tables: STRATEGY-tT-pP[-vV]-zZ-RC-bB[-sp]. */
 void ts_plan_name(const ts_plan_cfg *c, char *out, size_t len);
 

@@ -1,0 +1,100 @@
+"""tessel plan's launch lines held to the frameworks' own argument rules (issue 45): for every
+plan that fits in a few rankings (dense GQA, MoE with expert parallelism, 128K tokens with
+context parallelism, each framework), its Megatron-LM arguments satisfy what Megatron-LM's
+arguments.py asserts (TP x PP x CP x DP = GPUs, layers divisible by PP x VP or the uneven split,
+heads and query groups divisible by TP, EP dividing the experts and DP x CP, the global batch by
+micro-batch x DP, the sequence by 2 CP, sequence parallelism only with TP, FSDP without a
+pipeline) and its torchtitan [parallelism] degrees multiply to the GPUs with a schedule
+torchtitan has. usage: plan_launch.py TESSEL MODELS_DIR"""
+import json, subprocess, sys
+
+tessel, models = sys.argv[1:3]
+SCHEDULES = {"1F1B", "Interleaved1F1B", "GPipe", "InterleavedZeroBubble"}
+runs = [
+    ("llama3-70b", "h100-80gb", 64, 128, []),
+    ("mixtral-8x7b", "h100-80gb", 64, 256, ["--seq", "4096"]),
+    ("llama3-8b", "h100-80gb", 64, 64, ["--seq", "131072"]),
+    ("llama3-405b", "h100-80gb", 1024, 512, ["--first-stage-layers", "7", "--last-stage-layers", "7", "--pipeline", "16"]),
+    ("gpt3-13b", "a100-80gb", 32, 256, ["--framework", "fsdp"]),
+    ("gpt3-13b", "a100-80gb", 32, 256, ["--framework", "deepspeed"]),
+]
+shape = {}
+for name in {r[0] for r in runs}:
+    m = json.loads(subprocess.run([tessel, "model", name, "--models-dir", models, "--json"],
+                                  capture_output=True, text=True, check=True).stdout)
+    blocks = [l for l in m["layers"] if l.get("heads", 0) > 0]
+    shape[name] = blocks
+checked = megatron = titan = 0
+for model, hw, gpus, batch, extra in runs:
+    p = subprocess.run([tessel, "plan", "--models-dir", models, "--model", model, "--hardware",
+                        hw, "--gpus", str(gpus), "--global-batch", str(batch), "--search-top",
+                        "0", "--top", "20", "--json"] + extra, capture_output=True, text=True)
+    assert p.returncode == 0, (model, extra, p.stderr[-400:])
+    j = json.loads(p.stdout)
+    plans = [x for x in j["plans"] if x["fits"]]
+    assert plans, (model, extra)
+    for x in plans:
+        checked += 1
+        L = x["launch"]
+        if L["megatron"] is not None:
+            megatron += 1
+            a, flags = L["megatron"], {}
+            i = 0
+            while i < len(a):
+                if i + 1 < len(a) and not a[i + 1].startswith("--"):
+                    flags[a[i]] = a[i + 1]; i += 2
+                else:
+                    flags[a[i]] = True; i += 1
+            g = lambda k, d=1: int(flags.get(k, d))
+            T, P, C = g("--tensor-model-parallel-size"), g("--pipeline-model-parallel-size"), g("--context-parallel-size")
+            assert gpus % (T * P * C) == 0, (x["name"], T, P, C)
+            DP = gpus // (T * P * C)
+            assert DP == x["replicas"], (x["name"], DP, x["replicas"])
+            layers = g("--num-layers")
+            first, last = g("--decoder-first-pipeline-num-layers", 0), g("--decoder-last-pipeline-num-layers", 0)
+            if first or last:
+                rest = layers - first - last
+                assert P > 2 and rest % (P - 2) == 0, (x["name"], rest)
+            elif "--num-layers-per-virtual-pipeline-stage" in flags:
+                assert layers % P == 0 and (layers // P) % g("--num-layers-per-virtual-pipeline-stage") == 0, x["name"]
+                assert layers // (P * g("--num-layers-per-virtual-pipeline-stage")) == x["virtual_stages"]
+            elif "--account-for-embedding-in-pipeline-split" in flags:
+                v = g("--num-virtual-stages-per-pipeline-rank")
+                assert (layers + 2) % (P * v) == 0 and "--account-for-loss-in-pipeline-split" in flags, x["name"]
+            else:
+                assert layers % P == 0, (x["name"], layers, P)
+            heads = shape[model][0]["heads"]
+            assert heads % T == 0 and g("--num-query-groups", heads) % T == 0, x["name"]
+            if "--num-experts" in flags:
+                E = g("--expert-model-parallel-size")
+                assert g("--num-experts") % E == 0 and (DP * C) % E == 0, (x["name"], E, DP, C)
+            assert batch % (g("--micro-batch-size") * DP) == 0, x["name"]
+            assert g("--global-batch-size") == batch
+            assert C == 1 or g("--seq-length") % (2 * C) == 0, x["name"]
+            assert "--sequence-parallel" not in flags or T > 1, x["name"]
+            assert not ("--use-torch-fsdp2" in flags and "--use-distributed-optimizer" in flags)
+            assert "--use-torch-fsdp2" not in flags or P == 1, x["name"]
+            if flags.get("--recompute-method") == "block":
+                assert g("--recompute-num-layers") < layers // (P * x["virtual_stages"]), x["name"]
+        else:
+            assert L["megatron_why"], x["name"]
+        if L["torchtitan"] is not None:
+            titan += 1
+            par = L["torchtitan"]["parallelism"]
+            prod = 1
+            for k in ("data_parallel_replicate_degree", "data_parallel_shard_degree",
+                      "tensor_parallel_degree", "pipeline_parallel_degree",
+                      "context_parallel_degree"):
+                prod *= par[k]
+            assert prod == gpus, (x["name"], par)
+            assert par["pipeline_parallel_schedule"] in SCHEDULES, par
+            tr = L["torchtitan"]["training"]
+            assert tr["local_batch_size"] % par["pipeline_parallel_microbatch_size"] == 0, x["name"]
+            assert tr["global_batch_size"] == batch
+        else:
+            assert L["torchtitan_why"], x["name"]
+        if j["framework"] == "megatron":
+            assert L["megatron"] is not None, x["name"]
+print("checked %d plans: %d Megatron-LM argument lists, %d torchtitan configurations" % (
+    checked, megatron, titan))
+assert megatron > 0 and titan > 0

@@ -1,0 +1,188 @@
+/* Today's models (issue 45): grouped-query and latent attention and mixture-of-experts layers
+ * against figures worked by hand from their papers' hyper-parameters, and the shipped models'
+ * parameter counts against the totals their papers publish. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "ts_model.h"
+#include "ts_plan.h"
+
+#define MODELS TS_TEST_DATA "/../models"
+
+static ts_model *load(const char *name)
+{
+    char path[512];
+    ts_err e = {0};
+    ts_model *m = NULL;
+    assert_int_equal(ts_model_path(MODELS, name, false, path, sizeof path, &e), TS_OK);
+    if (ts_model_load(path, 0, &m, &e))
+        fail_msg("%s", e.msg);
+    return m;
+}
+
+/* Parameters a token runs through: every layer's linear FLOPs per token / 2 (the embedding's
+ * table counted whole, as the papers count it). */
+static double active_params(const ts_model *m)
+{
+    double p = 0;
+    for (int i = 0; i < m->nlayers; i++) {
+        const ts_layer *l = &m->layers[i];
+        p += !strcmp(l->kind, "embedding") ? l->params : l->slice_lin / 2;
+    }
+    return p;
+}
+
+/* Totals published with each model: Llama 3 8B, 70B, 405B (Table 3's names), Mixtral 8x7B
+ * 46.7B total and 12.9B active (the paper's section 2.1: "47B", "13B"; the release card: 46.7B,
+ * 12.9B), DeepSeek-V3 671B total and 37B activated (abstract). */
+static void test_published_totals(void **state)
+{
+    (void)state;
+    const struct {
+        const char *name;
+        double total, active;
+    } rows[] = {{"llama3-8b", 8.0e9, 0},
+                {"llama3-70b", 70e9, 0},
+                {"llama3-405b", 405e9, 0},
+                {"mixtral-8x7b", 46.7e9, 12.9e9},
+                {"deepseek-v3", 671e9, 37e9}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        ts_model *m = load(rows[i].name);
+        double P = ts_model_params(m), A = active_params(m);
+        if (fabs(P / rows[i].total - 1) > 0.01)
+            fail_msg("%s: %.2fB parameters, published %.1fB", rows[i].name, P / 1e9,
+                     rows[i].total / 1e9);
+        if (rows[i].active > 0 && fabs(A / rows[i].active - 1) > 0.03)
+            fail_msg("%s: %.2fB active, published %.1fB", rows[i].name, A / 1e9,
+                     rows[i].active / 1e9);
+        ts_model_free(m);
+    }
+}
+
+/* A Llama 3 8B layer by hand: Q and O h x h_q, K and V h x (8 x 128), SwiGLU's three h x f,
+ * attention core 4 s^2 h_q; stored bytes 18 s h + 6 s f + 5 a s^2 with keys and values 8 heads
+ * wide (4 s (h_q - h_kv) less than multi-head attention). */
+static void test_gqa_layer(void **state)
+{
+    (void)state;
+    ts_model *m = load("llama3-8b");
+    const ts_layer *l = &m->layers[1];
+    double h = 4096, hq = 4096, hkv = 1024, f = 14336, s = 8192, a = 32;
+    double lin = 2 * h * hq + 2 * h * hkv + 3 * h * f;
+    assert_true(fabs(l->params - (lin + hq + 2 * hkv + h + 2 * f + h + 4 * h)) < 1);
+    assert_true(fabs(l->fwd_flops - (2 * s * lin + 4 * s * s * hq)) < 1e3);
+    double act = 18 * s * h + 6 * s * f + 5 * a * s * s - 4 * s * (hq - hkv);
+    assert_true(fabs(l->act_bytes - act) < 1);
+    assert_true(fabs(l->kv_bytes - 2 * 2 * hkv * s) < 1);
+    assert_int_equal(l->kv_heads, 8);
+    assert_int_equal(l->heads, 32);
+    ts_model_free(m);
+}
+
+/* A Mixtral layer: 8 experts of 3 h f held, 2 run per token, a router of h x 8, two all-to-alls
+ * of 2 s k h bytes each per sample; and moe_every 2 makes layers 0 and 2 of four MoE. */
+static void test_moe_layer(void **state)
+{
+    (void)state;
+    ts_model *m = load("mixtral-8x7b");
+    const ts_layer *l = &m->layers[1];
+    double h = 4096, hkv = 1024, f = 14336, s = 32768;
+    double attn = 2 * h * h + 2 * h * hkv;
+    assert_true(fabs(l->expert_params - 8 * 3 * h * f) < 1);
+    assert_true(fabs(l->slice_lin - 2 * (attn + 2 * 3 * h * f + 8 * h)) < 1);
+    assert_true(fabs(l->a2a_bytes - 2 * s * 2 * h) < 1);
+    assert_int_equal(l->experts, 8);
+    assert_int_equal(l->top_k, 2);
+    ts_model_free(m);
+    const char *text =
+        "{\"format\": \"tessel-model/1\", \"name\": \"every\", \"seq\": 128, \"strategies\": "
+        "[\"1f1b\"], \"sections\": [{\"kind\": \"transformer\", \"count\": 4, \"hidden\": 64, "
+        "\"heads\": 4, \"kv_heads\": 2, \"experts\": 4, \"top_k\": 1, \"moe_every\": 2}]}";
+    ts_err e = {0};
+    assert_int_equal(ts_model_parse(text, strlen(text), "every", 0, &m, &e), TS_OK);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(m->layers[i].experts, i % 2 ? 0 : 4);
+    /* the MoE layer with top-1 of 4 experts of 4h runs the dense layer's FLOPs plus the router */
+    assert_true(fabs(m->layers[0].slice_lin - (m->layers[1].slice_lin + 2 * 64 * 4)) < 1e-6);
+    ts_model_free(m);
+}
+
+static void expect_bad(const char *section, const char *needle)
+{
+    char text[600];
+    snprintf(text, sizeof text,
+             "{\"format\": \"tessel-model/1\", \"name\": \"bad\", \"seq\": 128, \"strategies\": "
+             "[\"1f1b\"], \"sections\": [%s]}",
+             section);
+    ts_model *m = NULL;
+    ts_err e = {0};
+    assert_int_equal(ts_model_parse(text, strlen(text), "bad.json", 0, &m, &e), TS_EINPUT);
+    assert_null(m);
+    if (!strstr(e.msg, needle))
+        fail_msg("expected '%s' in: %s", needle, e.msg);
+}
+
+static void test_bad_sections(void **state)
+{
+    (void)state;
+    expect_bad("{\"kind\": \"transformer\", \"hidden\": 64, \"heads\": 4, \"kv_heads\": 3}",
+               "kv_heads 3 must divide heads 4");
+    expect_bad("{\"kind\": \"transformer\", \"hidden\": 64, \"heads\": 4, \"experts\": 2, "
+               "\"top_k\": 3}",
+               "top_k 3 must be a whole number up to experts 2");
+    expect_bad("{\"kind\": \"swin\", \"hidden\": 64, \"heads\": 4, \"window\": 7, \"experts\": 2}",
+               "experts apply to transformer-like sections only");
+}
+
+/* Megatron splits key/value groups like heads: T = 16 over Llama 3's 8 groups is refused with
+ * the reason, T = 8 is not; --seq (ts_model_load's seq) reaches 128K tokens. */
+static void test_tp_divides_kv_heads(void **state)
+{
+    (void)state;
+    ts_model *m = load("llama3-70b");
+    ts_hardware hw;
+    char path[512];
+    ts_err e = {0};
+    assert_int_equal(ts_model_path(MODELS, "h100-80gb", true, path, sizeof path, &e), TS_OK);
+    assert_int_equal(ts_hardware_load(path, &hw, &e), TS_OK);
+    ts_plan_req r = {.m = m, .h = &hw, .gpus = 64, .global = 64};
+    ts_plan_cfg c = {.strategy = "1f1b",
+                     .T = 16,
+                     .P = 4,
+                     .v = 1,
+                     .dp = 1,
+                     .b = 1,
+                     .N = 64,
+                     .recompute = TS_RC_FULL};
+    ts_plan_cost out;
+    char why[240];
+    assert_int_equal(ts_plan_cost_eval(&r, &c, &out, why, sizeof why), TS_REFUSE_HEADS + 1);
+    assert_non_null(strstr(why, "8 key/value"));
+    c.T = 8;
+    c.P = 8;
+    assert_int_equal(ts_plan_cost_eval(&r, &c, &out, why, sizeof why), 0);
+    ts_model_free(m);
+    assert_int_equal(ts_model_path(MODELS, "llama3-8b", false, path, sizeof path, &e), TS_OK);
+    assert_int_equal(ts_model_load(path, 131072, &m, &e), TS_OK);
+    assert_int_equal(m->seq, 131072);
+    assert_true(fabs(m->layers[1].gemm_tokens - 131072) < 1);
+    assert_true(isfinite(m->layers[1].act_bytes) &&
+                m->layers[1].act_bytes > 5 * 32 * 131072.0 * 131072);
+    ts_model_free(m);
+    ts_hardware_clear(&hw);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_published_totals),    cmocka_unit_test(test_gqa_layer),
+        cmocka_unit_test(test_moe_layer),           cmocka_unit_test(test_bad_sections),
+        cmocka_unit_test(test_tp_divides_kv_heads),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
