@@ -33,22 +33,31 @@ bad sweep_bad_method.json "unknown method 'greedy'"
 bad sweep_bad_format.json "format"
 bad sweep_bad_json.json "malformed JSON"
 bad sweep_bad_baseline.json "grid: point 'xshape-d3-train-mnone-chimera': baseline 'chimera' does not fit"
-# A point's options: the search's own fields, by its table.
-for opt in '{"turbo": 1}|'"'turbo' is not one of search's options" \
-    '{"memory": 3}|'"'memory' is not one of search's options" \
-    '{"effort": "lots"}|effort expects a number' '5|expected an object of search'; do
-    printf '{"format": "tessel-sweep/1", "grid": {"placements": ["vshape"], "ndevs": [4],
-             "options": %s}}' "${opt%%|*}" >"$TMP/opt.json"
+# A point's options: the search's own fields, by its table (a build without the solver has no
+# search to give them to, and says so).
+if "$TESSEL" search --help 2>&1 | grep -q -- "--effort"; then
+    for opt in '{"turbo": 1}|'"'turbo' is not one of search's options" \
+        '{"memory": 3}|'"'memory' is not one of search's options" \
+        '{"effort": "lots"}|effort expects a number' '5|expected an object of search'; do
+        printf '{"format": "tessel-sweep/1", "grid": {"placements": ["vshape"], "ndevs": [4],
+                 "options": %s}}' "${opt%%|*}" >"$TMP/opt.json"
+        "$TESSEL" sweep "$TMP/opt.json" --dry-run >"$TMP/stdout" 2>"$TMP/stderr"
+        rc=$?
+        [ "$rc" -eq 2 ] && grep -qF -- "grid.options: ${opt#*|}" "$TMP/stderr"
+        check_status $? "options ${opt%%|*}: exit 2 and '${opt#*|}'" "exit $rc" "$(cat "$TMP/stderr")"
+    done
+    printf '{"format": "tessel-sweep/1", "points": [{"placement": "vshape", "ndevs": 4,
+             "method": "1f1b", "options": {"seed": 3}}]}' >"$TMP/opt.json"
     "$TESSEL" sweep "$TMP/opt.json" --dry-run >"$TMP/stdout" 2>"$TMP/stderr"
-    rc=$?
-    [ "$rc" -eq 2 ] && grep -qF -- "grid.options: ${opt#*|}" "$TMP/stderr"
-    check_status $? "options ${opt%%|*}: exit 2 and '${opt#*|}'" "exit $rc" "$(cat "$TMP/stderr")"
-done
-printf '{"format": "tessel-sweep/1", "points": [{"placement": "vshape", "ndevs": 4,
-         "method": "1f1b", "options": {"seed": 3}}]}' >"$TMP/opt.json"
-"$TESSEL" sweep "$TMP/opt.json" --dry-run >"$TMP/stdout" 2>"$TMP/stderr"
-[ $? -eq 2 ] && grep -qF "takes no search options" "$TMP/stderr"
-check_status $? "a baseline point with options: refused" "$(cat "$TMP/stderr")"
+    [ $? -eq 2 ] && grep -qF "takes no search options" "$TMP/stderr"
+    check_status $? "a baseline point with options: refused" "$(cat "$TMP/stderr")"
+else
+    printf '{"format": "tessel-sweep/1", "grid": {"placements": ["vshape"], "ndevs": [4],
+             "options": {"seed": 3}}}' >"$TMP/opt.json"
+    "$TESSEL" sweep "$TMP/opt.json" --dry-run >"$TMP/stdout" 2>"$TMP/stderr"
+    [ $? -eq 2 ] && grep -qF "this build has no solver" "$TMP/stderr"
+    check_status $? "options without a solver: refused" "$(cat "$TMP/stderr")"
+fi
 
 # --dry-run checks the whole spec too: a baseline that does not fit is refused, nothing listed.
 "$TESSEL" sweep "$TESTS/fixtures/sweep_bad_baseline.json" --dry-run >"$TMP/stdout" 2>"$TMP/stderr"
