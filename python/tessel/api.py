@@ -2,6 +2,7 @@
 of that name run in this process by the C library."""
 
 import ctypes
+import errno
 import os
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
@@ -112,7 +113,10 @@ def import_schedule(path: Union[str, "os.PathLike[str]"], placement: Placement,
     validated. format: "python" (default: a schedule the Python Tessel saved) or "pytorch"
     (torch.distributed.pipelining's compute-only CSV, as Schedule.to_pytorch_csv writes it);
     memory records (and checks) a per-device capacity; n: the Python Tessel's unroll at exactly n
-    micro-batches."""
+    micro-batches. A missing file raises FileNotFoundError."""
+    if not os.path.exists(os.fspath(path)):
+        # as open() and Placement.from_file say it
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), os.fspath(path))
     req = _request("import", _placement(placement), path=os.fspath(path), format=format,
                    memory=memory, n=n)
     reply = _lib.call("import", req)
