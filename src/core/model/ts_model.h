@@ -231,6 +231,9 @@ double ts_hw_allreduce_s(const ts_hardware *h, int first, int T, double n);
 typedef enum { TS_COLL_ALLREDUCE, TS_COLL_REDUCE_SCATTER, TS_COLL_ALLGATHER } ts_collective;
 double ts_hw_group_bw(const ts_hardware *h, int stride, int k);
 double ts_hw_collective_s(const ts_hardware *h, ts_collective kind, int stride, int k, double n);
+/* The fixed part of one such collective, whatever its size: NCCL's latency model (a base and a
+ * latency per ring step, NVLink or network; values and source in model_comm.c). */
+double ts_hw_collective_lat_s(const ts_hardware *h, ts_collective kind, int stride, int k);
 /* Point-to-point send of n bytes between GPUs a and b. */
 double ts_hw_p2p_s(const ts_hardware *h, int a, int b, double n);
 /* Bytes per parameter held on one GPU for weights, gradients and Adam state under ZeRO stage z
