@@ -60,6 +60,8 @@ def predict(c, auto=False):
             "--strategies", "interleaved" if c["v"] not in ("-", "1") else "1f1b,interleaved"]
     if c["E"] not in ("-", "1"):
         args += ["--expert-parallel", c["E"]]
+    if c["cp_comm"] != "-":
+        args += ["--cp-comm", c["cp_comm"]]
     for flag, key in (("--virtual-stages", "v"), ("--micro-batch-size", "b"),
                       ("--recompute", "recompute"), ("--sequence-parallel", "sp"),
                       ("--zero", "zero"), ("--first-stage-layers", "first"),

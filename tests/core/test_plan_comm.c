@@ -1,7 +1,8 @@
 /* The costs of communication a plan pays besides its bytes over bandwidth (issue 45): NCCL's
  * fixed latency per collective (its own tuning model: a base and a latency per ring step, NVLink
  * or network), and the compute slowdown of communication hidden beside it (Lee et al. 2025:
- * 18.9 % on average), here on ZeRO-3's gathers and reduce-scatters. */
+ * 18.9 % on average), here on ZeRO-3's gathers and reduce-scatters; and context parallelism by
+ * all-gather beside the ring. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -99,11 +100,47 @@ static void test_zero3_overlap(void **state)
     ts_model_free(m);
 }
 
+/* Context parallelism by all-gather (the Llama 3 paper's, at 128K tokens over 16 GPUs, one per
+ * node behind tensor parallelism 8): each block's keys and values (split by T) gathered before
+ * the attention core and their gradients reduce-scattered after the backward, over one network
+ * adapter per GPU, exposed; the ring hides its transfers behind the attention core at this
+ * length. */
+static void test_cp_allgather(void **state)
+{
+    (void)state;
+    char path[512];
+    ts_err e = {0};
+    ts_model *m = NULL;
+    assert_int_equal(ts_model_path(MODELS, "llama3-405b", false, path, sizeof path, &e), TS_OK);
+    if (ts_model_load(path, 131072, &m, &e))
+        fail_msg("%s", e.msg);
+    ts_hardware h;
+    load_hw("h100-80gb", &h);
+    const ts_layer *l = NULL;
+    for (int i = 0; i < m->nlayers && !l; i++)
+        if (m->layers[i].kv_bytes > 0)
+            l = &m->layers[i];
+    assert_non_null(l);
+    ts_cost_opts o = {.b = 1, .T = 8, .seqpar = true, .gemm_shape = true, .fused = true, .cp = 16};
+    ts_layer_cost ring, ag;
+    ts_layer_cost_of(l, &h, &o, 0, &ring);
+    o.cp_allgather = true;
+    ts_layer_cost_of(l, &h, &o, 0, &ag);
+    double n = l->kv_bytes / 8;
+    double want = 15.0 / 16 * n / 50e9 * 2 + 2 * (8.4 + 15 * 9.6) * 1e-6;
+    assert_true(ring.cp_s == 0);
+    assert_true(fabs(ag.cp_s - want) < 1e-9 * want);
+    assert_true(fabs(ag.fwd_s + ag.bgrad_s - (ring.fwd_s + ring.bgrad_s) - want) < 1e-9 * want);
+    ts_hardware_clear(&h);
+    ts_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_latency),
         cmocka_unit_test(test_zero3_overlap),
+        cmocka_unit_test(test_cp_allgather),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

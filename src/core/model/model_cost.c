@@ -114,6 +114,18 @@ static double ts_layer_ring(const ts_layer *l, const ts_hardware *h, const ts_co
     if (o->cp <= 1 || l->kv_bytes <= 0)
         return 0;
     double C = o->cp, T = o->T > 0 ? o->T : 1;
+    if (o->cp_allgather) {
+        /* The Llama 3 paper's context parallelism (Llama Team 2024, section 3.3.2): each GPU
+         * all-gathers the whole sequence's keys and values (split by T, their heads) before the
+         * attention core, and its backward reduce-scatters their gradients; both exposed, the
+         * paper relying on grouped-query attention's small keys and values rather than overlap */
+        double n = l->kv_bytes * o->b / T;
+        double ag = ts_hw_collective_s(h, TS_COLL_ALLGATHER, (int)T, o->cp, n) +
+                    ts_hw_collective_lat_s(h, TS_COLL_ALLGATHER, (int)T, o->cp);
+        *bwd = ts_hw_collective_s(h, TS_COLL_REDUCE_SCATTER, (int)T, o->cp, n) +
+               ts_hw_collective_lat_s(h, TS_COLL_REDUCE_SCATTER, (int)T, o->cp);
+        return ag;
+    }
     /* keys and values split by T (their heads) on each GPU */
     double step = l->kv_bytes * o->b / (C * T) / ts_hw_group_bw(h, (int)T, o->cp);
     double ring = (C - 1) * step;

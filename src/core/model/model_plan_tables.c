@@ -49,6 +49,7 @@ int ts_plan_tables_make(const ts_plan_req *r, int T, int b, bool seqpar, int C, 
                           .gemm_shape = true,
                           .fused = r->h->fused_attention,
                           .cp = t->C,
+                          .cp_allgather = r->cp_allgather,
                           .fp8 = r->h->fp8,
                           .ep = t->E};
         for (int i = 0; i < n; i++)

@@ -176,6 +176,8 @@ typedef struct {
      * of every sequence, and keys and values pass round a ring (ring attention), hidden behind
      * the attention core where it is longer */
     int cp;
+    /* context parallelism all-gathers the keys and values instead (cp_allgather) */
+    bool cp_allgather;
     /* expert parallelism over ep GPUs at stride T (0 or 1: none): an MoE layer's routed experts
      * split ep ways, its tokens sent to their experts and back by all-to-all */
     int ep;
