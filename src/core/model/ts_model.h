@@ -62,6 +62,12 @@ typedef struct {
     /* the attention input projection's output width (QKV: h_q + 2 kv_heads d; 3 h_q when 0)
      * and the feed-forward GEMMs' rows per token (MoE: top_k + shared experts; 1 when 0) */
     double gemm_qkv, gemm_ffn_rows;
+    /* Multi-head latent attention's projections in place of the one QKV GEMM (0 without it):
+     * the down-projection to the latents and the rotary keys (output width mla_down, input h;
+     * Megatron-Core duplicates it on every tensor-parallel GPU), the queries' up-projection
+     * (mla_q_n wide from mla_q_rank, or from h without a query latent) and the keys' and
+     * values' (mla_kv_n wide from mla_kv_rank), both split by T */
+    double mla_down, mla_q_rank, mla_q_n, mla_kv_rank, mla_kv_n;
     /* bytes of keys and values per sample (context parallelism's ring passes them on) */
     double kv_bytes;
     /* Mixture of experts (0 elsewhere): routed experts, experts per token, the parameters of
