@@ -277,7 +277,11 @@ static void ts_plan_tail(const ts_plan_req *r, const ts_plan_cfg *c, const ts_ps
     double g = x->params * TS_WIRE_BYTES, N = c->N, bw = x->bg + x->wg;
     /* Megatron reduces its fp32 main gradients in fp32 (4 bytes) unless they are bf16 */
     double gr = r->framework == TS_FW_MEGATRON && !r->grad_bf16 && !r->infer ? 2 * g : g;
-    double hide = bw + (closed ? s * bw : 0);
+    /* DeepSpeed's pipeline engine reduces the gradients only after the last micro-batch (its
+     * TrainSchedule ends with ReduceTiedGrads, ReduceGrads, OptimizerStep: deepspeed/runtime/
+     * pipe/schedule.py), not behind the last backward: only a stage's idle tail hides it */
+    bool after = r->framework == TS_FW_DEEPSPEED && c->P > 1;
+    double hide = (after ? 0 : bw) + (closed ? s * bw : 0);
     int d = c->dp * c->C;
     double nb = c->zero == 3 ? x->nl : ts_plan_buckets(x->params, d);
     double rs = ts_hw_collective_s(r->h, TS_COLL_REDUCE_SCATTER, c->T, d, gr) +
