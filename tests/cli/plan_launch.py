@@ -14,6 +14,7 @@ runs = [
     ("llama3-70b", "h100-80gb", 64, 128, []),
     ("mixtral-8x7b", "h100-80gb", 64, 256, ["--seq", "4096"]),
     ("llama3-8b", "h100-80gb", 64, 64, ["--seq", "131072"]),
+    ("llama3-8b", "h100-80gb", 64, 64, ["--seq", "131072", "--cp-comm", "allgather"]),
     ("llama3-405b", "h100-80gb", 1024, 512, ["--first-stage-layers", "7", "--last-stage-layers", "7", "--pipeline", "16"]),
     ("gpt3-13b", "a100-80gb", 32, 256, ["--framework", "fsdp"]),
     ("gpt3-13b", "a100-80gb", 32, 256, ["--framework", "deepspeed"]),
@@ -71,6 +72,9 @@ for model, hw, gpus, batch, extra in runs:
             assert batch % (g("--micro-batch-size") * DP) == 0, x["name"]
             assert g("--global-batch-size") == batch
             assert C == 1 or g("--seq-length") % (2 * C) == 0, x["name"]
+            # Megatron-Core's --cp-comm-type choices; the one asked for
+            ag = "allgather" in extra
+            assert C == 1 or flags["--cp-comm-type"] == ("all_gather" if ag else "p2p"), x["name"]
             assert "--sequence-parallel" not in flags or T > 1, x["name"]
             assert not ("--use-torch-fsdp2" in flags and "--use-distributed-optimizer" in flags)
             assert "--use-torch-fsdp2" not in flags or P == 1, x["name"]
@@ -88,6 +92,9 @@ for model, hw, gpus, batch, extra in runs:
                 prod *= par[k]
             assert prod == gpus, (x["name"], par)
             assert par["pipeline_parallel_schedule"] in SCHEDULES, par
+            if par["context_parallel_degree"] > 1:
+                want = "allgather" if "allgather" in extra else "alltoall"
+                assert par["context_parallel_rotate_method"] == want, (x["name"], par)
             tr = L["torchtitan"]["training"]
             assert tr["local_batch_size"] % par["pipeline_parallel_microbatch_size"] == 0, x["name"]
             assert tr["global_batch_size"] == batch

@@ -177,12 +177,56 @@ static void test_tp_divides_kv_heads(void **state)
     ts_hardware_clear(&hw);
 }
 
+/* DeepSeek-V3's MoE layer on B200: the token permutation before the experts and back (8
+ * copies of each of 4096 tokens' 7168-wide bf16 state written and read, the tokens read and
+ * written once: 2 x 2 x 7168 x 9 bytes a token) at HBM bandwidth, in the forward and again in
+ * the backward; with 32 experts on each of 8 GPUs, sorted once more each way. MLA's
+ * down-projection runs whole on each tensor-parallel GPU: at T = 8 the layer's GEMMs reach a
+ * lower fraction of the large-GEMM rate than the one QKV GEMM of the same FLOPs would. */
+static void test_moe_permute_mla(void **state)
+{
+    (void)state;
+    ts_model *m = load("deepseek-v3");
+    ts_hardware hw;
+    char path[512];
+    ts_err e = {0};
+    assert_int_equal(ts_model_path(MODELS, "b200-180gb", true, path, sizeof path, &e), TS_OK);
+    if (ts_hardware_load(path, &hw, &e))
+        fail_msg("%s", e.msg);
+    const ts_layer *l = NULL;
+    for (int i = 0; i < m->nlayers && !l; i++)
+        if (m->layers[i].experts > 0)
+            l = &m->layers[i];
+    assert_non_null(l);
+    ts_layer dense = *l;
+    dense.experts = 0;
+    double bytes = 2 * 2 * 7168.0 * 9 * 4096, bw = hw.hbm_gbs * 1e9;
+    for (int ep = 1; ep <= 8; ep *= 8) {
+        ts_cost_opts o = {.b = 1, .T = 1, .gemm_shape = true, .fused = true, .ep = ep};
+        ts_layer_cost with, without;
+        ts_layer_cost_of(l, &hw, &o, 0, &with);
+        o.ep = 1;
+        ts_layer_cost_of(&dense, &hw, &o, 0, &without);
+        double perm = (ep > 1 ? 2 : 1) * bytes / bw;
+        double a2a = with.a2a_s / 2;
+        assert_true(fabs(with.fwd_s - without.fwd_s - a2a - perm) < 1e-9 * with.fwd_s);
+        assert_true(fabs(with.bgrad_s - without.bgrad_s - a2a - perm) < 1e-9 * with.bgrad_s);
+    }
+    ts_layer one = *l;
+    one.mla_down = 0;
+    assert_true(ts_layer_gemm_factor(l, &hw, 1, 8) < ts_layer_gemm_factor(&one, &hw, 1, 8));
+    assert_true(fabs(ts_layer_gemm_factor(l, &hw, 1, 1) - ts_layer_gemm_factor(&one, &hw, 1, 1)) <
+                0.05);
+    ts_model_free(m);
+    ts_hardware_clear(&hw);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_published_totals),    cmocka_unit_test(test_gqa_layer),
         cmocka_unit_test(test_moe_layer),           cmocka_unit_test(test_bad_sections),
-        cmocka_unit_test(test_tp_divides_kv_heads),
+        cmocka_unit_test(test_tp_divides_kv_heads), cmocka_unit_test(test_moe_permute_mla),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,6 +33,11 @@ static const ts_op_option ts_op_plan_opts[] = {
     {"context_parallel", NULL, "context-parallel", 0, TS_OPV_INT, 1, 4096, "C",
      "context parallelism (ring attention); default: auto, 4096 tokens per GPU or more",
      TS_PLAN_FRONTS},
+    {"cp_comm", NULL, "cp-comm", 0, TS_OPV_TEXT, 0, 0, "ring|allgather",
+     "context parallelism's keys and values: ring (passed round behind the attention core, "
+     "Megatron's p2p) or allgather (gathered before it and reduce-scattered after the backward, "
+     "exposed: the Llama 3 paper's); default ring",
+     TS_PLAN_CLI("Python's tessel.plan does not take it yet (python/tessel/api.py)")},
     {"expert_parallel", NULL, "expert-parallel", 0, TS_OPV_INT, 1, 4096, "E",
      "expert parallelism of MoE layers; default: auto", TS_PLAN_FRONTS},
     {"first_stage_layers", NULL, "first-stage-layers", 0, TS_OPV_INT, 1, 100000, "n",
@@ -260,7 +265,8 @@ int ts_op_plan_read(json_t *req, ts_front f, ts_op_plan_req *r, ts_err *e)
     static const char *const attn[] = {"unfused", "fused", NULL};
     static const char *const fws[] = {"megatron", "fsdp", "deepspeed", NULL};
     static const char *const grads[] = {"fp32", "bf16", NULL};
-    int grad = 0;
+    static const char *const cpc[] = {"ring", "allgather", NULL};
+    int grad = 0, cp_ag = 0;
     const ts_op *op = &ts_op_plan;
     int fp8 = 0;
     memset(r, 0, sizeof *r);
@@ -282,10 +288,11 @@ int ts_op_plan_read(json_t *req, ts_front f, ts_op_plan_req *r, ts_err *e)
         ts_op_plan_word("attention", req, f, attn, &r->attention, e) ||
         ts_op_plan_word("framework", req, f, fws, &r->r.framework, e) ||
         ts_op_plan_word("grad_dtype", req, f, grads, &grad, e) ||
-        ts_op_plan_strategies(req, f, r, e))
+        ts_op_plan_word("cp_comm", req, f, cpc, &cp_ag, e) || ts_op_plan_strategies(req, f, r, e))
         return e->code;
     r->fp8 = fp8 == 1;
     r->r.grad_bf16 = grad == 1;
+    r->r.cp_allgather = cp_ag == 1;
     if (ts_op_require(op, req, f, required, NULL, e) || ts_op_plan_chunks(r, f, e))
         return TS_EINPUT;
     return ts_op_plan_divides(r, e);

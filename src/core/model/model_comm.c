@@ -43,6 +43,30 @@ double ts_hw_collective_s(const ts_hardware *h, ts_collective kind, int stride, 
     return steps * (k - 1) / k * n / ts_hw_group_bw(h, stride, k);
 }
 
+/* NCCL's own latency model (its tuning model, src/graph/tuning.cc, for the ring algorithm with
+ * the Simple protocol that large messages take): 8.4 us per collective, and per ring step 3.4 us
+ * over NVLink or 9.6 us over the network. A ring all-gather or reduce-scatter of k GPUs takes
+ * k - 1 steps, an all-reduce twice as many; of them (nodes - 1) (twice for an all-reduce) cross
+ * the network. */
+#define TS_NCCL_BASE_US 8.4
+#define TS_NCCL_NVLINK_STEP_US 3.4
+#define TS_NCCL_NET_STEP_US 9.6
+
+double ts_hw_collective_lat_s(const ts_hardware *h, ts_collective kind, int stride, int k)
+{
+    if (k <= 1)
+        return 0;
+    int gpn = h->gpus_per_node > 0 ? h->gpus_per_node : 8;
+    long span = (long)(stride > 0 ? stride : 1) * k;
+    /* members of the group in one node, and the nodes it spans */
+    int m = span <= gpn ? k : stride < gpn ? gpn / (stride > 0 ? stride : 1) : 1;
+    int nodes = (k + m - 1) / m;
+    double twice = kind == TS_COLL_ALLREDUCE ? 2 : 1;
+    double steps = twice * (k - 1), net = twice * (nodes - 1);
+    return (TS_NCCL_BASE_US + (steps - net) * TS_NCCL_NVLINK_STEP_US + net * TS_NCCL_NET_STEP_US) *
+           1e-6;
+}
+
 double ts_hw_p2p_s(const ts_hardware *h, int a, int b, double n)
 {
     return a == b || n <= 0 ? 0 : n / ts_hw_link_bw(h, a, b);

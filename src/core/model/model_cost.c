@@ -34,13 +34,24 @@ double ts_layer_gemm_factor(const ts_layer *l, const ts_hardware *h, int b, int 
     double rows = l->gemm_ffn_rows > 0 ? l->gemm_ffn_rows : 1;
     /* (n, k) of each GEMM per GPU under Megatron's split: QKV and the first feed-forward
      * matrices split their outputs, the attention output and the second split their inputs. */
-    double n[4] = {qkv / t, hh, (nm - 1) * f / t, hh};
-    double k[4] = {hh, hq / t, hh, f / t};
-    double mm[4] = {m, m, m * rows, m * rows};
+    double n[7] = {qkv / t, hh, (nm - 1) * f / t, hh};
+    double k[7] = {hh, hq / t, hh, f / t};
+    double mm[7] = {m, m, m * rows, m * rows, m, m, m};
+    /* FLOPs a GPU runs per FLOP counted (a duplicated GEMM runs whole on each of T) */
+    double dup[7] = {1, 1, 1, 1, 1, 1, 1};
+    int g = 4;
+    if (l->mla_down > 0) {
+        /* MLA: the down-projection (whole on every GPU) and the two up-projections */
+        double qk = l->mla_q_rank > 0 ? l->mla_q_rank : hh;
+        n[0] = l->mla_down, k[0] = hh, dup[0] = t;
+        n[4] = l->mla_q_n / t, k[4] = qk;
+        n[5] = l->mla_kv_n / t, k[5] = l->mla_kv_rank;
+        g = 6;
+    }
     double flops = 0, time = 0;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < g; i++) {
         double fl = 2 * mm[i] * n[i] * k[i];
-        flops += fl;
+        flops += fl / dup[i];
         time += fl / ts_gemm_efficiency(h, mm[i], n[i], k[i]);
     }
     return flops > 0 ? flops / time : 1;
@@ -114,6 +125,18 @@ static double ts_layer_ring(const ts_layer *l, const ts_hardware *h, const ts_co
     if (o->cp <= 1 || l->kv_bytes <= 0)
         return 0;
     double C = o->cp, T = o->T > 0 ? o->T : 1;
+    if (o->cp_allgather) {
+        /* The Llama 3 paper's context parallelism (Llama Team 2024, section 3.3.2): each GPU
+         * all-gathers the whole sequence's keys and values (split by T, their heads) before the
+         * attention core, and its backward reduce-scatters their gradients; both exposed, the
+         * paper relying on grouped-query attention's small keys and values rather than overlap */
+        double n = l->kv_bytes * o->b / T;
+        double ag = ts_hw_collective_s(h, TS_COLL_ALLGATHER, (int)T, o->cp, n) +
+                    ts_hw_collective_lat_s(h, TS_COLL_ALLGATHER, (int)T, o->cp);
+        *bwd = ts_hw_collective_s(h, TS_COLL_REDUCE_SCATTER, (int)T, o->cp, n) +
+               ts_hw_collective_lat_s(h, TS_COLL_REDUCE_SCATTER, (int)T, o->cp);
+        return ag;
+    }
     /* keys and values split by T (their heads) on each GPU */
     double step = l->kv_bytes * o->b / (C * T) / ts_hw_group_bw(h, (int)T, o->cp);
     double ring = (C - 1) * step;
@@ -131,6 +154,24 @@ static double ts_layer_a2a(const ts_layer *l, const ts_hardware *h, const ts_cos
     double E = o->ep, T = o->T > 0 ? o->T : 1, C = o->cp > 1 ? o->cp : 1;
     double bytes = l->a2a_bytes * o->b / C / (o->seqpar ? T : 1) * (E - 1) / E;
     return 2 * bytes / ts_hw_group_bw(h, (int)T, o->ep);
+}
+
+/* An MoE layer's token permutation (Megatron-Core's token dispatcher): before the experts each
+ * token's hidden state is copied once per chosen expert, grouped by expert (read h, write top_k
+ * h), and after them the top_k outputs are read back and summed into one (read top_k h, write
+ * h), bf16; with expert parallelism and more than one expert per GPU the received tokens are
+ * sorted by local expert once more each way. Memory-bound: seconds of one forward at HBM
+ * bandwidth (the backward moves the gradients the same way). Each tensor-parallel GPU permutes
+ * its s / T tokens under sequence parallelism, all s otherwise. */
+static double ts_layer_permute(const ts_layer *l, const ts_hardware *h, const ts_cost_opts *o)
+{
+    if (l->experts <= 0 || l->gemm_tokens <= 0)
+        return 0;
+    double T = o->T > 0 ? o->T : 1, C = o->cp > 1 ? o->cp : 1, k = l->top_k > 0 ? l->top_k : 1;
+    double tokens = l->gemm_tokens * o->b / C / (o->seqpar ? T : 1);
+    double sorts = o->ep > 1 && l->experts / o->ep > 1 ? 2 : 1;
+    double bytes = sorts * 2 * 2 * l->gemm_h * (1 + k) * tokens;
+    return bytes / ((h->hbm_gbs > 0 ? h->hbm_gbs : 2000) * 1e9);
 }
 
 /* Parameters a GPU of a T-wide group holds of the layer, before T splits them: the routed
@@ -166,20 +207,20 @@ void ts_layer_cost_of(const ts_layer *l, const ts_hardware *h, const ts_cost_opt
         elem += 1.5 * l->act_gemm_in_bytes * b / (T * C) / bw;
     }
     double ring_b, ring_f = ts_layer_ring(l, h, o, core_s, &ring_b);
-    double a2a = ts_layer_a2a(l, h, o);
+    double a2a = ts_layer_a2a(l, h, o), perm = o->gemm_shape ? ts_layer_permute(l, h, o) : 0;
     c->cp_s = ring_f + ring_b;
     c->a2a_s = 2 * a2a;
-    c->fwd_s = comp + elem + ar + ring_f + a2a;
+    c->fwd_s = comp + elem + ar + ring_f + a2a + perm;
     /* Backward is twice the forward's FLOPs: the input gradient and the weight gradient, one
      * forward's worth each; the all-reduces and all-to-alls of the forward recur in the
      * input-gradient half. A fused attention kernel's backward recomputes the scores (half
      * the core's forward again). Full recomputation repeats the forward (with its
      * collectives), selective only the attention core (nothing when fused: it is not stored). */
     double flash = o->fused && o->gemm_shape && l->gemm_tokens > 0 ? core_s / 2 : 0;
-    double redo = o->recompute                ? comp + elem + ar + ring_f + a2a
+    double redo = o->recompute                ? comp + elem + ar + ring_f + a2a + perm
                   : o->selective && !o->fused ? core_s + elem_core
                                               : 0;
-    c->bgrad_s = comp + flash + 2 * elem + ar + ring_b + a2a + redo;
+    c->bgrad_s = comp + flash + 2 * elem + ar + ring_b + a2a + perm + redo;
     c->wgrad_s = comp;
     c->out_bytes = l->out_bytes * b / C;
     if (o->infer) {

@@ -41,6 +41,8 @@ static int ts_need(const char *where, const char *kind, const char *field, doubl
  * q_lora_rank one) with rope_head_dim positional dimensions per head. */
 typedef struct {
     double lin, bias, pair, qkv, out_in, kv_tok;
+    /* MLA's GEMM shapes (ts_layer's mla_* fields) */
+    double down, q_rank, q_n, kv_rank, kv_n;
 } ts_attn_shape;
 
 static int ts_attention(const ts_section *s, const char *where, ts_attn_shape *x, ts_err *e)
@@ -59,6 +61,11 @@ static int ts_attention(const ts_section *s, const char *where, ts_attn_shape *x
         x->pair = 2 * a * dq + 2 * a * dv;
         x->qkv = (x->lin - x->out_in * h) / h;
         x->kv_tok = 2 * a * (dq + dv);
+        x->down = (ql > 0 ? ql : 0) + kl + s->rope_head_dim;
+        x->q_rank = ql > 0 ? ql : 0;
+        x->q_n = a * dq;
+        x->kv_rank = kl;
+        x->kv_n = a * (d + dv);
         return TS_OK;
     }
     double hq = a * d, hkv = g * d;
@@ -104,6 +111,11 @@ static int ts_transformer(const ts_section *s, const char *where, ts_layer *l, t
     l->gemm_f = f;
     l->gemm_nm = nm;
     l->gemm_ffn_rows = 1;
+    l->mla_down = x.down;
+    l->mla_q_rank = x.q_rank;
+    l->mla_q_n = x.q_n;
+    l->mla_kv_rank = x.kv_rank;
+    l->mla_kv_n = x.kv_n;
     l->heads = (int)a;
     l->kv_heads = (int)(s->kv_heads > 0 ? s->kv_heads : a);
     l->attn_flops = l->slice_attn * S * S;

@@ -96,6 +96,9 @@ static json_t *ts_megatron_args(const ts_plan_req *r, const ts_plan *pl)
     if (c->last > 0)
         ts_arg(a, "--decoder-last-pipeline-num-layers", c->last);
     ts_arg(a, "--context-parallel-size", c->C > 1 ? c->C : 1);
+    /* Megatron-Core's --cp-comm-type: p2p (the ring) or all_gather */
+    if (c->C > 1)
+        ts_arg_s(a, "--cp-comm-type", r->cp_allgather ? "all_gather" : "p2p");
     if (x.experts > 0) {
         ts_arg(a, "--num-experts", x.experts);
         ts_arg(a, "--expert-model-parallel-size", c->E > 1 ? c->E : 1);
@@ -167,6 +170,11 @@ static json_t *ts_titan(const ts_plan_req *r, const ts_plan *pl, const char **wh
                   sched, "pipeline_parallel_microbatch_size", c->b);
     if (c->zero == 2)
         json_object_set_new(par, "fsdp_reshard_after_forward", json_string("never"));
+    /* torchtitan's context_parallel_rotate_method: allgather, or alltoall (keys and values
+     * passed on between ranks, as in a ring) */
+    if (c->C > 1)
+        json_object_set_new(par, "context_parallel_rotate_method",
+                            json_string(r->cp_allgather ? "allgather" : "alltoall"));
     const int *k = pl->cost.stages_rc;
     const char *ac = k[TS_RC_FULL] ? "full" : k[TS_RC_SELECTIVE] ? "selective" : "none";
     return json_pack("{so s{sI si si} s{ss}}", "parallelism", par, "training", "global_batch_size",

@@ -49,14 +49,26 @@ int ts_plan_tables_make(const ts_plan_req *r, int T, int b, bool seqpar, int C, 
                           .gemm_shape = true,
                           .fused = r->h->fused_attention,
                           .cp = t->C,
+                          .cp_allgather = r->cp_allgather,
                           .fp8 = r->h->fp8,
                           .ep = t->E};
         for (int i = 0; i < n; i++)
             ts_layer_cost_of(&m->layers[i], r->h, &o, 0, &t->lc[k][i]);
     }
+    /* each tensor-parallel all-reduce (with sequence parallelism a reduce-scatter and an
+     * all-gather) also pays NCCL's fixed latency: in the forward, again in the input-gradient
+     * half, and in the recomputed forward */
+    double lat = seqpar ? 2 * ts_hw_collective_lat_s(r->h, TS_COLL_REDUCE_SCATTER, 1, T)
+                        : ts_hw_collective_lat_s(r->h, TS_COLL_ALLREDUCE, 1, T);
     for (int i = 0; i < n; i++) {
         const ts_layer *l = &m->layers[i];
-        t->tp[i] = l->allreduces * ts_hw_allreduce_s(r->h, 0, T, l->ar_bytes * b / t->C);
+        double li = l->allreduces * lat;
+        for (int k = 0; k < 3 && li > 0; k++) {
+            t->lc[k][i].fwd_s += li;
+            if (!r->infer)
+                t->lc[k][i].bgrad_s += k == TS_RC_FULL ? 2 * li : li;
+        }
+        t->tp[i] = l->allreduces * ts_hw_allreduce_s(r->h, 0, T, l->ar_bytes * b / t->C) + li;
         /* the routed experts split E ways */
         double held = l->params - l->expert_params + l->expert_params / t->E;
         t->params[i] = held / T;

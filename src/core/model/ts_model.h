@@ -62,6 +62,12 @@ typedef struct {
     /* the attention input projection's output width (QKV: h_q + 2 kv_heads d; 3 h_q when 0)
      * and the feed-forward GEMMs' rows per token (MoE: top_k + shared experts; 1 when 0) */
     double gemm_qkv, gemm_ffn_rows;
+    /* Multi-head latent attention's projections in place of the one QKV GEMM (0 without it):
+     * the down-projection to the latents and the rotary keys (output width mla_down, input h;
+     * Megatron-Core duplicates it on every tensor-parallel GPU), the queries' up-projection
+     * (mla_q_n wide from mla_q_rank, or from h without a query latent) and the keys' and
+     * values' (mla_kv_n wide from mla_kv_rank), both split by T */
+    double mla_down, mla_q_rank, mla_q_n, mla_kv_rank, mla_kv_n;
     /* bytes of keys and values per sample (context parallelism's ring passes them on) */
     double kv_bytes;
     /* Mixture of experts (0 elsewhere): routed experts, experts per token, the parameters of
@@ -176,6 +182,8 @@ typedef struct {
      * of every sequence, and keys and values pass round a ring (ring attention), hidden behind
      * the attention core where it is longer */
     int cp;
+    /* context parallelism all-gathers the keys and values instead (cp_allgather) */
+    bool cp_allgather;
     /* expert parallelism over ep GPUs at stride T (0 or 1: none): an MoE layer's routed experts
      * split ep ways, its tokens sent to their experts and back by all-to-all */
     int ep;
@@ -231,6 +239,9 @@ double ts_hw_allreduce_s(const ts_hardware *h, int first, int T, double n);
 typedef enum { TS_COLL_ALLREDUCE, TS_COLL_REDUCE_SCATTER, TS_COLL_ALLGATHER } ts_collective;
 double ts_hw_group_bw(const ts_hardware *h, int stride, int k);
 double ts_hw_collective_s(const ts_hardware *h, ts_collective kind, int stride, int k, double n);
+/* The fixed part of one such collective, whatever its size: NCCL's latency model (a base and a
+ * latency per ring step, NVLink or network; values and source in model_comm.c). */
+double ts_hw_collective_lat_s(const ts_hardware *h, ts_collective kind, int stride, int k);
 /* Point-to-point send of n bytes between GPUs a and b. */
 double ts_hw_p2p_s(const ts_hardware *h, int a, int b, double n);
 /* Bytes per parameter held on one GPU for weights, gradients and Adam state under ZeRO stage z

@@ -99,6 +99,9 @@ typedef struct {
     /* Megatron's main gradients in bf16 (NeMo's FP8 performance recipes: grad_reduce_in_fp32
      * False) instead of fp32: 2 bytes less per parameter, and bf16 on the wire */
     bool grad_bf16;
+    /* context parallelism all-gathers the keys and values before the attention core (and
+     * reduce-scatters their gradients), exposed, instead of passing them round a ring */
+    bool cp_allgather;
     /* May be NULL: another thread sets *cancel to stop the schedule searches (each stops at its
      * next check and the plan keeps what it had: tessel.plan's CancelToken) */
     const volatile int *cancel;
