@@ -37,7 +37,7 @@ static const ts_op_option ts_op_plan_opts[] = {
      "context parallelism's keys and values: ring (passed round behind the attention core, "
      "Megatron's p2p) or allgather (gathered before it and reduce-scattered after the backward, "
      "exposed: the Llama 3 paper's); default ring",
-     TS_PLAN_CLI("Python's tessel.plan does not take it yet (python/tessel/api.py)")},
+     TS_PLAN_FRONTS},
     {"expert_parallel", NULL, "expert-parallel", 0, TS_OPV_INT, 1, 4096, "E",
      "expert parallelism of MoE layers; default: auto", TS_PLAN_FRONTS},
     {"first_stage_layers", NULL, "first-stage-layers", 0, TS_OPV_INT, 1, 100000, "n",
