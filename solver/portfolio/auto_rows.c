@@ -273,6 +273,18 @@ static double ts_auto_req_limit(const ts_auto *a)
     return a->req->time_limit > 0 ? a->req->time_limit : TS_AUTO_DEFAULT_LIMIT;
 }
 
+/* The seconds a row's own meter may run until the request's one deadline (0: none); false, with
+ * the wall marked hit, once the deadline has passed. */
+static bool ts_auto_row_left(ts_search_ctx *c, double *left)
+{
+    *left = c->meter->wall > 0 ? c->meter->wall - ts_clock_now() : 0;
+    if (c->meter->wall > 0 && *left <= 0) {
+        c->meter->wall_hit = true;
+        return false;
+    }
+    return true;
+}
+
 static const char *ts_auto_seed_applies(ts_auto *a, const ts_auto_row *r, char *buf, size_t len)
 {
     (void)r;
@@ -303,12 +315,10 @@ static void ts_auto_seed(ts_auto *a, const ts_auto_row *r)
     so.time_limit = 0;
     so.effort = 0;
     ts_meter own;
+    double left;
     /* the request's one wall-clock deadline holds the inner run too */
-    double left = c->meter->wall > 0 ? c->meter->wall - ts_clock_now() : 0;
-    if (c->meter->wall > 0 && left <= 0) {
-        c->meter->wall_hit = true;
+    if (!ts_auto_row_left(c, &left))
         return;
-    }
     ts_meter_init(&own, left);
     so.meter = &own;
     ts_schedule *s = NULL;
@@ -368,11 +378,9 @@ static void ts_auto_search(ts_auto *a, const ts_auto_row *r)
     double t0 = ts_ctx_elapsed(c), e0 = c->meter->spent, spent = 0;
     /* the request's one wall-clock deadline: the row runs until it at most (its effort is its
      * own; the cap only cuts where the machine is slower than the effort assumes) */
-    double left = c->meter->wall > 0 ? c->meter->wall - ts_clock_now() : 0;
-    if (c->meter->wall > 0 && left <= 0) {
-        c->meter->wall_hit = true;
+    double left;
+    if (!ts_auto_row_left(c, &left))
         return;
-    }
     int rc = ts_search_row_run(c->p, a->req, m, left, &s, &st, &spent, &e);
     ts_meter_spend(c->meter, spent);
     a->rows_spent += spent;

@@ -10,29 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "model_testutil.h"
 #include "ts_model.h"
 
-#define MODELS TS_TEST_DATA "/../models"
-
-static ts_model *load(const char *name)
-{
-    char path[512];
-    ts_err e = {0};
-    ts_model *m = NULL;
-    assert_int_equal(ts_model_path(MODELS, name, false, path, sizeof path, &e), TS_OK);
-    if (ts_model_load(path, 0, &m, &e))
-        fail_msg("%s", e.msg);
-    return m;
-}
-
-static void load_hw(const char *name, ts_hardware *h)
-{
-    char path[512];
-    ts_err e = {0};
-    assert_int_equal(ts_model_path(MODELS, name, true, path, sizeof path, &e), TS_OK);
-    if (ts_hardware_load(path, h, &e))
-        fail_msg("%s", e.msg);
-}
 
 static const ts_layer *layer_named(const ts_model *m, const char *name)
 {
@@ -48,7 +28,7 @@ static const ts_layer *layer_named(const ts_model *m, const char *name)
 static void test_gpt3_params(void **state)
 {
     (void)state;
-    ts_model *m = load("gpt3-175b");
+    ts_model *m = tu_model_load("gpt3-175b");
     double h = 12288, P = ts_model_params(m);
     double hand = 96 * (12 * h * h + 13 * h) + 50257 * h + 2048 * h;
     assert_true(fabs(P - hand) < 1);
@@ -66,7 +46,7 @@ static void test_gpt3_flops(void **state)
     const char *names[] = {"gpt3-1.3b", "gpt3-13b", "gpt3-175b"};
     const double L[] = {24, 40, 96}, H[] = {2048, 5140, 12288}, HQ[] = {3072, 5120, 12288};
     for (int i = 0; i < 3; i++) {
-        ts_model *m = load(names[i]);
+        ts_model *m = tu_model_load(names[i]);
         double s = 2048, train = 3 * ts_model_fwd_flops(m);
         double ref = 6 * ts_model_params(m) * s + 12 * L[i] * s * s * HQ[i];
         assert_true(fabs(train - ref) / ref < 0.01);
@@ -86,9 +66,9 @@ static void test_gpt3_flops(void **state)
 static void test_layer_cost(void **state)
 {
     (void)state;
-    ts_model *m = load("gpt3-175b");
+    ts_model *m = tu_model_load("gpt3-175b");
     ts_hardware hw;
-    load_hw("a100-80gb", &hw);
+    tu_hw_load("a100-80gb", &hw);
     const ts_layer *l = layer_named(m, "layer5");
     ts_cost_opts o = {.b = 2, .T = 8};
     ts_layer_cost c;
@@ -121,9 +101,9 @@ static void test_layer_cost(void **state)
 static void test_cost_options(void **state)
 {
     (void)state;
-    ts_model *m = load("gpt3-175b");
+    ts_model *m = tu_model_load("gpt3-175b");
     ts_hardware hw;
-    load_hw("a100-80gb", &hw);
+    tu_hw_load("a100-80gb", &hw);
     const ts_layer *l = layer_named(m, "layer5");
     double h = 12288, s = 2048, a = 96, b = 1, T = 8;
     assert_true(fabs(ts_zero_bytes_per_param(0, 8) - 16) < 1e-12);
@@ -284,9 +264,9 @@ static void test_slice_dp_brute(void **state)
  * stages on T devices each, quantisation error within 2 %. */
 static void check_derived(const char *model, const char *strategy, int gpus, int T)
 {
-    ts_model *m = load(model);
+    ts_model *m = tu_model_load(model);
     ts_hardware hw;
-    load_hw("a100-80gb", &hw);
+    tu_hw_load("a100-80gb", &hw);
     ts_derive_opts o = {.strategy = strategy, .gpus = gpus, .b = 1, .T = T};
     ts_placement *p = NULL;
     ts_derive_info in;
@@ -319,7 +299,7 @@ static void test_derive_every_strategy(void **state)
     const char *models[] = {"gpt3-1.3b",  "gpt3-13b", "mt5",      "swin-l",
                             "alphafold2", "flava",    "llava-13b"};
     for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
-        ts_model *m = load(models[i]);
+        ts_model *m = tu_model_load(models[i]);
         for (int s = 0; s < m->nstrategies; s++)
             check_derived(models[i], m->strategies[s], 8, 1);
         ts_model_free(m);
@@ -342,7 +322,7 @@ static void test_strategy_registry(void **state)
         assert_ptr_equal(ts_strategy_find(st->name), st);
         bool listed = false;
         for (size_t k = 0; k < sizeof models / sizeof models[0] && !listed; k++) {
-            ts_model *m = load(models[k]);
+            ts_model *m = tu_model_load(models[k]);
             listed = ts_model_has_strategy(m, st->name);
             ts_model_free(m);
         }
@@ -359,9 +339,9 @@ static void test_strategy_registry(void **state)
 static void test_derive_memory_by_hand(void **state)
 {
     (void)state;
-    ts_model *m = load("gpt3-13b");
+    ts_model *m = tu_model_load("gpt3-13b");
     ts_hardware hw;
-    load_hw("a100-80gb", &hw);
+    tu_hw_load("a100-80gb", &hw);
     ts_derive_opts o = {.strategy = "1f1b", .gpus = 8, .b = 1, .T = 1};
     ts_placement *p = NULL;
     ts_derive_info in;
@@ -385,9 +365,9 @@ static void test_derive_memory_by_hand(void **state)
 static void expect_refusal(const char *model, const char *strategy, int gpus, int T, int b,
                            int code, const char *needle)
 {
-    ts_model *m = load(model);
+    ts_model *m = tu_model_load(model);
     ts_hardware hw;
-    load_hw("a100-80gb", &hw);
+    tu_hw_load("a100-80gb", &hw);
     ts_derive_opts o = {.strategy = strategy, .gpus = gpus, .b = b, .T = T};
     ts_placement *p = NULL;
     ts_derive_info in;
@@ -404,7 +384,7 @@ static void test_refusals(void **state)
 {
     (void)state;
     /* 175B without tensor parallelism: 16 B x 175.2B (the tied head's copy included) */
-    ts_model *m = load("gpt3-175b");
+    ts_model *m = tu_model_load("gpt3-175b");
     double need = 0;
     for (int i = 0; i < m->nlayers; i++)
         need += 16 * m->layers[i].params;

@@ -10,29 +10,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "model_testutil.h"
 #include "ts_model.h"
 
-#define MODELS TS_TEST_DATA "/../models"
-
-static ts_model *load(const char *name)
-{
-    char path[512];
-    ts_err e = {0};
-    ts_model *m = NULL;
-    assert_int_equal(ts_model_path(MODELS, name, false, path, sizeof path, &e), TS_OK);
-    if (ts_model_load(path, 0, &m, &e))
-        fail_msg("%s", e.msg);
-    return m;
-}
-
-static void load_hw(const char *name, ts_hardware *h)
-{
-    char path[512];
-    ts_err e = {0};
-    assert_int_equal(ts_model_path(MODELS, name, true, path, sizeof path, &e), TS_OK);
-    if (ts_hardware_load(path, h, &e))
-        fail_msg("%s", e.msg);
-}
 
 static void close_to(double got, double want, const char *what)
 {
@@ -44,9 +24,9 @@ static void close_to(double got, double want, const char *what)
 static void test_fused_attention(void **state)
 {
     (void)state;
-    ts_model *m = load("llama3-8b");
+    ts_model *m = tu_model_load("llama3-8b");
     ts_hardware hw;
-    load_hw("h100-80gb", &hw);
+    tu_hw_load("h100-80gb", &hw);
     assert_true(hw.fused_attention);
     const ts_layer *l = &m->layers[1];
     double a = 32, s = 8192, T = 2, bw = hw.hbm_gbs * 1e9;
@@ -79,9 +59,9 @@ static void test_fused_attention(void **state)
 static void test_fp8_linear_only(void **state)
 {
     (void)state;
-    ts_model *m = load("llama3-70b");
+    ts_model *m = tu_model_load("llama3-70b");
     ts_hardware hw;
-    load_hw("h100-80gb", &hw);
+    tu_hw_load("h100-80gb", &hw);
     const ts_layer *l = &m->layers[3];
     ts_cost_opts o = {.b = 1, .T = 8, .gemm_shape = true, .fused = true, .seqpar = true};
     ts_layer_cost bf, f8;
@@ -112,7 +92,7 @@ static void test_profiles(void **state)
                 {"b200-180gb", 2250, 4500, 180, 8000, 900, 50}};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         ts_hardware hw;
-        load_hw(rows[i].name, &hw);
+        tu_hw_load(rows[i].name, &hw);
         assert_true(hw.peak_tflops == rows[i].bf16 && hw.peak_fp8_tflops == rows[i].fp8);
         assert_true(hw.hbm_gb == rows[i].hbm && hw.hbm_gbs == rows[i].hbm_gbs);
         assert_true(hw.nvlink_gbs == rows[i].nvlink && hw.internode_gbs == rows[i].net);
@@ -121,7 +101,7 @@ static void test_profiles(void **state)
         ts_hardware_clear(&hw);
     }
     ts_hardware a100;
-    load_hw("a100-80gb", &a100);
+    tu_hw_load("a100-80gb", &a100);
     assert_false(a100.fused_attention);
     ts_hardware_clear(&a100);
 }

@@ -9,21 +9,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "model_testutil.h"
 #include "ts_model.h"
 #include "ts_plan.h"
 
-#define MODELS TS_TEST_DATA "/../models"
-
-static ts_model *load(const char *name)
-{
-    char path[512];
-    ts_err e = {0};
-    ts_model *m = NULL;
-    assert_int_equal(ts_model_path(MODELS, name, false, path, sizeof path, &e), TS_OK);
-    if (ts_model_load(path, 0, &m, &e))
-        fail_msg("%s", e.msg);
-    return m;
-}
 
 /* Parameters a token runs through: every layer's linear FLOPs per token / 2 (the embedding's
  * table counted whole, as the papers count it). */
@@ -52,7 +41,7 @@ static void test_published_totals(void **state)
                 {"mixtral-8x7b", 46.7e9, 12.9e9},
                 {"deepseek-v3", 671e9, 37e9}};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        ts_model *m = load(rows[i].name);
+        ts_model *m = tu_model_load(rows[i].name);
         double P = ts_model_params(m), A = active_params(m);
         if (fabs(P / rows[i].total - 1) > 0.01)
             fail_msg("%s: %.2fB parameters, published %.1fB", rows[i].name, P / 1e9,
@@ -70,7 +59,7 @@ static void test_published_totals(void **state)
 static void test_gqa_layer(void **state)
 {
     (void)state;
-    ts_model *m = load("llama3-8b");
+    ts_model *m = tu_model_load("llama3-8b");
     const ts_layer *l = &m->layers[1];
     double h = 4096, hq = 4096, hkv = 1024, f = 14336, s = 8192, a = 32;
     double lin = 2 * h * hq + 2 * h * hkv + 3 * h * f;
@@ -89,7 +78,7 @@ static void test_gqa_layer(void **state)
 static void test_moe_layer(void **state)
 {
     (void)state;
-    ts_model *m = load("mixtral-8x7b");
+    ts_model *m = tu_model_load("mixtral-8x7b");
     const ts_layer *l = &m->layers[1];
     double h = 4096, hkv = 1024, f = 14336, s = 32768;
     double attn = 2 * h * h + 2 * h * hkv;
@@ -144,7 +133,7 @@ static void test_bad_sections(void **state)
 static void test_tp_divides_kv_heads(void **state)
 {
     (void)state;
-    ts_model *m = load("llama3-70b");
+    ts_model *m = tu_model_load("llama3-70b");
     ts_hardware hw;
     char path[512];
     ts_err e = {0};
@@ -186,7 +175,7 @@ static void test_tp_divides_kv_heads(void **state)
 static void test_moe_permute_mla(void **state)
 {
     (void)state;
-    ts_model *m = load("deepseek-v3");
+    ts_model *m = tu_model_load("deepseek-v3");
     ts_hardware hw;
     char path[512];
     ts_err e = {0};

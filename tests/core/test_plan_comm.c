@@ -9,19 +9,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#include "model_testutil.h"
 #include "ts_model.h"
 #include "ts_plan.h"
 
-#define MODELS TS_TEST_DATA "/../models"
-
-static void load_hw(const char *name, ts_hardware *h)
-{
-    char path[512];
-    ts_err e = {0};
-    assert_int_equal(ts_model_path(MODELS, name, true, path, sizeof path, &e), TS_OK);
-    if (ts_hardware_load(path, h, &e))
-        fail_msg("%s", e.msg);
-}
 
 /* NCCL's ring/Simple latencies: 8.4 us base, 3.4 us per NVLink step, 9.6 us per network step. An
  * all-reduce of 8 GPUs in a node takes 2 x 7 NVLink steps; an all-gather of 32 GPUs at stride 2
@@ -30,7 +21,7 @@ static void test_latency(void **state)
 {
     (void)state;
     ts_hardware h;
-    load_hw("h100-80gb", &h);
+    tu_hw_load("h100-80gb", &h);
     assert_true(fabs(ts_hw_collective_lat_s(&h, TS_COLL_ALLREDUCE, 1, 8) - 56.0e-6) < 1e-12);
     assert_true(fabs(ts_hw_collective_lat_s(&h, TS_COLL_ALLGATHER, 2, 32) - 157.2e-6) < 1e-12);
     assert_true(fabs(ts_hw_collective_lat_s(&h, TS_COLL_REDUCE_SCATTER, 8, 16) -
@@ -55,7 +46,7 @@ static void test_zero3_overlap(void **state)
     if (ts_model_load(path, 0, &m, &e))
         fail_msg("%s", e.msg);
     ts_hardware h;
-    load_hw("h100-80gb", &h);
+    tu_hw_load("h100-80gb", &h);
     double slow_link = 0;
     for (int fast = 1; fast >= 0; fast--) {
         double k = fast ? 100 : 1;
@@ -115,7 +106,7 @@ static void test_cp_allgather(void **state)
     if (ts_model_load(path, 131072, &m, &e))
         fail_msg("%s", e.msg);
     ts_hardware h;
-    load_hw("h100-80gb", &h);
+    tu_hw_load("h100-80gb", &h);
     const ts_layer *l = NULL;
     for (int i = 0; i < m->nlayers && !l; i++)
         if (m->layers[i].kv_bytes > 0)

@@ -9,10 +9,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "model_testutil.h"
 #include "ts_model.h"
 #include "ts_plan.h"
 
-#define MODELS TS_TEST_DATA "/../models"
 
 static ts_model *load(const char *name, int seq)
 {
@@ -23,15 +23,6 @@ static ts_model *load(const char *name, int seq)
     if (ts_model_load(path, seq, &m, &e))
         fail_msg("%s", e.msg);
     return m;
-}
-
-static void load_hw(const char *name, ts_hardware *h)
-{
-    char path[512];
-    ts_err e = {0};
-    assert_int_equal(ts_model_path(MODELS, name, true, path, sizeof path, &e), TS_OK);
-    if (ts_hardware_load(path, h, &e))
-        fail_msg("%s", e.msg);
 }
 
 /* Megatron-Core's table: bf16 parameters with fp32 gradients, 18 bytes, 6 + 12/d distributed;
@@ -60,7 +51,7 @@ static void test_group_bandwidth(void **state)
 {
     (void)state;
     ts_hardware h;
-    load_hw("h100-80gb", &h);
+    tu_hw_load("h100-80gb", &h);
     assert_true(ts_hw_group_bw(&h, 2, 32) == 4 * 50e9);
     assert_true(ts_hw_group_bw(&h, 8, 16) == 50e9);
     assert_true(ts_hw_group_bw(&h, 1, 16) == 400e9);
@@ -77,7 +68,7 @@ typedef struct {
 static void setup(fixture *x, const char *model, int seq, const char *hw, int gpus, long global)
 {
     x->m = load(model, seq);
-    load_hw(hw, &x->h);
+    tu_hw_load(hw, &x->h);
     x->r = (ts_plan_req){.m = x->m, .h = &x->h, .gpus = gpus, .global = global};
 }
 
