@@ -45,11 +45,4 @@ void ts_cli_help_item(const char *head, const char *text);
 const char *ts_cli_op_take_text(ts_cli_op_args *a, const char *key, char *buf, size_t len);
 bool ts_cli_op_take_flag(ts_cli_op_args *a, const char *key);
 
-/* The command-line arguments that send req to op (the inverse of ts_cli_op_parse): "--flag VALUE"
- * per field in the request's order (a FLAG's flag alone when true; a list joined by commas),
- * NULL-terminated and owned (ts_cli_argv_free). TS_EINPUT, naming the field, for one the command
- * line does not take. */
-int ts_cli_op_argv(const ts_op *op, json_t *req, char ***out, ts_err *e);
-void ts_cli_argv_free(char **argv);
-
 #endif

@@ -1,10 +1,9 @@
 /* A sweep point's search options: the "options" object of a grid or point, checked by the search's
- * own table (ts_op_sweep.h) and turned into the flags `tessel search` takes (ts_cli_op_argv), so
+ * own table (ts_op_sweep.h) and turned into the flags `tessel search` takes (ts_op_argv), so
  * that any option of the search reaches a sweep without a line here. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli_ops.h"
 #include "sweep.h"
 #include "ts_op_sweep.h"
 
@@ -21,7 +20,7 @@ int ts_sweep_options_apply(json_t *options, ts_sweep_point *p, const char *where
     ts_err oe = {0};
     if (!options || !json_object_size(options))
         return TS_OK;
-    if (ts_cli_op_argv(ts_op_sweep_search(), options, &p->options_argv, &oe))
+    if (ts_op_argv(ts_op_sweep_search(), options, &p->options_argv, &oe))
         return ts_fail(e, oe.code, "%s.options: %s", where, oe.msg);
     p->options = json_incref(options);
     return TS_OK;
@@ -50,7 +49,7 @@ bool ts_sweep_options_same(const ts_sweep_point *a, const ts_sweep_point *b)
 void ts_sweep_options_free(ts_sweep_point *p)
 {
     json_decref(p->options);
-    ts_cli_argv_free(p->options_argv);
+    ts_op_argv_free(p->options_argv);
     p->options = NULL;
     p->options_argv = NULL;
 }

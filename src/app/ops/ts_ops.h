@@ -179,4 +179,11 @@ int ts_op_require(const ts_op *op, json_t *req, ts_front f, const char *const *k
 int ts_op_check_values(const ts_op *op, json_t *obj, ts_front f, const char *const *reserved,
                        ts_err *e);
 
+/* The command-line arguments that send req to op (the inverse of ts_cli_op_parse): "--flag VALUE"
+ * per field in the request's order (a FLAG's flag alone when true; a list joined by commas),
+ * NULL-terminated and owned (ts_op_argv_free). TS_EINPUT, naming the field, for one the command
+ * line does not take. */
+int ts_op_argv(const ts_op *op, json_t *req, char ***out, ts_err *e);
+void ts_op_argv_free(char **argv);
+
 #endif
