@@ -21,18 +21,7 @@ if ! "$py" -c "import pytest" 2>/dev/null; then
   exit 77
 fi
 export TESSEL_LIBRARY=$lib TESSEL_BIN=$bin
-# Not `ldd | grep -q`: under pipefail, grep leaving at its first match can kill ldd with SIGPIPE
-# mid-listing, the pipeline then fails, and the runtimes were not preloaded (about 1 run in 12).
-deps=$(ldd "$lib")
-if [[ $deps == *libasan* ]]; then
-  pre=""
-  for rt in libasan.so libubsan.so; do
-    f=$(${CC:-cc} -print-file-name=$rt)
-    [ -f "$f" ] && pre="$pre${pre:+:}$f"
-  done
-  export LD_PRELOAD=$pre
-  export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/../sanitizer_preload.sh"
 cd "$here"
 if [ $# -gt 0 ]; then
   exec "$py" -m pytest -q -p no:cacheprovider "$@"

@@ -20,16 +20,7 @@ if ! "$tessel" search --help 2>&1 | grep -q -- "--effort"; then
 fi
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-py=${TESSEL_TORCH_PYTHON:-}
-[[ -z $py && -x $root/.venv/bin/python ]] && py=$root/.venv/bin/python
-py=${py:-python3}
-if ! "$py" -c 'import re, sys, torch
-sys.exit(tuple(int(x) for x in re.findall(r"\d+", torch.__version__)[:2]) < (2, 5))' 2>/dev/null
-then
-  echo "no PyTorch >= 2.5 for $py (.ci/install-deps torch installs it)"
-  [[ ${TESSEL_REQUIRE_TORCH:-} == 1 ]] && exit 1
-  exit 77
-fi
+. "$here/torch_python.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
