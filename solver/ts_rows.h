@@ -7,8 +7,7 @@
 #include "ts_solver.h"
 
 /* The search methods with a row besides auto's own (lazy, fast, full, modulo), in the order auto
- * runs them: i in 0 .. ts_search_row_count() - 1 (every method but auto: ts_method_caps counts
- * them). */
+ * runs them: i in 0 .. ts_search_row_count() - 1 (every method but auto). */
 int ts_search_row_count(void);
 ts_method ts_search_row_method(int i);
 /* Why method m's row is not run by default on p (static text), or NULL when it is. */

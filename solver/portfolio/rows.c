@@ -18,7 +18,7 @@
  * its refusal names the memory a schedule needs. */
 static const ts_method ts_rows[] = {TS_METHOD_FAST, TS_METHOD_MODULO, TS_METHOD_LAZY,
                                     TS_METHOD_FULL};
-/* every method but auto has a row: ts_method_caps counts on it */
+/* every method but auto has a row */
 _Static_assert(sizeof ts_rows / sizeof ts_rows[0] == TS_METHOD_COUNT - 1,
                "a search method without a compare row");
 

@@ -256,10 +256,8 @@ int ts_sweep_job_start(ts_sweep_job *j, const ts_sweep_point *p, const ts_sweep_
     /* Also here, so that a kill right after fork reaches the group. */
     setpgid(pid, pid);
     j->pid = pid;
-    /* auto takes a cap of the time limit for each of compare's rows it runs, then its own */
-    ts_method m = TS_METHOD_LAZY;
-    ts_method_parse(p->method, &m);
-    ts_watch_start(&j->watch, pid, true, o->time_limit, ts_method_caps(m));
+    /* one search, auto too: its time limit is the whole search's one deadline */
+    ts_watch_start(&j->watch, pid, true, o->time_limit, 1);
     return TS_OK;
 }
 

@@ -84,10 +84,8 @@ void ts_compare_row_run_guarded(const ts_compare_opts *o, const char *name, ts_c
     }
     close(fds[1]);
     ts_watch w;
-    /* auto takes a cap for each row it runs, then one for itself */
-    ts_method m = TS_METHOD_LAZY;
-    ts_method_parse(name, &m);
-    ts_watch_start(&w, pid, false, o->time_limit, ts_method_caps(m));
+    /* one row, auto's too: its time limit is the whole search's one deadline */
+    ts_watch_start(&w, pid, false, o->time_limit, 1);
     bool ready = ts_watch_wait_fd(&w, fds[0]);
     bool ok = ready && ts_compare_receive(fds[0], r);
     if (!ok)

@@ -406,26 +406,14 @@ static void ts_jobs_send(ts_jobs *js, long id, pid_t pid, int fd, const ts_api_r
     pthread_mutex_unlock(&js->mu);
 }
 
-/* The caps of the time limit a search by this name takes in turn (auto: one per row it runs,
- * then its own); 1 for a baseline. */
-static int ts_jobs_caps(const char *name)
-{
-    ts_method m;
-    return ts_method_parse(name, &m) == 0 ? ts_method_caps(m) : 1;
-}
-
-/* The searches a job runs, each under its time limit: the watchdog gives it that many. */
+/* The searches a job runs in turn, each within its time limit (auto's too: the limit is its one
+ * deadline): the watchdog gives it that many. */
 static int ts_jobs_searches(const ts_api_request *rq)
 {
     const ts_op_compare_req *c = rq->job == TS_JOB_COMPARE ? rq->compare : NULL;
-    int n = 0;
-    for (int i = 0; c && c->listed && i < c->nnames; i++)
-        n += ts_jobs_caps(c->names[i]);
-    if (c && !c->listed)
-        n = 6 - 1 + ts_method_caps(TS_METHOD_AUTO); /* the default list: auto takes its caps */
-    return rq->job == TS_JOB_COMPARE  ? n
-           : rq->job == TS_JOB_WHATIF ? rq->nvalues * ts_jobs_caps(rq->method)
-                                      : ts_jobs_caps(rq->method);
+    /* compare's default list: lazy, fast, full, modulo and auto, and one for its baselines */
+    int rows = c && c->listed ? c->nnames : 6;
+    return rq->job == TS_JOB_COMPARE ? rows : rq->job == TS_JOB_WHATIF ? rq->nvalues : 1;
 }
 
 /* The time limit each of the job's searches runs under: its own, or, in a what-if over the time

@@ -52,15 +52,6 @@ static inline const char *ts_method_name(ts_method m)
     return (int)m >= 0 && m < TS_METHOD_COUNT ? ts_methods[m].name : "unknown";
 }
 
-/* How many wall-clock caps of the time limit a search of method m may take in turn: auto runs each
- * of compare's search rows (every other method, solver/portfolio/rows.c) under a cap of its own,
- * then its own phases under one more; 1 for the others. A watchdog over a search gives it this many
- * time limits. */
-static inline int ts_method_caps(ts_method m)
-{
-    return m == TS_METHOD_AUTO ? (int)TS_METHOD_COUNT : 1;
-}
-
 /* 0 and *out set when s names a method, -1 otherwise. */
 static inline int ts_method_parse(const char *s, ts_method *out)
 {
