@@ -924,6 +924,11 @@ function openFile(file) {
     let j;
     try { j = JSON.parse(rd.result); } catch (e) {
       clearAllResults();
+      // a check still due or under way (the last edit's) must not replace this message
+      clearTimeout(state.checkTimer);
+      state.checkTimer = 0;
+      state.checkSeq = (state.checkSeq || 0) + 1;
+      delete $('check-msg').dataset.pending;
       $('check-msg').className = 'msg err';
       $('check-msg').textContent = `${file.name}: not JSON: ${e.message}`;
       // the editor still holds the previous placement: the notice must not speak for it
