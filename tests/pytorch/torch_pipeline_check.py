@@ -17,11 +17,21 @@ launch, errors are checked without any process: a wrong stage count, a map namin
 range or leaving one idle, too little memory (ValueError naming the argument), and `import
 tessel` without torch (works) and `import tessel.torch` without it (an ImportError that says
 what is missing); within a memory limit, GPipe does not fit and compare()'s first plan does;
-each run's torchtitan lines name its CSV or class. Exit 0 when all pass, 1 otherwise, 77 when
-torch is not importable (1 with TESSEL_REQUIRE_TORCH=1).
+
+torchtitan (its release 0.3.0, installed by `.ci/install-deps torch`): for each case, the
+settings tessel.torch.torchtitan_keys gives are read by torchtitan's own code: its
+ParallelismConfig and TrainingConfig take them, its stage count (_get_pipeline_metadata) and
+stage -> rank map (_get_pp_rank_to_stage_indices_mapping) are the plan's, and the schedule its
+_build_pipeline_schedule makes from them (the CSV, for tessel's) runs one step on the plan's
+stages with the same loss and gradients (torchtitan sums the micro-batches' gradients); an
+explicit map that is neither a loop nor a V is refused with a ValueError. These are private
+functions of torchtitan, pinned by its version. Exit 0 when all pass, 1 otherwise, 77 when
+torch is not importable (1 with TESSEL_REQUIRE_TORCH=1); without torchtitan its part is skipped
+(a failure with TESSEL_REQUIRE_TORCH=1).
 """
 import faulthandler
 import os
+import types
 import subprocess
 import sys
 import tempfile
@@ -36,6 +46,12 @@ except ImportError as exc:
     print("torch_pipeline_check.py: PyTorch is not importable (%s)" % exc)
     sys.exit(1 if os.environ.get("TESSEL_REQUIRE_TORCH") == "1" else 77)
 import tessel.torch as tt  # noqa: E402
+
+try:
+    from torchtitan.config import ParallelismConfig, TrainingConfig
+    from torchtitan.distributed import pipeline_parallel as titan_pp
+except ImportError as _exc:
+    titan_pp, TITAN_MISSING = None, str(_exc)
 
 WIDTH, ROWS, TOL = 8, 2, 1e-9
 
@@ -83,6 +99,52 @@ def cases(ranks):
         ("PyTorch ZBVZeroBubble", None)]
 
 
+def titan_check(plan, n_modules, x, y, rank, tmp):
+    """torchtitan's code on the settings tessel gives for the plan (see the module's docstring):
+    ("refused", message) for a map torchtitan cannot place, else ("ran", loss error, largest
+    gradient error) against the model run without a pipeline."""
+    ranks = plan.stage_ranks
+    csv = os.path.join(tmp, "titan-rank%d.csv" % rank)
+    try:
+        keys = tt.torchtitan_keys(plan, csv, num_layers=n_modules)
+    except ValueError as exc:
+        return ("refused", str(exc))
+    args = tt.torchtitan_args(plan, csv, num_layers=n_modules)
+    if args != ["--%s.%s=%s" % (sec, k, v) for sec, kv in keys.items() for k, v in kv.items()]:
+        raise AssertionError("the command line %s is not the settings %s" % (args, keys))
+    par, train = ParallelismConfig(**keys["parallelism"]), TrainingConfig(**keys["training"])
+    p = par.pipeline_parallel_degree
+    n_stages = titan_pp._get_pipeline_metadata(types.SimpleNamespace(pp=p), par,
+                                               types.SimpleNamespace(layers=[0] * n_modules))[0]
+    if n_stages != len(ranks):
+        raise AssertionError("torchtitan makes %d stages of %s, the plan has %d"
+                             % (n_stages, keys, len(ranks)))
+    for r in range(p):
+        got = list(titan_pp._get_pp_rank_to_stage_indices_mapping(
+            r, p, par.pipeline_parallel_schedule, n_stages))
+        if got != [s for s, q in enumerate(ranks) if q == r]:
+            raise AssertionError("torchtitan puts stages %s on rank %d, the plan %s"
+                                 % (got, r, ranks))
+    if plan.kind == "tessel":
+        plan.to_pytorch_csv(csv)
+    mods = modules(n_modules)
+    runner = tt.Runner(mods, plan, loss_fn, x[:ROWS], device="cpu")
+    sched = titan_pp._build_pipeline_schedule(
+        parallelism=par, local_batch_size=train.local_batch_size, stages=runner.stages,
+        loss_fn=lambda out, tgt: (loss_fn(out, tgt), None))
+    losses = []
+    dist.barrier()
+    sched.step(*((x,) if runner.first else ()), target=y if runner.last else None,
+               losses=losses if runner.last else None)
+    ref_loss, ref_grads = reference(n_modules, plan.n_microbatches)
+    # torchtitan's schedule sums the micro-batches' gradients (scale_grads=False)
+    err = max(rel(p_.grad / plan.n_microbatches, g) if p_.grad is not None else float("inf")
+              for s in runner.mine for i in plan.groups[s]
+              for p_, g in zip(mods[i].parameters(), ref_grads[i]))
+    loss_err = rel(torch.stack(losses).mean(), ref_loss) if runner.last else None
+    return ("ran", loss_err, err)
+
+
 def worker(rank, ranks, init, result):
     torch.set_num_threads(1)
     faulthandler.dump_traceback_later(120, exit=True)
@@ -100,11 +162,6 @@ def worker(rank, ranks, init, result):
             plan = tt.search(prof, layout, n_micro, time_limit=10)
         runner = tt.Runner(mods, plan, loss_fn, x[:ROWS], device="cpu")
         loss = runner.step(x, y)
-        conf = runner.torchtitan_config("s.csv")
-        want = 'pipeline_parallel_schedule_csv = "s.csv"' if plan.kind == "tessel" else \
-            'pipeline_parallel_schedule = "ZBVZeroBubble"'
-        if want not in conf or "pipeline_parallel_degree = %d" % ranks not in conf:
-            raise AssertionError("%s: the torchtitan lines lack %r:\n%s" % (name, want, conf))
         err = 0.0
         for s in runner.mine:
             for i in plan.groups[s]:
@@ -113,6 +170,10 @@ def worker(rank, ranks, init, result):
         loss_err = rel(loss, ref_loss) if loss is not None else None
         result[(name, rank)] = (loss_err, err, plan.stage_ranks, plan.predicted_s)
         dist.barrier()
+        if titan_pp is not None:
+            result[("titan " + name, rank)] = titan_check(plan, n_modules, x, y, rank,
+                                                          os.path.dirname(init[len("file://"):]))
+            dist.barrier()
     # the loop, once: profile, compare, run the fastest predicted, measured against predicted
     if ranks == 2:
         tune_once(n_modules, n_micro, x, y, rank, result)
@@ -181,9 +242,67 @@ def check_memory():
     return fails
 
 
+def check_titan_counts():
+    """Without processes: a plan of 3 stages per rank in a loop, which torchtitan makes only when
+    told pipeline_parallel_layers_per_stage: without num_layers a ValueError that asks for it;
+    with it, torchtitan's own count and map are the plan's."""
+    if titan_pp is None:
+        return []
+    prof = tt.Profile([tt.StageProfile(1e-3, 2e-3, 1e-3, 1e-3, 1000, 500, 64)] * 6,
+                      [0.0] * 6, 0.0, 2)
+    plan = tt.search(prof, [0, 1, 0, 1, 0, 1], 6, time_limit=5)
+    fails = []
+    try:
+        tt.torchtitan_keys(plan, "s.csv")
+        fails.append("6 stages on 2 ranks without num_layers: no error")
+    except ValueError as exc:
+        if "num_layers" not in str(exc):
+            fails.append("6 stages without num_layers: %s" % exc)
+    for layers in (10, 16, 30):
+        par = ParallelismConfig(**tt.torchtitan_keys(plan, "s.csv",
+                                                     num_layers=layers)["parallelism"])
+        n = titan_pp._get_pipeline_metadata(types.SimpleNamespace(pp=2), par,
+                                            types.SimpleNamespace(layers=[0] * layers))[0]
+        maps = [list(titan_pp._get_pp_rank_to_stage_indices_mapping(
+            r, 2, par.pipeline_parallel_schedule, n)) for r in range(2)]
+        if n != 6 or maps != [[0, 2, 4], [1, 3, 5]]:
+            fails.append("%d layers: torchtitan makes %d stages, %s" % (layers, n, maps))
+    print("%-4s torchtitan: 6 stages on 2 ranks (layers per stage for 10, 16, 30 layers)"
+          % ("ok" if not fails else "FAIL"))
+    return fails
+
+
+def report_titan(ranks, result):
+    """torchtitan's part, one line per case: a map it cannot place must be refused (the explicit
+    maps here are neither a loop nor a V), every other case must run as the reference."""
+    if titan_pp is None:
+        print("%s torchtitan is not importable (%s): its part is skipped" % (
+            "FAIL" if os.environ.get("TESSEL_REQUIRE_TORCH") == "1" else "skip", TITAN_MISSING))
+        return ["torchtitan"] if os.environ.get("TESSEL_REQUIRE_TORCH") == "1" else []
+    fails = []
+    for name, layout in cases(ranks):
+        rows = [result.get(("titan " + name, r)) for r in range(ranks)]
+        explicit = isinstance(layout, list)
+        if any(r is None for r in rows):
+            ok, what = False, "a rank gave no result"
+        elif explicit:
+            ok = all(r[0] == "refused" and "neither" in r[1] for r in rows)
+            what = "refused: " + rows[0][1] if ok else "not refused: %s" % (rows,)
+        else:
+            ok = all(r[0] == "ran" and r[2] <= TOL and (r[1] is None or r[1] <= TOL)
+                     for r in rows)
+            what = "torchtitan's schedule: loss and gradients as without a pipeline (%s)" % (
+                ", ".join("%.1e" % r[2] for r in rows) if all(r[0] == "ran" for r in rows)
+                else rows)
+        if not ok:
+            fails.append("torchtitan " + name)
+        print("%-4s torchtitan %-23s %s" % ("ok" if ok else "FAIL", name, what))
+    return fails
+
+
 def main(argv):
     ranks = int(argv[2]) if len(argv) > 2 and argv[1] == "--ranks" else 2
-    fails = check_errors() + check_memory()
+    fails = check_errors() + check_memory() + check_titan_counts()
     for f in fails:
         print("FAIL errors: " + f)
     print("errors before the launch: 7 checked" if not fails else "")
@@ -208,6 +327,7 @@ def main(argv):
         print("%-4s %-23s %-26s %12.2e %12.2e %8.2fms" % ("ok" if ok else "FAIL", name,
                                                           rows[0][2], loss_err, grad_err,
                                                           1e3 * rows[0][3]))
+    fails += report_titan(ranks, result)
     if ranks != 2:
         return 1 if fails else 0
     tuned = [result.get(("tune", r)) for r in range(ranks)]

@@ -28,9 +28,11 @@ from .profile import Profile, StageProfile
 from .profiler import Profiler, profile
 from .place import place
 from .plan import Plan, compare, pytorch_classes, repredict, search
-from .runner import Runner, torchtitan_config
+from .runner import Runner
+from .titan import torchtitan_args, torchtitan_config, torchtitan_keys
 from .loop import measure, tune
 
 __all__ = ["Profile", "StageProfile", "Profiler", "Plan", "Runner", "profile", "place",
            "search", "compare", "repredict", "pytorch_classes", "pipeline_ranks",
-           "group_stages", "measure", "tune", "torchtitan_config"]
+           "group_stages", "measure", "tune", "torchtitan_args", "torchtitan_config",
+           "torchtitan_keys"]

@@ -16,6 +16,7 @@ from torch.distributed.pipelining import schedules as pts
 
 from .plan import Plan
 from .profile import _sync, _to, default_device
+from .titan import torchtitan_config
 
 
 class Runner:
@@ -71,7 +72,9 @@ class Runner:
     def _schedule(self, stages, loss_fn, sample):
         ex = self._examples(stages, sample)
         n_stages = len(self.plan.stage_ranks)
-        built = []
+        # kept, so that another driver (torchtitan's schedule builder) can run the same stages
+        self.stages: List[PipelineStage] = []
+        built = self.stages
         for s in self.mine:
             x, y = ex[s]
             # a received activation needs its gradient to send it back: every stage but the first
@@ -138,24 +141,8 @@ class Runner:
         """Writes the plan's compute-only CSV to path (what _load_csv and torchtitan read)."""
         return self.plan.to_pytorch_csv(path)
 
-    def torchtitan_config(self, csv_path: str, microbatch_size: int = 1) -> str:
-        return torchtitan_config(self.plan, csv_path, microbatch_size)
+    def torchtitan_config(self, csv_path: str, microbatch_size: int = 1,
+                          num_layers: Optional[int] = None) -> str:
+        """The torchtitan job's settings that run this plan (tessel.torch.titan)."""
+        return torchtitan_config(self.plan, csv_path, microbatch_size, num_layers)
 
-
-def torchtitan_config(plan: Plan, csv_path: str, microbatch_size: int = 1) -> str:
-    """The [parallelism] lines of a torchtitan job file that run the plan: a PyTorch class by
-    its name, tessel's schedule from its CSV under the CSV runtime. torchtitan cuts the model
-    into len(plan.stage_ranks) stages itself (split points or layers per stage)."""
-    ranks = max(plan.stage_ranks) + 1
-    lines = ["[parallelism]", "pipeline_parallel_degree = %d" % ranks,
-             "pipeline_parallel_microbatch_size = %d" % microbatch_size]
-    if plan.kind == "pytorch":
-        lines.append('pipeline_parallel_schedule = "%s"' % plan.pytorch_class.replace(
-            "Schedule", "", 1))
-    else:
-        lines += ['pipeline_parallel_schedule = "_PipelineScheduleRuntime"',
-                  'pipeline_parallel_schedule_csv = "%s"' % csv_path]
-    lines.append("# %d stages, stage -> rank %s; %d micro-batches per step (local batch = %d x "
-                 "microbatch size)" % (len(plan.stage_ranks), plan.stage_ranks,
-                                       plan.n_microbatches, plan.n_microbatches))
-    return "\n".join(lines) + "\n"
