@@ -129,6 +129,12 @@ def titan_check(plan, n_modules, x, y, rank, tmp):
         plan.to_pytorch_csv(csv)
     mods = modules(n_modules)
     runner = tt.Runner(mods, plan, loss_fn, x[:ROWS], device="cpu")
+    # the runner's job file takes the micro-batch's rows from its sample
+    conf = runner.torchtitan_config(csv)
+    for want in ("pipeline_parallel_microbatch_size = %d" % ROWS,
+                 "local_batch_size = %d" % (ROWS * plan.n_microbatches)):
+        if want not in conf:
+            raise AssertionError("the runner's torchtitan settings lack %r:\n%s" % (want, conf))
     sched = titan_pp._build_pipeline_schedule(
         parallelism=par, local_batch_size=train.local_batch_size, stages=runner.stages,
         loss_fn=lambda out, tgt: (loss_fn(out, tgt), None))

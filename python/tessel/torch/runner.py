@@ -50,6 +50,9 @@ class Runner:
         self.times: List[float] = []
         self.csv_path = csv_path
         self.schedule = self._schedule(stages, loss_fn, sample)
+        # a micro-batch's rows, torchtitan's pipeline_parallel_microbatch_size
+        self.microbatch_rows = sample.shape[0] if isinstance(sample, torch.Tensor) \
+            and sample.dim() > 0 else None
 
     def _module(self, stages, group):
         mod = stages[group[0]] if len(group) == 1 else torch.nn.Sequential(
@@ -141,8 +144,14 @@ class Runner:
         """Writes the plan's compute-only CSV to path (what _load_csv and torchtitan read)."""
         return self.plan.to_pytorch_csv(path)
 
-    def torchtitan_config(self, csv_path: str, microbatch_size: int = 1,
+    def torchtitan_config(self, csv_path: str, microbatch_size: Optional[int] = None,
                           num_layers: Optional[int] = None) -> str:
-        """The torchtitan job's settings that run this plan (tessel.torch.titan)."""
+        """The torchtitan job's settings that run this plan (tessel.torch.titan); the
+        micro-batch size is by default the rows of the sample this runner was given."""
+        if microbatch_size is None:
+            if self.microbatch_rows is None:
+                raise ValueError("microbatch_size: the sample is not one tensor; give the "
+                                 "micro-batch's size")
+            microbatch_size = self.microbatch_rows
         return torchtitan_config(self.plan, csv_path, microbatch_size, num_layers)
 
