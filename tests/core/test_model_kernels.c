@@ -13,7 +13,6 @@
 #include "model_testutil.h"
 #include "ts_model.h"
 
-
 static void close_to(double got, double want, const char *what)
 {
     if (fabs(got - want) > 1e-9 * fmax(fabs(want), 1e-6))
@@ -106,12 +105,49 @@ static void test_profiles(void **state)
     ts_hardware_clear(&a100);
 }
 
+/* "dropout": false (MPT's training, attn_pdrop and resid_pdrop 0): a block stores 2 s h bytes
+ * fewer (its two 1-byte masks, whole on each tensor-parallel GPU without sequence
+ * parallelism), the embedding none; FLOPs and parameters as with dropout. */
+static void test_no_dropout(void **state)
+{
+    (void)state;
+    const char *fmt =
+        "{\"format\": \"tessel-model/1\", \"name\": \"d\", \"seq\": 2048, \"strategies\": "
+        "[\"1f1b\"], "
+        "\"sections\": [{\"kind\": \"embedding\", \"vocab\": 50368, \"hidden\": 2048%s}, "
+        "{\"kind\": \"transformer\", \"hidden\": 2048, \"heads\": 16%s}]}";
+    char with[512], without[512];
+    snprintf(with, sizeof with, fmt, "", "");
+    snprintf(without, sizeof without, fmt, ", \"dropout\": false", ", \"dropout\": false");
+    ts_model *a = NULL, *b = NULL;
+    ts_err e = {0};
+    if (ts_model_parse(with, strlen(with), "with", 0, &a, &e))
+        fail_msg("%s", e.msg);
+    if (ts_model_parse(without, strlen(without), "without", 0, &b, &e))
+        fail_msg("%s", e.msg);
+    double s = 2048, h = 2048;
+    close_to(a->layers[1].act_bytes - b->layers[1].act_bytes, 2 * s * h, "block: two masks");
+    close_to(a->layers[1].act_whole_bytes - b->layers[1].act_whole_bytes, 2 * s * h,
+             "block: the masks are not split by T");
+    close_to(b->layers[0].act_bytes, 0, "embedding: no mask");
+    close_to(a->layers[1].fwd_flops, b->layers[1].fwd_flops, "the same FLOPs");
+    close_to(a->layers[1].params, b->layers[1].params, "the same parameters");
+    ts_model_free(a);
+    ts_model_free(b);
+    const char *bad = "{\"format\": \"tessel-model/1\", \"name\": \"d\", \"seq\": 8, "
+                      "\"strategies\": [\"1f1b\"], \"sections\": "
+                      "[{\"kind\": \"transformer\", \"hidden\": 8, \"heads\": 2, \"dropout\": 0}]}";
+    assert_int_equal(ts_model_parse(bad, strlen(bad), "bad", 0, &a, &e), TS_EINPUT);
+    assert_non_null(strstr(e.msg, "'dropout' must be a boolean"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fused_attention),
         cmocka_unit_test(test_fp8_linear_only),
         cmocka_unit_test(test_profiles),
+        cmocka_unit_test(test_no_dropout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
