@@ -75,6 +75,17 @@ static void test_fp8_linear_only(void **state)
     close_to(bf.wgrad_s - f8.wgrad_s, t16 - t8, "fp8 weight gradient");
     close_to(bf.act_bytes, f8.act_bytes, "fp8: activations as bf16");
     close_to(bf.static_bytes, f8.static_bytes, "fp8: weights and state as bf16");
+    /* current scaling: an amax pass reads each GEMM input (2 bytes an element) once more before
+     * its cast, in the forward; the backward's two casts of each output gradient twice that */
+    o.fp8 = true;
+    ts_layer_cost_of(l, &hw, &o, 0, &f8);
+    hw.fp8_current = true;
+    ts_layer_cost cs;
+    ts_layer_cost_of(l, &hw, &o, 0, &cs);
+    double amax = l->act_gemm_in_bytes / 8 / (hw.hbm_gbs * 1e9);
+    close_to(cs.fwd_s - f8.fwd_s, amax, "current scaling: one more read in the forward");
+    close_to(cs.bgrad_s - f8.bgrad_s, 2 * amax, "current scaling: twice in the backward");
+    close_to(cs.wgrad_s, f8.wgrad_s, "current scaling: the weight-gradient GEMM as before");
     ts_model_free(m);
     ts_hardware_clear(&hw);
 }

@@ -32,6 +32,8 @@ typedef struct {
     double efficiency;
     /* 1 fused, 0 unfused attention; -1: the profile's */
     int attention;
+    /* 1: FP8 with current scaling (--fp8-scaling current), 0: delayed */
+    int fp8_current;
     /* names each schedule search on stderr (the command line on a terminal, or --progress) */
     bool show;
     /* the front end that sent it, whose names the run's messages use */

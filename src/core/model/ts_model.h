@@ -129,6 +129,10 @@ typedef struct {
      * run in FP8 at peak_fp8_tflops x fp8_gemm_efficiency; attention and the element-wise work
      * stay in BF16 (Transformer Engine's recipe) */
     bool fp8;
+    /* set by `--fp8-scaling current` (Transformer Engine's Float8CurrentScaling, Megatron's
+     * --fp8-recipe tensorwise): each GEMM input's amax is computed by a kernel of its own before
+     * the cast, one more read of the BF16 input; delayed scaling takes it from the history */
+    bool fp8_current;
 } ts_hardware;
 
 /* Finding files: NAME.json under dir (dir/hardware/NAME.json for hardware), or NAME itself when
