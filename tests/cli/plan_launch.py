@@ -4,7 +4,8 @@ context parallelism, each framework), its Megatron-LM arguments satisfy what Meg
 arguments.py asserts (TP x PP x CP x DP = GPUs, layers divisible by PP x VP or the uneven split,
 heads and query groups divisible by TP, EP dividing the experts and DP x CP, the global batch by
 micro-batch x DP, the sequence by 2 CP, sequence parallelism only with TP, FSDP without a
-pipeline, --fp8-recipe one of its choices and only with --fp8-format) and its torchtitan [parallelism] degrees multiply to the GPUs with a schedule
+pipeline, --fp8-recipe one of its choices and only with --fp8-format, --attention-backend the
+kernel asked for) and its torchtitan [parallelism] degrees multiply to the GPUs with a schedule
 torchtitan has. usage: plan_launch.py TESSEL MODELS_DIR"""
 import json, subprocess, sys
 
@@ -19,6 +20,8 @@ runs = [
     ("gpt3-13b", "a100-80gb", 32, 256, ["--framework", "fsdp"]),
     ("llama3-8b", "h100-80gb", 8, 128, ["--precision", "fp8", "--fp8-scaling", "current"]),
     ("llama3-8b", "h100-80gb", 8, 128, ["--precision", "fp8"]),
+    ("gpt3-13b", "h100-80gb", 16, 64, ["--framework", "fsdp", "--attention", "fa2"]),
+    ("gpt3-13b", "a100-80gb", 16, 64, ["--attention", "unfused"]),
     ("gpt3-13b", "a100-80gb", 32, 256, ["--framework", "deepspeed"]),
 ]
 shape = {}
@@ -84,6 +87,12 @@ for model, hw, gpus, batch, extra in runs:
             assert ("--fp8-format" in flags) == fp8, x["name"]
             want = "tensorwise" if "current" in extra else None
             assert flags.get("--fp8-recipe") == want, (x["name"], flags.get("--fp8-recipe"))
+            # Megatron-Core's --attention-backend choices: the kernel asked for, else the
+            # profile's (fused on Hopper, unfused on A100)
+            kernel = extra[extra.index("--attention") + 1] if "--attention" in extra else None
+            backend = {"fa2": "flash", "fused": "fused", "unfused": "unfused"}.get(
+                kernel, "fused" if hw != "a100-80gb" else "unfused")
+            assert flags["--attention-backend"] == backend, (x["name"], flags["--attention-backend"])
             assert not ("--use-torch-fsdp2" in flags and "--use-distributed-optimizer" in flags)
             assert "--use-torch-fsdp2" not in flags or P == 1, x["name"]
             if flags.get("--recompute-method") == "block":

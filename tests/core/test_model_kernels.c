@@ -108,6 +108,8 @@ static void test_profiles(void **state)
         assert_true(hw.nvlink_gbs == rows[i].nvlink && hw.internode_gbs == rows[i].net);
         assert_true(hw.fused_attention && hw.gpus_per_node == 8);
         assert_true(strlen(hw.source) > 40);
+        /* FlashAttention-2 on Hopper: 35 % of the peak (FlashAttention-3's abstract) */
+        assert_true(hw.fa2_attention_efficiency == (i < 2 ? 0.35 : 0));
         ts_hardware_clear(&hw);
     }
     ts_hardware a100;

@@ -273,6 +273,7 @@ static int ts_hardware_from_doc(json_t *j, const char *path, ts_hardware *h, ts_
                                        "fp8_gemm_efficiency",
                                        "fused_attention",
                                        "attention_efficiency",
+                                       "fa2_attention_efficiency",
                                        NULL};
     const char *name, *src = "";
     long gpn, sms = 108;
@@ -306,6 +307,7 @@ static int ts_hardware_from_doc(json_t *j, const char *path, ts_hardware *h, ts_
         ts_jnum(j, "peak_fp8_tflops", path, 0, 1e7, &h->peak_fp8_tflops, e) ||
         ts_jnum(j, "fp8_gemm_efficiency", path, 0.01, 1, &h->fp8_gemm_efficiency, e) ||
         ts_jnum(j, "attention_efficiency", path, 0.01, 1, &h->attention_efficiency, e) ||
+        ts_jnum(j, "fa2_attention_efficiency", path, 0.01, 1, &h->fa2_attention_efficiency, e) ||
         ts_jint_opt(j, "sms", path, 1, 100000, 108, &sms, e))
         goto done;
     h->sms = (int)sms;
