@@ -195,7 +195,8 @@ def plan(model: str, hardware: str, gpus: int, global_batch: int, seq: Optional[
          framework: Optional[str] = None, grad_dtype: Optional[str] = None,
          headroom: Optional[float] = None,
          strategies: Optional[Sequence[str]] = None, precision: Optional[str] = None,
-         attention: Optional[str] = None, infer: bool = False, top: Optional[int] = None,
+         attention: Optional[str] = None, fp8_scaling: Optional[str] = None,
+         infer: bool = False, top: Optional[int] = None,
          search_top: Optional[int] = None,
          time_limit: Optional[float] = None, effort: Optional[float] = None,
          gap: Optional[float] = None, seed: Optional[int] = None,
@@ -221,6 +222,7 @@ def plan(model: str, hardware: str, gpus: int, global_batch: int, seq: Optional[
                    first_stage_layers=first_stage_layers, last_stage_layers=last_stage_layers,
                    framework=framework, grad_dtype=grad_dtype, headroom=headroom,
                    strategies=strategies, precision=precision, attention=attention,
+                   fp8_scaling=fp8_scaling,
                    infer=infer, top=top,
                    search_top=search_top, time_limit=time_limit, effort=effort, gap=gap,
                    seed=seed, efficiency=efficiency, models_dir=models_dir)

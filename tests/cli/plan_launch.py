@@ -4,7 +4,8 @@ context parallelism, each framework), its Megatron-LM arguments satisfy what Meg
 arguments.py asserts (TP x PP x CP x DP = GPUs, layers divisible by PP x VP or the uneven split,
 heads and query groups divisible by TP, EP dividing the experts and DP x CP, the global batch by
 micro-batch x DP, the sequence by 2 CP, sequence parallelism only with TP, FSDP without a
-pipeline) and its torchtitan [parallelism] degrees multiply to the GPUs with a schedule
+pipeline, --fp8-recipe one of its choices and only with --fp8-format, --attention-backend the
+kernel asked for) and its torchtitan [parallelism] degrees multiply to the GPUs with a schedule
 torchtitan has. usage: plan_launch.py TESSEL MODELS_DIR"""
 import json, subprocess, sys
 
@@ -17,6 +18,10 @@ runs = [
     ("llama3-8b", "h100-80gb", 64, 64, ["--seq", "131072", "--cp-comm", "allgather"]),
     ("llama3-405b", "h100-80gb", 1024, 512, ["--first-stage-layers", "7", "--last-stage-layers", "7", "--pipeline", "16"]),
     ("gpt3-13b", "a100-80gb", 32, 256, ["--framework", "fsdp"]),
+    ("llama3-8b", "h100-80gb", 8, 128, ["--precision", "fp8", "--fp8-scaling", "current"]),
+    ("llama3-8b", "h100-80gb", 8, 128, ["--precision", "fp8"]),
+    ("gpt3-13b", "h100-80gb", 16, 64, ["--framework", "fsdp", "--attention", "fa2"]),
+    ("gpt3-13b", "a100-80gb", 16, 64, ["--attention", "unfused"]),
     ("gpt3-13b", "a100-80gb", 32, 256, ["--framework", "deepspeed"]),
 ]
 shape = {}
@@ -76,6 +81,18 @@ for model, hw, gpus, batch, extra in runs:
             ag = "allgather" in extra
             assert C == 1 or flags["--cp-comm-type"] == ("all_gather" if ag else "p2p"), x["name"]
             assert "--sequence-parallel" not in flags or T > 1, x["name"]
+            # Megatron-LM's --fp8-recipe choices (tensorwise: current scaling; delayed, its
+            # default, left out), only with --fp8-format
+            fp8 = "fp8" in extra
+            assert ("--fp8-format" in flags) == fp8, x["name"]
+            want = "tensorwise" if "current" in extra else None
+            assert flags.get("--fp8-recipe") == want, (x["name"], flags.get("--fp8-recipe"))
+            # Megatron-Core's --attention-backend choices: the kernel asked for, else the
+            # profile's (fused on Hopper, unfused on A100)
+            kernel = extra[extra.index("--attention") + 1] if "--attention" in extra else None
+            backend = {"fa2": "flash", "fused": "fused", "unfused": "unfused"}.get(
+                kernel, "fused" if hw != "a100-80gb" else "unfused")
+            assert flags["--attention-backend"] == backend, (x["name"], flags["--attention-backend"])
             assert not ("--use-torch-fsdp2" in flags and "--use-distributed-optimizer" in flags)
             assert "--use-torch-fsdp2" not in flags or P == 1, x["name"]
             if flags.get("--recompute-method") == "block":

@@ -13,7 +13,6 @@
 #include "model_testutil.h"
 #include "ts_model.h"
 
-
 static void close_to(double got, double want, const char *what)
 {
     if (fabs(got - want) > 1e-9 * fmax(fabs(want), 1e-6))
@@ -76,6 +75,17 @@ static void test_fp8_linear_only(void **state)
     close_to(bf.wgrad_s - f8.wgrad_s, t16 - t8, "fp8 weight gradient");
     close_to(bf.act_bytes, f8.act_bytes, "fp8: activations as bf16");
     close_to(bf.static_bytes, f8.static_bytes, "fp8: weights and state as bf16");
+    /* current scaling: an amax pass reads each GEMM input (2 bytes an element) once more before
+     * its cast, in the forward; the backward's two casts of each output gradient twice that */
+    o.fp8 = true;
+    ts_layer_cost_of(l, &hw, &o, 0, &f8);
+    hw.fp8_current = true;
+    ts_layer_cost cs;
+    ts_layer_cost_of(l, &hw, &o, 0, &cs);
+    double amax = l->act_gemm_in_bytes / 8 / (hw.hbm_gbs * 1e9);
+    close_to(cs.fwd_s - f8.fwd_s, amax, "current scaling: one more read in the forward");
+    close_to(cs.bgrad_s - f8.bgrad_s, 2 * amax, "current scaling: twice in the backward");
+    close_to(cs.wgrad_s, f8.wgrad_s, "current scaling: the weight-gradient GEMM as before");
     ts_model_free(m);
     ts_hardware_clear(&hw);
 }
@@ -98,6 +108,8 @@ static void test_profiles(void **state)
         assert_true(hw.nvlink_gbs == rows[i].nvlink && hw.internode_gbs == rows[i].net);
         assert_true(hw.fused_attention && hw.gpus_per_node == 8);
         assert_true(strlen(hw.source) > 40);
+        /* FlashAttention-2 on Hopper: 35 % of the peak (FlashAttention-3's abstract) */
+        assert_true(hw.fa2_attention_efficiency == (i < 2 ? 0.35 : 0));
         ts_hardware_clear(&hw);
     }
     ts_hardware a100;
@@ -106,12 +118,49 @@ static void test_profiles(void **state)
     ts_hardware_clear(&a100);
 }
 
+/* "dropout": false (MPT's training, attn_pdrop and resid_pdrop 0): a block stores 2 s h bytes
+ * fewer (its two 1-byte masks, whole on each tensor-parallel GPU without sequence
+ * parallelism), the embedding none; FLOPs and parameters as with dropout. */
+static void test_no_dropout(void **state)
+{
+    (void)state;
+    const char *fmt =
+        "{\"format\": \"tessel-model/1\", \"name\": \"d\", \"seq\": 2048, \"strategies\": "
+        "[\"1f1b\"], "
+        "\"sections\": [{\"kind\": \"embedding\", \"vocab\": 50368, \"hidden\": 2048%s}, "
+        "{\"kind\": \"transformer\", \"hidden\": 2048, \"heads\": 16%s}]}";
+    char with[512], without[512];
+    snprintf(with, sizeof with, fmt, "", "");
+    snprintf(without, sizeof without, fmt, ", \"dropout\": false", ", \"dropout\": false");
+    ts_model *a = NULL, *b = NULL;
+    ts_err e = {0};
+    if (ts_model_parse(with, strlen(with), "with", 0, &a, &e))
+        fail_msg("%s", e.msg);
+    if (ts_model_parse(without, strlen(without), "without", 0, &b, &e))
+        fail_msg("%s", e.msg);
+    double s = 2048, h = 2048;
+    close_to(a->layers[1].act_bytes - b->layers[1].act_bytes, 2 * s * h, "block: two masks");
+    close_to(a->layers[1].act_whole_bytes - b->layers[1].act_whole_bytes, 2 * s * h,
+             "block: the masks are not split by T");
+    close_to(b->layers[0].act_bytes, 0, "embedding: no mask");
+    close_to(a->layers[1].fwd_flops, b->layers[1].fwd_flops, "the same FLOPs");
+    close_to(a->layers[1].params, b->layers[1].params, "the same parameters");
+    ts_model_free(a);
+    ts_model_free(b);
+    const char *bad = "{\"format\": \"tessel-model/1\", \"name\": \"d\", \"seq\": 8, "
+                      "\"strategies\": [\"1f1b\"], \"sections\": "
+                      "[{\"kind\": \"transformer\", \"hidden\": 8, \"heads\": 2, \"dropout\": 0}]}";
+    assert_int_equal(ts_model_parse(bad, strlen(bad), "bad", 0, &a, &e), TS_EINPUT);
+    assert_non_null(strstr(e.msg, "'dropout' must be a boolean"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fused_attention),
         cmocka_unit_test(test_fp8_linear_only),
         cmocka_unit_test(test_profiles),
+        cmocka_unit_test(test_no_dropout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

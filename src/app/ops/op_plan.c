@@ -63,13 +63,19 @@ static const ts_op_option ts_op_plan_opts[] = {
      "tensor parallelism may span nodes", TS_PLAN_FRONTS},
     {"strategies", NULL, "strategies", 0, TS_OPV_NAMES, 0, 0, "LIST",
      "the strategies tried; default: every one the model lists", TS_PLAN_FRONTS},
+    {"fp8_scaling", NULL, "fp8-scaling", 0, TS_OPV_TEXT, 0, 0, "delayed|current",
+     "under --precision fp8, Transformer Engine's scaling: delayed (from the amax history) or "
+     "current (an amax pass over each GEMM input before its cast; Megatron's --fp8-recipe "
+     "tensorwise, NeMo's FP8-CS); default delayed",
+     TS_PLAN_FRONTS},
     {"precision", NULL, "precision", 0, TS_OPV_TEXT, 0, 0, "bf16|fp8",
      "fp8: the blocks' linear GEMMs at the profile's FP8 peak and FP8 efficiency (attention "
      "and memory as bf16); MFU against the FP8 peak",
      TS_PLAN_FRONTS},
-    {"attention", NULL, "attention", 0, TS_OPV_TEXT, 0, 0, "fused|unfused",
-     "fused (FlashAttention: no score matrix stored or moved) or unfused; default: the "
-     "profile's",
+    {"attention", NULL, "attention", 0, TS_OPV_TEXT, 0, 0, "fused|unfused|fa2",
+     "fused (FlashAttention: no score matrix stored or moved), unfused, or fa2 (fused, at "
+     "FlashAttention-2's efficiency where the profile gives it: PyTorch-native stacks on "
+     "Hopper); default: the profile's",
      TS_PLAN_FRONTS},
     {"infer", NULL, "infer", 0, TS_OPV_FLAG, 0, 0, NULL, "inference plans (no backward)",
      TS_PLAN_FRONTS},
@@ -262,10 +268,11 @@ int ts_op_plan_read(json_t *req, ts_front f, ts_op_plan_req *r, ts_err *e)
     static const char *const required[] = {"model", "hardware", "gpus", "global_batch", NULL};
     static const char *const rc[] = {"none", "selective", "full", "adaptive", NULL};
     static const char *const prec[] = {"bf16", "fp8", NULL};
-    static const char *const attn[] = {"unfused", "fused", NULL};
+    static const char *const attn[] = {"unfused", "fused", "fa2", NULL};
     static const char *const fws[] = {"megatron", "fsdp", "deepspeed", NULL};
     static const char *const grads[] = {"fp32", "bf16", NULL};
     static const char *const cpc[] = {"ring", "allgather", NULL};
+    static const char *const scal[] = {"delayed", "current", NULL};
     int grad = 0, cp_ag = 0;
     const ts_op *op = &ts_op_plan;
     int fp8 = 0;
@@ -288,7 +295,9 @@ int ts_op_plan_read(json_t *req, ts_front f, ts_op_plan_req *r, ts_err *e)
         ts_op_plan_word("attention", req, f, attn, &r->attention, e) ||
         ts_op_plan_word("framework", req, f, fws, &r->r.framework, e) ||
         ts_op_plan_word("grad_dtype", req, f, grads, &grad, e) ||
-        ts_op_plan_word("cp_comm", req, f, cpc, &cp_ag, e) || ts_op_plan_strategies(req, f, r, e))
+        ts_op_plan_word("cp_comm", req, f, cpc, &cp_ag, e) ||
+        ts_op_plan_word("fp8_scaling", req, f, scal, &r->fp8_current, e) ||
+        ts_op_plan_strategies(req, f, r, e))
         return e->code;
     r->fp8 = fp8 == 1;
     r->r.grad_bf16 = grad == 1;
@@ -322,9 +331,15 @@ static int ts_op_plan_load(const ts_op_plan_req *r, ts_op_plan_res *res, ts_err 
                                        sizeof name),
                            res->h.name);
         res->h.fp8 = true;
+        res->h.fp8_current = r->fp8_current == 1;
     }
     if (r->attention >= 0)
-        res->h.fused_attention = r->attention == 1;
+        res->h.fused_attention = r->attention >= 1;
+    if (r->attention == 2) {
+        res->h.attention_fa2 = true;
+        if (res->h.fa2_attention_efficiency > 0)
+            res->h.attention_efficiency = res->h.fa2_attention_efficiency;
+    }
     if (r->efficiency > 0)
         res->h.efficiency = r->efficiency;
     res->r = r->r;

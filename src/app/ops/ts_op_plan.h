@@ -30,8 +30,11 @@ typedef struct {
     /* the profile's FP8 peak for compute; its achievable fraction of peak (< 0: the profile's) */
     bool fp8;
     double efficiency;
-    /* 1 fused, 0 unfused attention; -1: the profile's */
+    /* 1 fused, 0 unfused attention, 2 fused at FlashAttention-2's efficiency; -1: the
+     * profile's */
     int attention;
+    /* 1: FP8 with current scaling (--fp8-scaling current), 0: delayed */
+    int fp8_current;
     /* names each schedule search on stderr (the command line on a terminal, or --progress) */
     bool show;
     /* the front end that sent it, whose names the run's messages use */

@@ -201,10 +201,13 @@ void ts_layer_cost_of(const ts_layer *l, const ts_hardware *h, const ts_cost_opt
     }
     /* FP8 (Transformer Engine) casts each GEMM input to FP8 before the GEMM, a memory-bound
      * pass reading 2 bytes and writing 1 per element: the forward's inputs, and the backward's
-     * output gradients for both of its GEMMs (twice) */
+     * output gradients for both of its GEMMs (twice). Under current scaling the quantizer first
+     * runs an amax kernel over the input (Float8CurrentScalingQuantizer::quantize_impl calls
+     * nvte_compute_amax before the cast, transformer_engine/pytorch/csrc/quantizer.cpp): 2 bytes
+     * more read per element. */
     if (o->gemm_shape && o->fp8 && l->gemm_tokens > 0) {
         double bw = (h->hbm_gbs > 0 ? h->hbm_gbs : 2000) * 1e9;
-        elem += 1.5 * l->act_gemm_in_bytes * b / (T * C) / bw;
+        elem += (h->fp8_current ? 2.5 : 1.5) * l->act_gemm_in_bytes * b / (T * C) / bw;
     }
     double ring_b, ring_f = ts_layer_ring(l, h, o, core_s, &ring_b);
     double a2a = ts_layer_a2a(l, h, o), perm = o->gemm_shape ? ts_layer_permute(l, h, o) : 0;

@@ -16,6 +16,8 @@ typedef struct {
     double kv_heads, q_lora_rank, kv_lora_rank, rope_head_dim, v_head_dim;
     double experts, top_k, expert_ffn, shared_experts, moe_every;
     bool tied;
+    /* false: the model trains without dropout (no masks stored; "dropout": false) */
+    bool dropout;
     /* Explicit layers. */
     double fwd_flops, params, act_bytes, out_bytes, allreduces;
 } ts_section;

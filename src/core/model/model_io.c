@@ -49,14 +49,19 @@ static int ts_jstr_opt(json_t *o, const char *key, const char *where, const char
 
 static int ts_read_section(json_t *js, const char *file, size_t i, ts_model *m, ts_err *e)
 {
-    static const char *const keys[] = {
-        "kind",          "name",       "count",        "branch",    "hidden",      "heads",
-        "head_dim",      "ffn",        "ffn_matrices", "seq",       "cross_seq",   "vocab",
-        "positions",     "window",     "channels",     "patch",     "msa_seq",     "residues",
-        "msa_dim",       "pair_dim",   "tied",         "fwd_flops", "params",      "act_bytes",
-        "out_bytes",     "allreduces", "comment",      "kv_heads",  "q_lora_rank", "kv_lora_rank",
-        "rope_head_dim", "v_head_dim", "experts",      "top_k",     "expert_ffn",  "shared_experts",
-        "moe_every",     NULL};
+    static const char *const keys[] = {"kind",          "name",        "count",
+                                       "branch",        "hidden",      "heads",
+                                       "head_dim",      "ffn",         "ffn_matrices",
+                                       "seq",           "cross_seq",   "vocab",
+                                       "positions",     "window",      "channels",
+                                       "patch",         "msa_seq",     "residues",
+                                       "msa_dim",       "pair_dim",    "tied",
+                                       "fwd_flops",     "params",      "act_bytes",
+                                       "out_bytes",     "allreduces",  "comment",
+                                       "kv_heads",      "q_lora_rank", "kv_lora_rank",
+                                       "rope_head_dim", "v_head_dim",  "experts",
+                                       "top_k",         "expert_ffn",  "shared_experts",
+                                       "moe_every",     "dropout",     NULL};
     char where[600];
     snprintf(where, sizeof where, "%s: sections[%zu]", file, i);
     ts_section s = {0};
@@ -112,6 +117,11 @@ static int ts_read_section(json_t *js, const char *file, size_t i, ts_model *m, 
         return ts_fail(e, TS_EINPUT, "%s: field 'tied' must be a boolean, got %s", where,
                        ts_jtype(t));
     s.tied = t && json_is_true(t);
+    json_t *dr = json_object_get(js, "dropout");
+    if (dr && !json_is_boolean(dr))
+        return ts_fail(e, TS_EINPUT, "%s: field 'dropout' must be a boolean, got %s", where,
+                       ts_jtype(dr));
+    s.dropout = !dr || json_is_true(dr);
     return ts_section_expand(&s, where, m, e);
 }
 
@@ -263,6 +273,7 @@ static int ts_hardware_from_doc(json_t *j, const char *path, ts_hardware *h, ts_
                                        "fp8_gemm_efficiency",
                                        "fused_attention",
                                        "attention_efficiency",
+                                       "fa2_attention_efficiency",
                                        NULL};
     const char *name, *src = "";
     long gpn, sms = 108;
@@ -296,6 +307,7 @@ static int ts_hardware_from_doc(json_t *j, const char *path, ts_hardware *h, ts_
         ts_jnum(j, "peak_fp8_tflops", path, 0, 1e7, &h->peak_fp8_tflops, e) ||
         ts_jnum(j, "fp8_gemm_efficiency", path, 0.01, 1, &h->fp8_gemm_efficiency, e) ||
         ts_jnum(j, "attention_efficiency", path, 0.01, 1, &h->attention_efficiency, e) ||
+        ts_jnum(j, "fa2_attention_efficiency", path, 0.01, 1, &h->fa2_attention_efficiency, e) ||
         ts_jint_opt(j, "sms", path, 1, 100000, 108, &sms, e))
         goto done;
     h->sms = (int)sms;

@@ -133,6 +133,13 @@ static int ts_transformer(const ts_section *s, const char *where, ts_layer *l, t
         l->out_bytes += 2 * c * h;
         l->allreduces = 3;
     }
+    /* Without dropout (MPT's and Llama's training: attn_pdrop and resid_pdrop 0) the two
+     * 1-byte masks of Korthikanti et al.'s count, after the attention projection and after the
+     * feed-forward (s h each, not split by T without sequence parallelism), are not stored */
+    if (!s->dropout) {
+        l->act_bytes -= 2 * S * h;
+        l->act_whole_bytes -= 2 * S * h;
+    }
     return TS_OK;
 }
 
@@ -229,8 +236,8 @@ static int ts_embedding(const ts_section *s, const char *where, ts_layer *l, ts_
     l->fwd_flops = 2 * S * h; /* the lookup is a gather; only the scale/add is arithmetic */
     l->params = V * h + s->positions * h;
     l->shared = s->tied;
-    l->act_bytes = S * h; /* dropout mask */
-    l->act_recompute_bytes = S * h;
+    l->act_bytes = s->dropout ? S * h : 0; /* dropout mask */
+    l->act_recompute_bytes = l->act_bytes;
     l->out_bytes = 2 * S * h;
     l->allreduces = 1; /* vocabulary-parallel lookup */
     l->ar_bytes = 2 * S * h;

@@ -123,9 +123,16 @@ static json_t *ts_megatron_args(const ts_plan_req *r, const ts_plan *pl)
     ts_arg(a, "--micro-batch-size", c->b);
     ts_arg(a, "--global-batch-size", r->global);
     ts_megatron_recompute(a, pl, &x);
-    ts_arg_s(a, "--attention-backend", r->h->fused_attention ? "fused" : "unfused");
+    /* Megatron-Core's AttnBackend: flash (FlashAttention), fused (cuDNN), unfused */
+    ts_arg_s(a, "--attention-backend",
+             r->h->attention_fa2     ? "flash"
+             : r->h->fused_attention ? "fused"
+                                     : "unfused");
     if (r->h->fp8)
         ts_arg_s(a, "--fp8-format", "hybrid");
+    /* Megatron-LM's --fp8-recipe: tensorwise is Transformer Engine's current scaling */
+    if (r->h->fp8 && r->h->fp8_current)
+        ts_arg_s(a, "--fp8-recipe", "tensorwise");
     ts_arg(a, "--bf16", -1);
     return a;
 }

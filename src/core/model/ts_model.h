@@ -125,10 +125,20 @@ typedef struct {
     /* the fraction of the BF16 peak the fused attention kernel reaches, forward and backward
      * together (0: gemm_efficiency) */
     double attention_efficiency;
+    /* the same for FlashAttention-2's kernel where the profile gives it (0: attention_efficiency):
+     * `--attention fa2` runs it, as PyTorch-native stacks without Hopper's own kernel do */
+    double fa2_attention_efficiency;
+    /* set by `--attention fa2`: the fused kernel is FlashAttention-2 (Megatron's
+     * --attention-backend flash) */
+    bool attention_fa2;
     /* set by `--precision fp8` (not read from a profile): the transformer blocks' linear GEMMs
      * run in FP8 at peak_fp8_tflops x fp8_gemm_efficiency; attention and the element-wise work
      * stay in BF16 (Transformer Engine's recipe) */
     bool fp8;
+    /* set by `--fp8-scaling current` (Transformer Engine's Float8CurrentScaling, Megatron's
+     * --fp8-recipe tensorwise): each GEMM input's amax is computed by a kernel of its own before
+     * the cast, one more read of the BF16 input; delayed scaling takes it from the history */
+    bool fp8_current;
 } ts_hardware;
 
 /* Finding files: NAME.json under dir (dir/hardware/NAME.json for hardware), or NAME itself when
