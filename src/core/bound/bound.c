@@ -15,7 +15,8 @@
  *  - cross: such windows of two devices, each holding a window of the other device that the
  *    other's windows keep away from, overlap only at their ends (proved in bound_cross.c);
  *  - warm-up: before a device's first freeing block can start, the capacity limits what it can
- *    run, and the rest of that stretch is idle (proved in bound_warmup.c).
+ *    run, and the rest of that stretch is idle; the same after its last allocating block (proved
+ *    in bound_warmup.c).
  * One row per term (name and compute function) in ts_bound_terms, computed in enum order; the
  * memory term's work is in bound_memory.c, the device lists in bound_devblocks.c, both below.
  * Terms whose work would be large (instances, pairs of blocks) are skipped and reported as -1. */
