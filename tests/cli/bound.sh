@@ -47,6 +47,15 @@ check_eq "cross term" 107 "$(get "['terms']['cross']" <<<"$out")"
 check_eq "exclusive stays below" 84 "$(get "['terms']['exclusive']" <<<"$out")"
 "$tessel" bound --help | grep -q "^  cross "
 check_status $? "help lists the cross term"
+# xshape's paper case at memory 4: device 1 idles 2 steps before its first backward can start
+# (4 forwards fill 4 of the 6 steps), so 1 + 2 + 8N + 3 = 1030 at N = 128, where full-greedy and
+# modulo reach it (the other terms: 1028)
+out=$("$tessel" bound --placement xshape --ndevs 4 -n 128 --memory 4 --json)
+check_eq "warmup binds on xshape at memory 4" warmup "$(get "['binding']" <<<"$out")"
+check_eq "warmup term" 1030 "$(get "['terms']['warmup']" <<<"$out")"
+check_eq "one_machine stays below" 1028 "$(get "['terms']['one_machine']" <<<"$out")"
+"$tessel" bound --help | grep -q "^  warmup "
+check_status $? "help lists the warmup term"
 "$tessel" bound --placement vshape --ndevs 4 -n 8 --memory x >/dev/null 2>&1
 check_rc "bad --memory" 2 $?
 harness_end

@@ -57,12 +57,28 @@ check_rc "infeasible memory --json" 1 $?
 check_eq "min_memory" 1 "$(json_get "$tmp/x.out" "['min_memory']")"
 
 # time limit: the best so far, exit 0 (the full problem of 64 micro-batches cannot be proven in
-# a tenth of a second)
-"$tessel" search --placement xshape --ndevs 4 --memory 4 --method full --micro-batches 64 \
+# a tenth of a second; kshape, as xshape at memory 4 meets its bound at once since the warm-up
+# term)
+"$tessel" search --placement kshape --ndevs 4 --memory 6 --method full --micro-batches 64 \
   --time-limit 0.1 --json -o "$tmp/t.json" >"$tmp/t.out"
 check_rc "time limit" 0 $?
 check_eq "not optimal under a time limit" False "$(json_get "$tmp/t.out" "['optimal']")"
 "$tessel" validate "$tmp/t.json" >/dev/null; check_rc "validate time-limited" 0 $?
+
+# auto on xshape's paper case (4 devices, memory 4, N 128): the warm-up term proves full-greedy's
+# 1030 optimal, so auto stops there (it ran modulo-x2, improve, lns and exact on a gap of 2 before,
+# 3.7e6 units of effort); the rows after say why they did not run
+"$tessel" search --placement xshape --ndevs 4 --memory 4 -n 128 --json >"$tmp/x4.out"
+check_rc "auto xshape paper case" 0 $?
+check_eq "xshape paper case: makespan" 1030 "$(json_get "$tmp/x4.out" "['makespan']")"
+check_eq "xshape paper case: at the bound" "1030 True" \
+  "$(json_get "$tmp/x4.out" "['lower_bound'], j['optimal']")"
+check_eq "xshape paper case: proven by the bound" "meets the lower bound" \
+  "$(json_get "$tmp/x4.out" "['optimal_by']")"
+check_eq "xshape paper case: effort below 1e5 units" True "$(json_get "$tmp/x4.out" "['effort'] < 100000")"
+check_eq "xshape paper case: rows skipped at the bound" "modulo-x2 improve exact lns" \
+  "$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))
+print(" ".join(r["row"] for r in j["portfolio_rows"] if r["row"] in ("modulo-x2", "improve", "exact", "lns") and not r["ran"]))' "$tmp/x4.out")"
 
 # bad usage: exit 2
 "$tessel" search --placement vshape --ndevs 4 >/dev/null 2>&1; check_rc "no --memory" 2 $?

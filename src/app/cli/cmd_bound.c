@@ -27,6 +27,11 @@ static const ts_cli_op_help ts_bound_help = {
     "  cross          with memory M: such windows on two devices, each holding a\n"
     "                 window of the other device that the other's keep away\n"
     "                 from, so they overlap only at their ends\n"
+    "  warmup         with memory M: before a device's first freeing block can\n"
+    "                 start, only what its capacity lets it allocate runs there,\n"
+    "                 and after its last allocating block only what that leaves\n"
+    "                 to free; the rest of those stretches is idle, added to\n"
+    "                 load's bound\n"
     "The output names the term that binds (-1 / null: not computed).\n"};
 
 static void ts_bound_print_text(const ts_placement *p, const ts_op_bound_req *r,

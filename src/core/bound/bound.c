@@ -13,7 +13,10 @@
  *  - exclusive: windows of micro-batches on a device that the capacity keeps from overlapping
  *    lie one after another (proved in bound_exclusive.c);
  *  - cross: such windows of two devices, each holding a window of the other device that the
- *    other's windows keep away from, overlap only at their ends (proved in bound_cross.c).
+ *    other's windows keep away from, overlap only at their ends (proved in bound_cross.c);
+ *  - warm-up: before a device's first freeing block can start, the capacity limits what it can
+ *    run, and the rest of that stretch is idle; the same after its last allocating block (proved
+ *    in bound_warmup.c).
  * One row per term (name and compute function) in ts_bound_terms, computed in enum order; the
  * memory term's work is in bound_memory.c, the device lists in bound_devblocks.c, both below.
  * Terms whose work would be large (instances, pairs of blocks) are skipped and reported as -1. */
@@ -371,6 +374,13 @@ static int ts_term_cross(ts_bound_ctx *c, long *out, int *dev)
     return ts_bound_cross_term(c->p, c->n, c->cap, c->one.est, c->one.tail, out, dev);
 }
 
+static int ts_term_warmup(ts_bound_ctx *c, long *out, int *dev)
+{
+    if (!c->cap)
+        return 0;
+    return ts_bound_warmup_term(c->p, c->n, c->cap, c->one.est, c->one.tail, &c->db, out, dev);
+}
+
 static int ts_term_pauses(ts_bound_ctx *c, long *out, int *dev)
 {
     (void)dev;
@@ -393,6 +403,7 @@ static const struct {
     [TS_BOUND_PAUSES] = {"pauses", ts_term_pauses, true},
     [TS_BOUND_EXCLUSIVE] = {"exclusive", ts_term_exclusive, true},
     [TS_BOUND_CROSS] = {"cross", ts_term_cross, true},
+    [TS_BOUND_WARMUP] = {"warmup", ts_term_warmup, true},
 };
 
 const char *ts_bound_term_name(ts_bound_term t)

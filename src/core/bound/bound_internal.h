@@ -23,6 +23,12 @@ typedef struct {
 int ts_devblocks_make(const ts_placement *p, const int *order, ts_devblocks *db);
 void ts_devblocks_free(ts_devblocks *db);
 
+/* The warm-up term (bound_warmup.c): -1 in *out when no device has forced idle time before its
+ * first freeing block or after its last allocating one. est and tail are one micro-batch's, db the devices' blocks. Returns -1 on
+ * allocation failure. */
+int ts_bound_warmup_term(const ts_placement *p, int n, const long *cap, const long *est,
+                         const long *tail, const ts_devblocks *db, long *out, int *dev);
+
 /* The memory term (bound_memory.c): -1 in *out when it bounds nothing or the placement is too
  * large for it. est and tail are one micro-batch's. Returns -1 on allocation failure. */
 int ts_bound_memory_term(const ts_placement *p, int n, const long *cap, const long *est,

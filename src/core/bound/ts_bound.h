@@ -22,6 +22,9 @@ typedef enum {
     TS_BOUND_EXCLUSIVE,
     /* two devices: windows each holding a window of the other that the other's keep away */
     TS_BOUND_CROSS,
+    /* per device: idle steps the capacity forces before its first freeing block can start
+     * and after its last allocating block */
+    TS_BOUND_WARMUP,
     TS_BOUND_NTERMS
 } ts_bound_term;
 
