@@ -204,10 +204,16 @@ void ts_layer_cost_of(const ts_layer *l, const ts_hardware *h, const ts_cost_opt
      * output gradients for both of its GEMMs (twice). Under current scaling the quantizer first
      * runs an amax kernel over the input (Float8CurrentScalingQuantizer::quantize_impl calls
      * nvte_compute_amax before the cast, transformer_engine/pytorch/csrc/quantizer.cpp): 2 bytes
-     * more read per element. */
+     * more read per element. On a GPU whose FP8 GEMMs take only the TN layout (Hopper), the
+     * backward's GEMMs need each cast input transposed: the quantizer writes the FP8 transpose
+     * beside the FP8 copy in the same pass (Float8Quantizer::create_tensor allocates it when
+     * columnwise usage is asked and !nvte_is_non_tn_fp8_gemm_supported(), transformer_engine/
+     * pytorch/csrc/quantizer.cpp; the forward's inputs and the output gradients are both used
+     * column-wise by the weight-gradient GEMM): 1 byte more written per element. */
     if (o->gemm_shape && o->fp8 && l->gemm_tokens > 0) {
         double bw = (h->hbm_gbs > 0 ? h->hbm_gbs : 2000) * 1e9;
-        elem += (h->fp8_current ? 2.5 : 1.5) * l->act_gemm_in_bytes * b / (T * C) / bw;
+        double pass = (h->fp8_current ? 2.5 : 1.5) + (h->fp8_tn_only ? 0.5 : 0);
+        elem += pass * l->act_gemm_in_bytes * b / (T * C) / bw;
     }
     double ring_b, ring_f = ts_layer_ring(l, h, o, core_s, &ring_b);
     double a2a = ts_layer_a2a(l, h, o), perm = o->gemm_shape ? ts_layer_permute(l, h, o) : 0;

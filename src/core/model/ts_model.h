@@ -139,6 +139,9 @@ typedef struct {
      * --fp8-recipe tensorwise): each GEMM input's amax is computed by a kernel of its own before
      * the cast, one more read of the BF16 input; delayed scaling takes it from the history */
     bool fp8_current;
+    /* the GPU's FP8 GEMMs take only the TN layout (Hopper; Blackwell's take any): Transformer
+     * Engine's cast of a GEMM input for the backward's GEMMs also writes its FP8 transpose */
+    bool fp8_tn_only;
 } ts_hardware;
 
 /* Finding files: NAME.json under dir (dir/hardware/NAME.json for hardware), or NAME itself when
