@@ -48,8 +48,9 @@ static const ts_op_option ts_op_plan_opts[] = {
      "megatron, fsdp or deepspeed: whose rules rank plans and count memory; default megatron",
      TS_PLAN_FRONTS},
     {"grad_dtype", NULL, "grad-dtype", 0, TS_OPV_TEXT, 0, 0, "fp32|bf16",
-     "Megatron's main gradients: fp32 (its default; 18 or 6 + 12/d bytes per parameter) or "
-     "bf16 (NeMo's FP8 recipes: 16 or 4 + 12/d); default fp32",
+     "the gradients' reduction: fp32 (Megatron's main gradients, 18 or 6 + 12/d bytes per "
+     "parameter; PyTorch FSDP's reduce_dtype as torchtitan sets it) or bf16 (NeMo's FP8 "
+     "recipes: 16 or 4 + 12/d; FSDP reducing in its bf16 param_dtype); default fp32",
      TS_PLAN_FRONTS},
     {"headroom", NULL, "headroom", 0, TS_OPV_NUM, 0, 0.5, "f",
      "fraction of GPU memory kept free besides the profile's workspace; default 0.05",

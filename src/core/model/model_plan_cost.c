@@ -275,8 +275,10 @@ static void ts_plan_tail(const ts_plan_req *r, const ts_plan_cfg *c, const ts_ps
         return;
     /* gradients reduce over the data- and context-parallel GPUs (C dp at stride T) */
     double g = x->params * TS_WIRE_BYTES, N = c->N, bw = x->bg + x->wg;
-    /* Megatron reduces its fp32 main gradients in fp32 (4 bytes) unless they are bf16 */
-    double gr = r->framework == TS_FW_MEGATRON && !r->grad_bf16 && !r->infer ? 2 * g : g;
+    /* Megatron reduces its fp32 main gradients in fp32 (4 bytes) unless they are bf16; PyTorch
+     * FSDP in its MixedPrecision reduce_dtype, fp32 as torchtitan sets it (its
+     * training.mixed_precision_reduce default, "float32") unless --grad-dtype bf16 */
+    double gr = r->framework != TS_FW_DEEPSPEED && !r->grad_bf16 && !r->infer ? 2 * g : g;
     /* DeepSpeed's pipeline engine reduces the gradients only after the last micro-batch (its
      * TrainSchedule ends with ReduceTiedGrads, ReduceGrads, OptimizerStep: deepspeed/runtime/
      * pipe/schedule.py), not behind the last backward: only a stage's idle tail hides it */
