@@ -59,6 +59,8 @@ def predict(c, auto=False):
             "--search-top", "0", "--top", "1", "--json"]
     if c["grads"] != "-":
         args += ["--grad-dtype", c["grads"]]
+    if c["grad_overlap"] != "-":
+        args += ["--grad-overlap", c["grad_overlap"]]
     if c["attention"] != "-":
         args += ["--attention", c["attention"]]
     if c["fp8_scaling"] != "-":

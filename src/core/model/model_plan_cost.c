@@ -281,8 +281,11 @@ static void ts_plan_tail(const ts_plan_req *r, const ts_plan_cfg *c, const ts_ps
     double gr = r->framework != TS_FW_DEEPSPEED && !r->grad_bf16 && !r->infer ? 2 * g : g;
     /* DeepSpeed's pipeline engine reduces the gradients only after the last micro-batch (its
      * TrainSchedule ends with ReduceTiedGrads, ReduceGrads, OptimizerStep: deepspeed/runtime/
-     * pipe/schedule.py), not behind the last backward: only a stage's idle tail hides it */
-    bool after = r->framework == TS_FW_DEEPSPEED && c->P > 1;
+     * pipe/schedule.py), not behind the last backward: only a stage's idle tail hides it. So
+     * did Megatron-LM before --overlap-grad-reduce (--grad-overlap off): its train_step
+     * all-reduced the gradients (--DDP-impl local's allreduce_gradients) after
+     * forward_backward_func returned, the SC21 runs' code */
+    bool after = (r->framework == TS_FW_DEEPSPEED && c->P > 1) || r->grad_after;
     double hide = (after ? 0 : bw) + (closed ? s * bw : 0);
     int d = c->dp * c->C;
     double nb = c->zero == 3 ? x->nl : ts_plan_buckets(x->params, d);

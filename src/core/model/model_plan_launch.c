@@ -114,7 +114,7 @@ static json_t *ts_megatron_args(const ts_plan_req *r, const ts_plan *pl)
         ts_arg(a, "--overlap-param-gather", -1);
     }
     /* the gradient reduction behind the last micro-batch's backward, as costed */
-    if (c->dp * c->C > 1)
+    if (c->dp * c->C > 1 && !r->grad_after)
         ts_arg(a, "--overlap-grad-reduce", -1);
     if (c->zero == 3)
         ts_arg(a, "--use-torch-fsdp2", -1);
