@@ -319,8 +319,19 @@ static void ts_plan_tail(const ts_plan_req *r, const ts_plan_cfg *c, const ts_ps
     else if (c->zero == 3)
         /* and the forward's first layer waits for its gather */
         *zero_s = N * (ts_plan_overlap(ag, x->f) + (x->nl > 0 ? ag / x->nl : 0));
-    double held = x->params / (c->zero >= 1 && d > 1 ? d : 1);
-    *opt_s = held * TS_OPT_BYTES / (r->h->hbm_gbs * 1e9);
+    double held = x->params / (c->zero >= 1 && d > 1 ? d : 1), bytes = held * TS_OPT_BYTES;
+    if (r->framework == TS_FW_MEGATRON) {
+        /* Megatron-Core's step besides Adam's 32 bytes (megatron/core/distributed/
+         * param_and_grad_buffer.py, megatron/core/optimizer/): the gradient norm for clipping
+         * reads each fp32 main gradient of the shard (4 bytes) and the updated fp32 main
+         * weights are copied into the bf16 model weights (read 4, write 2); over every
+         * gradient the GPU holds, not its shard, the buffer is pre-scaled by 1 / d before the
+         * reduction (start_grad_sync's grad_data *= gradient_scaling_factor: read and write)
+         * and zeroed for the next iteration (zero_grad_buffer: write), 4 bytes each (2 bf16) */
+        double gb = r->grad_bf16 ? 2 : 4;
+        bytes += held * 10 + x->params * gb * (d > 1 ? 3 : 1);
+    }
+    *opt_s = bytes / (r->h->hbm_gbs * 1e9);
 }
 
 static void ts_plan_flops(const ts_plan_req *r, const ts_plan_tables *t, const ts_plan_cfg *c,
