@@ -181,6 +181,24 @@ static double ts_layer_held(const ts_layer *l, const ts_cost_opts *o)
     return o->ep > 1 ? l->params - l->expert_params + l->expert_params / o->ep : l->params;
 }
 
+/* torchtitan's per-op selective activation checkpointing (torchtitan/models/llama3/
+ * parallelize_llama.py, _apply_ac_to_transformer_block with selective_ac_option "op", at the
+ * commit of its H200 benchmark): its policy saves the outputs of the ops in _save_list
+ * (aten.mm, the scaled-dot-product attention kernels, reduce_scatter, max) except every second
+ * mm of the block's forward, and recomputes everything else in the backward. torchtitan's
+ * blocks call their linears in the order wq, wk, wv, wo, then w1, w3, w2 (SwiGLU; w1, w2
+ * without a gate), so the recomputed ones are wk, wo and the feed-forward's h x f matrix: the
+ * fraction of the block's linear GEMM FLOPs its backward runs again. */
+double ts_layer_op_sac(const ts_layer *l)
+{
+    if (l->gemm_tokens <= 0 || l->gemm_h <= 0)
+        return 0;
+    double hq = l->gemm_hq, f = l->gemm_f, nm = l->gemm_nm > 0 ? l->gemm_nm : 2;
+    double qkv = l->gemm_qkv > 0 ? l->gemm_qkv : 3 * hq, kv = (qkv - hq) / 2;
+    double rows = l->gemm_ffn_rows > 0 ? l->gemm_ffn_rows : 1;
+    return (kv + hq + rows * f) / (qkv + hq + rows * nm * f);
+}
+
 void ts_layer_cost_of(const ts_layer *l, const ts_hardware *h, const ts_cost_opts *o, int first_dev,
                       ts_layer_cost *c)
 {
@@ -229,6 +247,8 @@ void ts_layer_cost_of(const ts_layer *l, const ts_hardware *h, const ts_cost_opt
     double redo = o->recompute                ? comp + elem + ar + ring_f + a2a + perm
                   : o->selective && !o->fused ? core_s + elem_core
                                               : 0;
+    if (o->selective && o->op_sac && o->gemm_shape && l->gemm_tokens > 0)
+        redo = ts_layer_op_sac(l) * (comp - core_s) + elem + (o->fused ? 0 : core_s);
     c->bgrad_s = comp + flash + 2 * elem + ar + ring_b + a2a + perm + redo;
     c->wgrad_s = comp;
     c->out_bytes = l->out_bytes * b / C;

@@ -204,6 +204,10 @@ typedef struct {
     bool fused;
     /* FP8 training (Transformer Engine): the GEMMs' inputs kept for the backward in FP8 */
     bool fp8;
+    /* with selective: torchtitan's per-op selective checkpointing (selective_ac_option "op"),
+     * which saves the attention kernel's output and every other linear GEMM's, and recomputes
+     * the rest of the block's forward in the backward */
+    bool op_sac;
 } ts_cost_opts;
 
 typedef struct {
@@ -262,6 +266,9 @@ double ts_hw_p2p_s(const ts_hardware *h, int a, int b, double n);
 double ts_zero_bytes_per_param(int zero, int dp);
 void ts_layer_cost_of(const ts_layer *l, const ts_hardware *h, const ts_cost_opts *o, int first_dev,
                       ts_layer_cost *c);
+/* The fraction of a block's linear GEMM FLOPs that torchtitan's per-op selective checkpointing
+ * runs again in the backward (every second linear of the forward); 0 for other layers. */
+double ts_layer_op_sac(const ts_layer *l);
 /* Forward seconds of a token slice of len tokens after prefix tokens, for one layer of a model
  * whose sequence has seq tokens (all-reduces shrink with the slice). */
 double ts_layer_slice_fwd_s(const ts_layer *l, const ts_hardware *h, const ts_cost_opts *o,
