@@ -144,6 +144,29 @@ static double ts_layer_ring(const ts_layer *l, const ts_hardware *h, const ts_co
     return fmax(0, ring - core_s);
 }
 
+/* Context parallelism's ring merges each step's partial attention into the output (Transformer
+ * Engine's AttnFuncWithCPAndKVP2P, transformer_engine/pytorch/attention/dot_product_attention/
+ * context_parallel.py): the forward adds each of the cp steps' partial output, rescaled by its
+ * softmax statistics, into the output (flash_attn_fwd_out_correction: out.add_(out_per_step *
+ * exp(lse_step - lse))), and the backward accumulates each step's query gradient and the keys'
+ * and values' gradients passed round the ring (bwd_dq_update, bwd_dkv_update: copy or add_).
+ * Memory-bound PyTorch element-wise work: read the step's tensor, read and write the
+ * accumulator, 6 bytes per element in bf16, per step. Returns the forward's seconds; *bwd the
+ * backward's. The all-gather form computes the whole attention at once and merges nothing. */
+static double ts_layer_cp_merge(const ts_layer *l, const ts_hardware *h, const ts_cost_opts *o,
+                                double *bwd)
+{
+    *bwd = 0;
+    if (o->cp <= 1 || o->cp_allgather || l->kv_bytes <= 0 || l->gemm_tokens <= 0 ||
+        l->gemm_hq <= 0)
+        return 0;
+    double C = o->cp, T = o->T > 0 ? o->T : 1, bw = (h->hbm_gbs > 0 ? h->hbm_gbs : 2000) * 1e9;
+    double tokens = l->gemm_tokens * o->b / C, hq = l->gemm_hq / T;
+    double kv = (l->gemm_qkv > 0 ? l->gemm_qkv - l->gemm_hq : 2 * l->gemm_hq) / T;
+    *bwd = 6 * C * tokens * (hq + kv) / bw;
+    return 6 * C * tokens * hq / bw;
+}
+
 /* Expert parallelism's all-to-alls of one forward: dispatch and combine, each GPU sending its
  * tokens' (ep - 1) / ep share to the other GPUs of its group (Megatron-Core's alltoall token
  * dispatcher; with sequence parallelism each tensor-parallel GPU sends its s / T tokens). */
@@ -233,7 +256,9 @@ void ts_layer_cost_of(const ts_layer *l, const ts_hardware *h, const ts_cost_opt
         double pass = (h->fp8_current ? 2.5 : 1.5) + (h->fp8_tn_only ? 0.5 : 0);
         elem += pass * l->act_gemm_in_bytes * b / (T * C) / bw;
     }
-    double ring_b, ring_f = ts_layer_ring(l, h, o, core_s, &ring_b);
+    double ring_b, ring_f = ts_layer_ring(l, h, o, core_s, &ring_b), merge_b = 0;
+    double merge_f = o->gemm_shape ? ts_layer_cp_merge(l, h, o, &merge_b) : 0;
+    elem += merge_f;
     double a2a = ts_layer_a2a(l, h, o), perm = o->gemm_shape ? ts_layer_permute(l, h, o) : 0;
     c->cp_s = ring_f + ring_b;
     c->a2a_s = 2 * a2a;
@@ -249,7 +274,7 @@ void ts_layer_cost_of(const ts_layer *l, const ts_hardware *h, const ts_cost_opt
                                               : 0;
     if (o->selective && o->op_sac && o->gemm_shape && l->gemm_tokens > 0)
         redo = ts_layer_op_sac(l) * (comp - core_s) + elem + (o->fused ? 0 : core_s);
-    c->bgrad_s = comp + flash + 2 * elem + ar + ring_b + a2a + perm + redo;
+    c->bgrad_s = comp + flash + 2 * (elem - merge_f) + merge_b + ar + ring_b + a2a + perm + redo;
     c->wgrad_s = comp;
     c->out_bytes = l->out_bytes * b / C;
     if (o->infer) {
