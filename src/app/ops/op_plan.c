@@ -48,8 +48,14 @@ static const ts_op_option ts_op_plan_opts[] = {
      "megatron, fsdp or deepspeed: whose rules rank plans and count memory; default megatron",
      TS_PLAN_FRONTS},
     {"grad_dtype", NULL, "grad-dtype", 0, TS_OPV_TEXT, 0, 0, "fp32|bf16",
-     "Megatron's main gradients: fp32 (its default; 18 or 6 + 12/d bytes per parameter) or "
-     "bf16 (NeMo's FP8 recipes: 16 or 4 + 12/d); default fp32",
+     "the gradients' reduction: fp32 (Megatron's main gradients, 18 or 6 + 12/d bytes per "
+     "parameter; PyTorch FSDP's reduce_dtype as torchtitan sets it) or bf16 (NeMo's FP8 "
+     "recipes: 16 or 4 + 12/d; FSDP reducing in its bf16 param_dtype); default fp32",
+     TS_PLAN_FRONTS},
+    {"grad_overlap", NULL, "grad-overlap", 0, TS_OPV_TEXT, 0, 0, "on|off",
+     "the data-parallel gradient reduction behind the last micro-batch's backward (Megatron's "
+     "--overlap-grad-reduce, PyTorch FSDP) or off: after the backward, as Megatron-LM ran before "
+     "it (its local DDP, the SC21 runs); default on",
      TS_PLAN_FRONTS},
     {"headroom", NULL, "headroom", 0, TS_OPV_NUM, 0, 0.5, "f",
      "fraction of GPU memory kept free besides the profile's workspace; default 0.05",
@@ -273,7 +279,8 @@ int ts_op_plan_read(json_t *req, ts_front f, ts_op_plan_req *r, ts_err *e)
     static const char *const grads[] = {"fp32", "bf16", NULL};
     static const char *const cpc[] = {"ring", "allgather", NULL};
     static const char *const scal[] = {"delayed", "current", NULL};
-    int grad = 0, cp_ag = 0;
+    static const char *const onoff[] = {"on", "off", NULL};
+    int grad = 0, cp_ag = 0, gov = 0;
     const ts_op *op = &ts_op_plan;
     int fp8 = 0;
     memset(r, 0, sizeof *r);
@@ -295,12 +302,14 @@ int ts_op_plan_read(json_t *req, ts_front f, ts_op_plan_req *r, ts_err *e)
         ts_op_plan_word("attention", req, f, attn, &r->attention, e) ||
         ts_op_plan_word("framework", req, f, fws, &r->r.framework, e) ||
         ts_op_plan_word("grad_dtype", req, f, grads, &grad, e) ||
+        ts_op_plan_word("grad_overlap", req, f, onoff, &gov, e) ||
         ts_op_plan_word("cp_comm", req, f, cpc, &cp_ag, e) ||
         ts_op_plan_word("fp8_scaling", req, f, scal, &r->fp8_current, e) ||
         ts_op_plan_strategies(req, f, r, e))
         return e->code;
     r->fp8 = fp8 == 1;
     r->r.grad_bf16 = grad == 1;
+    r->r.grad_after = gov == 1;
     r->r.cp_allgather = cp_ag == 1;
     if (ts_op_require(op, req, f, required, NULL, e) || ts_op_plan_chunks(r, f, e))
         return TS_EINPUT;

@@ -144,6 +144,29 @@ static double ts_layer_ring(const ts_layer *l, const ts_hardware *h, const ts_co
     return fmax(0, ring - core_s);
 }
 
+/* Context parallelism's ring merges each step's partial attention into the output (Transformer
+ * Engine's AttnFuncWithCPAndKVP2P, transformer_engine/pytorch/attention/dot_product_attention/
+ * context_parallel.py): the forward adds each of the cp steps' partial output, rescaled by its
+ * softmax statistics, into the output (flash_attn_fwd_out_correction: out.add_(out_per_step *
+ * exp(lse_step - lse))), and the backward accumulates each step's query gradient and the keys'
+ * and values' gradients passed round the ring (bwd_dq_update, bwd_dkv_update: copy or add_).
+ * Memory-bound PyTorch element-wise work: read the step's tensor, read and write the
+ * accumulator, 6 bytes per element in bf16, per step. Returns the forward's seconds; *bwd the
+ * backward's. The all-gather form computes the whole attention at once and merges nothing. */
+static double ts_layer_cp_merge(const ts_layer *l, const ts_hardware *h, const ts_cost_opts *o,
+                                double *bwd)
+{
+    *bwd = 0;
+    if (o->cp <= 1 || o->cp_allgather || l->kv_bytes <= 0 || l->gemm_tokens <= 0 ||
+        l->gemm_hq <= 0)
+        return 0;
+    double C = o->cp, T = o->T > 0 ? o->T : 1, bw = (h->hbm_gbs > 0 ? h->hbm_gbs : 2000) * 1e9;
+    double tokens = l->gemm_tokens * o->b / C, hq = l->gemm_hq / T;
+    double kv = (l->gemm_qkv > 0 ? l->gemm_qkv - l->gemm_hq : 2 * l->gemm_hq) / T;
+    *bwd = 6 * C * tokens * (hq + kv) / bw;
+    return 6 * C * tokens * hq / bw;
+}
+
 /* Expert parallelism's all-to-alls of one forward: dispatch and combine, each GPU sending its
  * tokens' (ep - 1) / ep share to the other GPUs of its group (Megatron-Core's alltoall token
  * dispatcher; with sequence parallelism each tensor-parallel GPU sends its s / T tokens). */
@@ -181,6 +204,24 @@ static double ts_layer_held(const ts_layer *l, const ts_cost_opts *o)
     return o->ep > 1 ? l->params - l->expert_params + l->expert_params / o->ep : l->params;
 }
 
+/* torchtitan's per-op selective activation checkpointing (torchtitan/models/llama3/
+ * parallelize_llama.py, _apply_ac_to_transformer_block with selective_ac_option "op", at the
+ * commit of its H200 benchmark): its policy saves the outputs of the ops in _save_list
+ * (aten.mm, the scaled-dot-product attention kernels, reduce_scatter, max) except every second
+ * mm of the block's forward, and recomputes everything else in the backward. torchtitan's
+ * blocks call their linears in the order wq, wk, wv, wo, then w1, w3, w2 (SwiGLU; w1, w2
+ * without a gate), so the recomputed ones are wk, wo and the feed-forward's h x f matrix: the
+ * fraction of the block's linear GEMM FLOPs its backward runs again. */
+double ts_layer_op_sac(const ts_layer *l)
+{
+    if (l->gemm_tokens <= 0 || l->gemm_h <= 0)
+        return 0;
+    double hq = l->gemm_hq, f = l->gemm_f, nm = l->gemm_nm > 0 ? l->gemm_nm : 2;
+    double qkv = l->gemm_qkv > 0 ? l->gemm_qkv : 3 * hq, kv = (qkv - hq) / 2;
+    double rows = l->gemm_ffn_rows > 0 ? l->gemm_ffn_rows : 1;
+    return (kv + hq + rows * f) / (qkv + hq + rows * nm * f);
+}
+
 void ts_layer_cost_of(const ts_layer *l, const ts_hardware *h, const ts_cost_opts *o, int first_dev,
                       ts_layer_cost *c)
 {
@@ -204,12 +245,20 @@ void ts_layer_cost_of(const ts_layer *l, const ts_hardware *h, const ts_cost_opt
      * output gradients for both of its GEMMs (twice). Under current scaling the quantizer first
      * runs an amax kernel over the input (Float8CurrentScalingQuantizer::quantize_impl calls
      * nvte_compute_amax before the cast, transformer_engine/pytorch/csrc/quantizer.cpp): 2 bytes
-     * more read per element. */
+     * more read per element. On a GPU whose FP8 GEMMs take only the TN layout (Hopper), the
+     * backward's GEMMs need each cast input transposed: the quantizer writes the FP8 transpose
+     * beside the FP8 copy in the same pass (Float8Quantizer::create_tensor allocates it when
+     * columnwise usage is asked and !nvte_is_non_tn_fp8_gemm_supported(), transformer_engine/
+     * pytorch/csrc/quantizer.cpp; the forward's inputs and the output gradients are both used
+     * column-wise by the weight-gradient GEMM): 1 byte more written per element. */
     if (o->gemm_shape && o->fp8 && l->gemm_tokens > 0) {
         double bw = (h->hbm_gbs > 0 ? h->hbm_gbs : 2000) * 1e9;
-        elem += (h->fp8_current ? 2.5 : 1.5) * l->act_gemm_in_bytes * b / (T * C) / bw;
+        double pass = (h->fp8_current ? 2.5 : 1.5) + (h->fp8_tn_only ? 0.5 : 0);
+        elem += pass * l->act_gemm_in_bytes * b / (T * C) / bw;
     }
-    double ring_b, ring_f = ts_layer_ring(l, h, o, core_s, &ring_b);
+    double ring_b, ring_f = ts_layer_ring(l, h, o, core_s, &ring_b), merge_b = 0;
+    double merge_f = o->gemm_shape ? ts_layer_cp_merge(l, h, o, &merge_b) : 0;
+    elem += merge_f;
     double a2a = ts_layer_a2a(l, h, o), perm = o->gemm_shape ? ts_layer_permute(l, h, o) : 0;
     c->cp_s = ring_f + ring_b;
     c->a2a_s = 2 * a2a;
@@ -223,7 +272,9 @@ void ts_layer_cost_of(const ts_layer *l, const ts_hardware *h, const ts_cost_opt
     double redo = o->recompute                ? comp + elem + ar + ring_f + a2a + perm
                   : o->selective && !o->fused ? core_s + elem_core
                                               : 0;
-    c->bgrad_s = comp + flash + 2 * elem + ar + ring_b + a2a + perm + redo;
+    if (o->selective && o->op_sac && o->gemm_shape && l->gemm_tokens > 0)
+        redo = ts_layer_op_sac(l) * (comp - core_s) + elem + (o->fused ? 0 : core_s);
+    c->bgrad_s = comp + flash + 2 * (elem - merge_f) + merge_b + ar + ring_b + a2a + perm + redo;
     c->wgrad_s = comp;
     c->out_bytes = l->out_bytes * b / C;
     if (o->infer) {

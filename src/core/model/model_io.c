@@ -274,6 +274,7 @@ static int ts_hardware_from_doc(json_t *j, const char *path, ts_hardware *h, ts_
                                        "fused_attention",
                                        "attention_efficiency",
                                        "fa2_attention_efficiency",
+                                       "fp8_tn_only",
                                        NULL};
     const char *name, *src = "";
     long gpn, sms = 108;
@@ -318,6 +319,13 @@ static int ts_hardware_from_doc(json_t *j, const char *path, ts_hardware *h, ts_
         goto done;
     }
     h->fused_attention = fused && json_is_true(fused);
+    json_t *tn = json_object_get(j, "fp8_tn_only");
+    if (tn && !json_is_boolean(tn)) {
+        ts_fail(e, TS_EINPUT, "%s: field 'fp8_tn_only' must be a boolean, got %s", path,
+                ts_jtype(tn));
+        goto done;
+    }
+    h->fp8_tn_only = tn && json_is_true(tn);
     if (h->workspace_gb >= h->hbm_gb) {
         ts_fail(e, TS_EINPUT, "%s: workspace_gb %g leaves nothing of hbm_gb %g", path,
                 h->workspace_gb, h->hbm_gb);

@@ -275,12 +275,17 @@ static void ts_plan_tail(const ts_plan_req *r, const ts_plan_cfg *c, const ts_ps
         return;
     /* gradients reduce over the data- and context-parallel GPUs (C dp at stride T) */
     double g = x->params * TS_WIRE_BYTES, N = c->N, bw = x->bg + x->wg;
-    /* Megatron reduces its fp32 main gradients in fp32 (4 bytes) unless they are bf16 */
-    double gr = r->framework == TS_FW_MEGATRON && !r->grad_bf16 && !r->infer ? 2 * g : g;
+    /* Megatron reduces its fp32 main gradients in fp32 (4 bytes) unless they are bf16; PyTorch
+     * FSDP in its MixedPrecision reduce_dtype, fp32 as torchtitan sets it (its
+     * training.mixed_precision_reduce default, "float32") unless --grad-dtype bf16 */
+    double gr = r->framework != TS_FW_DEEPSPEED && !r->grad_bf16 && !r->infer ? 2 * g : g;
     /* DeepSpeed's pipeline engine reduces the gradients only after the last micro-batch (its
      * TrainSchedule ends with ReduceTiedGrads, ReduceGrads, OptimizerStep: deepspeed/runtime/
-     * pipe/schedule.py), not behind the last backward: only a stage's idle tail hides it */
-    bool after = r->framework == TS_FW_DEEPSPEED && c->P > 1;
+     * pipe/schedule.py), not behind the last backward: only a stage's idle tail hides it. So
+     * did Megatron-LM before --overlap-grad-reduce (--grad-overlap off): its train_step
+     * all-reduced the gradients (--DDP-impl local's allreduce_gradients) after
+     * forward_backward_func returned, the SC21 runs' code */
+    bool after = (r->framework == TS_FW_DEEPSPEED && c->P > 1) || r->grad_after;
     double hide = (after ? 0 : bw) + (closed ? s * bw : 0);
     int d = c->dp * c->C;
     double nb = c->zero == 3 ? x->nl : ts_plan_buckets(x->params, d);
@@ -314,8 +319,19 @@ static void ts_plan_tail(const ts_plan_req *r, const ts_plan_cfg *c, const ts_ps
     else if (c->zero == 3)
         /* and the forward's first layer waits for its gather */
         *zero_s = N * (ts_plan_overlap(ag, x->f) + (x->nl > 0 ? ag / x->nl : 0));
-    double held = x->params / (c->zero >= 1 && d > 1 ? d : 1);
-    *opt_s = held * TS_OPT_BYTES / (r->h->hbm_gbs * 1e9);
+    double held = x->params / (c->zero >= 1 && d > 1 ? d : 1), bytes = held * TS_OPT_BYTES;
+    if (r->framework == TS_FW_MEGATRON) {
+        /* Megatron-Core's step besides Adam's 32 bytes (megatron/core/distributed/
+         * param_and_grad_buffer.py, megatron/core/optimizer/): the gradient norm for clipping
+         * reads each fp32 main gradient of the shard (4 bytes) and the updated fp32 main
+         * weights are copied into the bf16 model weights (read 4, write 2); over every
+         * gradient the GPU holds, not its shard, the buffer is pre-scaled by 1 / d before the
+         * reduction (start_grad_sync's grad_data *= gradient_scaling_factor: read and write)
+         * and zeroed for the next iteration (zero_grad_buffer: write), 4 bytes each (2 bf16) */
+        double gb = r->grad_bf16 ? 2 : 4;
+        bytes += held * 10 + x->params * gb * (d > 1 ? 3 : 1);
+    }
+    *opt_s = bytes / (r->h->hbm_gbs * 1e9);
 }
 
 static void ts_plan_flops(const ts_plan_req *r, const ts_plan_tables *t, const ts_plan_cfg *c,

@@ -114,7 +114,7 @@ static json_t *ts_megatron_args(const ts_plan_req *r, const ts_plan *pl)
         ts_arg(a, "--overlap-param-gather", -1);
     }
     /* the gradient reduction behind the last micro-batch's backward, as costed */
-    if (c->dp * c->C > 1)
+    if (c->dp * c->C > 1 && !r->grad_after)
         ts_arg(a, "--overlap-grad-reduce", -1);
     if (c->zero == 3)
         ts_arg(a, "--use-torch-fsdp2", -1);
@@ -184,9 +184,13 @@ static json_t *ts_titan(const ts_plan_req *r, const ts_plan *pl, const char **wh
                             json_string(r->cp_allgather ? "allgather" : "alltoall"));
     const int *k = pl->cost.stages_rc;
     const char *ac = k[TS_RC_FULL] ? "full" : k[TS_RC_SELECTIVE] ? "selective" : "none";
-    return json_pack("{so s{sI si si} s{ss}}", "parallelism", par, "training", "global_batch_size",
+    json_t *acj = json_pack("{ss}", "mode", ac);
+    /* selective as costed: the per-op policy (ts_layer_op_sac) */
+    if (!k[TS_RC_FULL] && k[TS_RC_SELECTIVE])
+        json_object_set_new(acj, "selective_ac_option", json_string("op"));
+    return json_pack("{so s{sI si si} so}", "parallelism", par, "training", "global_batch_size",
                      (json_int_t)r->global, "local_batch_size", (int)(r->global / c->dp), "seq_len",
-                     r->m->seq, "activation_checkpoint", "mode", ac);
+                     r->m->seq, "activation_checkpoint", acj);
 }
 
 json_t *ts_plan_launch_json(const ts_plan_req *r, const ts_plan *pl)

@@ -51,7 +51,9 @@ int ts_plan_tables_make(const ts_plan_req *r, int T, int b, bool seqpar, int C, 
                           .cp = t->C,
                           .cp_allgather = r->cp_allgather,
                           .fp8 = r->h->fp8,
-                          .ep = t->E};
+                          .ep = t->E,
+                          /* FSDP's selective is torchtitan's per-op policy */
+                          .op_sac = k == TS_RC_SELECTIVE && r->framework == TS_FW_FSDP};
         for (int i = 0; i < n; i++)
             ts_layer_cost_of(&m->layers[i], r->h, &o, 0, &t->lc[k][i]);
     }
@@ -76,6 +78,10 @@ int ts_plan_tables_make(const ts_plan_req *r, int T, int b, bool seqpar, int C, 
         t->redo[TS_RC_FULL][i] = block ? l->fwd_flops * b : 0;
         /* a fused attention kernel stores no scores: selective recomputation redoes nothing */
         t->redo[TS_RC_SELECTIVE][i] = block && !r->h->fused_attention ? l->attn_flops * b : 0;
+        if (block && r->framework == TS_FW_FSDP)
+            t->redo[TS_RC_SELECTIVE][i] =
+                ts_layer_op_sac(l) * (l->fwd_flops - l->attn_flops) * b +
+                (r->h->fused_attention ? 0 : l->attn_flops * b);
         const ts_layer_cost *c = &t->lc[TS_RC_NONE][i];
         t->work += c->fwd_s + c->bgrad_s + c->wgrad_s;
     }

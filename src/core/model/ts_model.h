@@ -139,6 +139,9 @@ typedef struct {
      * --fp8-recipe tensorwise): each GEMM input's amax is computed by a kernel of its own before
      * the cast, one more read of the BF16 input; delayed scaling takes it from the history */
     bool fp8_current;
+    /* the GPU's FP8 GEMMs take only the TN layout (Hopper; Blackwell's take any): Transformer
+     * Engine's cast of a GEMM input for the backward's GEMMs also writes its FP8 transpose */
+    bool fp8_tn_only;
 } ts_hardware;
 
 /* Finding files: NAME.json under dir (dir/hardware/NAME.json for hardware), or NAME itself when
@@ -201,6 +204,10 @@ typedef struct {
     bool fused;
     /* FP8 training (Transformer Engine): the GEMMs' inputs kept for the backward in FP8 */
     bool fp8;
+    /* with selective: torchtitan's per-op selective checkpointing (selective_ac_option "op"),
+     * which saves the attention kernel's output and every other linear GEMM's, and recomputes
+     * the rest of the block's forward in the backward */
+    bool op_sac;
 } ts_cost_opts;
 
 typedef struct {
@@ -259,6 +266,9 @@ double ts_hw_p2p_s(const ts_hardware *h, int a, int b, double n);
 double ts_zero_bytes_per_param(int zero, int dp);
 void ts_layer_cost_of(const ts_layer *l, const ts_hardware *h, const ts_cost_opts *o, int first_dev,
                       ts_layer_cost *c);
+/* The fraction of a block's linear GEMM FLOPs that torchtitan's per-op selective checkpointing
+ * runs again in the backward (every second linear of the forward); 0 for other layers. */
+double ts_layer_op_sac(const ts_layer *l);
 /* Forward seconds of a token slice of len tokens after prefix tokens, for one layer of a model
  * whose sequence has seq tokens (all-reduces shrink with the slice). */
 double ts_layer_slice_fwd_s(const ts_layer *l, const ts_hardware *h, const ts_cost_opts *o,

@@ -99,6 +99,9 @@ typedef struct {
     /* Megatron's main gradients in bf16 (NeMo's FP8 performance recipes: grad_reduce_in_fp32
      * False) instead of fp32: 2 bytes less per parameter, and bf16 on the wire */
     bool grad_bf16;
+    /* the data-parallel gradient reduction starts after the backward (Megatron-LM's local DDP
+     * before --overlap-grad-reduce: the SC21 runs) instead of behind the last backward */
+    bool grad_after;
     /* context parallelism all-gathers the keys and values before the attention core (and
      * reduce-scatters their gradients), exposed, instead of passing them round a ring */
     bool cp_allgather;
