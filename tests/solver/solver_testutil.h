@@ -1,5 +1,6 @@
-/* Helpers shared by the solver tests: search options and a placement's memory floor, over the
- * core's (core_testutil.h: capacities, built-ins, checks and measures of a schedule). */
+/* Helpers shared by the solver tests: search options, a placement's memory floor and auto's
+ * makespan, over the core's (core_testutil.h: capacities, built-ins, checks and measures of a
+ * schedule). */
 #ifndef SOLVER_TESTUTIL_H
 #define SOLVER_TESTUTIL_H
 
@@ -29,6 +30,34 @@ static inline int tu_memory_floor(const ts_placement *p, long *floor_cap, bool *
     ts_budget b;
     ts_budget_init(&b, &m, 10);
     return ts_memory_floor(p, NULL, &b, floor_cap, exact, e);
+}
+
+/* The makespan auto finds within cap at 6e4 units of effort (tightened, as `tessel search`
+ * measures it): -1 when it finds none, -2 when its schedule breaks the capacity or is not
+ * valid (callers assert that it is not -2). */
+static inline long tu_auto_makespan(const ts_placement *p, int n, const long *cap)
+{
+    ts_search_opts o;
+    ts_search_opts_init(&o);
+    o.method = TS_METHOD_AUTO;
+    ts_search_opts_memory(&o, cap, p->ndevs);
+    o.micro_batches = n;
+    o.time_limit = 30;
+    o.effort = 60000;
+    ts_schedule *s = NULL;
+    ts_search_stats st;
+    ts_err e = {0};
+    if (ts_search(p, &o, &s, &st, &e) != TS_OK || !s)
+        return -1;
+    long peak[TU_CAPS];
+    long mk = tu_makespan(s, n, peak);
+    for (int d = 0; d < p->ndevs; d++)
+        if (peak[d] > cap[d])
+            mk = -2;
+    if (tu_valid_range(s, n, n) != 0)
+        mk = -2;
+    ts_schedule_free(s);
+    return mk;
 }
 
 #endif

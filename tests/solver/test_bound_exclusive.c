@@ -21,30 +21,6 @@
  * label bench) runs the old effort. */
 static long exact_effort = 200000L;
 
-/* The makespan auto finds within cap (tightened, as `tessel search` measures it). */
-static long auto_makespan(const ts_placement *p, int n, const long *cap)
-{
-    ts_search_opts o;
-    ts_search_opts_init(&o);
-    o.method = TS_METHOD_AUTO;
-    ts_search_opts_memory(&o, cap, p->ndevs);
-    o.micro_batches = n;
-    o.time_limit = 30;
-    o.effort = 60000;
-    ts_schedule *s = NULL;
-    ts_search_stats st;
-    ts_err e = {0};
-    if (ts_search(p, &o, &s, &st, &e) != TS_OK || !s)
-        return -1;
-    long peak[TU_CAPS];
-    long mk = tu_makespan(s, n, peak);
-    for (int d = 0; d < p->ndevs; d++)
-        assert_true(peak[d] <= cap[d]);
-    assert_int_equal(tu_valid_range(s, n, n), 0);
-    ts_schedule_free(s);
-    return mk;
-}
-
 /* Random placements (branches, joins, blocks on several devices, delays, signed memory), N 2 to
  * 4, each device's capacity the peak of the sequential schedule or one more: every term, the
  * exclusive one above all, is at most the makespan of auto's schedule and of the sequential one,
@@ -72,7 +48,7 @@ static void test_exclusive_sound_random(void **state)
         active += x >= 0;
         binds += x > others;
         assert_true(b.value <= seqmk);
-        long mk = auto_makespan(p, n, cap);
+        long mk = tu_auto_makespan(p, n, cap);
         assert_true(mk > 0);
         if (mk < b.value)
             fail_msg("it %d: auto %ld below the bound %ld (%s)", it, mk, b.value,

@@ -59,30 +59,6 @@ static void test_warmup_xshape(void **state)
     ts_placement_free(p);
 }
 
-/* The makespan auto finds within cap (tightened, as `tessel search` measures it). */
-static long auto_makespan(const ts_placement *p, int n, const long *cap)
-{
-    ts_search_opts o;
-    ts_search_opts_init(&o);
-    o.method = TS_METHOD_AUTO;
-    ts_search_opts_memory(&o, cap, p->ndevs);
-    o.micro_batches = n;
-    o.time_limit = 30;
-    o.effort = 60000;
-    ts_schedule *s = NULL;
-    ts_search_stats st;
-    ts_err e = {0};
-    if (ts_search(p, &o, &s, &st, &e) != TS_OK || !s)
-        return -1;
-    long peak[TU_CAPS];
-    long mk = tu_makespan(s, n, peak);
-    for (int d = 0; d < p->ndevs; d++)
-        assert_true(peak[d] <= cap[d]);
-    assert_int_equal(tu_valid_range(s, n, n), 0);
-    ts_schedule_free(s);
-    return mk;
-}
-
 /* One case: the warm-up term at most every schedule's makespan, and at most the optimum where
  * the exact search (started from nothing better than auto's makespan + 1, with no lower bound
  * to stop at, so its proof does not lean on the bound) proves one. Counts what it saw. */
@@ -99,7 +75,8 @@ static void check_case(const ts_placement *p, int n, const long *cap, long seqmk
     *binds += w > others;
     if (seqmk >= 0 && w > seqmk)
         fail_msg("%s: the sequential schedule (%ld) below the warm-up term %ld", what, seqmk, w);
-    long mk = auto_makespan(p, n, cap);
+    long mk = tu_auto_makespan(p, n, cap);
+    assert_true(mk != -2);
     if (mk < 0)
         return; /* no schedule within the capacity: nothing to bound */
     if (mk < w)
