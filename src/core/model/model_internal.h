@@ -142,7 +142,7 @@ int ts_plan_rules(const ts_plan_req *r, const ts_plan_cfg *c, char *why, size_t 
  * others balance each chunk's time. 0, or the refusal kind + 1 with why. */
 int ts_plan_layout(const ts_plan_req *r, const ts_plan_tables *t, const ts_plan_cfg *c, int *cut,
                    char *why, size_t len);
-/* The balanced cut (model_plan_cost.c): the largest chunk as small as it can be. */
+/* The balanced cut (model_plan_cut.c): the largest chunk as small as it can be. */
 void ts_plan_cut(const ts_plan_tables *t, int S, int *cut);
 void ts_plan_tables_free(ts_plan_tables *t);
 /* One plan from the tables: 0, the refusal kind + 1 (why filled), or -1 when its lower bound is
