@@ -13,10 +13,10 @@ line's one-line message when it fails::
 
 from ._errors import Cancelled, InvalidInput, NoAnswer, SystemFailure, TesselError
 from ._lib import Progress, library_path, version
-from .api import (CancelToken, baseline, baselines, compare, import_schedule, model,
-                  operations, options, placement_from_model, plan, portfolio, search)
+from .api import (CancelToken, baseline, baselines, compare, model, operations, options,
+                  placement_from_model, plan, portfolio, search)
 from .placement import Placement, placements
-from .schedule import Schedule
+from .schedule import Schedule, import_schedule
 
 try:
     # Written by setup.py into the installed package.

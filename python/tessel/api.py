@@ -2,14 +2,12 @@
 of that name run in this process by the C library."""
 
 import ctypes
-import errno
-import os
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 from . import _lib
 from ._lib import Progress
 from ._ops import _request, _table
-from .placement import Placement
+from .placement import Placement, _placement
 from .schedule import Schedule
 
 # A capacity: one for every device, one per device, or None (no limit).
@@ -35,12 +33,6 @@ class CancelToken:
 def _keys(**kw):
     """Keyword arguments as the request's keys: the command line's flag names."""
     return {k.replace("_", "-"): v for k, v in kw.items() if v is not None}
-
-
-def _placement(p):
-    if not isinstance(p, Placement):
-        raise TypeError("expected a tessel.Placement, got %s" % type(p).__name__)
-    return p.request()
 
 
 _NONE: Any = object()
@@ -104,23 +96,6 @@ def baseline(kind: str, placement: Placement, n: Optional[int] = None) -> Schedu
 def baselines() -> List[Dict[str, Any]]:
     """The baseline kinds and what each fits (`tessel baseline --list`)."""
     return _lib.call("baseline", {})["baselines"]
-
-
-def import_schedule(path: Union[str, "os.PathLike[str]"], placement: Placement,
-                    format: Optional[str] = None, memory: Optional[int] = None,
-                    n: Optional[int] = None) -> Schedule:
-    """`tessel import`: the schedule another tool wrote at path, matched to placement and
-    validated. format: "python" (default: a schedule the Python Tessel saved) or "pytorch"
-    (torch.distributed.pipelining's compute-only CSV, as Schedule.to_pytorch_csv writes it);
-    memory records (and checks) a per-device capacity; n: the Python Tessel's unroll at exactly n
-    micro-batches. A missing file raises FileNotFoundError."""
-    if not os.path.exists(os.fspath(path)):
-        # as open() and Placement.from_file say it
-        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), os.fspath(path))
-    req = _request("import", _placement(placement), path=os.fspath(path), format=format,
-                   memory=memory, n=n)
-    reply = _lib.call("import", req)
-    return Schedule(reply["schedule"], where=os.fspath(path))
 
 
 def compare(placement: Placement, memory: Memory = _NONE, n: Optional[int] = None,

@@ -143,3 +143,10 @@ class Placement:
 def placements() -> List[Dict[str, Any]]:
     """The built-in placements: name, description, device counts, whether they take chunks."""
     return _lib.call("placements", {})["placements"]
+
+
+def _placement(p):
+    """The request of a Placement (the argument of every operation on one)."""
+    if not isinstance(p, Placement):
+        raise TypeError("expected a tessel.Placement, got %s" % type(p).__name__)
+    return p.request()

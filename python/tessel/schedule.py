@@ -1,13 +1,15 @@
 """Schedules: the text of a tessel-schedule/1 file (the bytes `tessel search -o FILE` writes)
 with what the library measured of it, and the views and checks of the command line on it."""
 
+import errno
 import json
 import os
 import tempfile
 from typing import Any, Dict, Optional, Union
 
 from . import _lib
-from .placement import Placement
+from ._ops import _request
+from .placement import Placement, _placement
 
 
 class Schedule:
@@ -34,7 +36,6 @@ class Schedule:
         path as a schedule of placement (each rank's actions in the file's order, each as early
         as its inputs allow; a full backward B of a stage the placement splits is its I then
         its W), with memory recorded as every device's capacity when given."""
-        from .api import import_schedule
         return import_schedule(path, placement, format="pytorch", memory=memory)
 
     def _req(self, **kw):
@@ -159,3 +160,20 @@ class Schedule:
         return "Schedule(%s, makespan=%s, lower_bound=%s)" % (
             r.get("method") or r.get("baseline") or self._where, r.get("makespan"),
             r.get("lower_bound"))
+
+
+def import_schedule(path: Union[str, "os.PathLike[str]"], placement: Placement,
+                    format: Optional[str] = None, memory: Optional[int] = None,
+                    n: Optional[int] = None) -> Schedule:
+    """`tessel import`: the schedule another tool wrote at path, matched to placement and
+    validated. format: "python" (default: a schedule the Python Tessel saved) or "pytorch"
+    (torch.distributed.pipelining's compute-only CSV, as Schedule.to_pytorch_csv writes it);
+    memory records (and checks) a per-device capacity; n: the Python Tessel's unroll at exactly n
+    micro-batches. A missing file raises FileNotFoundError."""
+    if not os.path.exists(os.fspath(path)):
+        # as open() and Placement.from_file say it
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), os.fspath(path))
+    req = _request("import", _placement(placement), path=os.fspath(path), format=format,
+                   memory=memory, n=n)
+    reply = _lib.call("import", req)
+    return Schedule(reply["schedule"], where=os.fspath(path))
