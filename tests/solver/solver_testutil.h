@@ -7,6 +7,7 @@
 #include "core_testutil.h"
 #include "ts_memory.h"
 #include "ts_search_ctx.h"
+#include "ts_exact.h"
 #include "ts_solver.h"
 
 /* Search options for method m within memory cap on every device (when has_memory), the rest at
@@ -58,6 +59,26 @@ static inline long tu_auto_makespan(const ts_placement *p, int n, const long *ca
         mk = -2;
     ts_schedule_free(s);
     return mk;
+}
+
+/* The optimum the exact search proves within cap, started from upper (no schedule at or above it
+ * counts, so the proof leans on no bound) with effort units and a 30 s cap: the optimum, -1 when
+ * not proven, -2 when the search fails. */
+static inline long tu_exact_optimum(const ts_placement *p, int n, const long *cap, long upper,
+                                    long effort)
+{
+    ts_meter m;
+    ts_meter_init(&m, 0);
+    ts_budget bu;
+    ts_budget_init(&bu, &m, 30);
+    ts_exact_opts eo = {n, cap, 0, upper, effort, &bu};
+    ts_schedule *better = NULL;
+    ts_exact_res r;
+    ts_err e = {0};
+    if (ts_exact_search(p, &eo, &better, &r, &e) != TS_OK)
+        return -2;
+    ts_schedule_free(better);
+    return r.run && r.proven && !r.timed_out ? r.best : -1;
 }
 
 #endif
