@@ -72,6 +72,11 @@ static void test_breakdown_and_forms(void **state)
     assert_int_equal(a.stages_rc[TS_RC_FULL], 8);
     /* Megatron counts the recomputed forward: 4 forwards' worth of the blocks, not 3 */
     assert_true(a.counted_flops > a.model_flops * 1.3 && a.counted_flops < a.model_flops * 4 / 3.0);
+    /* Megatron-Bridge's causal count drops half the attention core: by Megatron-LM's formula
+     * (72 B s l h^2 (1 + s / 6h + V / 12lh)) the core is the s / 6h part of the whole */
+    double h = 12288, sq = 2048, l = 96, V = 50257, q = sq / (6 * h);
+    double dropped = 0.5 * q / (1 + q + V / (12 * l * h));
+    assert_true(fabs((a.model_flops - a.causal_flops) / a.model_flops - dropped) < 1e-3 * dropped);
     snprintf(c.strategy, sizeof c.strategy, "interleaved");
     c.v = 4;
     ts_plan_cost b = cost(&f, c, 0);

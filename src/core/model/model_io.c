@@ -252,6 +252,16 @@ double ts_model_fwd_flops(const ts_model *m)
     return s;
 }
 
+double ts_model_causal_attn_flops(const ts_model *m)
+{
+    double s = 0;
+    /* the kind the compute model runs causally (ts_layer_compute's half of the score pairs) */
+    for (int i = 0; i < m->nlayers; i++)
+        if (!strcmp(m->layers[i].kind, "transformer"))
+            s += m->layers[i].attn_flops;
+    return s;
+}
+
 /* Reads a parsed profile and releases j. */
 static int ts_hardware_from_doc(json_t *j, const char *path, ts_hardware *h, ts_err *e)
 {

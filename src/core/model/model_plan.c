@@ -54,6 +54,7 @@ void ts_plan_from_found(const ts_plan_req *r, const ts_plan_found *f, ts_plan *p
     pl->samples_s = r->global / pl->iter_s;
     pl->tflops_gpu = f->cost.model_flops / pl->iter_s / r->gpus / 1e12;
     pl->counted_tflops_gpu = f->cost.counted_flops / pl->iter_s / r->gpus / 1e12;
+    pl->causal_tflops_gpu = f->cost.causal_flops / pl->iter_s / r->gpus / 1e12;
     pl->mfu = pl->tflops_gpu / ts_plan_peak_tflops(r->h);
     pl->peak_gb = f->cost.peak_bytes / 1e9;
     snprintf(pl->source, sizeof pl->source, "%s", f->cost.closed_form ? "formula" : "bound");
@@ -92,6 +93,7 @@ void ts_plan_figures(const ts_plan_req *r, ts_plan *pl, const ts_metrics *m,
     pl->samples_s = r->global / pl->iter_s;
     pl->tflops_gpu = c->model_flops / pl->iter_s / r->gpus / 1e12;
     pl->counted_tflops_gpu = c->counted_flops / pl->iter_s / r->gpus / 1e12;
+    pl->causal_tflops_gpu = c->causal_flops / pl->iter_s / r->gpus / 1e12;
     pl->mfu = pl->tflops_gpu / ts_plan_peak_tflops(r->h);
     double peak = 0;
     for (int d = 0; d < p->ndevs; d++) {
@@ -157,9 +159,10 @@ json_t *ts_plan_json(const ts_plan *pl)
         return j;
     }
     const ts_plan_cost *k = &pl->cost;
-    json_t *f = json_pack("{sf sf sf sf sf sf sf ss sb s{si si si}}", "iteration_s", pl->iter_s,
-                          "samples_per_s", pl->samples_s, "tflops_per_gpu", pl->tflops_gpu,
-                          "counted_tflops_per_gpu", pl->counted_tflops_gpu, "mfu", pl->mfu,
+    json_t *f = json_pack("{sf sf sf sf sf sf sf sf ss sb s{si si si}}", "iteration_s",
+                          pl->iter_s, "samples_per_s", pl->samples_s, "tflops_per_gpu",
+                          pl->tflops_gpu, "counted_tflops_per_gpu", pl->counted_tflops_gpu,
+                          "causal_tflops_per_gpu", pl->causal_tflops_gpu, "mfu", pl->mfu,
                           "peak_memory_gb", pl->peak_gb, "lower_bound_s", k->lower_bound_s, "kept",
                           pl->source, "searched", pl->searched, "stages_recompute", "none",
                           k->stages_rc[0], "selective", k->stages_rc[1], "full", k->stages_rc[2]);

@@ -290,7 +290,9 @@ static void ts_plan_flops(const ts_plan_req *r, const ts_plan_tables *t, const t
                           const int *cut, const ts_pstage *st, ts_plan_cost *out)
 {
     double F = ts_model_fwd_flops(r->m), rounds = r->m->recycles > 0 ? r->m->recycles : 1;
-    out->model_flops = (r->infer ? F * rounds : F * (rounds + 2)) * r->global;
+    double passes = r->infer ? rounds : rounds + 2;
+    out->model_flops = F * passes * r->global;
+    out->causal_flops = out->model_flops - ts_model_causal_attn_flops(r->m) / 2 * passes * r->global;
     double redo = 0;
     for (int s = 0; s < c->P && !r->infer; s++)
         for (int ch = s; ch < c->P * c->v; ch += c->P)

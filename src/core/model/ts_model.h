@@ -165,6 +165,9 @@ bool ts_model_has_strategy(const ts_model *m, const char *strategy);
 double ts_model_params(const ts_model *m);
 /* forward FLOPs per sample (one round) */
 double ts_model_fwd_flops(const ts_model *m);
+/* Forward FLOPs per sample of the causal (decoder-only) attention cores, every query-key pair
+ * counted: the half a causal count leaves out is half of this. */
+double ts_model_causal_attn_flops(const ts_model *m);
 
 /* The cost of one layer on hardware: micro-batch b, tensor parallelism T (T devices in one
  * node when T <= gpus_per_node). All times in seconds, bytes per device. */

@@ -61,8 +61,10 @@ typedef struct {
      * --recompute-num-layers; a chunk's whole count under full recomputation) */
     int recompute_blocks;
     /* FLOPs per iteration: the model's (3 forwards: forward and backward), and with the
-     * recomputed forward FLOPs of transformer blocks added, as Megatron-LM counts them */
-    double model_flops, counted_flops;
+     * recomputed forward FLOPs of transformer blocks added, as Megatron-LM counts them; and the
+     * model's with a causal attention core's score pairs counted at half (Megatron-Bridge's
+     * flop_utils.py: core_attn_seq_factor / 2), as Megatron-Bridge's tables count them */
+    double model_flops, counted_flops, causal_flops;
 } ts_plan_cost;
 
 /* Why a plan was refused. */
@@ -161,7 +163,7 @@ typedef struct {
     /* Why it does not fit. */
     char reason[400];
     /* real units */
-    double iter_s, samples_s, tflops_gpu, counted_tflops_gpu, mfu, peak_gb;
+    double iter_s, samples_s, tflops_gpu, counted_tflops_gpu, causal_tflops_gpu, mfu, peak_gb;
     /* searched: the schedule's figures */
     bool searched;
     double searched_s, bubble, gap, latency_s, time_unit_s, search_s;
