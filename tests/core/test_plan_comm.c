@@ -2,7 +2,7 @@
  * fixed latency per collective (its own tuning model: a base and a latency per ring step, NVLink
  * or network), and the compute slowdown of communication hidden beside it (Lee et al. 2025:
  * 18.9 % on average), here on ZeRO-3's gathers and reduce-scatters; and context parallelism by
- * all-gather beside the ring. */
+ * all-gather beside the ring; expert parallelism's all-to-all across nodes. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -27,6 +27,26 @@ static void test_latency(void **state)
     assert_true(fabs(ts_hw_collective_lat_s(&h, TS_COLL_REDUCE_SCATTER, 8, 16) -
                      (8.4 + 15 * 9.6) * 1e-6) < 1e-12);
     assert_true(ts_hw_collective_lat_s(&h, TS_COLL_ALLGATHER, 1, 1) == 0);
+    ts_hardware_clear(&h);
+}
+
+/* An all-to-all has no ring to aggregate its bytes: 16 GPUs over 2 nodes of DGX H100 send half
+ * of each GPU's bytes to the other node through its own 50 GB/s adapter, over 4 times as long
+ * as a ring all-gather of as many bytes in the same group, whose 8 channels share the node's 8
+ * adapters; inside a node 7/8 of the bytes go over NVLink. */
+static void test_alltoall(void **state)
+{
+    (void)state;
+    ts_hardware h;
+    tu_hw_load("h100-80gb", &h);
+    double n = 1e9;
+    assert_true(fabs(ts_hw_alltoall_s(&h, 1, 16, n) - 0.5 * n / 50e9) < 1e-12);
+    assert_true(fabs(ts_hw_alltoall_s(&h, 1, 8, n) - 7.0 / 8 * n / 450e9) < 1e-12);
+    /* at stride 2, 4 members a node: 12 of 16 shares leave it */
+    assert_true(fabs(ts_hw_alltoall_s(&h, 2, 16, n) - 12.0 / 16 * n / 50e9) < 1e-12);
+    assert_true(ts_hw_alltoall_s(&h, 1, 16, n) >
+                4 * ts_hw_collective_s(&h, TS_COLL_ALLGATHER, 1, 16, n));
+    assert_true(ts_hw_alltoall_s(&h, 1, 1, n) == 0);
     ts_hardware_clear(&h);
 }
 
@@ -136,6 +156,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_latency),
+        cmocka_unit_test(test_alltoall),
         cmocka_unit_test(test_zero3_overlap),
         cmocka_unit_test(test_cp_allgather),
     };

@@ -34,6 +34,25 @@ double ts_hw_group_bw(const ts_hardware *h, int stride, int k)
     return (bw < h->nvlink_gbs ? bw : h->nvlink_gbs) * 1e9;
 }
 
+/* An all-to-all is k - 1 point-to-point exchanges, one with each other member (NCCL runs it as
+ * grouped ncclSend/ncclRecv pairs, as PyTorch's all_to_all_single and nccl-tests' alltoall do):
+ * every byte has its own destination, so nothing is aggregated the way a ring's channels are.
+ * Of a member's n bytes, (k - m) / k go to the other nodes' members through the network, this
+ * GPU's share of its node's adapters (with PXN through a rail peer's, the node's total the
+ * same), and (m - 1) / k to its own node's over NVLink; both at once, the slower one bounds. */
+double ts_hw_alltoall_s(const ts_hardware *h, int stride, int k, double n)
+{
+    if (k <= 1 || n <= 0)
+        return 0;
+    int gpn = h->gpus_per_node > 0 ? h->gpus_per_node : 8, st = stride > 0 ? stride : 1;
+    long span = (long)st * k;
+    /* members of the group in one node, as ts_hw_collective_lat_s counts them */
+    int m = span <= gpn ? k : st < gpn ? gpn / st : 1;
+    double local = (double)(m - 1) / k * n / (h->nvlink_gbs * 1e9);
+    double remote = (double)(k - m) / k * n / (h->internode_gbs * 1e9);
+    return local > remote ? local : remote;
+}
+
 double ts_hw_collective_s(const ts_hardware *h, ts_collective kind, int stride, int k, double n)
 {
     if (k <= 1 || n <= 0)

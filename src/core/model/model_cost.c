@@ -168,15 +168,16 @@ static double ts_layer_cp_merge(const ts_layer *l, const ts_hardware *h, const t
 }
 
 /* Expert parallelism's all-to-alls of one forward: dispatch and combine, each GPU sending its
- * tokens' (ep - 1) / ep share to the other GPUs of its group (Megatron-Core's alltoall token
- * dispatcher; with sequence parallelism each tensor-parallel GPU sends its s / T tokens). */
+ * tokens' (ep - 1) / ep share to the other GPUs of its group, the other nodes' share through
+ * the network (ts_hw_alltoall_s; Megatron-Core's alltoall token dispatcher; with sequence
+ * parallelism each tensor-parallel GPU sends its s / T tokens). */
 static double ts_layer_a2a(const ts_layer *l, const ts_hardware *h, const ts_cost_opts *o)
 {
     if (l->experts <= 0 || o->ep <= 1)
         return 0;
-    double E = o->ep, T = o->T > 0 ? o->T : 1, C = o->cp > 1 ? o->cp : 1;
-    double bytes = l->a2a_bytes * o->b / C / (o->seqpar ? T : 1) * (E - 1) / E;
-    return 2 * bytes / ts_hw_group_bw(h, (int)T, o->ep);
+    double T = o->T > 0 ? o->T : 1, C = o->cp > 1 ? o->cp : 1;
+    double bytes = l->a2a_bytes * o->b / C / (o->seqpar ? T : 1);
+    return 2 * ts_hw_alltoall_s(h, (int)T, o->ep, bytes);
 }
 
 /* An MoE layer's token permutation (Megatron-Core's token dispatcher): before the experts each

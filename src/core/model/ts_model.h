@@ -258,6 +258,8 @@ double ts_hw_allreduce_s(const ts_hardware *h, int first, int T, double n);
  * reduce-scatter input) or ends with (all-gather output). */
 typedef enum { TS_COLL_ALLREDUCE, TS_COLL_REDUCE_SCATTER, TS_COLL_ALLGATHER } ts_collective;
 double ts_hw_group_bw(const ts_hardware *h, int stride, int k);
+/* Seconds of an all-to-all in which each of k GPUs (stride apart) holds n bytes for the k. */
+double ts_hw_alltoall_s(const ts_hardware *h, int stride, int k, double n);
 double ts_hw_collective_s(const ts_hardware *h, ts_collective kind, int stride, int k, double n);
 /* The fixed part of one such collective, whatever its size: NCCL's latency model (a base and a
  * latency per ring step, NVLink or network; values and source in model_comm.c). */
