@@ -5,7 +5,8 @@ arguments.py asserts (TP x PP x CP x DP = GPUs, layers divisible by PP x VP or t
 heads and query groups divisible by TP, EP dividing the experts and DP x CP, the global batch by
 micro-batch x DP, the sequence by 2 CP, sequence parallelism only with TP, FSDP without a
 pipeline, --fp8-recipe one of its choices and only with --fp8-format, --attention-backend the
-kernel asked for) and its torchtitan [parallelism] degrees multiply to the GPUs with a schedule
+kernel asked for, and no arguments for llm-foundry's Triton kernel, which it has no backend for)
+and its torchtitan [parallelism] degrees multiply to the GPUs with a schedule
 torchtitan has. usage: plan_launch.py TESSEL MODELS_DIR"""
 import json, subprocess, sys
 
@@ -21,6 +22,7 @@ runs = [
     ("llama3-8b", "h100-80gb", 8, 128, ["--precision", "fp8", "--fp8-scaling", "current"]),
     ("llama3-8b", "h100-80gb", 8, 128, ["--precision", "fp8"]),
     ("gpt3-13b", "h100-80gb", 16, 64, ["--framework", "fsdp", "--attention", "fa2"]),
+    ("gpt3-13b", "h100-80gb", 16, 64, ["--framework", "fsdp", "--attention", "triton"]),
     ("gpt3-13b", "a100-80gb", 16, 64, ["--attention", "unfused"]),
     ("gpt3-13b", "a100-80gb", 32, 256, ["--framework", "deepspeed"]),
 ]
@@ -99,6 +101,8 @@ for model, hw, gpus, batch, extra in runs:
                 assert g("--recompute-num-layers") < layers // (P * x["virtual_stages"]), x["name"]
         else:
             assert L["megatron_why"], x["name"]
+        # llm-foundry's Triton kernel: Megatron-LM has no backend that runs it
+        assert "triton" not in extra or (L["megatron"] is None and "Triton" in L["megatron_why"]), x["name"]
         if L["torchtitan"] is not None:
             titan += 1
             par = L["torchtitan"]["parallelism"]

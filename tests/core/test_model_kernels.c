@@ -110,11 +110,15 @@ static void test_profiles(void **state)
         assert_true(strlen(hw.source) > 40);
         /* FlashAttention-2 on Hopper: 35 % of the peak (FlashAttention-3's abstract) */
         assert_true(hw.fa2_attention_efficiency == (i < 2 ? 0.35 : 0));
+        /* llm-foundry's Triton kernel: measured on H100 only among these (0.17 of the peak,
+         * tests/bench/triton_attention_slope.py) */
+        assert_true(hw.triton_attention_efficiency == (i == 0 ? 0.17 : 0));
         ts_hardware_clear(&hw);
     }
     ts_hardware a100;
     tu_hw_load("a100-80gb", &a100);
     assert_false(a100.fused_attention);
+    assert_true(a100.triton_attention_efficiency == 0.30);
     ts_hardware_clear(&a100);
 }
 

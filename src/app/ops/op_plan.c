@@ -78,10 +78,11 @@ static const ts_op_option ts_op_plan_opts[] = {
      "fp8: the blocks' linear GEMMs at the profile's FP8 peak and FP8 efficiency (attention "
      "and memory as bf16); MFU against the FP8 peak",
      TS_PLAN_FRONTS},
-    {"attention", NULL, "attention", 0, TS_OPV_TEXT, 0, 0, "fused|unfused|fa2",
-     "fused (FlashAttention: no score matrix stored or moved), unfused, or fa2 (fused, at "
+    {"attention", NULL, "attention", 0, TS_OPV_TEXT, 0, 0, "fused|unfused|fa2|triton",
+     "fused (FlashAttention: no score matrix stored or moved), unfused, fa2 (fused, at "
      "FlashAttention-2's efficiency where the profile gives it: PyTorch-native stacks on "
-     "Hopper); default: the profile's",
+     "Hopper), or triton (fused, at the profile's triton_attention_efficiency: llm-foundry's "
+     "Triton FlashAttention kernel, attn_impl triton); default: the profile's",
      TS_PLAN_FRONTS},
     {"infer", NULL, "infer", 0, TS_OPV_FLAG, 0, 0, NULL, "inference plans (no backward)",
      TS_PLAN_FRONTS},
@@ -274,7 +275,7 @@ int ts_op_plan_read(json_t *req, ts_front f, ts_op_plan_req *r, ts_err *e)
     static const char *const required[] = {"model", "hardware", "gpus", "global_batch", NULL};
     static const char *const rc[] = {"none", "selective", "full", "adaptive", NULL};
     static const char *const prec[] = {"bf16", "fp8", NULL};
-    static const char *const attn[] = {"unfused", "fused", "fa2", NULL};
+    static const char *const attn[] = {"unfused", "fused", "fa2", "triton", NULL};
     static const char *const fws[] = {"megatron", "fsdp", "deepspeed", NULL};
     static const char *const grads[] = {"fp32", "bf16", NULL};
     static const char *const cpc[] = {"ring", "allgather", NULL};
@@ -348,6 +349,17 @@ static int ts_op_plan_load(const ts_op_plan_req *r, ts_op_plan_res *res, ts_err 
         res->h.attention_fa2 = true;
         if (res->h.fa2_attention_efficiency > 0)
             res->h.attention_efficiency = res->h.fa2_attention_efficiency;
+    }
+    if (r->attention == 3) {
+        /* no default: a profile without the kernel's measurement cannot cost it */
+        char name[96];
+        if (res->h.triton_attention_efficiency <= 0)
+            return ts_fail(e, TS_EINPUT, "%s triton: %s gives no triton_attention_efficiency",
+                           ts_op_field(ts_op_option_find(&ts_op_plan, "attention"), r->front, name,
+                                       sizeof name),
+                           res->h.name);
+        res->h.attention_triton = true;
+        res->h.attention_efficiency = res->h.triton_attention_efficiency;
     }
     if (r->efficiency > 0)
         res->h.efficiency = r->efficiency;

@@ -284,6 +284,7 @@ static int ts_hardware_from_doc(json_t *j, const char *path, ts_hardware *h, ts_
                                        "fused_attention",
                                        "attention_efficiency",
                                        "fa2_attention_efficiency",
+                                       "triton_attention_efficiency",
                                        "fp8_tn_only",
                                        NULL};
     const char *name, *src = "";
@@ -319,6 +320,8 @@ static int ts_hardware_from_doc(json_t *j, const char *path, ts_hardware *h, ts_
         ts_jnum(j, "fp8_gemm_efficiency", path, 0.01, 1, &h->fp8_gemm_efficiency, e) ||
         ts_jnum(j, "attention_efficiency", path, 0.01, 1, &h->attention_efficiency, e) ||
         ts_jnum(j, "fa2_attention_efficiency", path, 0.01, 1, &h->fa2_attention_efficiency, e) ||
+        ts_jnum(j, "triton_attention_efficiency", path, 0.01, 1, &h->triton_attention_efficiency,
+                e) ||
         ts_jint_opt(j, "sms", path, 1, 100000, 108, &sms, e))
         goto done;
     h->sms = (int)sms;

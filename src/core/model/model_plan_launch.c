@@ -30,6 +30,10 @@ static const char *ts_megatron_refuses(const ts_plan_req *r, const ts_plan *pl)
     const char *s = pl->cfg.strategy;
     if (r->infer)
         return "an inference plan (Megatron-LM's arguments are for training)";
+    if (r->h->attention_triton)
+        return "Megatron-LM has no Triton attention backend (--attention triton is llm-foundry's "
+               "Triton FlashAttention kernel; Megatron's --attention-backend runs flash, fused or "
+               "unfused, at other efficiencies than the plan's)";
     if (strcmp(s, "1f1b") && strcmp(s, "interleaved") && strcmp(s, "no-pipeline"))
         return "Megatron-LM runs 1F1B and interleaved 1F1B schedules, not this strategy's";
     if (pl->cfg.zero == 2)

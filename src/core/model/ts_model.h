@@ -131,6 +131,14 @@ typedef struct {
     /* set by `--attention fa2`: the fused kernel is FlashAttention-2 (Megatron's
      * --attention-backend flash) */
     bool attention_fa2;
+    /* the same for llm-foundry's Triton FlashAttention kernel (flash_attn_triton.py on the
+     * pre-MLIR Triton fork, attn_impl triton), measured from llm-foundry's own sequence-length
+     * sweeps (tests/bench/triton_attention_slope.py); 0: not measured on this GPU, and
+     * `--attention triton` refuses the profile */
+    double triton_attention_efficiency;
+    /* set by `--attention triton`: the fused kernel is llm-foundry's Triton kernel, which
+     * Megatron-LM has no backend for */
+    bool attention_triton;
     /* set by `--precision fp8` (not read from a profile): the transformer blocks' linear GEMMs
      * run in FP8 at peak_fp8_tflops x fp8_gemm_efficiency; attention and the element-wise work
      * stay in BF16 (Transformer Engine's recipe) */
