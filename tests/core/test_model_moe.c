@@ -28,7 +28,8 @@ static double active_params(const ts_model *m)
 
 /* Totals published with each model: Llama 3 8B, 70B, 405B (Table 3's names), Mixtral 8x7B
  * 46.7B total and 12.9B active (the paper's section 2.1: "47B", "13B"; the release card: 46.7B,
- * 12.9B), DeepSeek-V3 671B total and 37B activated (abstract). */
+ * 12.9B), DeepSeek-V3 671B total and 37B activated (abstract), Qwen3-30B-A3B 30.5B and 3.3B,
+ * Qwen3-235B-A22B 235B and 22B (their model cards). */
 static void test_published_totals(void **state)
 {
     (void)state;
@@ -39,7 +40,9 @@ static void test_published_totals(void **state)
                 {"llama3-70b", 70e9, 0},
                 {"llama3-405b", 405e9, 0},
                 {"mixtral-8x7b", 46.7e9, 12.9e9},
-                {"deepseek-v3", 671e9, 37e9}};
+                {"deepseek-v3", 671e9, 37e9},
+                {"qwen3-30b-a3b", 30.5e9, 3.3e9},
+                {"qwen3-235b-a22b", 235e9, 22e9}};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         ts_model *m = tu_model_load(rows[i].name);
         double P = ts_model_params(m), A = active_params(m);
