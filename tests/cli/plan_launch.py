@@ -2,12 +2,14 @@
 plan that fits in a few rankings (dense GQA, MoE with expert parallelism, 128K tokens with
 context parallelism, each framework), its Megatron-LM arguments satisfy what Megatron-LM's
 arguments.py asserts (TP x PP x CP x DP = GPUs, layers divisible by PP x VP or the uneven split,
-heads and query groups divisible by TP, EP dividing the experts and DP x CP, the global batch by
+heads and query groups divisible by TP, EP dividing the experts and EP x ETP dividing TP x DP x
+CP with --expert-tensor-parallel-size always written (MoE parallel folding), the global batch by
 micro-batch x DP, the sequence by 2 CP, sequence parallelism only with TP, FSDP without a
 pipeline, --fp8-recipe one of its choices and only with --fp8-format, --attention-backend the
 kernel asked for, and no arguments for llm-foundry's Triton kernel, which it has no backend for)
 and its torchtitan [parallelism] degrees multiply to the GPUs with a schedule
-torchtitan has. usage: plan_launch.py TESSEL MODELS_DIR"""
+torchtitan has and, for MoE models, the expert tensor parallelism it supports (1 or TP).
+usage: plan_launch.py TESSEL MODELS_DIR"""
 import json, subprocess, sys
 
 tessel, models = sys.argv[1:3]
@@ -25,6 +27,15 @@ runs = [
     ("gpt3-13b", "h100-80gb", 16, 64, ["--framework", "fsdp", "--attention", "triton"]),
     ("gpt3-13b", "a100-80gb", 16, 64, ["--attention", "unfused"]),
     ("gpt3-13b", "a100-80gb", 32, 256, ["--framework", "deepspeed"]),
+    # MoE parallel folding: 8 experts over T 2 x dp 4 at expert tensor parallelism 1, which
+    # expert tensor parallelism T (8 dividing dp x CP) refuses; and torchtitan's FSDP at 1
+    ("mixtral-8x7b", "h100-80gb", 32, 256, ["--seq", "4096", "--tensor-parallel", "2",
+                                            "--pipeline", "4", "--expert-parallel", "8",
+                                            "--expert-tensor-parallel", "1"]),
+    ("mixtral-8x7b", "h100-80gb", 32, 256, ["--seq", "4096", "--tensor-parallel", "2",
+                                            "--expert-parallel", "8",
+                                            "--expert-tensor-parallel", "1", "--framework",
+                                            "fsdp"]),
 ]
 shape = {}
 for name in {r[0] for r in runs}:
@@ -32,7 +43,7 @@ for name in {r[0] for r in runs}:
                                   capture_output=True, text=True, check=True).stdout)
     blocks = [l for l in m["layers"] if l.get("heads", 0) > 0]
     shape[name] = blocks
-checked = megatron = titan = 0
+checked = megatron = titan = folded = titan_etp = 0
 for model, hw, gpus, batch, extra in runs:
     p = subprocess.run([tessel, "plan", "--models-dir", models, "--model", model, "--hardware",
                         hw, "--gpus", str(gpus), "--global-batch", str(batch), "--search-top",
@@ -74,8 +85,18 @@ for model, hw, gpus, batch, extra in runs:
             heads = shape[model][0]["heads"]
             assert heads % T == 0 and g("--num-query-groups", heads) % T == 0, x["name"]
             if "--num-experts" in flags:
-                E = g("--expert-model-parallel-size")
-                assert g("--num-experts") % E == 0 and (DP * C) % E == 0, (x["name"], E, DP, C)
+                # Megatron-Core's expert groups: expert tensor x expert model parallelism
+                # divides T x CP x DP (megatron/core/parallel_state.py, initialize_model_parallel);
+                # the expert tensor parallelism always written, the one asked for
+                E, ETP = g("--expert-model-parallel-size"), g("--expert-tensor-parallel-size", 0)
+                assert ETP > 0, (x["name"], "no --expert-tensor-parallel-size")
+                assert g("--num-experts") % E == 0 and (T * DP * C) % (E * ETP) == 0, (
+                    x["name"], E, ETP, T, DP, C)
+                want = extra[extra.index("--expert-tensor-parallel") + 1] \
+                    if "--expert-tensor-parallel" in extra else T
+                assert ETP == int(want) == x["expert_tensor_parallel"], (x["name"], ETP, want)
+                assert ("-et%d-" % ETP in x["name"]) == (ETP != T), x["name"]
+                folded += ETP != T and (DP * C) % E != 0
             assert batch % (g("--micro-batch-size") * DP) == 0, x["name"]
             assert g("--global-batch-size") == batch
             assert C == 1 or g("--seq-length") % (2 * C) == 0, x["name"]
@@ -113,6 +134,16 @@ for model, hw, gpus, batch, extra in runs:
                 prod *= par[k]
             assert prod == gpus, (x["name"], par)
             assert par["pipeline_parallel_schedule"] in SCHEDULES, par
+            # torchtitan's expert tensor parallelism, set for every MoE model (its default is
+            # 1): the plan's, and with expert parallelism 1 or T only (torchtitan/distributed/
+            # parallel_dims.py, ParallelDims.__post_init__)
+            if any(l.get("experts", 0) for l in shape[model]):
+                etp = par["expert_tensor_parallel_degree"]
+                assert etp == x["expert_tensor_parallel"], (x["name"], par)
+                assert par["expert_parallel_degree"] == 1 or etp in (1, par["tensor_parallel_degree"]), par
+                titan_etp += etp != par["tensor_parallel_degree"]
+            else:
+                assert "expert_tensor_parallel_degree" not in par, (x["name"], par)
             if par["context_parallel_degree"] > 1:
                 want = "allgather" if "allgather" in extra else "alltoall"
                 assert par["context_parallel_rotate_method"] == want, (x["name"], par)
@@ -123,6 +154,7 @@ for model, hw, gpus, batch, extra in runs:
             assert L["torchtitan_why"], x["name"]
         if j["framework"] == "megatron":
             assert L["megatron"] is not None, x["name"]
-print("checked %d plans: %d Megatron-LM argument lists, %d torchtitan configurations" % (
-    checked, megatron, titan))
-assert megatron > 0 and titan > 0
+print("checked %d plans: %d Megatron-LM argument lists, %d torchtitan configurations; %d "
+      "Megatron-LM and %d torchtitan launches with expert tensor parallelism other than T" % (
+          checked, megatron, titan, folded, titan_etp))
+assert megatron > 0 and titan > 0 and folded > 0 and titan_etp > 0

@@ -213,12 +213,93 @@ static void test_moe_permute_mla(void **state)
     ts_hardware_clear(&hw);
 }
 
+/* Qwen3-235B-A22B's shape (its config.json): 94 blocks of hidden 4096, 64 query and 4 key/value
+ * heads of 128, 128 SwiGLU experts of 1536 with 8 per token. */
+static ts_model *qwen3_moe(void)
+{
+    const char *text =
+        "{\"format\": \"tessel-model/1\", \"name\": \"qwen3-moe\", \"seq\": 4096, \"strategies\": "
+        "[\"interleaved\"], \"sections\": [{\"kind\": \"embedding\", \"vocab\": 151936, "
+        "\"hidden\": 4096}, {\"kind\": \"transformer\", \"count\": 94, \"hidden\": 4096, "
+        "\"heads\": 64, \"kv_heads\": 4, \"head_dim\": 128, \"ffn\": 12288, \"ffn_matrices\": 3, "
+        "\"experts\": 128, \"top_k\": 8, \"expert_ffn\": 1536}, {\"kind\": \"head\", \"vocab\": "
+        "151936, \"hidden\": 4096}]}";
+    ts_model *m = NULL;
+    ts_err e = {0};
+    if (ts_model_parse(text, strlen(text), "qwen3-moe", 0, &m, &e))
+        fail_msg("%s", e.msg);
+    return m;
+}
+
+/* MoE parallel folding (Megatron-Core's expert tensor parallelism): Megatron-Bridge's
+ * Qwen3-235B-A22B recipe, T 2, P 8, EP 32 on 256 GPUs (dp 16), folds its 32-wide expert groups
+ * over T x dp = 32 at expert tensor parallelism 1 and is refused at 2 (64 GPUs an expert group);
+ * at expert tensor parallelism 1 a GPU holds its experts whole (not split by T), runs the same
+ * FLOPs in other GEMM shapes, and its all-to-all group lies 1 apart (4 nodes) instead of 2 (8). */
+static void test_parallel_folding(void **state)
+{
+    (void)state;
+    ts_model *m = qwen3_moe();
+    ts_hardware hw;
+    tu_hw_load("h100-80gb", &hw);
+    ts_plan_req r = {.m = m, .h = &hw, .gpus = 256, .global = 8192};
+    ts_plan_cfg c = {.strategy = "interleaved", .T = 2, .P = 8, .v = 4, .dp = 16, .zero = 1,
+                     .b = 1, .N = 512, .seqpar = true, .recompute = TS_RC_FULL, .E = 32,
+                     .etp = 1};
+    ts_plan_cost out;
+    char why[240] = "";
+    if (ts_plan_cost_eval(&r, &c, &out, why, sizeof why))
+        fail_msg("T 2 EP 32 ETP 1 on 256 GPUs refused: %s", why);
+    c.etp = 2;
+    assert_int_equal(ts_plan_cost_eval(&r, &c, &out, why, sizeof why), TS_REFUSE_FRAMEWORK + 1);
+    if (!strstr(why, "expert parallelism 32 x expert tensor parallelism 2 does not divide "
+                     "tensor x data x context parallelism 32"))
+        fail_msg("refusal: %s", why);
+    /* unset is T: refused the same way */
+    c.etp = 0;
+    assert_int_equal(ts_plan_cost_eval(&r, &c, &out, why, sizeof why), TS_REFUSE_FRAMEWORK + 1);
+
+    /* memory: at EP 16 both fit the rule; ETP 1 holds 1/16 of the experts, ETP 2 1/32 */
+    c.E = 16;
+    c.etp = 1;
+    ts_plan_cost one, two;
+    assert_int_equal(ts_plan_cost_eval(&r, &c, &one, why, sizeof why), 0);
+    c.etp = 2;
+    assert_int_equal(ts_plan_cost_eval(&r, &c, &two, why, sizeof why), 0);
+    assert_true(one.peak_bytes > two.peak_bytes);
+    const ts_layer *l = &m->layers[1];
+    assert_true(l->experts == 128 && l->expert_params > 0);
+    double dense = (l->params - l->expert_params) / 2;
+    assert_true(fabs(ts_layer_held(l, 2, 16, 1) - (dense + l->expert_params / 16)) < 1);
+    assert_true(fabs(ts_layer_held(l, 2, 16, 0) - (dense + l->expert_params / 32)) < 1);
+    assert_true(fabs(ts_layer_held(l, 2, 16, 2) - ts_layer_held(l, 2, 16, 0)) < 1e-6);
+
+    /* compute: the GEMM seconds times the GEMM-shape factor are the FLOPs at the profile's
+     * rate, the same at ETP 1 and ETP T; the shapes, and so the factor, differ */
+    ts_cost_opts o = {.b = 1, .T = 2, .seqpar = true, .gemm_shape = true, .ep = 32, .etp = 1};
+    ts_layer_cost at1, atT;
+    ts_layer_cost_of(l, &hw, &o, 0, &at1);
+    o.etp = 0;
+    ts_layer_cost_of(l, &hw, &o, 0, &atT);
+    double f1 = ts_layer_gemm_factor_etp(l, &hw, 1, 2, 1), fT = ts_layer_gemm_factor(l, &hw, 1, 2);
+    assert_true(fabs(f1 - fT) > 1e-4);
+    assert_true(fabs(at1.wgrad_s * f1 - atT.wgrad_s * fT) < 1e-9 * atT.wgrad_s * fT);
+    /* the all-to-all: 32 GPUs 1 apart span 4 nodes of 8, 2 apart 8 nodes */
+    double bytes = l->a2a_bytes / 2;
+    assert_true(fabs(at1.a2a_s - 4 * ts_hw_alltoall_s(&hw, 1, 32, bytes)) < 1e-12);
+    assert_true(fabs(atT.a2a_s - 4 * ts_hw_alltoall_s(&hw, 2, 32, bytes)) < 1e-12);
+    assert_true(at1.a2a_s < atT.a2a_s);
+    ts_model_free(m);
+    ts_hardware_clear(&hw);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_published_totals),    cmocka_unit_test(test_gqa_layer),
         cmocka_unit_test(test_moe_layer),           cmocka_unit_test(test_bad_sections),
         cmocka_unit_test(test_tp_divides_kv_heads), cmocka_unit_test(test_moe_permute_mla),
+        cmocka_unit_test(test_parallel_folding),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -40,6 +40,10 @@ static const ts_op_option ts_op_plan_opts[] = {
      TS_PLAN_FRONTS},
     {"expert_parallel", NULL, "expert-parallel", 0, TS_OPV_INT, 1, 4096, "E",
      "expert parallelism of MoE layers; default: auto", TS_PLAN_FRONTS},
+    {"expert_tensor_parallel", NULL, "expert-tensor-parallel", 0, TS_OPV_INT, 1, 4096, "N",
+     "tensor parallelism of the routed experts (Megatron-Core's expert tensor parallelism, its "
+     "E x N expert groups folded over T x C x dp); default: T, never searched",
+     TS_PLAN_FRONTS},
     {"first_stage_layers", NULL, "first-stage-layers", 0, TS_OPV_INT, 1, 100000, "n",
      "transformer blocks on the first pipeline stage; default: the even share", TS_PLAN_FRONTS},
     {"last_stage_layers", NULL, "last-stage-layers", 0, TS_OPV_INT, 1, 100000, "n",
@@ -174,6 +178,7 @@ static int ts_op_plan_ints(json_t *req, ts_front f, ts_op_plan_req *r, ts_err *e
                 {"seq", &r->seq},
                 {"context_parallel", &r->sp.C},
                 {"expert_parallel", &r->sp.E},
+                {"expert_tensor_parallel", &r->sp.etp},
                 {"first_stage_layers", &r->sp.first},
                 {"last_stage_layers", &r->sp.last}};
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)

@@ -98,9 +98,10 @@ int ts_plan_search_best(const ts_plan_req *r, ts_plan *pl, int n, int top, bool 
             best = pl[i].iter_s;
     for (int i = 0; i < n && *searched < top && !(r->cancel && *r->cancel); i++) {
         ts_plan *x = &pl[i];
-        /* the derivation knows no context or expert parallelism nor a fixed first or last
-         * stage: those plans keep their closed form */
-        if (x->cfg.P < 2 || x->cfg.C > 1 || x->cfg.E > 1 || x->cfg.first || x->cfg.last)
+        /* the derivation knows no context or expert parallelism (nor expert tensor
+         * parallelism) nor a fixed first or last stage: those plans keep their closed form */
+        if (x->cfg.P < 2 || x->cfg.C > 1 || x->cfg.E > 1 ||
+            (x->cfg.etp > 0 && x->cfg.etp != x->cfg.T) || x->cfg.first || x->cfg.last)
             continue;
         /* a schedule search at tens of thousands of micro-batches takes minutes and gigabytes
          * whatever its time limit (78,125: 136 s and 4 GB at --time-limit 1): the closed form

@@ -25,6 +25,11 @@ double ts_gemm_efficiency(const ts_hardware *h, double m, double n, double k)
 
 double ts_layer_gemm_factor(const ts_layer *l, const ts_hardware *h, int b, int T)
 {
+    return ts_layer_gemm_factor_etp(l, h, b, T, 0);
+}
+
+double ts_layer_gemm_factor_etp(const ts_layer *l, const ts_hardware *h, int b, int T, int etp)
+{
     if (l->gemm_tokens <= 0 || l->gemm_h <= 0)
         return 1;
     double m = l->gemm_tokens * b, hh = l->gemm_h, hq = l->gemm_hq, f = l->gemm_f;
@@ -34,11 +39,11 @@ double ts_layer_gemm_factor(const ts_layer *l, const ts_hardware *h, int b, int 
     double rows = l->gemm_ffn_rows > 0 ? l->gemm_ffn_rows : 1;
     /* (n, k) of each GEMM per GPU under Megatron's split: QKV and the first feed-forward
      * matrices split their outputs, the attention output and the second split their inputs. */
-    double n[7] = {qkv / t, hh, (nm - 1) * f / t, hh};
-    double k[7] = {hh, hq / t, hh, f / t};
-    double mm[7] = {m, m, m * rows, m * rows, m, m, m};
+    double n[8] = {qkv / t, hh, (nm - 1) * f / t, hh};
+    double k[8] = {hh, hq / t, hh, f / t};
+    double mm[8] = {m, m, m * rows, m * rows, m, m, m, m};
     /* FLOPs a GPU runs per FLOP counted (a duplicated GEMM runs whole on each of T) */
-    double dup[7] = {1, 1, 1, 1, 1, 1, 1};
+    double dup[8] = {1, 1, 1, 1, 1, 1, 1, 1};
     int g = 4;
     if (l->mla_down > 0) {
         /* MLA: the down-projection (whole on every GPU) and the two up-projections */
@@ -47,6 +52,22 @@ double ts_layer_gemm_factor(const ts_layer *l, const ts_hardware *h, int b, int 
         n[4] = l->mla_q_n / t, k[4] = qk;
         n[5] = l->mla_kv_n / t, k[5] = l->mla_kv_rank;
         g = 6;
+    }
+    double et = etp > 0 ? etp : t;
+    if (l->experts > 0 && et != t) {
+        /* Expert tensor parallelism other than T (Megatron-Core's --expert-tensor-parallel-size;
+         * its alltoall token dispatcher gathers the tokens of the E x etp expert group, so each
+         * of the group's GPUs runs its experts for etp / T times the routed copies of its own
+         * tokens at 1 / etp of their width): the same FLOPs per GPU, other GEMM shapes. The
+         * shared experts (rows beyond top_k) stay with the dense layers' T. */
+        double routed = l->top_k > 0 ? l->top_k : 1, shared = rows - routed;
+        n[2] = (nm - 1) * f / et, k[3] = f / et;
+        mm[2] = mm[3] = m * routed * et / t;
+        if (shared > 0) {
+            n[g] = (nm - 1) * f / t, k[g] = hh, mm[g] = m * shared;
+            n[g + 1] = hh, k[g + 1] = f / t, mm[g + 1] = m * shared;
+            g += 2;
+        }
     }
     double flops = 0, time = 0;
     for (int i = 0; i < g; i++) {
@@ -78,13 +99,13 @@ static double ts_layer_act(const ts_layer *l, const ts_cost_opts *o, double T)
 }
 
 /* The GEMM-shape factor at m tokens per GPU (ts_layer_gemm_factor takes b samples of s). */
-static double ts_factor_at(const ts_layer *l, const ts_hardware *h, double m, int T)
+static double ts_factor_at(const ts_layer *l, const ts_hardware *h, double m, int T, int etp)
 {
     if (l->gemm_tokens <= 0)
         return 1;
     ts_layer x = *l;
     x.gemm_tokens = m;
-    return ts_layer_gemm_factor(&x, h, 1, T);
+    return ts_layer_gemm_factor_etp(&x, h, 1, T, etp);
 }
 
 /* Seconds of one forward's compute on one GPU: the linear GEMMs (FP8 when the profile says so)
@@ -100,7 +121,7 @@ static double ts_layer_compute(const ts_layer *l, const ts_hardware *h, const ts
         return (lin + core) / ts_hw_flops(h);
     }
     double e = h->gemm_efficiency > 0 ? h->gemm_efficiency : h->efficiency;
-    double f = ts_factor_at(l, h, l->gemm_tokens * b / C, (int)T);
+    double f = ts_factor_at(l, h, l->gemm_tokens * b / C, (int)T, o->etp);
     double bf16 = h->peak_tflops * 1e12 * e * f, rate = bf16;
     if (h->fp8 && h->peak_fp8_tflops > 0 && l->gemm_tokens > 0)
         rate = h->peak_fp8_tflops * 1e12 *
@@ -170,14 +191,18 @@ static double ts_layer_cp_merge(const ts_layer *l, const ts_hardware *h, const t
 /* Expert parallelism's all-to-alls of one forward: dispatch and combine, each GPU sending its
  * tokens' (ep - 1) / ep share to the other GPUs of its group, the other nodes' share through
  * the network (ts_hw_alltoall_s; Megatron-Core's alltoall token dispatcher; with sequence
- * parallelism each tensor-parallel GPU sends its s / T tokens). */
+ * parallelism each tensor-parallel GPU sends its s / T tokens). The group's members lie etp
+ * apart: Megatron-Core orders the expert ranks tp-ep-dp-pp with expert tensor parallelism
+ * innermost (megatron/core/parallel_state.py, initialize_model_parallel's
+ * expert_decoder_rank_generator). */
 static double ts_layer_a2a(const ts_layer *l, const ts_hardware *h, const ts_cost_opts *o)
 {
     if (l->experts <= 0 || o->ep <= 1)
         return 0;
     double T = o->T > 0 ? o->T : 1, C = o->cp > 1 ? o->cp : 1;
+    int etp = o->etp > 0 ? o->etp : (int)T;
     double bytes = l->a2a_bytes * o->b / C / (o->seqpar ? T : 1);
-    return 2 * ts_hw_alltoall_s(h, (int)T, o->ep, bytes);
+    return 2 * ts_hw_alltoall_s(h, etp, o->ep, bytes);
 }
 
 /* An MoE layer's token permutation (Megatron-Core's token dispatcher): before the experts each
@@ -198,11 +223,12 @@ static double ts_layer_permute(const ts_layer *l, const ts_hardware *h, const ts
     return bytes / ((h->hbm_gbs > 0 ? h->hbm_gbs : 2000) * 1e9);
 }
 
-/* Parameters a GPU of a T-wide group holds of the layer, before T splits them: the routed
- * experts split ep ways. */
-static double ts_layer_held(const ts_layer *l, const ts_cost_opts *o)
+/* Parameters a GPU holds of the layer: the dense ones split by T, the routed experts ep x etp
+ * ways (expert parallelism, then expert tensor parallelism, T unless given). */
+double ts_layer_held(const ts_layer *l, int T, int ep, int etp)
 {
-    return o->ep > 1 ? l->params - l->expert_params + l->expert_params / o->ep : l->params;
+    double t = T > 0 ? T : 1, e = ep > 1 ? ep : 1, et = etp > 0 ? etp : t;
+    return (l->params - l->expert_params) / t + l->expert_params / (e * et);
 }
 
 /* torchtitan's per-op selective activation checkpointing (torchtitan/models/llama3/
@@ -279,14 +305,14 @@ void ts_layer_cost_of(const ts_layer *l, const ts_hardware *h, const ts_cost_opt
     c->wgrad_s = comp;
     c->out_bytes = l->out_bytes * b / C;
     if (o->infer) {
-        c->static_bytes = ts_layer_held(l, o) * TS_BYTES_PER_PARAM_INFER / T;
+        c->static_bytes = ts_layer_held(l, (int)T, o->ep, o->etp) * TS_BYTES_PER_PARAM_INFER;
         c->act_bytes = 0;
         c->bgrad_s = c->wgrad_s = 0;
         return;
     }
     c->static_bytes =
-        ts_layer_held(l, o) *
-        (o->param_bytes > 0 ? o->param_bytes : ts_zero_bytes_per_param(o->zero, o->dp)) / T;
+        ts_layer_held(l, (int)T, o->ep, o->etp) *
+        (o->param_bytes > 0 ? o->param_bytes : ts_zero_bytes_per_param(o->zero, o->dp));
     c->act_bytes = ts_layer_act(l, o, T) * b;
 }
 

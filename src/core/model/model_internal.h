@@ -126,13 +126,15 @@ int ts_d_quantise(ts_dctx *c, const char *name, ts_placement **out, ts_derive_in
  * recomputation redoes per micro-batch (transformer blocks only, as Megatron-LM counts them). */
 typedef struct {
     int n, T, b, C, E;
+    /* expert tensor parallelism (0: T) */
+    int etp;
     bool seqpar;
     ts_layer_cost *lc[3];
     double *tp, *params, *redo[3];
     /* the sum over layers of their time without recomputation, per micro-batch */
     double work;
 } ts_plan_tables;
-int ts_plan_tables_make(const ts_plan_req *r, int T, int b, bool seqpar, int C, int E,
+int ts_plan_tables_make(const ts_plan_req *r, int T, int b, bool seqpar, int C, int E, int etp,
                         ts_plan_tables *t, ts_err *e);
 /* The framework's rules for one plan (model_plan_rules.c): 0, or the refusal kind + 1 with why. */
 int ts_plan_rules(const ts_plan_req *r, const ts_plan_cfg *c, char *why, size_t len);

@@ -401,7 +401,7 @@ int ts_plan_cost_eval(const ts_plan_req *r, const ts_plan_cfg *c, ts_plan_cost *
 {
     ts_plan_tables t;
     ts_err e = {0};
-    if (ts_plan_tables_make(r, c->T, c->b, c->seqpar, c->C, c->E, &t, &e)) {
+    if (ts_plan_tables_make(r, c->T, c->b, c->seqpar, c->C, c->E, c->etp, &t, &e)) {
         snprintf(why, len, "%s", e.msg);
         return TS_REFUSE_KINDS + 1;
     }
@@ -427,15 +427,18 @@ const char *ts_refuse_name(int kind)
 
 void ts_plan_name(const ts_plan_cfg *c, char *out, size_t len)
 {
-    char v[16] = "", cp[16] = "", ep[16] = "", fl[32] = "";
+    char v[16] = "", cp[16] = "", ep[16] = "", et[16] = "", fl[32] = "";
     if (c->v > 1)
         snprintf(v, sizeof v, "-v%d", c->v);
     if (c->C > 1)
         snprintf(cp, sizeof cp, "-c%d", c->C);
     if (c->E > 1)
         snprintf(ep, sizeof ep, "-e%d", c->E);
+    /* expert tensor parallelism only where it is not T (Megatron-Core's default) */
+    if (c->etp > 0 && c->etp != c->T)
+        snprintf(et, sizeof et, "-et%d", c->etp);
     if (c->first > 0 || c->last > 0)
         snprintf(fl, sizeof fl, "-f%d-l%d", c->first, c->last);
-    snprintf(out, len, "%s-t%d-p%d%s%s%s%s-z%d-%s-b%d%s", c->strategy, c->T, c->P, v, cp, ep, fl,
+    snprintf(out, len, "%s-t%d-p%d%s%s%s%s%s-z%d-%s-b%d%s", c->strategy, c->T, c->P, v, cp, ep, et, fl,
              c->zero, ts_recompute_name(c->recompute), c->b, c->seqpar ? "-sp" : "");
 }

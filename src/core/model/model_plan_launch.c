@@ -106,6 +106,8 @@ static json_t *ts_megatron_args(const ts_plan_req *r, const ts_plan *pl)
     if (x.experts > 0) {
         ts_arg(a, "--num-experts", x.experts);
         ts_arg(a, "--expert-model-parallel-size", c->E > 1 ? c->E : 1);
+        /* explicit, though T is Megatron-LM's default (megatron/training/arguments.py) */
+        ts_arg(a, "--expert-tensor-parallel-size", c->etp > 0 ? c->etp : c->T);
     }
     if (x.kv_heads > 0 && x.kv_heads < x.heads) {
         ts_arg(a, "--group-query-attention", -1);
@@ -171,6 +173,13 @@ static json_t *ts_titan(const ts_plan_req *r, const ts_plan *pl, const char **wh
                "optimizer-only sharding (ZeRO-1)";
         return NULL;
     }
+    int experts = ts_shape_of(r->m).experts, etp = c->etp > 0 ? c->etp : c->T;
+    /* torchtitan/distributed/parallel_dims.py (0.2.2), ParallelDims.__post_init__: with ep > 1,
+     * "Currently we only support ETP=TP or ETP=1" */
+    if (experts > 0 && c->E > 1 && etp != 1 && etp != c->T) {
+        *why = "torchtitan runs expert tensor parallelism 1 or T only";
+        return NULL;
+    }
     /* FSDP (dp_shard) for ZeRO 2 and 3, plain replication (dp_replicate) for ZeRO 0 */
     int shard = c->zero >= 2 ? c->dp : 1, rep = c->zero >= 2 ? 1 : c->dp;
     json_t *par =
@@ -181,6 +190,9 @@ static json_t *ts_titan(const ts_plan_req *r, const ts_plan *pl, const char **wh
                   sched, "pipeline_parallel_microbatch_size", c->b);
     if (c->zero == 2)
         json_object_set_new(par, "fsdp_reshard_after_forward", json_string("never"));
+    /* explicit: torchtitan's own default is 1 (job_config.py, Parallelism), the plan's T */
+    if (experts > 0)
+        json_object_set_new(par, "expert_tensor_parallel_degree", json_integer(etp));
     /* torchtitan's context_parallel_rotate_method: allgather, or alltoall (keys and values
      * passed on between ranks, as in a ring) */
     if (c->C > 1)

@@ -109,13 +109,26 @@ int ts_plan_rules(const ts_plan_req *r, const ts_plan_cfg *c, char *why, size_t 
     if (c->E > 1 && (!experts || experts % c->E))
         return ts_refuse(why, len, "expert parallelism %d does not divide the %d experts", c->E,
                          experts);
-    /* the expert-parallel group folds into the data- and context-parallel GPUs (Megatron-Core:
-     * expert tensor x expert model x expert data parallelism = T x C x dp, expert tensor = T) */
-    if (c->E > 1 && (c->dp * c->C) % c->E)
+    /* expert tensor parallelism applies to the routed experts only */
+    int etp = c->etp > 0 ? c->etp : c->T;
+    if (etp != c->T && !experts)
         return ts_refuse(why, len,
-                         "expert parallelism %d does not divide data x context "
-                         "parallelism %d",
-                         c->E, c->dp * c->C);
+                         "expert tensor parallelism %d needs MoE layers; the model has no "
+                         "experts",
+                         etp);
+    /* The expert groups fold over the tensor-, context- and data-parallel GPUs of a pipeline
+     * stage ("MoE parallel folding"): Megatron-Core builds them as expert tensor x expert model
+     * x expert data parallelism and refuses a world size that expert tensor x expert model x
+     * pipeline parallelism does not divide (megatron/core/parallel_state.py,
+     * initialize_model_parallel: "decoder world_size ... is not divisible by
+     * expert_tensor_model_pipeline_parallel size"), expert tensor parallelism being T unless
+     * given (megatron/training/arguments.py, validate_args). */
+    long folded = (long)c->T * c->C * c->dp, expert_group = (long)c->E * etp;
+    if ((c->E > 1 || etp != c->T) && folded % expert_group)
+        return ts_refuse(why, len,
+                         "expert parallelism %d x expert tensor parallelism %d does not divide "
+                         "tensor x data x context parallelism %ld",
+                         c->E, etp, folded);
     if (r->infer)
         return 0;
     switch (r->framework) {

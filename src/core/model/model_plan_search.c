@@ -183,13 +183,14 @@ static int ts_space_ce(ts_psearch *s, const char *const *names, int ns, int T, i
             if (!sp->E && E > 1 && experts % E)
                 continue;
             ts_plan_tables t;
-            if (ts_plan_tables_make(r, T, b, seq, C, E, &t, e))
+            if (ts_plan_tables_make(r, T, b, seq, C, E, sp->etp, &t, e))
                 return e->code;
             ts_plan_cfg c = {.T = T,
                              .b = b,
                              .seqpar = seq,
                              .C = C,
                              .E = E,
+                             .etp = sp->etp,
                              .first = sp->first,
                              .last = sp->last};
             ts_try_pipes(s, &t, c, names, ns);

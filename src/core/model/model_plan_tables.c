@@ -15,7 +15,7 @@ void ts_plan_tables_free(ts_plan_tables *t)
     memset(t, 0, sizeof *t);
 }
 
-int ts_plan_tables_make(const ts_plan_req *r, int T, int b, bool seqpar, int C, int E,
+int ts_plan_tables_make(const ts_plan_req *r, int T, int b, bool seqpar, int C, int E, int etp,
                         ts_plan_tables *t, ts_err *e)
 {
     const ts_model *m = r->m;
@@ -27,6 +27,7 @@ int ts_plan_tables_make(const ts_plan_req *r, int T, int b, bool seqpar, int C, 
     t->seqpar = seqpar;
     t->C = C > 1 ? C : 1;
     t->E = E > 1 ? E : 1;
+    t->etp = etp > 0 ? etp : 0;
     bool ok = true;
     for (int k = 0; k < 3; k++) {
         t->lc[k] = calloc((size_t)n, sizeof(ts_layer_cost));
@@ -52,6 +53,7 @@ int ts_plan_tables_make(const ts_plan_req *r, int T, int b, bool seqpar, int C, 
                           .cp_allgather = r->cp_allgather,
                           .fp8 = r->h->fp8,
                           .ep = t->E,
+                          .etp = t->etp,
                           /* FSDP's selective is torchtitan's per-op policy */
                           .op_sac = k == TS_RC_SELECTIVE && r->framework == TS_FW_FSDP};
         for (int i = 0; i < n; i++)
@@ -71,9 +73,8 @@ int ts_plan_tables_make(const ts_plan_req *r, int T, int b, bool seqpar, int C, 
                 t->lc[k][i].bgrad_s += k == TS_RC_FULL ? 2 * li : li;
         }
         t->tp[i] = l->allreduces * ts_hw_allreduce_s(r->h, 0, T, l->ar_bytes * b / t->C) + li;
-        /* the routed experts split E ways */
-        double held = l->params - l->expert_params + l->expert_params / t->E;
-        t->params[i] = held / T;
+        /* the routed experts split E x etp ways, the rest T ways */
+        t->params[i] = ts_layer_held(l, T, t->E, t->etp);
         bool block = l->gemm_tokens > 0;
         t->redo[TS_RC_FULL][i] = block ? l->fwd_flops * b : 0;
         /* a fused attention kernel stores no scores: selective recomputation redoes nothing */

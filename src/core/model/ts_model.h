@@ -208,9 +208,11 @@ typedef struct {
     int cp;
     /* context parallelism all-gathers the keys and values instead (cp_allgather) */
     bool cp_allgather;
-    /* expert parallelism over ep GPUs at stride T (0 or 1: none): an MoE layer's routed experts
-     * split ep ways, its tokens sent to their experts and back by all-to-all */
+    /* expert parallelism over ep GPUs at stride etp (0 or 1: none): an MoE layer's routed
+     * experts split ep ways, its tokens sent to their experts and back by all-to-all */
     int ep;
+    /* expert tensor parallelism (0: T): the routed experts' weights and GEMMs split etp ways */
+    int etp;
     /* the fused attention of the profile, or as --attention sets it (read with gemm_shape) */
     bool fused;
     /* FP8 training (Transformer Engine): the GEMMs' inputs kept for the backward in FP8 */
@@ -255,6 +257,13 @@ double ts_gemm_efficiency(const ts_hardware *h, double m, double n, double k);
  * output, the feed-forward's two) at micro-batch b and tensor parallelism T; 1 for a layer
  * without a GEMM shape. */
 double ts_layer_gemm_factor(const ts_layer *l, const ts_hardware *h, int b, int T);
+/* The same with the routed experts' GEMMs under expert tensor parallelism etp (0: T): their
+ * grouped GEMM runs etp / T times the routed copies of the GPU's tokens at 1 / etp of the
+ * expert's width, the same FLOPs per GPU in other shapes; shared experts stay split by T. */
+double ts_layer_gemm_factor_etp(const ts_layer *l, const ts_hardware *h, int b, int T, int etp);
+/* Parameters a GPU holds of layer l: the dense ones split by T, the routed experts ep x etp
+ * ways (ep 0 or 1: none; etp 0: T). */
+double ts_layer_held(const ts_layer *l, int T, int ep, int etp);
 /* bytes/s between devices a and b */
 double ts_hw_link_bw(const ts_hardware *h, int a, int b);
 /* Ring all-reduce of n bytes over devices [first, first + T): 2 (T-1)/T n / bandwidth. */

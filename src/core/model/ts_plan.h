@@ -36,6 +36,10 @@ typedef struct {
     int recompute;
     /* context parallelism (1: none), expert parallelism (1: none; it folds into dp x C) */
     int C, E;
+    /* expert tensor parallelism (0: T, Megatron-Core's default): the routed experts' weights
+     * split etp ways instead of T, their E x etp GPUs folded over T x C x dp ("MoE parallel
+     * folding", Liu et al. 2025) */
+    int etp;
     /* transformer blocks on the first and last pipeline stages (0: the even share), as
      * Megatron's --decoder-first/last-pipeline-num-layers */
     int first, last;
@@ -121,6 +125,8 @@ typedef struct {
     int T, P, v, b;
     /* context and expert parallelism (0: auto), first and last stages' blocks (0: even) */
     int C, E, first, last;
+    /* expert tensor parallelism (0: T; never searched, only as given) */
+    int etp;
     /* -1 auto */
     int zero, recompute, seqpar;
     /* T may exceed one node */
