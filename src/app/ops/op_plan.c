@@ -331,6 +331,16 @@ void ts_op_plan_req_free(ts_op_plan_req *r)
     memset(r, 0, sizeof *r);
 }
 
+/* An option's value that needs a figure the GPU profile does not give: one error naming both. */
+static int ts_op_plan_lacks(const ts_op_plan_req *r, const char *option, const char *value,
+                            const ts_hardware *h, const char *field, ts_err *e)
+{
+    char name[96];
+    return ts_fail(e, TS_EINPUT, "%s %s: %s gives no %s",
+                   ts_op_field(ts_op_option_find(&ts_op_plan, option), r->front, name, sizeof name),
+                   value, h->name, field);
+}
+
 /* The model and the profile as the request amends it: FP8's peak, the efficiency. */
 static int ts_op_plan_load(const ts_op_plan_req *r, ts_op_plan_res *res, ts_err *e)
 {
@@ -339,12 +349,8 @@ static int ts_op_plan_load(const ts_op_plan_req *r, ts_op_plan_res *res, ts_err 
     if (rc)
         return rc;
     if (r->fp8) {
-        char name[96];
         if (res->h.peak_fp8_tflops <= 0)
-            return ts_fail(e, TS_EINPUT, "%s fp8: %s gives no peak_fp8_tflops",
-                           ts_op_field(ts_op_option_find(&ts_op_plan, "precision"), r->front, name,
-                                       sizeof name),
-                           res->h.name);
+            return ts_op_plan_lacks(r, "precision", "fp8", &res->h, "peak_fp8_tflops", e);
         res->h.fp8 = true;
         res->h.fp8_current = r->fp8_current == 1;
     }
@@ -357,12 +363,9 @@ static int ts_op_plan_load(const ts_op_plan_req *r, ts_op_plan_res *res, ts_err 
     }
     if (r->attention == 3) {
         /* no default: a profile without the kernel's measurement cannot cost it */
-        char name[96];
         if (res->h.triton_attention_efficiency <= 0)
-            return ts_fail(e, TS_EINPUT, "%s triton: %s gives no triton_attention_efficiency",
-                           ts_op_field(ts_op_option_find(&ts_op_plan, "attention"), r->front, name,
-                                       sizeof name),
-                           res->h.name);
+            return ts_op_plan_lacks(r, "attention", "triton", &res->h,
+                                    "triton_attention_efficiency", e);
         res->h.attention_triton = true;
         res->h.attention_efficiency = res->h.triton_attention_efficiency;
     }
