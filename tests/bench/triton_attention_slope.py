@@ -17,8 +17,14 @@ attention_efficiency. So the kernel's rate is 7 h L / b, its efficiency that ove
 
 Per model: the mean of the slopes between consecutive sequence lengths; per GPU: the mean of the
 1B and 3B models' efficiencies, rounded to 2 decimals. A least-squares slope is printed beside.
+With --check MODELS_DIR, exits 1 unless each profile's triton_attention_efficiency is the
+derived figure (tests/cli/published_set.sh runs it).
 
-usage: triton_attention_slope.py      (prints; no arguments, exits 0)"""
+usage: triton_attention_slope.py [--check MODELS_DIR]"""
+import json
+import os
+import sys
+
 
 # model: (hidden h, layers L), from scripts/train/yamls/pretrain/mpt-{1b,3b}.yaml at the commit
 SHAPES = {"1b": (2048, 24), "3b": (2560, 32)}
@@ -43,6 +49,7 @@ def lsq_slope(xs, ys):
 
 
 def main():
+    derived = {}
     for gpu, (peak, rows) in TABLES.items():
         effs = []
         print(f"{gpu} (peak {peak} TFLOP/s)")
@@ -65,7 +72,24 @@ def main():
                   f" (least squares: {flops / (lsq * 1e-6) / 1e12 / peak:.3f})")
         mean = sum(effs) / len(effs)
         print(f"  triton_attention_efficiency {gpu}: mean {mean:.4f} -> {mean:.2f}")
+        derived[gpu] = round(mean, 2)
+    return derived
+
+
+# the profiles each table's figure belongs to (A100 40GB: the same chip as the 80GB)
+PROFILES = {"A100 80GB": ["a100-80gb", "a100-40gb"], "H100 80GB": ["h100-80gb"]}
 
 
 if __name__ == "__main__":
-    main()
+    derived = main()
+    if "--check" in sys.argv:
+        models = sys.argv[sys.argv.index("--check") + 1]
+        bad = 0
+        for gpu, names in PROFILES.items():
+            for name in names:
+                with open(os.path.join(models, "hardware", name + ".json")) as f:
+                    have = json.load(f).get("triton_attention_efficiency")
+                if have != derived[gpu]:
+                    print(f"{name}: triton_attention_efficiency {have}, derived {derived[gpu]}")
+                    bad = 1
+        sys.exit(bad)

@@ -11,4 +11,7 @@ if ! "$tessel" search --placement vshape --ndevs 2 --memory none >/dev/null 2>&1
 fi
 python3 "$tests/cli/published_set.py" "$tessel" "$tests/../models" "$tmp" --check
 check_status $? "every published run expressible, and the share within 15 % held"
+# the profiles' Triton-kernel efficiency is the one llm-foundry's sequence sweeps give
+python3 "$tests/bench/triton_attention_slope.py" --check "$tests/../models" >/dev/null
+check_status $? "triton_attention_efficiency as derived from llm-foundry's sweeps"
 harness_end
