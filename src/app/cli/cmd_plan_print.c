@@ -57,17 +57,25 @@ void ts_plan_print(const ts_op_plan_res *a)
     printf("%s on %d x %s: global batch %ld, %s\n", r->m->name, r->gpus, r->h->name, r->global,
            r->infer ? "inference" : "training");
     ts_plan_counts(a);
-    printf("%-4s %-12s %3s %3s %2s %4s %2s %-9s %3s %2s %5s %9s %10s %8s %6s %8s %s\n", "rank",
-           "strategy", "T", "P", "v", "dp", "Z", "recompute", "b", "sp", "N", "iter s", "samples/s",
-           "TFLOP/s", "MFU", "peak GB", "kept");
+    /* C and E: context and expert parallelism (E/ET with an expert tensor parallelism apart
+     * from T), which the name of the launched plan carries as -c, -e and -et */
+    printf("%-4s %-12s %3s %3s %2s %3s %6s %4s %2s %-9s %3s %2s %5s %9s %10s %8s %6s %8s %s\n",
+           "rank", "strategy", "T", "P", "v", "C", "E", "dp", "Z", "recompute", "b", "sp", "N",
+           "iter s", "samples/s", "TFLOP/s", "MFU", "peak GB", "kept");
     for (int i = 0, k = 1; i < n; i++) {
         const ts_plan *x = &pl[i];
         const ts_plan_cfg *c = &x->cfg;
         if (!x->ok)
             continue;
-        printf("%-4d %-12s %3d %3d %2d %4d %2d %-9s %3d %2s %5d %9.3f %10.2f %8.1f %5.1f%% %8.1f "
-               "%s%s\n",
-               k++, c->strategy, c->T, c->P, c->v, c->dp, c->zero, ts_recompute_name(c->recompute),
+        char ep[16];
+        if (c->etp > 0 && c->etp != c->T)
+            snprintf(ep, sizeof ep, "%d/%d", c->E > 1 ? c->E : 1, c->etp);
+        else
+            snprintf(ep, sizeof ep, "%d", c->E > 1 ? c->E : 1);
+        printf("%-4d %-12s %3d %3d %2d %3d %6s %4d %2d %-9s %3d %2s %5d %9.3f %10.2f %8.1f %5.1f%% "
+               "%8.1f %s%s\n",
+               k++, c->strategy, c->T, c->P, c->v, c->C > 1 ? c->C : 1, ep, c->dp, c->zero,
+               ts_recompute_name(c->recompute),
                c->b, c->seqpar ? "on" : "-", c->N, x->iter_s, x->samples_s, x->tflops_gpu,
                100 * x->mfu, x->peak_gb, x->source, x->timed_out ? " (time limit)" : "");
     }
