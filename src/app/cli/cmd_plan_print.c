@@ -49,6 +49,8 @@ static void ts_plan_print_launch(const ts_plan_req *r, const ts_plan *best)
     json_decref(j);
 }
 
+static void ts_plan_print_table(const ts_plan *pl, int n);
+
 void ts_plan_print(const ts_op_plan_res *a)
 {
     const ts_plan_req *r = &a->r;
@@ -57,6 +59,24 @@ void ts_plan_print(const ts_op_plan_res *a)
     printf("%s on %d x %s: global batch %ld, %s\n", r->m->name, r->gpus, r->h->name, r->global,
            r->infer ? "inference" : "training");
     ts_plan_counts(a);
+    bool any = false;
+    for (int i = 0; i < n; i++)
+        any = any || pl[i].ok;
+    /* no table when no plan fits: the counts above say why */
+    if (any)
+        ts_plan_print_table(pl, n);
+    for (int i = 0; i < n; i++)
+        if (!pl[i].ok) {
+            char name[96];
+            ts_plan_name(&pl[i].cfg, name, sizeof name);
+            printf("not ranked: %s: %s\n", name, pl[i].reason);
+        }
+    if (n > 0 && pl[0].ok)
+        ts_plan_print_launch(r, &pl[0]);
+}
+
+static void ts_plan_print_table(const ts_plan *pl, int n)
+{
     /* C and E: context and expert parallelism (E/ET with an expert tensor parallelism apart
      * from T), which the name of the launched plan carries as -c, -e and -et */
     printf("%-4s %-12s %3s %3s %2s %3s %6s %4s %2s %-9s %3s %2s %5s %9s %10s %8s %6s %8s %s\n",
@@ -79,14 +99,6 @@ void ts_plan_print(const ts_op_plan_res *a)
                c->b, c->seqpar ? "on" : "-", c->N, x->iter_s, x->samples_s, x->tflops_gpu,
                100 * x->mfu, x->peak_gb, x->source, x->timed_out ? " (time limit)" : "");
     }
-    for (int i = 0; i < n; i++)
-        if (!pl[i].ok) {
-            char name[96];
-            ts_plan_name(&pl[i].cfg, name, sizeof name);
-            printf("not ranked: %s: %s\n", name, pl[i].reason);
-        }
-    if (n > 0 && pl[0].ok)
-        ts_plan_print_launch(r, &pl[0]);
 }
 
 void ts_plan_explain(const ts_plan *pl)
