@@ -16,6 +16,7 @@ tessel, models = sys.argv[1:3]
 SCHEDULES = {"1F1B", "Interleaved1F1B", "GPipe", "InterleavedZeroBubble"}
 runs = [
     ("llama3-70b", "h100-80gb", 64, 128, []),
+    ("llama3-70b", "h100-80gb", 64, 128, ["--tp-comm-overlap", "on"]),
     ("mixtral-8x7b", "h100-80gb", 64, 256, ["--seq", "4096"]),
     ("llama3-8b", "h100-80gb", 64, 64, ["--seq", "131072"]),
     ("llama3-8b", "h100-80gb", 64, 64, ["--seq", "131072", "--cp-comm", "allgather"]),
@@ -104,6 +105,12 @@ for model, hw, gpus, batch, extra in runs:
             ag = "allgather" in extra
             assert C == 1 or flags["--cp-comm-type"] == ("all_gather" if ag else "p2p"), x["name"]
             assert "--sequence-parallel" not in flags or T > 1, x["name"]
+            # --tp-comm-overlap exactly where the plan costs it (asked for), and only with
+            # sequence parallelism, which Megatron-LM's validate_args asserts
+            tpo = "--tp-comm-overlap" in extra
+            assert x["tp_comm_overlap"] == tpo and x["name"].endswith("-tpo") == tpo, x["name"]
+            assert ("--tp-comm-overlap" in flags) == tpo, x["name"]
+            assert not tpo or ("--sequence-parallel" in flags and T > 1), x["name"]
             # Megatron-LM's --fp8-recipe choices (tensorwise: current scaling; delayed, its
             # default, left out), only with --fp8-format
             fp8 = "fp8" in extra

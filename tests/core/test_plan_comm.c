@@ -2,13 +2,15 @@
  * fixed latency per collective (its own tuning model: a base and a latency per ring step, NVLink
  * or network), and the compute slowdown of communication hidden beside it (Lee et al. 2025:
  * 18.9 % on average), here on ZeRO-3's gathers and reduce-scatters; and context parallelism by
- * all-gather beside the ring; expert parallelism's all-to-all across nodes. */
+ * all-gather beside the ring; expert parallelism's all-to-all across nodes; Megatron-LM's
+ * --tp-comm-overlap (Transformer Engine's userbuffers). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#include <string.h>
 #include "model_testutil.h"
 #include "ts_model.h"
 #include "ts_plan.h"
@@ -152,6 +154,70 @@ static void test_cp_allgather(void **state)
     ts_model_free(m);
 }
 
+/* --tp-comm-overlap: each pass's tensor-parallel transfer c runs in T chunks beside the layer's
+ * GEMMs, one chunk exposed. gpt3-13b at T 8 on H100: its GEMMs outlast c, so the overlapped
+ * tp_s is NCCL's latency and the embedding's and head's collectives (still exposed) + c / T +
+ * 18.9 % of the other (T - 1) / T; on a link
+ * 100 times slower more is exposed, yet never below the one-chunk floor nor above the whole
+ * transfer. Without sequence parallelism the framework rule refuses the plan. */
+static void test_tp_overlap(void **state)
+{
+    (void)state;
+    char path[512], why[240];
+    ts_err e = {0};
+    ts_model *m = NULL;
+    assert_int_equal(ts_model_path(MODELS, "gpt3-13b", false, path, sizeof path, &e), TS_OK);
+    if (ts_model_load(path, 0, &m, &e))
+        fail_msg("%s", e.msg);
+    ts_hardware h;
+    tu_hw_load("h100-80gb", &h);
+    for (int fast = 1; fast >= 0; fast--) {
+        ts_hardware x = h;
+        x.nvlink_gbs = fast ? h.nvlink_gbs : h.nvlink_gbs / 100;
+        ts_plan_req r = {.m = m, .h = &x, .gpus = 16, .global = 64};
+        ts_plan_cfg c = {.strategy = "no-pipeline",
+                         .T = 8,
+                         .P = 1,
+                         .v = 1,
+                         .dp = 2,
+                         .zero = 1,
+                         .recompute = TS_RC_NONE,
+                         .b = 1,
+                         .N = 32,
+                         .seqpar = true};
+        ts_plan_cost off, on;
+        assert_int_equal(ts_plan_cost_eval(&r, &c, &off, why, sizeof why), 0);
+        c.tpo = true;
+        assert_int_equal(ts_plan_cost_eval(&r, &c, &on, why, sizeof why), 0);
+        /* the pure bandwidth part of the off case in the transformer blocks (the embedding's
+         * and the head's collectives are not Transformer Engine's): the forward's and the
+         * input gradient's */
+        double bw = 0;
+        for (int i = 0; i < m->nlayers; i++) {
+            const ts_layer *l = &m->layers[i];
+            if (l->gemm_tokens > 0)
+                bw += 2 * c.N * l->allreduces * ts_hw_allreduce_s(&x, 0, 8, l->ar_bytes);
+        }
+        assert_true(bw > 0);
+        double rest = off.tp_s - bw, floor = rest + bw / 8;
+        assert_true(rest > 0);
+        assert_true(on.tp_s < off.tp_s);
+        assert_true(on.tp_s >= floor - 1e-12);
+        if (fast)
+            assert_true(fabs(on.tp_s - (floor + 0.189 * bw * 7 / 8)) < 1e-9 * off.tp_s);
+        else
+            assert_true(on.tp_s > floor + 0.189 * bw * 7 / 8);
+        /* the GEMMs are not charged twice: compute stays, the iteration falls by the cut */
+        assert_true(fabs(on.compute_s - off.compute_s) < 1e-9 * off.compute_s);
+        assert_true(on.iter_s < off.iter_s);
+        c.seqpar = false;
+        assert_int_equal(ts_plan_cost_eval(&r, &c, &on, why, sizeof why), TS_REFUSE_FRAMEWORK + 1);
+        assert_non_null(strstr(why, "sequence parallelism"));
+    }
+    ts_hardware_clear(&h);
+    ts_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -159,6 +225,7 @@ int main(void)
         cmocka_unit_test(test_alltoall),
         cmocka_unit_test(test_zero3_overlap),
         cmocka_unit_test(test_cp_allgather),
+        cmocka_unit_test(test_tp_overlap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

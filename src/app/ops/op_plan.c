@@ -69,6 +69,11 @@ static const ts_op_option ts_op_plan_opts[] = {
      TS_PLAN_FRONTS},
     {"sequence_parallel", NULL, "sequence-parallel", 0, TS_OPV_TEXT, 0, 0, "on|off",
      "sequence parallelism; default: both tried; Python: True or False", TS_PLAN_FRONTS},
+    {"tp_comm_overlap", NULL, "tp-comm-overlap", 0, TS_OPV_TEXT, 0, 0, "on|off",
+     "Megatron-LM's --tp-comm-overlap: Transformer Engine's userbuffers overlap the "
+     "sequence-parallel all-gathers and reduce-scatters with the GEMMs beside them (T chunks, "
+     "one exposed); megatron only, with sequence parallelism and T > 1; default off",
+     TS_PLAN_FRONTS},
     {"tp_across_nodes", NULL, "tp-across-nodes", 0, TS_OPV_FLAG, 0, 0, NULL,
      "tensor parallelism may span nodes", TS_PLAN_FRONTS},
     {"strategies", NULL, "strategies", 0, TS_OPV_NAMES, 0, 0, "LIST",
@@ -201,6 +206,31 @@ static int ts_op_plan_ints(json_t *req, ts_front f, ts_op_plan_req *r, ts_err *e
     return TS_OK;
 }
 
+/* --tp-comm-overlap on against the rest of the request: what no plan could satisfy is one error
+ * here; with T or sequence parallelism left to the search, the framework rule
+ * (model_plan_rules.c) refuses the plans without them. */
+static int ts_op_plan_tpo(const ts_op_plan_req *r, ts_front f, ts_err *e)
+{
+    char name[96];
+    const char *opt = ts_op_field(ts_op_option_find(&ts_op_plan, "tp_comm_overlap"), f, name,
+                                  sizeof name);
+    if (!r->sp.tpo)
+        return TS_OK;
+    /* Transformer Engine's userbuffers run under Megatron-LM (its --tp-comm-overlap); PyTorch
+     * FSDP (torchtitan) and DeepSpeed have no such option */
+    if (r->r.framework != TS_FW_MEGATRON)
+        return ts_fail(e, TS_EINPUT,
+                       "%s on: Megatron-LM's option (Transformer Engine's userbuffers); %s "
+                       "has none",
+                       opt, ts_framework_name(r->r.framework));
+    if (r->sp.seqpar == 0 || r->sp.T == 1)
+        return ts_fail(e, TS_EINPUT,
+                       "%s on: Megatron-LM overlaps only sequence-parallel collectives, which "
+                       "need sequence parallelism on and tensor parallelism > 1",
+                       opt);
+    return TS_OK;
+}
+
 /* Sequence parallelism: on or off (the command line), true or false (Python). */
 static int ts_op_plan_seqpar(json_t *req, ts_front f, ts_op_plan_req *r, ts_err *e)
 {
@@ -286,7 +316,7 @@ int ts_op_plan_read(json_t *req, ts_front f, ts_op_plan_req *r, ts_err *e)
     static const char *const cpc[] = {"ring", "allgather", NULL};
     static const char *const scal[] = {"delayed", "current", NULL};
     static const char *const onoff[] = {"on", "off", NULL};
-    int grad = 0, cp_ag = 0, gov = 0;
+    int grad = 0, cp_ag = 0, gov = 0, tpo = 1;
     const ts_op *op = &ts_op_plan;
     int fp8 = 0;
     memset(r, 0, sizeof *r);
@@ -309,6 +339,7 @@ int ts_op_plan_read(json_t *req, ts_front f, ts_op_plan_req *r, ts_err *e)
         ts_op_plan_word("framework", req, f, fws, &r->r.framework, e) ||
         ts_op_plan_word("grad_dtype", req, f, grads, &grad, e) ||
         ts_op_plan_word("grad_overlap", req, f, onoff, &gov, e) ||
+        ts_op_plan_word("tp_comm_overlap", req, f, onoff, &tpo, e) ||
         ts_op_plan_word("cp_comm", req, f, cpc, &cp_ag, e) ||
         ts_op_plan_word("fp8_scaling", req, f, scal, &r->fp8_current, e) ||
         ts_op_plan_strategies(req, f, r, e))
@@ -316,8 +347,10 @@ int ts_op_plan_read(json_t *req, ts_front f, ts_op_plan_req *r, ts_err *e)
     r->fp8 = fp8 == 1;
     r->r.grad_bf16 = grad == 1;
     r->r.grad_after = gov == 1;
+    r->sp.tpo = tpo == 0;
     r->r.cp_allgather = cp_ag == 1;
-    if (ts_op_require(op, req, f, required, NULL, e) || ts_op_plan_chunks(r, f, e))
+    if (ts_op_require(op, req, f, required, NULL, e) || ts_op_plan_chunks(r, f, e) ||
+        ts_op_plan_tpo(r, f, e))
         return TS_EINPUT;
     return ts_op_plan_divides(r, e);
 }

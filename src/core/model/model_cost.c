@@ -288,6 +288,7 @@ void ts_layer_cost_of(const ts_layer *l, const ts_hardware *h, const ts_cost_opt
     elem += merge_f;
     double a2a = ts_layer_a2a(l, h, o), perm = o->gemm_shape ? ts_layer_permute(l, h, o) : 0;
     c->cp_s = ring_f + ring_b;
+    c->gemm_s = comp - core_s;
     c->a2a_s = 2 * a2a;
     c->fwd_s = comp + elem + ar + ring_f + a2a + perm;
     /* Backward is twice the forward's FLOPs: the input gradient and the weight gradient, one

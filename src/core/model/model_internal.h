@@ -129,13 +129,18 @@ typedef struct {
     /* expert tensor parallelism (0: T) */
     int etp;
     bool seqpar;
+    /* the tensor-parallel collectives overlapped with the GEMMs (ts_plan_cfg's tpo) */
+    bool tpo;
     ts_layer_cost *lc[3];
     double *tp, *params, *redo[3];
     /* the sum over layers of their time without recomputation, per micro-batch */
     double work;
 } ts_plan_tables;
 int ts_plan_tables_make(const ts_plan_req *r, int T, int b, bool seqpar, int C, int E, int etp,
-                        ts_plan_tables *t, ts_err *e);
+                        bool tpo, ts_plan_tables *t, ts_err *e);
+/* Communication c running beside compute w: what is not hidden plus the slowdown the compute
+ * suffers while they overlap (model_plan_cost.c). */
+double ts_plan_overlap(double c, double w);
 /* The framework's rules for one plan (model_plan_rules.c): 0, or the refusal kind + 1 with why. */
 int ts_plan_rules(const ts_plan_req *r, const ts_plan_cfg *c, char *why, size_t len);
 /* Chunk boundaries of P x v chunks: cut[k] the first layer of chunk k, cut[P v] = n. Megatron

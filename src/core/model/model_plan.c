@@ -149,10 +149,10 @@ json_t *ts_plan_json(const ts_plan *pl)
                   c->dp, "zero", c->zero, "micro_batch_size", c->b, "micro_batches", c->N,
                   "sequence_parallel", c->seqpar, "recompute", ts_recompute_name(c->recompute),
                   "pipeline_gpus", c->T * c->P, "fits", pl->ok);
-    json_t *more = json_pack("{si si si si si}", "context_parallel", c->C > 1 ? c->C : 1,
+    json_t *more = json_pack("{si si si si si sb}", "context_parallel", c->C > 1 ? c->C : 1,
                              "expert_parallel", c->E > 1 ? c->E : 1, "expert_tensor_parallel",
                              c->etp > 0 ? c->etp : c->T, "first_stage_layers", c->first,
-                             "last_stage_layers", c->last);
+                             "last_stage_layers", c->last, "tp_comm_overlap", c->tpo);
     json_object_update(j, more);
     json_decref(more);
     if (!pl->ok) {

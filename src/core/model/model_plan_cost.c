@@ -206,7 +206,7 @@ static double ts_plan_buckets(double params, int d)
  * Performance and Power Implications", 2025, abstract and section 5), on the time they
  * overlap. */
 #define TS_OVERLAP_SLOWDOWN 0.189
-static double ts_plan_overlap(double c, double w)
+double ts_plan_overlap(double c, double w)
 {
     return fmax(0, c - w) + TS_OVERLAP_SLOWDOWN * fmin(c, fmax(0, w));
 }
@@ -401,7 +401,7 @@ int ts_plan_cost_eval(const ts_plan_req *r, const ts_plan_cfg *c, ts_plan_cost *
 {
     ts_plan_tables t;
     ts_err e = {0};
-    if (ts_plan_tables_make(r, c->T, c->b, c->seqpar, c->C, c->E, c->etp, &t, &e)) {
+    if (ts_plan_tables_make(r, c->T, c->b, c->seqpar, c->C, c->E, c->etp, c->tpo, &t, &e)) {
         snprintf(why, len, "%s", e.msg);
         return TS_REFUSE_KINDS + 1;
     }
@@ -439,6 +439,7 @@ void ts_plan_name(const ts_plan_cfg *c, char *out, size_t len)
         snprintf(et, sizeof et, "-et%d", c->etp);
     if (c->first > 0 || c->last > 0)
         snprintf(fl, sizeof fl, "-f%d-l%d", c->first, c->last);
-    snprintf(out, len, "%s-t%d-p%d%s%s%s%s%s-z%d-%s-b%d%s", c->strategy, c->T, c->P, v, cp, ep, et, fl,
-             c->zero, ts_recompute_name(c->recompute), c->b, c->seqpar ? "-sp" : "");
+    snprintf(out, len, "%s-t%d-p%d%s%s%s%s%s-z%d-%s-b%d%s%s", c->strategy, c->T, c->P, v, cp, ep, et,
+             fl, c->zero, ts_recompute_name(c->recompute), c->b, c->seqpar ? "-sp" : "",
+             c->tpo ? "-tpo" : "");
 }

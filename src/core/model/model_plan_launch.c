@@ -115,6 +115,9 @@ static json_t *ts_megatron_args(const ts_plan_req *r, const ts_plan *pl)
     }
     if (c->seqpar)
         ts_arg(a, "--sequence-parallel", -1);
+    /* Transformer Engine's userbuffers overlap of the tensor-parallel collectives, as costed */
+    if (c->tpo)
+        ts_arg(a, "--tp-comm-overlap", -1);
     if (c->zero == 1) {
         ts_arg(a, "--use-distributed-optimizer", -1);
         ts_arg(a, "--overlap-param-gather", -1);

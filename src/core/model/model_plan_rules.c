@@ -129,6 +129,22 @@ int ts_plan_rules(const ts_plan_req *r, const ts_plan_cfg *c, char *why, size_t 
                          "expert parallelism %d x expert tensor parallelism %d does not divide "
                          "tensor x data x context parallelism %ld",
                          c->E, etp, folded);
+    /* --tp-comm-overlap is Megatron-LM's (Transformer Engine's userbuffers under its
+     * TransformerConfig.tp_comm_overlap); PyTorch FSDP and DeepSpeed run no userbuffers */
+    if (c->tpo && r->framework != TS_FW_MEGATRON)
+        return ts_refuse(why, len,
+                         "%s runs no tensor-parallel communication overlap (--tp-comm-overlap "
+                         "is Megatron-LM's, Transformer Engine's userbuffers)",
+                         ts_framework_name(r->framework));
+    /* megatron/training/arguments.py, validate_args: it turns sequence parallelism off at
+     * T = 1, then asserts "Tensor parallel communication/GEMM overlap can happen only when
+     * sequence parallelism is enabled" (Megatron-Bridge's CommOverlapConfig drops it likewise
+     * at TP size < 2 or without sequence parallelism: training/comm_overlap.py) */
+    if (c->tpo && (c->T < 2 || !c->seqpar))
+        return ts_refuse(why, len,
+                         "megatron's --tp-comm-overlap needs sequence parallelism and tensor "
+                         "parallelism > 1 (T %d, sequence parallelism %s)",
+                         c->T, c->seqpar ? "on" : "off");
     if (r->infer)
         return 0;
     switch (r->framework) {

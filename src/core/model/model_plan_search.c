@@ -183,7 +183,7 @@ static int ts_space_ce(ts_psearch *s, const char *const *names, int ns, int T, i
             if (!sp->E && E > 1 && experts % E)
                 continue;
             ts_plan_tables t;
-            if (ts_plan_tables_make(r, T, b, seq, C, E, sp->etp, &t, e))
+            if (ts_plan_tables_make(r, T, b, seq, C, E, sp->etp, sp->tpo, &t, e))
                 return e->code;
             ts_plan_cfg c = {.T = T,
                              .b = b,
@@ -192,7 +192,8 @@ static int ts_space_ce(ts_psearch *s, const char *const *names, int ns, int T, i
                              .E = E,
                              .etp = sp->etp,
                              .first = sp->first,
-                             .last = sp->last};
+                             .last = sp->last,
+                             .tpo = sp->tpo};
             ts_try_pipes(s, &t, c, names, ns);
             ts_plan_tables_free(&t);
         }

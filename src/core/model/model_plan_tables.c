@@ -15,8 +15,25 @@ void ts_plan_tables_free(ts_plan_tables *t)
     memset(t, 0, sizeof *t);
 }
 
+/* Megatron-LM's --tp-comm-overlap: Transformer Engine's userbuffers split each
+ * sequence-parallel all-gather (before the QKV and first feed-forward GEMMs) and reduce-scatter
+ * (after the attention projection and the second feed-forward GEMM) into T chunks and run them
+ * beside the GEMM's chunks (ring exchange or pipelined split; in the backward the input-gradient
+ * GEMMs likewise: transformer_engine/pytorch/module/base.py's initialize_ub, the layers'
+ * ub_overlap_ag and ub_overlap_rs). One chunk has no GEMM to hide behind (the first gather or
+ * the last reduction), so c / T stays exposed; the other T - 1 chunks run beside the layer's
+ * linear GEMMs g as any communication beside compute (ts_plan_overlap): what g does not cover
+ * is exposed, and what it covers slows the GEMMs by TS_OVERLAP_SLOWDOWN of it. Whenever the
+ * GEMMs outlast the communication this is max(0, c - g) + c / T exposed. Returns the seconds
+ * the pass's tensor-parallel communication adds. */
+static double ts_plan_tp_overlap(double c, double g, int T)
+{
+    double one = c / T;
+    return one + ts_plan_overlap(c - one, g);
+}
+
 int ts_plan_tables_make(const ts_plan_req *r, int T, int b, bool seqpar, int C, int E, int etp,
-                        ts_plan_tables *t, ts_err *e)
+                        bool tpo, ts_plan_tables *t, ts_err *e)
 {
     const ts_model *m = r->m;
     int n = m->nlayers;
@@ -25,6 +42,7 @@ int ts_plan_tables_make(const ts_plan_req *r, int T, int b, bool seqpar, int C, 
     t->T = T;
     t->b = b;
     t->seqpar = seqpar;
+    t->tpo = tpo && seqpar && T > 1;
     t->C = C > 1 ? C : 1;
     t->E = E > 1 ? E : 1;
     t->etp = etp > 0 ? etp : 0;
@@ -72,7 +90,21 @@ int ts_plan_tables_make(const ts_plan_req *r, int T, int b, bool seqpar, int C, 
             if (!r->infer)
                 t->lc[k][i].bgrad_s += k == TS_RC_FULL ? 2 * li : li;
         }
-        t->tp[i] = l->allreduces * ts_hw_allreduce_s(r->h, 0, T, l->ar_bytes * b / t->C) + li;
+        double bw = l->allreduces * ts_hw_allreduce_s(r->h, 0, T, l->ar_bytes * b / t->C);
+        /* with --tp-comm-overlap each pass (the forward, the input-gradient half, the
+         * recomputed forward) pays the overlapped cost instead of the whole transfer; NCCL's
+         * fixed latency stays exposed. Only the transformer blocks' collectives: the
+         * embedding's and the output layer's are Megatron's own, outside Transformer Engine */
+        if (t->tpo && bw > 0 && l->gemm_tokens > 0) {
+            double cut = bw - ts_plan_tp_overlap(bw, t->lc[TS_RC_NONE][i].gemm_s, T);
+            for (int k = 0; k < 3; k++) {
+                t->lc[k][i].fwd_s -= cut;
+                if (!r->infer)
+                    t->lc[k][i].bgrad_s -= k == TS_RC_FULL ? 2 * cut : cut;
+            }
+            bw -= cut;
+        }
+        t->tp[i] = bw + li;
         /* the routed experts split E x etp ways, the rest T ways */
         t->params[i] = ts_layer_held(l, T, t->E, t->etp);
         bool block = l->gemm_tokens > 0;

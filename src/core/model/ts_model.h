@@ -239,6 +239,9 @@ typedef struct {
     /* of fwd_s + bgrad_s: context parallelism's ring transfers not hidden, and expert
      * parallelism's all-to-alls (seconds per micro-batch) */
     double cp_s, a2a_s;
+    /* of one forward's compute: the linear GEMMs' seconds, without the attention core (what
+     * Transformer Engine's userbuffers overlap the tensor-parallel collectives with) */
+    double gemm_s;
 } ts_layer_cost;
 
 /* bf16 weight and gradient, fp32 master, Adam m and v */

@@ -43,6 +43,9 @@ typedef struct {
     /* transformer blocks on the first and last pipeline stages (0: the even share), as
      * Megatron's --decoder-first/last-pipeline-num-layers */
     int first, last;
+    /* Megatron-LM's --tp-comm-overlap: Transformer Engine's userbuffers overlap each
+     * sequence-parallel all-gather and reduce-scatter with the GEMM beside it */
+    bool tpo;
 } ts_plan_cfg;
 
 /* Where the iteration time goes (seconds): the critical stage's N micro-batches of compute,
@@ -131,6 +134,8 @@ typedef struct {
     int zero, recompute, seqpar;
     /* T may exceed one node */
     bool tp_across_nodes;
+    /* every plan with Megatron-LM's --tp-comm-overlap (ts_plan_cfg's tpo) */
+    bool tpo;
     /* strategies (NULL: every one the model lists) */
     const char *const *strategies;
     int nstrategies;
