@@ -82,6 +82,9 @@ def predict(c, auto=False):
         args += ["--expert-tensor-parallel", c["etp"]]
     if c["cp_comm"] != "-":
         args += ["--cp-comm", c["cp_comm"]]
+    # only with the run's own T and sequence parallelism: the option needs both
+    if c["tp_overlap"] != "-":
+        args += ["--tp-comm-overlap", c["tp_overlap"]]
     for flag, key in (("--virtual-stages", "v"), ("--micro-batch-size", "b"),
                       ("--recompute", "recompute"), ("--sequence-parallel", "sp"),
                       ("--zero", "zero"), ("--first-stage-layers", "first"),
