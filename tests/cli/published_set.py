@@ -5,13 +5,15 @@ plan with the run's configuration fixed (what the source leaves out, '-', tessel
 causal attention core's pairs at half), against the published figure. Prints one row per run,
 the distribution by GPU generation and framework, and a SUMMARY line; with --check, exits 1
 unless every row is expressible (a plan fits) and at least FLOOR of them are within +-15 %. The
-issue's target is 80 %; FLOOR is what the cost model reaches today (41 of 53, 77.4 %: 34 of 49
+issue's target is 80 %; FLOOR is what the cost model reaches today (40 of 53, 75.5 %: 34 of 49
 when llm-foundry's twelve FSDP runs and torchtitan's two H200 runs joined the set, 37 since
 Megatron's optimizer passes, SC21's gradient reduction after the backward and torchtitan's
 per-op recomputation and FlashAttention-2 were costed, 39 since Megatron-Bridge's rows are
 counted as it counts them; 41 of 53 with Megatron-Bridge's four Qwen3 MoE rows, the two H100
-ones within, the two B200 ones not; models/README.md, "The published set", says which runs
-miss and why), so that a change that loses ground fails.
+ones within, the two B200 ones not; 40 of 53, 75.5 %, since the five Megatron-Bridge Llama rows
+whose recipes overlap the tensor-parallel collectives are costed so, which puts B200's 405B at
+1.16; models/README.md, "The published set", says which runs miss and why), so that a change
+that loses ground fails.
 With --best, instead: for each run, the best plan tessel plan finds by itself (only the model,
 GPU, GPU count, global batch, sequence, precision and framework given; the default headroom),
 against the best published run of the same GPU, precision and model class (dense up to 25B,
@@ -26,7 +28,7 @@ import json, os, re, statistics, subprocess, sys
 tessel, models, tmp = sys.argv[1:4]
 check = "--check" in sys.argv[4:]
 best = "--best" in sys.argv[4:]
-FLOOR = 0.77
+FLOOR = 0.75
 here = os.path.dirname(os.path.abspath(__file__))
 lines = [l.rstrip("\n") for l in open(os.path.join(here, "..", "fixtures", "published_runs.tsv"))
          if not l.startswith("#")]
