@@ -1,6 +1,8 @@
 /* The communication costs of the cost model: ring collectives inside a node (NVLink) or across
- * nodes (the network), point-to-point sends, and the bytes ZeRO leaves on a GPU (formulas and
- * sources in models/README.md). */
+ * nodes (the network), all-to-alls, point-to-point sends, the bytes ZeRO leaves on a GPU, and
+ * what communication beside compute leaves exposed (formulas and sources in models/README.md). */
+#include <math.h>
+#include "model_internal.h"
 #include "ts_model.h"
 
 double ts_hw_link_bw(const ts_hardware *h, int a, int b)
@@ -100,4 +102,16 @@ double ts_zero_bytes_per_param(int zero, int dp)
     case 3: return 16 / k;
     default: return TS_BYTES_PER_PARAM_TRAIN;
     }
+}
+
+/* Communication c running beside compute w: what is not hidden, and the slowdown the compute
+ * suffers while they share the GPU (SMs and HBM taken by the collective's kernels): 18.9 %,
+ * the average Lee et al. measured on A100, H100, MI250 and MI210 for GPT and Llama layers
+ * ("Characterizing Compute-Communication Overlap in GPU-Accelerated Distributed Deep Learning:
+ * Performance and Power Implications", 2025, abstract and section 5), on the time they
+ * overlap. */
+#define TS_OVERLAP_SLOWDOWN 0.189
+double ts_plan_overlap(double c, double w)
+{
+    return fmax(0, c - w) + TS_OVERLAP_SLOWDOWN * fmin(c, fmax(0, w));
 }

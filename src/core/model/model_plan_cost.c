@@ -199,18 +199,6 @@ static double ts_plan_buckets(double params, int d)
     return params > 0 ? ceil(params / size) : 0;
 }
 
-/* Communication c running beside compute w: what is not hidden, and the slowdown the compute
- * suffers while they share the GPU (SMs and HBM taken by the collective's kernels): 18.9 %,
- * the average Lee et al. measured on A100, H100, MI250 and MI210 for GPT and Llama layers
- * ("Characterizing Compute-Communication Overlap in GPU-Accelerated Distributed Deep Learning:
- * Performance and Power Implications", 2025, abstract and section 5), on the time they
- * overlap. */
-#define TS_OVERLAP_SLOWDOWN 0.189
-double ts_plan_overlap(double c, double w)
-{
-    return fmax(0, c - w) + TS_OVERLAP_SLOWDOWN * fmin(c, fmax(0, w));
-}
-
 /* After the pipeline, stage s's exposed tail: the gradient reduction over its dp replicas (an
  * all-reduce, or with ZeRO a reduce-scatter, per micro-batch from stage 2), ZeRO's gathers of
  * the updated weights (1, 2) or of the weights before every forward and backward (3), and the
