@@ -61,12 +61,8 @@ static void test_alltoall(void **state)
 static void test_zero3_overlap(void **state)
 {
     (void)state;
-    char path[512], why[240];
-    ts_err e = {0};
-    ts_model *m = NULL;
-    assert_int_equal(ts_model_path(MODELS, "gpt3-13b", false, path, sizeof path, &e), TS_OK);
-    if (ts_model_load(path, 0, &m, &e))
-        fail_msg("%s", e.msg);
+    char why[240];
+    ts_model *m = tu_model_load("gpt3-13b");
     ts_hardware h;
     tu_hw_load("h100-80gb", &h);
     double slow_link = 0;
@@ -163,12 +159,8 @@ static void test_cp_allgather(void **state)
 static void test_tp_overlap(void **state)
 {
     (void)state;
-    char path[512], why[240];
-    ts_err e = {0};
-    ts_model *m = NULL;
-    assert_int_equal(ts_model_path(MODELS, "gpt3-13b", false, path, sizeof path, &e), TS_OK);
-    if (ts_model_load(path, 0, &m, &e))
-        fail_msg("%s", e.msg);
+    char why[240];
+    ts_model *m = tu_model_load("gpt3-13b");
     ts_hardware h;
     tu_hw_load("h100-80gb", &h);
     for (int fast = 1; fast >= 0; fast--) {
