@@ -28,7 +28,7 @@ import json, os, re, statistics, subprocess, sys
 tessel, models, tmp = sys.argv[1:4]
 check = "--check" in sys.argv[4:]
 best = "--best" in sys.argv[4:]
-FLOOR = 0.75
+FLOOR = 0.80
 here = os.path.dirname(os.path.abspath(__file__))
 lines = [l.rstrip("\n") for l in open(os.path.join(here, "..", "fixtures", "published_runs.tsv"))
          if not l.startswith("#")]
@@ -45,7 +45,7 @@ def model_file(c):
     for k in ("kv_heads", "ffn"):
         if c[k] != "-":
             block[k] = int(c[k])
-    gpt = c["ffn_matrices"] == "2"
+    gpt = c["ffn_matrices"] == "2" and c["embedding"] != "rope-untied"
     if c["dropout"] == "off":
         block["dropout"] = False
     m = {"format": "tessel-model/1", "name": re.sub(r"[^a-z0-9.]+", "-", c["run"].lower()),
