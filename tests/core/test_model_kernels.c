@@ -97,9 +97,9 @@ static void test_profiles(void **state)
     const struct {
         const char *name;
         double bf16, fp8, hbm, hbm_gbs, nvlink, net;
-    } rows[] = {{"h100-80gb", 989, 1979, 80, 3350, 450, 50},
-                {"h200-141gb", 989, 1979, 141, 4800, 450, 50},
-                {"b200-180gb", 2250, 4500, 180, 8000, 900, 50}};
+    } rows[] = {{"h100-80gb", 989, 1979, 85.52, 3350, 450, 50},
+                {"h200-141gb", 989, 1979, 150.75, 4800, 450, 50},
+                {"b200-180gb", 2250, 4500, 192.27, 8000, 900, 50}};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         ts_hardware hw;
         tu_hw_load(rows[i].name, &hw);
