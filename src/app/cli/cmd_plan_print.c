@@ -49,32 +49,6 @@ static void ts_plan_print_launch(const ts_plan_req *r, const ts_plan *best)
     json_decref(j);
 }
 
-static void ts_plan_print_table(const ts_plan *pl, int n);
-
-void ts_plan_print(const ts_op_plan_res *a)
-{
-    const ts_plan_req *r = &a->r;
-    const ts_plan *pl = a->pl;
-    int n = a->n;
-    printf("%s on %d x %s: global batch %ld, %s\n", r->m->name, r->gpus, r->h->name, r->global,
-           r->infer ? "inference" : "training");
-    ts_plan_counts(a);
-    bool any = false;
-    for (int i = 0; i < n; i++)
-        any = any || pl[i].ok;
-    /* no table when no plan fits: the counts above say why */
-    if (any)
-        ts_plan_print_table(pl, n);
-    for (int i = 0; i < n; i++)
-        if (!pl[i].ok) {
-            char name[96];
-            ts_plan_name(&pl[i].cfg, name, sizeof name);
-            printf("not ranked: %s: %s\n", name, pl[i].reason);
-        }
-    if (n > 0 && pl[0].ok)
-        ts_plan_print_launch(r, &pl[0]);
-}
-
 static void ts_plan_print_table(const ts_plan *pl, int n)
 {
     /* C and E: context and expert parallelism (E/ET with an expert tensor parallelism apart
@@ -99,6 +73,30 @@ static void ts_plan_print_table(const ts_plan *pl, int n)
                c->b, c->seqpar ? "on" : "-", c->N, x->iter_s, x->samples_s, x->tflops_gpu,
                100 * x->mfu, x->peak_gb, x->source, x->timed_out ? " (time limit)" : "");
     }
+}
+
+void ts_plan_print(const ts_op_plan_res *a)
+{
+    const ts_plan_req *r = &a->r;
+    const ts_plan *pl = a->pl;
+    int n = a->n;
+    printf("%s on %d x %s: global batch %ld, %s\n", r->m->name, r->gpus, r->h->name, r->global,
+           r->infer ? "inference" : "training");
+    ts_plan_counts(a);
+    bool any = false;
+    for (int i = 0; i < n; i++)
+        any = any || pl[i].ok;
+    /* no table when no plan fits: the counts above say why */
+    if (any)
+        ts_plan_print_table(pl, n);
+    for (int i = 0; i < n; i++)
+        if (!pl[i].ok) {
+            char name[96];
+            ts_plan_name(&pl[i].cfg, name, sizeof name);
+            printf("not ranked: %s: %s\n", name, pl[i].reason);
+        }
+    if (n > 0 && pl[0].ok)
+        ts_plan_print_launch(r, &pl[0]);
 }
 
 void ts_plan_explain(const ts_plan *pl)

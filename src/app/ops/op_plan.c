@@ -211,11 +211,11 @@ static int ts_op_plan_ints(json_t *req, ts_front f, ts_op_plan_req *r, ts_err *e
  * (model_plan_rules.c) refuses the plans without them. */
 static int ts_op_plan_tpo(const ts_op_plan_req *r, ts_front f, ts_err *e)
 {
+    if (!r->sp.tpo)
+        return TS_OK;
     char name[96];
     const char *opt = ts_op_field(ts_op_option_find(&ts_op_plan, "tp_comm_overlap"), f, name,
                                   sizeof name);
-    if (!r->sp.tpo)
-        return TS_OK;
     /* Transformer Engine's userbuffers run under Megatron-LM (its --tp-comm-overlap); PyTorch
      * FSDP (torchtitan) and DeepSpeed have no such option */
     if (r->r.framework != TS_FW_MEGATRON)

@@ -139,7 +139,7 @@ typedef struct {
 int ts_plan_tables_make(const ts_plan_req *r, int T, int b, bool seqpar, int C, int E, int etp,
                         bool tpo, ts_plan_tables *t, ts_err *e);
 /* Communication c running beside compute w: what is not hidden plus the slowdown the compute
- * suffers while they overlap (model_plan_cost.c). */
+ * suffers while they overlap (model_comm.c). */
 double ts_plan_overlap(double c, double w);
 /* The framework's rules for one plan (model_plan_rules.c): 0, or the refusal kind + 1 with why. */
 int ts_plan_rules(const ts_plan_req *r, const ts_plan_cfg *c, char *why, size_t len);
